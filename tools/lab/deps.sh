@@ -1,0 +1,35 @@
+#!/bin/bash
+# Install (idempotently) every Debian package the kjit project needs.
+# Usage: tools/lab/deps.sh        (as root; no stdin needed)
+set -euo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+ABI="$(tr -d '[:space:]' < "$here/../kernel-version")"
+export DEBIAN_FRONTEND=noninteractive
+
+pkgs=(
+  build-essential cmake pkg-config
+  libzydis-dev libzycore-dev libcapstone-dev libunicorn-dev
+  googletest libgtest-dev
+  clang libfuzzer-14-dev libclang-rt-14-dev
+  lz4 xz-utils qemu-system-x86 busybox-static cpio kmod
+  "linux-headers-$ABI" dpkg-dev
+)
+
+missing=()
+for p in "${pkgs[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q '^install ok installed$'; then
+    missing+=("$p")
+  fi
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "deps: all ${#pkgs[@]} packages already installed"
+  exit 0
+fi
+
+echo "deps: installing: ${missing[*]}"
+SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+if ! $SUDO apt-get install -y --no-install-recommends "${missing[@]}" </dev/null; then
+  $SUDO apt-get update </dev/null
+  $SUDO apt-get install -y --no-install-recommends "${missing[@]}" </dev/null
+fi

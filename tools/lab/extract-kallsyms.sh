@@ -1,0 +1,113 @@
+#!/bin/bash
+# Regenerate tests/data/kallsyms-$ABI.txt.xz and tests/data/kernel-facts-$ABI.txt
+# from a live boot of the pinned kernel (nokaslr, root => real addresses),
+# then verify the list against the extracted vmlinux.
+#
+# Usage: tools/lab/extract-kallsyms.sh            boot, extract, verify, write
+#        tools/lab/extract-kallsyms.sh --verify   only verify the committed list
+# Env: KJIT_BUILD (default ./build/lab).
+set -euo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+repo="$(cd "$here/../.." && pwd)"
+ABI="$(tr -d '[:space:]' < "$here/../kernel-version")"
+BUILD="${KJIT_BUILD:-$PWD/build/lab}"
+LIST="$repo/tests/data/kallsyms-$ABI.txt.xz"
+FACTS="$repo/tests/data/kernel-facts-$ABI.txt"
+kdir="$("$here/fetch-kernel.sh" "$BUILD/kernel" | tail -n1)"
+
+verify() {
+  python3 - "$1" "$kdir/vmlinux" <<'PY'
+import lzma, struct, sys
+lst, vmlinux = sys.argv[1], sys.argv[2]
+syms = []
+with lzma.open(lst, "rt") as f:
+    for line in f:
+        a, t, n = line.split()[:3]
+        syms.append((int(a, 16), t, n))
+addrs = [a for a, _, _ in syms]
+assert addrs == sorted(addrs), "list not sorted by address"
+assert all(t in "tTwW" for _, t, _ in syms), "non-text type in list"
+by = {n: a for a, _, n in syms}
+data = open(vmlinux, "rb").read()
+assert data[:4] == b"\x7fELF"
+shoff, = struct.unpack_from("<Q", data, 0x28)
+shentsize, shnum, shstrndx = struct.unpack_from("<HHH", data, 0x3A)
+secs = []
+for i in range(shnum):
+    name, typ, flags, addr, off, size = struct.unpack_from("<IIQQQQ", data, shoff + i * shentsize)
+    secs.append([name, typ, flags, addr, off, size])
+stro = secs[shstrndx][4]
+def nm(o): return data[stro + o: data.index(b"\0", stro + o)].decode()
+sec = {nm(s[0]): s for s in secs}
+text = sec[".text"]
+def in_sec(a, s): return s[3] <= a < s[3] + s[5]
+def read(a, n):
+    for s in secs:
+        if s[1] == 1 and in_sec(a, s):
+            o = s[4] + a - s[3]; return data[o:o + n]
+    return None
+errors = []
+def check(c, msg):
+    if not c: errors.append(msg)
+check(by["_stext"] == text[3], "_stext != .text address")
+check(by["_etext"] == text[3] + text[5], "_etext != end of .text")
+check(by["_sinittext"] == sec[".init.text"][3], "_sinittext != .init.text address")
+exe = [s for s in secs if s[2] & 4]
+outside = [n for a, t, n in syms if not any(in_sec(a, s) or a == s[3] + s[5] for s in exe)]
+check(not outside, "%d symbols outside executable sections, e.g. %s" % (len(outside), outside[:5]))
+check(read(by["__x86_return_thunk"], 2) == b"\xc3\xcc", "__x86_return_thunk is not ret;int3")
+fentry = by["__fentry__"]
+calls = total = 0
+for a, t, n in syms:
+    if t != "T" or not in_sec(a, text): continue
+    b = read(a, 5); total += 1
+    if b[0] == 0xE8 and a + 5 + struct.unpack("<i", b[1:5])[0] == fentry: calls += 1
+check(calls > total // 3, "only %d/%d global functions start with call __fentry__" % (calls, total))
+for n in ("memcpy", "strlen"):
+    check(n in by and in_sec(by[n], text), n + " not in .text")
+for e in errors: print("verify: FAIL:", e, file=sys.stderr)
+print("verify: %d symbols; .text %#x-%#x; %d/%d global .text functions start with call __fentry__ (%#x); "
+      "__x86_return_thunk=%#x bytes c3 cc; memcpy=%#x strlen=%#x: %s"
+      % (len(syms), text[3], text[3] + text[5], calls, total, fentry, by["__x86_return_thunk"],
+         by["memcpy"], by["strlen"], "OK" if not errors else "FAILED"))
+sys.exit(1 if errors else 0)
+PY
+}
+
+if [ "${1:-}" = "--verify" ]; then verify "$LIST"; exit $?; fi
+
+share="$BUILD/kallsyms-share"
+rm -rf "$share"; mkdir -p "$share"
+cat > "$BUILD/kallsyms-run.sh" <<'GUEST'
+cat /proc/kallsyms > kallsyms.raw
+cat /proc/cmdline > cmdline
+grep . /sys/devices/system/cpu/vulnerabilities/* > vulnerabilities || true
+uname -r > uname
+GUEST
+"$here/run-guest.sh" --share "$share" --script "$BUILD/kallsyms-run.sh" --timeout 300
+[ "$(cat "$share/uname")" = "$ABI" ] || { echo "extract-kallsyms: guest ran $(cat "$share/uname"), expected $ABI" >&2; exit 1; }
+grep -q '^0000000000000000 T _text$' "$share/kallsyms.raw" && { echo "extract-kallsyms: addresses hidden" >&2; exit 1; }
+
+# Text symbols of the core kernel: t/T always; W/w only inside
+# [_stext,_etext) or [_sinittext,_einittext); no "[module]" entries.
+mkdir -p "$(dirname "$LIST")"
+awk '
+  NF == 3 { a[NR] = $1; t[NR] = $2; n[NR] = $3
+            if ($3 == "_stext") s = $1; if ($3 == "_etext") e = $1
+            if ($3 == "_sinittext") is = $1; if ($3 == "_einittext") ie = $1 }
+  END { for (i = 1; i <= NR; i++) {
+          if (!(i in a)) continue
+          if (t[i] == "t" || t[i] == "T") print a[i], t[i], n[i]
+          else if ((t[i] == "w" || t[i] == "W") &&
+                   ((a[i] >= s && a[i] < e) || (a[i] >= is && a[i] < ie))) print a[i], t[i], n[i]
+        } }' "$share/kallsyms.raw" \
+  | LC_ALL=C sort -s -k1,1 -k3,3 | xz -9 -T1 > "$LIST.tmp"
+verify "$LIST.tmp"
+mv "$LIST.tmp" "$LIST"
+echo "extract-kallsyms: wrote $LIST ($(stat -c %s "$LIST") bytes, $(xz -dc "$LIST" | wc -l) symbols)"
+
+{ echo "cmdline $(cat "$share/cmdline")"
+  sed -e 's|^/sys/devices/system/cpu/vulnerabilities/|vulnerability.|' -e 's|:| |' "$share/vulnerabilities"
+} > "$BUILD/live-facts.txt"
+"$here/kernel-facts.sh" "$LIST" "$BUILD/live-facts.txt" > "$FACTS"
+echo "extract-kallsyms: wrote $FACTS"

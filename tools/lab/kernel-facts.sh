@@ -1,0 +1,25 @@
+#!/bin/bash
+# Derive tests/data/kernel-facts-$ABI.txt (key value lines) from the committed
+# kallsyms list. Live-only facts (cmdline, vulnerabilities) come from LIVE_FILE
+# (key value lines, written by extract-kallsyms.sh) or, when absent, are kept
+# from the existing facts file.
+# Usage: tools/lab/kernel-facts.sh [KALLSYMS.txt.xz [LIVE_FILE]] > facts.txt
+set -euo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+repo="$(cd "$here/../.." && pwd)"
+ABI="$(tr -d '[:space:]' < "$here/../kernel-version")"
+LIST="${1:-$repo/tests/data/kallsyms-$ABI.txt.xz}"
+LIVE="${2:-}"
+OLD="$repo/tests/data/kernel-facts-$ABI.txt"
+
+echo "abi $ABI"
+if [ -n "$LIVE" ]; then cat "$LIVE"
+elif [ -f "$OLD" ]; then grep -E '^(cmdline|vulnerability\.)' "$OLD" || true
+fi
+xz -dc "$LIST" | awk '
+  BEGIN { want["_text"]; want["_stext"]; want["_etext"]; want["_sinittext"]; want["_einittext"]
+          want["__x86_return_thunk"]; want["__fentry__"]; want["__schedule"]; want["schedule"]
+          want["x64_sys_call"]; want["kallsyms_lookup_name"]
+          want["__indirect_thunk_start"]; want["__indirect_thunk_end"] }
+  ($3 in want) || $3 ~ /^__x86_indirect_thunk_/ || $3 ~ /^__x86_indirect_its_thunk_/ ||
+  $3 ~ /^__x86_indirect_jump_thunk_/ { if (!($3 in seen)) { seen[$3]; print $3, "0x" $1 } }'

@@ -1,0 +1,100 @@
+#!/bin/bash
+# Build the kjit guest initramfs (static busybox + /init).
+# Usage: tools/lab/make-initramfs.sh OUTFILE [EXTRA_DIR]
+#   EXTRA_DIR (optional) is copied over the initramfs root (extra binaries...).
+#
+# Guest protocol (see tools/lab/README.md):
+#   The share is an ext4 image attached as an NVMe disk (serial "kjit"); the
+#   cloud kernel has no 9p (CONFIG_NET_9P unset) but has NVMe and ext4 built
+#   in, so no module is needed to reach it. /init mounts it at /mnt/kjit, runs
+#   the script (kernel arg kjit.script=PATH, default /mnt/kjit/run.sh) with
+#   cwd /mnt/kjit, logs to /mnt/kjit/guest.log and the console, writes the
+#   exit status into /mnt/kjit/done, unmounts and powers off.
+#   kjit.shell=1 drops to an interactive shell instead of powering off.
+set -euo pipefail
+[ $# -ge 1 ] || { echo "usage: $0 OUTFILE [EXTRA_DIR]" >&2; exit 2; }
+OUTFILE="$1"; EXTRA="${2:-}"
+BUSYBOX=/bin/busybox
+if ! file -L "$BUSYBOX" 2>/dev/null | grep -q 'statically linked'; then
+  echo "make-initramfs: $BUSYBOX is not static (apt-get install busybox-static)" >&2
+  exit 1
+fi
+
+root="$(mktemp -d)"
+trap 'rm -rf "$root"' EXIT
+mkdir -p "$root"/{bin,sbin,usr/bin,usr/sbin,proc,sys,dev,tmp,run,mnt/kjit,etc,root,lib/modules}
+cp "$BUSYBOX" "$root/bin/busybox"
+ln -s busybox "$root/bin/sh"
+# Device nodes needed before devtmpfs is mounted (cpio as root keeps them).
+mknod -m 600 "$root/dev/console" c 5 1 2>/dev/null || true
+mknod -m 666 "$root/dev/null" c 1 3 2>/dev/null || true
+echo 'root:x:0:0:root:/root:/bin/sh' > "$root/etc/passwd"
+echo 'root:x:0:' > "$root/etc/group"
+
+cat > "$root/init" <<'INIT'
+#!/bin/busybox sh
+/bin/busybox --install -s /bin
+export PATH=/bin:/sbin:/usr/bin:/usr/sbin HOME=/root
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev 2>/dev/null
+mount -t tmpfs tmpfs /tmp
+mount -t tmpfs tmpfs /run
+mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
+mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
+script=/mnt/kjit/run.sh
+shell=0
+for a in $(cat /proc/cmdline); do
+  case "$a" in
+    kjit.script=*) script="${a#kjit.script=}" ;;
+    kjit.shell=1) shell=1 ;;
+  esac
+done
+# Find the share disk: the NVMe namespace whose controller serial is "kjit".
+dev=""
+i=0
+while [ $i -lt 100 ]; do
+  for c in /sys/class/nvme/nvme*; do
+    [ -e "$c/serial" ] || continue
+    if [ "$(cat "$c/serial" | tr -d ' ')" = kjit ]; then
+      n="$(basename "$c")n1"
+      [ -b "/dev/$n" ] && dev="/dev/$n"
+    fi
+  done
+  [ -n "$dev" ] && break
+  sleep 0.1; i=$((i + 1))
+done
+if [ -n "$dev" ] && mount -t ext4 "$dev" /mnt/kjit; then
+  echo "kjit-init: share $dev mounted at /mnt/kjit"
+else
+  echo "kjit-init: WARNING: no share disk found"
+fi
+if [ "$shell" = 1 ]; then
+  setsid cttyhack sh
+elif [ -f "$script" ]; then
+  cd /mnt/kjit
+  echo "kjit-init: running $script"
+  { sh "$script"; echo $? > /tmp/rc; } 2>&1 | tee /mnt/kjit/guest.log
+  rc="$(cat /tmp/rc 2>/dev/null || echo 255)"
+  echo "kjit-init: $script exited with $rc"
+  echo "$rc" > /mnt/kjit/done
+else
+  echo "kjit-init: script $script not found"
+fi
+cd /
+sync
+umount /mnt/kjit 2>/dev/null || { sync; mount -o remount,ro /mnt/kjit; }
+echo "kjit-init: poweroff"
+poweroff -f
+INIT
+chmod 755 "$root/init"
+
+if [ -n "$EXTRA" ]; then
+  cp -a "$EXTRA"/. "$root"/
+fi
+
+mkdir -p "$(dirname "$OUTFILE")"
+(cd "$root" && find . -print0 | cpio --null -o -H newc --owner=0:0 --quiet) \
+  | gzip -9 > "$OUTFILE.tmp.$$"
+mv "$OUTFILE.tmp.$$" "$OUTFILE"
+echo "$OUTFILE"

@@ -1,0 +1,115 @@
+#!/bin/bash
+# Boot the pinned kernel under QEMU/TCG with a busybox initramfs, run a script
+# in the guest against a shared directory, and collect the results.
+#
+# Usage: tools/lab/run-guest.sh --share DIR --script SCRIPT [--smp 2] [--mem 1024]
+#          [--append EXTRA] [--timeout SECS] [--disk-mb MB] [--initrd FILE]
+#          [--verbose] [--shell]
+#
+# SCRIPT is copied to DIR/run.sh; the guest runs it as root with cwd
+# /mnt/kjit (= DIR), so it can e.g. `insmod ./foo.ko` and write result files.
+# Share mechanics: the cloud kernel has no 9p, so DIR is packed into an ext4
+# image (mkfs.ext4 -d), attached as an NVMe disk (built into the kernel), and
+# after poweroff every file in the image is copied back into DIR (debugfs
+# rdump; files deleted in the guest are not deleted in DIR).
+# Outputs: DIR/console.log (serial), DIR/guest.log (script stdout+stderr),
+#          DIR/done (script exit status, written by the guest).
+# Exit status: the script's exit status; 124 on timeout; 125 if the guest
+# did not write DIR/done (crash/panic/hang); 2 on usage errors.
+# Env: KJIT_BUILD (default ./build/lab) caches kernel and initramfs.
+set -euo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+ABI="$(tr -d '[:space:]' < "$here/../kernel-version")"
+BUILD="${KJIT_BUILD:-$PWD/build/lab}"
+
+share="" script="" smp=2 mem=1024 extra="" tmo=300 disk_mb="" initrd="" verbose=0 shell=0
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --share) share="$2"; shift 2 ;;
+    --script) script="$2"; shift 2 ;;
+    --smp) smp="$2"; shift 2 ;;
+    --mem) mem="$2"; shift 2 ;;
+    --append) extra="$extra $2"; shift 2 ;;
+    --timeout) tmo="$2"; shift 2 ;;
+    --disk-mb) disk_mb="$2"; shift 2 ;;
+    --initrd) initrd="$2"; shift 2 ;;
+    --verbose|-v) verbose=1; shift ;;
+    --shell) shell=1; shift ;;
+    -h|--help) sed -n '2,21p' "$0"; exit 0 ;;
+    *) echo "run-guest: unknown argument $1" >&2; exit 2 ;;
+  esac
+done
+[ -n "$share" ] || { echo "run-guest: --share DIR is required" >&2; exit 2; }
+[ "$shell" = 1 ] || [ -n "$script" ] || { echo "run-guest: --script is required" >&2; exit 2; }
+mkdir -p "$share"
+share="$(cd "$share" && pwd)"
+
+# Cached artifacts.
+kdir="$("$here/fetch-kernel.sh" "$BUILD/kernel" | tail -n1)"
+if [ -z "$initrd" ]; then
+  initrd="$BUILD/initramfs.cpio.gz"
+  if [ ! -s "$initrd" ] || [ "$here/make-initramfs.sh" -nt "$initrd" ]; then
+    "$here/make-initramfs.sh" "$initrd" >/dev/null
+  fi
+fi
+
+[ -z "$script" ] || { [ "$(realpath "$script")" = "$share/run.sh" ] || cp "$script" "$share/run.sh"; }
+[ -z "$script" ] || chmod +x "$share/run.sh"
+rm -f "$share/done" "$share/console.log" "$share/guest.log"
+
+# Pack the share into an ext4 image (sparse; room for guest output).
+work="$(mktemp -d "${TMPDIR:-/tmp}/kjit-guest.XXXXXX")"
+trap 'rm -rf "$work"' EXIT
+if [ -z "$disk_mb" ]; then
+  used_kb="$(du -sk "$share" | cut -f1)"
+  disk_mb=$(( used_kb * 2 / 1024 + 512 ))
+fi
+img="$work/share.img"
+truncate -s "${disk_mb}M" "$img"
+mkfs.ext4 -q -F -L kjit -E root_owner=0:0 -d "$share" "$img"
+
+append="console=ttyS0 panic=-1 nokaslr quiet$extra"
+[ "$shell" = 0 ] || append="$append kjit.shell=1"
+qemu=(qemu-system-x86_64 -accel tcg -cpu max -smp "$smp" -m "$mem"
+      -nographic -no-reboot -nic none
+      -kernel "$kdir/vmlinuz" -initrd "$initrd" -append "$append"
+      -drive "file=$img,if=none,format=raw,id=kjit,cache=unsafe"
+      -device "nvme,drive=kjit,serial=kjit")
+
+start=$(date +%s.%N)
+rc=0
+if [ "$shell" = 1 ]; then
+  "${qemu[@]}" || rc=$?
+elif [ "$verbose" = 1 ]; then
+  timeout --foreground -k 5 "$tmo" "${qemu[@]}" </dev/null 2>&1 | tee "$share/console.log" || true
+  rc=${PIPESTATUS[0]}
+else
+  timeout -k 5 "$tmo" "${qemu[@]}" </dev/null >"$share/console.log" 2>&1 || rc=$?
+fi
+end=$(date +%s.%N)
+secs=$(awk -v a="$start" -v b="$end" 'BEGIN{printf "%.1f", b-a}')
+
+# Copy the guest's view back into DIR.
+out="$work/out"; mkdir -p "$out"
+if debugfs -R "rdump / $out" "$img" >/dev/null 2>"$work/debugfs.err"; then
+  rm -rf "$out/lost+found"
+  # keep the host's console.log; everything else comes from the guest
+  rm -f "$out/console.log"
+  cp -a "$out"/. "$share"/
+else
+  echo "run-guest: could not read back the share image:" >&2; cat "$work/debugfs.err" >&2
+fi
+
+if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
+  echo "run-guest: TIMEOUT after ${tmo}s (console: $share/console.log)" >&2
+  [ "$verbose" = 1 ] || tail -n 30 "$share/console.log" >&2
+  exit 124
+fi
+if [ ! -f "$share/done" ]; then
+  echo "run-guest: guest did not write done (qemu rc=$rc, ${secs}s; console: $share/console.log)" >&2
+  [ "$verbose" = 1 ] || tail -n 30 "$share/console.log" >&2
+  exit 125
+fi
+grc="$(tr -d '[:space:]' < "$share/done")"
+echo "run-guest: guest finished in ${secs}s, script exit status ${grc:-?}" >&2
+exit "${grc:-125}"

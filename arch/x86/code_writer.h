@@ -1,0 +1,65 @@
+// Emits x86-64 machine code into the writable view of the code cache while
+// computing displacements against the executable view.  Every emitter
+// reports failure through overflowed()/false instead of writing past the end:
+// running out of cache is an ordinary event, not an error.
+#pragma once
+#include "kjit/plugin.h"
+
+namespace kjit::x86 {
+
+constexpr bool fits_i32(int64_t v) { return v >= -2147483648LL && v <= 2147483647LL; }
+constexpr bool fits_i8(int64_t v) { return v >= -128 && v <= 127; }
+// A 64-bit value a push/mov imm32 can produce (sign extension).
+constexpr bool fits_simm32(uint64_t v) { return fits_i32(static_cast<int64_t>(v)); }
+
+class CodeWriter {
+ public:
+  CodeWriter(uint8_t *write, uint64_t exec, uint32_t capacity)
+      : w_(write), exec_(exec), cap_(capacity) {}
+
+  uint64_t here() const { return exec_ + pos_; }
+  uint32_t size() const { return pos_; }
+  bool overflowed() const { return overflow_; }
+  uint8_t *write_ptr(uint32_t offset) { return w_ + offset; }
+
+  void byte(uint8_t b);
+  void bytes(const uint8_t *p, uint32_t n);
+  void u32(uint32_t v);
+  void u64(uint64_t v);
+
+  // Each returns the offset of its rel32 field (for later patching), or
+  // a negative value if the target is out of reach or the buffer is full.
+  int32_t jmp(uint64_t target);
+  int32_t call(uint64_t target);
+  int32_t jcc(uint8_t cond, uint64_t target);
+  // jmp through an inline 8-byte slot: reaches any address, no registers.
+  void jmp_far(uint64_t target);
+
+  void push_imm(uint64_t value);        // flag-free, register-free
+  void push_reg(uint8_t reg);
+  void pop_reg(uint8_t reg);
+  void mov_reg_imm(uint8_t reg, uint64_t value);
+  void mov_reg_reg(uint8_t dst, uint8_t src);
+  void mov_reg_from_rsp_slot(uint8_t reg, int32_t disp);   // mov reg, [rsp+disp]
+  void lea_rsp(int32_t disp);                               // lea rsp, [rsp+disp]
+  void lea_reg_reg_disp(uint8_t dst, uint8_t base, int32_t disp);
+  void xchg_reg_rsp_slot(uint8_t reg);                      // xchg reg, [rsp]
+  void pushfq() { byte(0x9c); }
+  void popfq() { byte(0x9d); }
+
+  // Writes rel32 at `field_offset` so that it reaches `target`.
+  bool patch_rel32(uint32_t field_offset, uint64_t target);
+
+ private:
+  bool room(uint32_t n);
+  uint8_t *w_;
+  uint64_t exec_;
+  uint32_t cap_;
+  uint32_t pos_ = 0;
+  bool overflow_ = false;
+};
+
+// Patches a rel32 field given both views; false when out of reach.
+bool patch_rel32_at(uint8_t *field_write, uint64_t field_exec, uint64_t target);
+
+}  // namespace kjit::x86

@@ -1,0 +1,262 @@
+#include "arch/x86/decoder.h"
+
+#include <Zydis/Zydis.h>
+
+namespace kjit::x86 {
+namespace {
+
+// Maps a Zydis register to a GPR number (0..15), or -1 for anything else.
+int gpr_number(ZydisRegister reg) {
+  if (reg == ZYDIS_REGISTER_NONE) return -1;
+  ZydisRegister full = ZydisRegisterGetLargestEnclosing(ZYDIS_MACHINE_MODE_LONG_64, reg);
+  if (full < ZYDIS_REGISTER_RAX || full > ZYDIS_REGISTER_R15) return -1;
+  return full - ZYDIS_REGISTER_RAX;
+}
+
+// A write replaces the whole 64-bit register only at 32 or 64 bits (32-bit
+// writes zero-extend); 8/16-bit writes merge and therefore also read.
+bool is_full_write(ZydisRegister reg) {
+  ZydisRegisterClass cls = ZydisRegisterGetClass(reg);
+  return cls == ZYDIS_REGCLASS_GPR64 || cls == ZYDIS_REGCLASS_GPR32;
+}
+
+uint8_t to_flag_bits(ZydisAccessedFlagsMask mask) {
+  uint8_t out = 0;
+  if (mask & ZYDIS_CPUFLAG_CF) out |= kFlagCF;
+  if (mask & ZYDIS_CPUFLAG_PF) out |= kFlagPF;
+  if (mask & ZYDIS_CPUFLAG_AF) out |= kFlagAF;
+  if (mask & ZYDIS_CPUFLAG_ZF) out |= kFlagZF;
+  if (mask & ZYDIS_CPUFLAG_SF) out |= kFlagSF;
+  if (mask & ZYDIS_CPUFLAG_OF) out |= kFlagOF;
+  if (mask & ZYDIS_CPUFLAG_DF) out |= kFlagDF;
+  return out;
+}
+
+bool is_shift_or_rotate(ZydisMnemonic m) {
+  switch (m) {
+    case ZYDIS_MNEMONIC_SHL: case ZYDIS_MNEMONIC_SHR: case ZYDIS_MNEMONIC_SAR:
+    case ZYDIS_MNEMONIC_ROL: case ZYDIS_MNEMONIC_ROR:
+    case ZYDIS_MNEMONIC_RCL: case ZYDIS_MNEMONIC_RCR: case ZYDIS_MNEMONIC_SHLD:
+    case ZYDIS_MNEMONIC_SHRD:
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool is_trap(ZydisMnemonic m) {
+  switch (m) {
+    case ZYDIS_MNEMONIC_UD0: case ZYDIS_MNEMONIC_UD1: case ZYDIS_MNEMONIC_UD2:
+    case ZYDIS_MNEMONIC_INT3: case ZYDIS_MNEMONIC_INT: case ZYDIS_MNEMONIC_INTO:
+    case ZYDIS_MNEMONIC_INT1: case ZYDIS_MNEMONIC_HLT:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// Instructions that leave the current privilege/flow context: never copied.
+bool is_system_transfer(ZydisMnemonic m, const ZydisDecodedInstruction &zi) {
+  switch (m) {
+    case ZYDIS_MNEMONIC_SYSCALL: case ZYDIS_MNEMONIC_SYSRET: case ZYDIS_MNEMONIC_SYSENTER:
+    case ZYDIS_MNEMONIC_SYSEXIT: case ZYDIS_MNEMONIC_IRET: case ZYDIS_MNEMONIC_IRETD:
+    case ZYDIS_MNEMONIC_IRETQ: case ZYDIS_MNEMONIC_RSM: case ZYDIS_MNEMONIC_VMCALL:
+    case ZYDIS_MNEMONIC_VMLAUNCH: case ZYDIS_MNEMONIC_VMRESUME: case ZYDIS_MNEMONIC_VMMCALL:
+    case ZYDIS_MNEMONIC_XBEGIN: case ZYDIS_MNEMONIC_XABORT: case ZYDIS_MNEMONIC_XEND:
+    case ZYDIS_MNEMONIC_ENCLU: case ZYDIS_MNEMONIC_ENCLS:
+      return true;
+    default:
+      break;
+  }
+  // Far transfers change CS.
+  if (zi.meta.branch_type == ZYDIS_BRANCH_TYPE_FAR) return true;
+  return false;
+}
+
+bool is_jcc_mnemonic(ZydisMnemonic m, uint8_t *cond, JccKind *kind) {
+  *kind = JccKind::kPlain;
+  switch (m) {
+    case ZYDIS_MNEMONIC_JO: *cond = 0x0; return true;
+    case ZYDIS_MNEMONIC_JNO: *cond = 0x1; return true;
+    case ZYDIS_MNEMONIC_JB: *cond = 0x2; return true;
+    case ZYDIS_MNEMONIC_JNB: *cond = 0x3; return true;
+    case ZYDIS_MNEMONIC_JZ: *cond = 0x4; return true;
+    case ZYDIS_MNEMONIC_JNZ: *cond = 0x5; return true;
+    case ZYDIS_MNEMONIC_JBE: *cond = 0x6; return true;
+    case ZYDIS_MNEMONIC_JNBE: *cond = 0x7; return true;
+    case ZYDIS_MNEMONIC_JS: *cond = 0x8; return true;
+    case ZYDIS_MNEMONIC_JNS: *cond = 0x9; return true;
+    case ZYDIS_MNEMONIC_JP: *cond = 0xa; return true;
+    case ZYDIS_MNEMONIC_JNP: *cond = 0xb; return true;
+    case ZYDIS_MNEMONIC_JL: *cond = 0xc; return true;
+    case ZYDIS_MNEMONIC_JNL: *cond = 0xd; return true;
+    case ZYDIS_MNEMONIC_JLE: *cond = 0xe; return true;
+    case ZYDIS_MNEMONIC_JNLE: *cond = 0xf; return true;
+    case ZYDIS_MNEMONIC_JRCXZ: case ZYDIS_MNEMONIC_JECXZ: case ZYDIS_MNEMONIC_JCXZ:
+      *cond = 0; *kind = JccKind::kJrcxz; return true;
+    case ZYDIS_MNEMONIC_LOOP: *cond = 0; *kind = JccKind::kLoop; return true;
+    case ZYDIS_MNEMONIC_LOOPE: *cond = 0; *kind = JccKind::kLoope; return true;
+    case ZYDIS_MNEMONIC_LOOPNE: *cond = 0; *kind = JccKind::kLoopne; return true;
+    default: return false;
+  }
+}
+
+}  // namespace
+
+void Decoder::init(const kjit_os_kernel_facts *facts) {
+  ZydisDecoderInit(&zydis_, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64);
+  have_facts_ = facts != nullptr;
+  if (facts) facts_ = *facts;
+}
+
+int Decoder::thunk_register(uint64_t target) const {
+  if (!have_facts_ || target == 0) return -1;
+  for (int r = 0; r < KJIT_GPR_COUNT; r++) {
+    if (facts_.retpoline_thunk[r] == target || facts_.its_thunk[r] == target ||
+        facts_.jump_thunk[r] == target)
+      return r;
+  }
+  return -1;
+}
+
+void Decoder::classify_direct(Insn *insn, bool is_call) const {
+  insn->cf = is_call ? KJIT_CF_CALL : KJIT_CF_JMP;
+  if (!have_facts_) return;
+  uint64_t t = insn->target;
+  if (!is_call && facts_.return_thunk && t == facts_.return_thunk) {
+    insn->cf = KJIT_CF_RET;  // `jmp __x86_return_thunk` is a return
+    return;
+  }
+  if (is_call && facts_.fentry && t == facts_.fentry) {
+    insn->cf = KJIT_CF_FENTRY;
+    return;
+  }
+  int r = thunk_register(t);
+  if (r >= 0) {
+    // A retpoline/ITS thunk call or jump is an indirect transfer through r.
+    insn->cf = is_call ? KJIT_CF_CALL_INDIRECT : KJIT_CF_JMP_INDIRECT;
+    insn->indirect_reg = static_cast<uint8_t>(r);
+    insn->regs_read |= static_cast<uint16_t>(1u << r);
+  }
+}
+
+DecodeStatus Decoder::decode(uint64_t pc, const uint8_t *bytes, uint32_t len, Insn *out) const {
+  ZydisDecodedInstruction zi;
+  ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
+  ZyanStatus st = ZydisDecoderDecodeFull(&zydis_, bytes, len, &zi, ops);
+  if (!ZYAN_SUCCESS(st)) {
+    return st == ZYDIS_STATUS_NO_MORE_DATA ? DecodeStatus::kTruncated : DecodeStatus::kInvalid;
+  }
+  Insn &in = *out;
+  __builtin_memset(&in, 0, sizeof(in));
+  in.pc = pc;
+  in.length = zi.length;
+  __builtin_memcpy(in.bytes, bytes, zi.length);
+  in.mnemonic = zi.mnemonic;
+  in.indirect_reg = kNoReg;
+  in.cf = KJIT_CF_NONE;
+
+  if (zi.attributes & ZYDIS_ATTRIB_HAS_LOCK) in.prefixes |= kPrefixLock;
+  if (zi.attributes & (ZYDIS_ATTRIB_HAS_REP | ZYDIS_ATTRIB_HAS_REPE)) in.prefixes |= kPrefixRep;
+  if (zi.attributes & ZYDIS_ATTRIB_HAS_REPNE) in.prefixes |= kPrefixRepne;
+  if (zi.attributes & ZYDIS_ATTRIB_HAS_BRANCH_TAKEN) in.prefixes |= kPrefixHintTaken;
+  if (zi.attributes & ZYDIS_ATTRIB_HAS_BRANCH_NOT_TAKEN) in.prefixes |= kPrefixHintNotTaken;
+
+  // Registers, from explicit and hidden operands alike.
+  for (unsigned i = 0; i < zi.operand_count; i++) {
+    const ZydisDecodedOperand &op = ops[i];
+    if (op.type == ZYDIS_OPERAND_TYPE_REGISTER) {
+      int r = gpr_number(op.reg.value);
+      if (r < 0) continue;
+      uint16_t bit = static_cast<uint16_t>(1u << r);
+      if (op.actions & ZYDIS_OPERAND_ACTION_MASK_READ) in.regs_read |= bit;
+      if (op.actions & ZYDIS_OPERAND_ACTION_MASK_WRITE) {
+        in.regs_modified |= bit;
+        // Conditional writes (cmov) and partial writes keep the old value.
+        if (is_full_write(op.reg.value) && !(op.actions & ZYDIS_OPERAND_ACTION_CONDWRITE))
+          in.regs_written |= bit;
+        else
+          in.regs_read |= bit;
+      }
+    } else if (op.type == ZYDIS_OPERAND_TYPE_MEMORY) {
+      int b = gpr_number(op.mem.base);
+      int x = gpr_number(op.mem.index);
+      if (b >= 0) in.regs_read |= static_cast<uint16_t>(1u << b);
+      if (x >= 0) in.regs_read |= static_cast<uint16_t>(1u << x);
+      if (op.visibility == ZYDIS_OPERAND_VISIBILITY_EXPLICIT && op.mem.type == ZYDIS_MEMOP_TYPE_MEM) {
+        in.has_mem_operand = 1;
+        if (b == KJIT_REG_RSP || x == KJIT_REG_RSP) in.mem_uses_rsp = 1;
+      }
+      if (op.mem.base == ZYDIS_REGISTER_RIP) {
+        in.rip_disp_offset = zi.raw.disp.offset;
+        ZyanU64 abs = 0;
+        if (ZYAN_SUCCESS(ZydisCalcAbsoluteAddress(&zi, &op, pc, &abs))) in.target = abs;
+      }
+    }
+  }
+
+  // Flags.
+  if (zi.cpu_flags) {
+    const ZydisAccessedFlags &f = *zi.cpu_flags;
+    in.flags_read = to_flag_bits(f.tested);
+    uint8_t written = to_flag_bits(f.modified | f.set_0 | f.set_1 | f.undefined);
+    in.flags_modified = written;
+    if (is_shift_or_rotate(zi.mnemonic)) {
+      // A shift by a count that is zero at run time leaves every flag as it
+      // was: the flags pass through, so they are read and not killed.
+      in.flags_read |= written;
+      written = 0;
+    }
+    in.flags_written = written;
+  }
+
+  ZydisMnemonic m = zi.mnemonic;
+  if (is_system_transfer(m, zi)) {
+    in.cf = KJIT_CF_SYSTEM;
+    return DecodeStatus::kOk;
+  }
+  if (is_trap(m)) {
+    in.cf = KJIT_CF_TRAP;
+    return DecodeStatus::kOk;
+  }
+
+  uint8_t cond = 0;
+  JccKind kind;
+  const ZydisDecodedOperand &op0 = ops[0];
+  if (is_jcc_mnemonic(m, &cond, &kind)) {
+    in.cf = KJIT_CF_JCC;
+    in.jcc_cond = cond;
+    in.jcc_kind = kind;
+    in.rel_size = static_cast<uint8_t>(zi.raw.imm[0].size / 8);
+    ZyanU64 abs = 0;
+    ZydisCalcAbsoluteAddress(&zi, &op0, pc, &abs);
+    in.target = abs;
+    return DecodeStatus::kOk;
+  }
+  if (m == ZYDIS_MNEMONIC_JMP || m == ZYDIS_MNEMONIC_CALL) {
+    bool is_call = m == ZYDIS_MNEMONIC_CALL;
+    if (op0.type == ZYDIS_OPERAND_TYPE_IMMEDIATE) {
+      in.rel_size = static_cast<uint8_t>(zi.raw.imm[0].size / 8);
+      ZyanU64 abs = 0;
+      ZydisCalcAbsoluteAddress(&zi, &op0, pc, &abs);
+      in.target = abs;
+      classify_direct(&in, is_call);
+    } else {
+      in.cf = is_call ? KJIT_CF_CALL_INDIRECT : KJIT_CF_JMP_INDIRECT;
+      if (op0.type == ZYDIS_OPERAND_TYPE_REGISTER) {
+        int r = gpr_number(op0.reg.value);
+        in.indirect_reg = r >= 0 ? static_cast<uint8_t>(r) : kNoReg;
+      }
+    }
+    return DecodeStatus::kOk;
+  }
+  if (m == ZYDIS_MNEMONIC_RET) {
+    in.cf = KJIT_CF_RET;
+    if (zi.operand_count_visible > 0 && op0.type == ZYDIS_OPERAND_TYPE_IMMEDIATE)
+      in.ret_imm = static_cast<uint16_t>(op0.imm.value.u);
+    return DecodeStatus::kOk;
+  }
+  return DecodeStatus::kOk;
+}
+
+}  // namespace kjit::x86

@@ -1,0 +1,30 @@
+// Decoder wrapper: Zydis in, kjit::x86::Insn out, with the kernel's thunks
+// and fentry sites classified by address (the addresses come from the OS
+// shim's kernel facts).
+#pragma once
+#include "arch/x86/insn.h"
+#include "kjit/os_shim.h"
+
+#include <Zydis/Decoder.h>
+
+namespace kjit::x86 {
+
+enum class DecodeStatus { kOk, kInvalid, kTruncated };
+
+class Decoder {
+ public:
+  // `facts` may be null (no thunks known: plain user-space style code).
+  void init(const kjit_os_kernel_facts *facts);
+  DecodeStatus decode(uint64_t pc, const uint8_t *bytes, uint32_t len, Insn *out) const;
+
+ private:
+  // Classifies a direct call/jmp by its target (thunks, fentry).
+  void classify_direct(Insn *insn, bool is_call) const;
+  int thunk_register(uint64_t target) const;
+
+  kjit_os_kernel_facts facts_{};
+  bool have_facts_ = false;
+  ZydisDecoder zydis_{};
+};
+
+}  // namespace kjit::x86

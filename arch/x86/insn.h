@@ -1,0 +1,53 @@
+// The project's own record of one decoded x86-64 instruction: everything the
+// block builder, liveness and the inliner need, so that only decoder.cc
+// speaks Zydis.
+#pragma once
+#include "kjit/plugin.h"
+
+namespace kjit::x86 {
+
+// Arithmetic flags as one small mask (liveness is per flag).
+enum FlagBits : uint8_t {
+  kFlagCF = 1, kFlagPF = 2, kFlagAF = 4, kFlagZF = 8, kFlagSF = 16, kFlagOF = 32,
+  kFlagDF = 64,
+};
+constexpr uint8_t kAllArithFlags = kFlagCF | kFlagPF | kFlagAF | kFlagZF | kFlagSF | kFlagOF;
+constexpr uint8_t kAllFlags = kAllArithFlags | kFlagDF;
+constexpr uint16_t kAllGprs = 0xffff;
+constexpr uint8_t kNoReg = 0xff;
+
+enum PrefixBits : uint8_t {
+  kPrefixLock = 1, kPrefixRep = 2, kPrefixRepne = 4,
+  kPrefixHintTaken = 8, kPrefixHintNotTaken = 16,
+};
+
+// Conditional branches that are not plain Jcc: they have only a rel8 form.
+enum class JccKind : uint8_t { kPlain, kJrcxz, kLoop, kLoope, kLoopne };
+
+struct Insn {
+  uint64_t pc;
+  uint64_t target;           // direct branch target, or RIP-relative operand address
+  uint32_t mnemonic;         // ZydisMnemonic
+  uint16_t regs_read;        // GPR mask, bit n = KJIT_REG n (incl. implicit + address regs)
+  uint16_t regs_written;     // GPRs whose whole 64-bit value is replaced
+  uint16_t regs_modified;    // GPRs written at all (partial and conditional too)
+  uint8_t flags_read;        // FlagBits the instruction may read
+  uint8_t flags_written;     // FlagBits it certainly overwrites (kill set)
+  uint8_t flags_modified;    // FlagBits it may change
+  uint8_t length;
+  uint8_t cf;                // kjit_cf_class
+  uint8_t jcc_cond;          // condition code (low nibble of 0F 8x) for plain Jcc
+  JccKind jcc_kind;
+  uint8_t rel_size;          // size of a direct branch's displacement (1 or 4), else 0
+  uint8_t rip_disp_offset;   // offset of the disp32 of a RIP-relative operand, 0 if none
+  uint8_t indirect_reg;      // register holding an indirect target, kNoReg if memory/none
+  uint8_t prefixes;          // PrefixBits
+  uint8_t has_mem_operand;   // explicit memory operand present
+  uint8_t mem_uses_rsp;      // memory operand addresses through rsp
+  uint16_t ret_imm;          // ret imm16
+  uint8_t bytes[15];
+};
+
+struct KernelFacts;  // see decoder.h
+
+}  // namespace kjit::x86

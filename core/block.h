@@ -1,0 +1,54 @@
+// The records the engine keeps per translated block, per direct exit and
+// per indirect-transfer site.  All live in an epoch's arena (plain data, no
+// constructors: the arena hands out zeroed memory).
+#pragma once
+#include "kjit/types.h"
+
+namespace kjit {
+
+struct Block;
+
+// One direct exit of a block: the rel32 of its jmp/jcc first points at the
+// block's own dispatcher stub and is back-patched to the target's
+// translation once that exists.
+struct Exit {
+  uint64_t target_pc;
+  Block *from;
+  Exit *next_incoming;   // list of links into the target block (for unlinking)
+  Exit *next_waiting;    // list of exits waiting for target_pc to be built
+  uint32_t field_offset; // code-region offset of the rel32 that gets patched
+  uint32_t stub_offset;  // code-region offset of the dispatcher stub
+  uint8_t linked;
+  uint8_t is_call;       // the target is entered by a call (a routine start)
+};
+
+// One indirect transfer site (ret, jmp *x, call *x) and its predicated chain.
+struct ChainSite {
+  Block *from;
+  uint32_t tail_field;   // rel32 that currently leads to the miss stub
+  uint32_t miss_stub;    // code-region offset of the miss stub
+  uint32_t links;
+  uint64_t site_pc;
+  uint8_t is_call;
+};
+
+// Cache offset -> original instruction address, one entry per copied insn.
+struct PcMapEntry {
+  uint32_t cache_offset;  // from the block's start
+  uint32_t pc_delta;      // from the block's original pc
+};
+
+struct Block {
+  uint64_t orig_pc;
+  uint64_t exec;            // start address in the code cache (exec view)
+  uint32_t code_offset;     // start offset in the code region
+  uint32_t code_size;
+  uint32_t ninsns;
+  uint32_t npcmap;
+  PcMapEntry *pcmap;
+  Exit *incoming;           // exits linked to this block
+  uint8_t ended_early;      // a fallback ended it before its natural end
+  uint8_t routine_start;
+};
+
+}  // namespace kjit

@@ -1,0 +1,419 @@
+#include "core/block_builder.h"
+
+#include "arch/x86/code_writer.h"
+#include "core/engine_state.h"
+#include "core/indirect_chain.h"
+#include "core/instrumentation.h"
+#include "core/linker.h"
+
+namespace kjit {
+
+constinit BuildContext g_build{};
+
+namespace {
+
+constexpr uint32_t kStubSize = 9;   // call rel32 + .long id
+constexpr uint32_t kBlockSlack = 64;
+
+// RIP-relative operands must reach their target from anywhere in the cache.
+bool reachable_from_cache(uint64_t target) {
+  const Epoch &e = g_engine.epoch();
+  int64_t lo = static_cast<int64_t>(target - e.code_exec);
+  int64_t hi = static_cast<int64_t>(target - (e.code_exec + e.code_size));
+  return x86::fits_i32(lo) && x86::fits_i32(hi);
+}
+
+// Whether a decoded instruction ends the block before itself and sends
+// execution to native code at its address.
+bool must_run_natively(const x86::Insn &in, kjit_os_site_kind site) {
+  if (site == KJIT_SITE_BUG) return true;  // WARN/BUG ud2: reported at its own address
+  switch (in.cf) {
+    case KJIT_CF_TRAP:
+    case KJIT_CF_SYSTEM:
+      return true;
+    case KJIT_CF_RET:
+      return in.ret_imm != 0;
+    case KJIT_CF_JMP_INDIRECT:
+    case KJIT_CF_CALL_INDIRECT:
+      return in.indirect_reg == x86::kNoReg;  // through memory
+    default:
+      break;
+  }
+  if (in.rip_disp_offset && !reachable_from_cache(in.target)) return true;
+  return false;
+}
+
+void run_plugins(BuildContext &ctx) {
+  for (uint32_t p = 0; p < g_engine.nplugins; p++) {
+    const kjit_plugin *pl = g_engine.plugins[p];
+    ctx.in_block_callback = 1;
+    if (pl->on_block) pl->on_block(&ctx.block, pl->arg);
+    if (ctx.routine_start && pl->on_routine) pl->on_routine(&ctx.block, pl->arg);
+    ctx.in_block_callback = 0;
+    if (pl->on_insn)
+      for (uint32_t i = 0; i < ctx.n; i++) pl->on_insn(&ctx.insns[i], pl->arg);
+  }
+}
+
+// A block-level request may go before any instruction of the block: put it
+// where the fewest registers and flags are live.
+void place_movable_requests(BuildContext &ctx, Instrumenter &ins) {
+  for (uint32_t r = 0; r < ctx.nreqs; r++) {
+    CallRequest &req = ctx.reqs[r];
+    if (!req.movable || !g_engine.opt.use_liveness) continue;
+    uint32_t best = 0, best_weight = ~0u;
+    for (uint32_t i = 0; i < ctx.n; i++) {
+      if (ctx.insns[i].is_extable_site) break;  // keep counts ahead of faulting user accesses
+      uint32_t w = ins.cost(req, ctx.insns[i].insn, ctx.live[i]).weight();
+      if (w < best_weight) {
+        best_weight = w;
+        best = i;
+      }
+      if (w == 0) break;
+    }
+    req.insn_index = best;
+  }
+}
+
+struct ExitPlan {
+  Exit *exits[2];
+  uint32_t nexits;
+  ChainSite *chain;
+};
+
+class Emitter {
+ public:
+  Emitter(Epoch &epoch, BuildContext &ctx, x86::CodeWriter &w, Block *b)
+      : epoch_(epoch), ctx_(ctx), w_(w), b_(b), ins_(&epoch, &w) {}
+
+  bool emit_body();
+  bool emit_terminator();
+  bool emit_stubs();
+  ExitPlan plan{};
+  uint32_t extable_failed_at = ~0u;
+  bool out_of_arena = false;
+
+ private:
+  void requests_at(uint32_t index, uint8_t where, LiveSet live) {
+    for (uint32_t r = 0; r < ctx_.nreqs; r++)
+      if (ctx_.reqs[r].insn_index == index && ctx_.reqs[r].where == where)
+        ins_.emit(ctx_.reqs[r], ctx_.insns[index].insn, live);
+  }
+  bool has_requests(uint32_t index, uint8_t where) const {
+    for (uint32_t r = 0; r < ctx_.nreqs; r++)
+      if (ctx_.reqs[r].insn_index == index && ctx_.reqs[r].where == where) return true;
+    return false;
+  }
+  bool copy_insn(const x86::Insn &in);
+  Exit *new_exit(uint64_t target, bool is_call);
+  // A jmp (or jcc) toward `target`, linked later through a stub.
+  void exit_jump(uint64_t target, bool is_call, int cond = -1);
+  void exit_native(uint64_t target);
+  void indirect_site(const x86::Insn &in);
+
+  Epoch &epoch_;
+  BuildContext &ctx_;
+  x86::CodeWriter &w_;
+  Block *b_;
+  Instrumenter ins_;
+};
+
+bool Emitter::copy_insn(const x86::Insn &in) {
+  uint32_t at = w_.size();
+  w_.bytes(in.bytes, in.length);
+  if (in.rip_disp_offset && !w_.overflowed()) {
+    // The displacement is relative to the end of the instruction, which
+    // now sits in the cache.
+    int64_t disp = static_cast<int64_t>(in.target - (w_.here()));
+    if (!x86::fits_i32(disp)) return false;
+    int32_t d = static_cast<int32_t>(disp);
+    __builtin_memcpy(w_.write_ptr(at + in.rip_disp_offset), &d, 4);
+  }
+  return true;
+}
+
+Exit *Emitter::new_exit(uint64_t target, bool is_call) {
+  Exit *e = epoch_.arena.alloc_array<Exit>(1);
+  if (!e || plan.nexits >= 2) return nullptr;
+  e->target_pc = target;
+  e->from = b_;
+  e->is_call = is_call;
+  plan.exits[plan.nexits++] = e;
+  return e;
+}
+
+void Emitter::exit_jump(uint64_t target, bool is_call, int cond) {
+  Exit *e = new_exit(target, is_call);
+  if (!e) {
+    w_.jmp_far(target);  // out of arena: leave to native code (still correct)
+    return;
+  }
+  int32_t field = cond >= 0 ? w_.jcc(static_cast<uint8_t>(cond), w_.here()) : w_.jmp(w_.here());
+  e->field_offset = epoch_.code_used + static_cast<uint32_t>(field < 0 ? 0 : field);
+}
+
+void Emitter::exit_native(uint64_t target) {
+  if (w_.jmp(target) < 0 && !w_.overflowed()) w_.jmp_far(target);
+}
+
+void Emitter::indirect_site(const x86::Insn &in) {
+  ChainSite *site = epoch_.arena.alloc_array<ChainSite>(1);
+  if (!site) {
+    out_of_arena = true;
+    return;
+  }
+  site->from = b_;
+  site->site_pc = in.pc;
+  site->is_call = in.cf == KJIT_CF_CALL_INDIRECT;
+  int32_t field = w_.jmp(w_.here());
+  site->tail_field = epoch_.code_used + static_cast<uint32_t>(field < 0 ? 0 : field);
+  plan.chain = site;
+}
+
+bool Emitter::emit_body() {
+  uint32_t last = ctx_.has_terminator() ? ctx_.n - 1 : ctx_.n;
+  b_->pcmap = epoch_.arena.alloc_array<PcMapEntry>(ctx_.n);
+  if (!b_->pcmap) return false;
+  for (uint32_t i = 0; i < ctx_.n; i++) {
+    const x86::Insn &in = ctx_.insns[i].insn;
+    requests_at(i, KJIT_IPOINT_BEFORE, ctx_.live[i]);
+    b_->pcmap[i] = {w_.size(), static_cast<uint32_t>(in.pc - ctx_.pc)};
+    b_->npcmap = i + 1;
+    if (i == last) break;
+    uint64_t copy_at = w_.here();
+    if (!copy_insn(in)) return false;
+    if (ctx_.insns[i].is_extable_site && !w_.overflowed() &&
+        !kjit_os_mirror_extable(in.pc, copy_at)) {
+      extable_failed_at = i;
+      return false;
+    }
+    requests_at(i, KJIT_IPOINT_AFTER, ctx_.live[i + 1]);
+  }
+  return !w_.overflowed();
+}
+
+bool Emitter::emit_terminator() {
+  if (ctx_.early == EarlyEnd::kContinue) {
+    exit_jump(ctx_.next_pc, false);
+    return !w_.overflowed();
+  }
+  if (ctx_.early == EarlyEnd::kNative) {
+    exit_native(ctx_.next_pc);
+    return !w_.overflowed();
+  }
+  const kjit_insn &ki = ctx_.insns[ctx_.n - 1];
+  const x86::Insn &in = ki.insn;
+  uint64_t fall = in.pc + in.length;
+  LiveSet out = ctx_.live[ctx_.n];
+  switch (in.cf) {
+    case KJIT_CF_JCC: {
+      bool taken_instr = has_requests(ki.index, KJIT_IPOINT_TAKEN);
+      int32_t local = -1;  // rel32 that must reach the taken-edge code
+      if (in.jcc_kind == x86::JccKind::kPlain) {
+        if (taken_instr) local = w_.jcc(in.jcc_cond, w_.here());
+        else exit_jump(in.target, false, in.jcc_cond);
+      } else {
+        // loop/jrcxz only have rel8: hop over a short jmp to a rel32 one.
+        w_.bytes(in.bytes, static_cast<uint32_t>(in.length - 1));
+        w_.byte(2);
+        w_.byte(0xeb);
+        w_.byte(5);
+        if (taken_instr) local = w_.jmp(w_.here());
+        else exit_jump(in.target, false);
+      }
+      requests_at(ki.index, KJIT_IPOINT_NOT_TAKEN, out);
+      exit_jump(fall, false);
+      if (taken_instr) {
+        if (local >= 0) w_.patch_rel32(static_cast<uint32_t>(local), w_.here());
+        requests_at(ki.index, KJIT_IPOINT_TAKEN, out);
+        exit_jump(in.target, false);
+      }
+      break;
+    }
+    case KJIT_CF_JMP:
+      exit_jump(in.target, false);
+      break;
+    case KJIT_CF_CALL:
+    case KJIT_CF_FENTRY:
+      // The stack gets the ORIGINAL return address (transparency).
+      w_.push_imm(fall);
+      if (!kjit_os_may_translate(in.target) || g_engine.is_stop(in.target)) exit_native(in.target);
+      else exit_jump(in.target, true);
+      break;
+    case KJIT_CF_RET:
+      w_.xchg_reg_rsp_slot(KJIT_REG_RCX);
+      indirect_site(in);
+      break;
+    case KJIT_CF_JMP_INDIRECT:
+    case KJIT_CF_CALL_INDIRECT: {
+      uint32_t pushed = 8;
+      if (in.cf == KJIT_CF_CALL_INDIRECT) {
+        w_.push_imm(fall);
+        pushed += 8;
+      }
+      w_.push_reg(KJIT_REG_RCX);
+      if (in.indirect_reg == KJIT_REG_RSP)
+        w_.lea_reg_reg_disp(KJIT_REG_RCX, KJIT_REG_RSP, static_cast<int32_t>(pushed));
+      else if (in.indirect_reg != KJIT_REG_RCX)
+        w_.mov_reg_reg(KJIT_REG_RCX, in.indirect_reg);
+      indirect_site(in);
+      break;
+    }
+    default:
+      exit_native(in.pc);
+      break;
+  }
+  return !w_.overflowed() && !out_of_arena;
+}
+
+// Dispatcher stubs after the block: `call gate; .long id`.
+bool Emitter::emit_stubs() {
+  const kjit_os_kernel_facts &f = g_engine.facts;
+  for (uint32_t i = 0; i < plan.nexits; i++) {
+    Exit *e = plan.exits[i];
+    e->stub_offset = epoch_.code_used + w_.size();
+    w_.call(f.gate_direct);
+    w_.u32(epoch_.id_of(e));
+    if (w_.overflowed()) return false;
+    w_.patch_rel32(e->field_offset - epoch_.code_used, epoch_.exec_at(e->stub_offset));
+  }
+  if (plan.chain) {
+    ChainSite *c = plan.chain;
+    c->miss_stub = epoch_.code_used + w_.size();
+    w_.call(f.gate_indirect);
+    w_.u32(epoch_.id_of(c));
+    if (w_.overflowed()) return false;
+    w_.patch_rel32(c->tail_field - epoch_.code_used, epoch_.exec_at(c->miss_stub));
+  }
+  return true;
+}
+
+}  // namespace
+
+bool decode_block(uint64_t pc) {
+  BuildContext &ctx = g_build;
+  ctx.pc = pc;
+  ctx.n = 0;
+  ctx.nreqs = 0;
+  ctx.rejected_requests = 0;
+  ctx.early = EarlyEnd::kContinue;
+  ctx.block.ctx = &ctx;
+  uint32_t limit = g_engine.opt.max_block_insns;
+  if (limit == 0 || limit > kMaxBlockInsns) limit = kMaxBlockInsns;
+  uint64_t at = pc;
+  while (true) {
+    if (ctx.n >= limit) {
+      ctx.early = EarlyEnd::kContinue;
+      break;
+    }
+    if (!kjit_os_may_translate(at)) {
+      ctx.early = EarlyEnd::kNative;
+      break;
+    }
+    uint8_t buf[15];
+    uint64_t got = kjit_os_read_code(at, buf, sizeof(buf));
+    kjit_insn &ki = ctx.insns[ctx.n];
+    if (got == 0 || g_engine.decoder.decode(at, buf, static_cast<uint32_t>(got), &ki.insn) !=
+                        x86::DecodeStatus::kOk) {
+      ctx.early = EarlyEnd::kNative;
+      break;
+    }
+    kjit_os_site_kind site = kjit_os_classify_site(at);
+    if (must_run_natively(ki.insn, site)) {
+      ctx.early = EarlyEnd::kNative;
+      break;
+    }
+    ki.index = ctx.n;
+    ki.is_extable_site = site == KJIT_SITE_EXTABLE;
+    ki.ctx = &ctx;
+    ctx.n++;
+    at += ki.insn.length;
+    if (ki.insn.cf != KJIT_CF_NONE) {
+      ctx.early = EarlyEnd::kNone;
+      break;
+    }
+  }
+  ctx.next_pc = at;
+  return ctx.n > 0;
+}
+
+BuildResult build_block(Epoch &epoch, uint64_t pc, bool routine_start, Block **out) {
+  BuildContext &ctx = g_build;
+  if (!decode_block(pc)) return BuildResult::kDeclined;
+  ctx.routine_start = routine_start;
+  run_plugins(ctx);
+
+  for (uint32_t attempt = 0; attempt < 2; attempt++) {
+    const x86::Insn &last = ctx.insns[ctx.n - 1].insn;
+    LiveSet out_live = g_engine.opt.use_liveness
+                           ? live_out_of_terminator(g_engine.decoder, last, !ctx.has_terminator(), ctx.next_pc)
+                           : LiveSet::all();
+    ctx.live[ctx.n] = out_live;
+    for (uint32_t i = ctx.n; i-- > 0;) ctx.live[i] = live_before(ctx.insns[i].insn, ctx.live[i + 1]);
+
+    TableSlot *slot = epoch.table.slot(pc);
+    Block *b = epoch.arena.alloc_array<Block>(1);
+    uint32_t start = epoch.code_used;
+    if (!slot || !b || epoch.nblocks >= epoch.max_blocks || epoch.arena.used() + 4096 > epoch.arena.size())
+      return BuildResult::kCacheFull;
+    x86::CodeWriter w(epoch.write_at(start), epoch.exec_at(start), epoch.code_size - start);
+    Emitter em(epoch, ctx, w, b);
+    Instrumenter placer(&epoch, &w);
+    place_movable_requests(ctx, placer);
+    b->orig_pc = pc;
+    b->exec = epoch.exec_at(start);
+    b->code_offset = start;
+    b->routine_start = routine_start;
+    bool ok = em.emit_body() && em.emit_terminator() && em.emit_stubs();
+    if (!ok) {
+      if (em.extable_failed_at != ~0u && attempt == 0) {
+        // The host cannot mirror this user access: end the block before it
+        // so that it runs natively at its original address.
+        if (em.extable_failed_at == 0) return BuildResult::kDeclined;
+        ctx.n = em.extable_failed_at;
+        ctx.next_pc = ctx.insns[ctx.n].insn.pc;
+        ctx.early = EarlyEnd::kNative;
+        for (uint32_t r = 0; r < ctx.nreqs; r++)
+          if (ctx.reqs[r].insn_index >= ctx.n) ctx.reqs[r].insn_index = ~0u;
+        continue;
+      }
+      return (w.overflowed() || em.out_of_arena) ? BuildResult::kCacheFull : BuildResult::kDeclined;
+    }
+    if (start + w.size() + kBlockSlack > epoch.code_size) return BuildResult::kCacheFull;
+    b->code_size = w.size();
+    b->ninsns = ctx.n;
+    b->ended_early = !ctx.has_terminator();
+    epoch.code_used += w.size();
+    epoch.blocks[epoch.nblocks++] = b;
+    slot->block = b;
+    kjit_os_code_written(b->exec, b->code_size);
+
+    g_engine.stats.blocks_built++;
+    g_engine.stats.insns_translated += ctx.n;
+    if (b->ended_early && ctx.early == EarlyEnd::kNative) g_engine.stats.fallbacks++;
+
+    // Link our own exits whose targets already exist, then everyone who
+    // was waiting for us.
+    for (uint32_t i = 0; i < em.plan.nexits; i++) {
+      Exit *e = em.plan.exits[i];
+      if (!kjit_os_may_translate(e->target_pc) || g_engine.is_stop(e->target_pc)) {
+        link_exit_native(epoch, e);
+        continue;
+      }
+      TableSlot *ts = epoch.table.slot(e->target_pc);
+      if (!ts) continue;  // stays on its stub: the dispatcher serves it
+      if (ts->block) {
+        link_exit(epoch, e, ts->block);
+      } else {
+        e->next_waiting = ts->waiting;
+        ts->waiting = e;
+      }
+    }
+    link_waiting(epoch, slot, b);
+    *out = b;
+    return BuildResult::kBuilt;
+  }
+  return BuildResult::kDeclined;
+}
+
+}  // namespace kjit

@@ -1,0 +1,24 @@
+// The dynamic-block builder: decodes from an entry address to the first
+// control transfer, lets the plugins instrument the block, computes
+// liveness, places and emits the instrumentation, copies the body with
+// RIP-relative operands rewritten, and ends the block with exit stubs.
+#pragma once
+#include "core/epoch.h"
+
+namespace kjit {
+
+enum class BuildResult {
+  kBuilt,
+  kDeclined,    // the code at pc must run natively
+  kCacheFull,   // the epoch has no room: flush and retry
+};
+
+// Builds the block at `pc` into `epoch`; on kBuilt *out is registered in
+// the epoch's table and linked with every exit waiting for it.
+BuildResult build_block(Epoch &epoch, uint64_t pc, bool routine_start, Block **out);
+
+// Decodes the block at `pc` into g_build only (the sweep's decode half and
+// the first step of build_block).  False when the block must be declined.
+bool decode_block(uint64_t pc);
+
+}  // namespace kjit

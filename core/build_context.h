@@ -1,0 +1,63 @@
+// Scratch state of one block translation: the decoded instructions, the
+// plugin's requests, liveness.  One instance, used under the engine lock
+// (far too big for a kernel stack).
+#pragma once
+#include "arch/x86/insn.h"
+#include "core/liveness.h"
+#include "kjit/plugin.h"
+
+namespace kjit {
+struct BuildContext;
+constexpr uint32_t kMaxBlockInsns = 128;
+constexpr uint32_t kMaxRequests = 256;
+}  // namespace kjit
+
+// The plugin API's opaque types.
+struct kjit_insn {
+  kjit::x86::Insn insn;
+  uint32_t index;
+  uint8_t is_extable_site;
+  kjit::BuildContext *ctx;
+};
+struct kjit_block {
+  kjit::BuildContext *ctx;
+};
+
+namespace kjit {
+
+struct CallRequest {
+  uint32_t insn_index;
+  uint8_t where;        // kjit_ipoint
+  uint8_t movable;      // block-level request: may be placed anywhere in the block
+  void *routine;
+  uint32_t nargs;
+  kjit_arg args[KJIT_MAX_ARGS];
+};
+
+// How the block ends when it ends before a natural control transfer.
+enum class EarlyEnd : uint8_t {
+  kNone,        // ends with its own control transfer
+  kContinue,    // size limit: continue translating at next_pc
+  kNative,      // next_pc must run natively (trap, system insn, unknown bytes)
+};
+
+struct BuildContext {
+  uint64_t pc;
+  uint64_t next_pc;      // address after the last instruction
+  uint32_t n;
+  EarlyEnd early;
+  uint8_t routine_start;
+  uint8_t in_block_callback;
+  kjit_block block;
+  kjit_insn insns[kMaxBlockInsns];
+  LiveSet live[kMaxBlockInsns + 1];
+  CallRequest reqs[kMaxRequests];
+  uint32_t nreqs;
+  uint32_t rejected_requests;
+
+  bool has_terminator() const { return early == EarlyEnd::kNone; }
+};
+
+extern BuildContext g_build;
+
+}  // namespace kjit

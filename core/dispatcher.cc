@@ -1,0 +1,252 @@
+// The dispatcher's logic (the engine.h API): entry, direct exits, indirect
+// misses, flushes.  The hosts' gates call these with the engine lock free.
+#include "arch/x86/code_writer.h"
+#include "core/block_builder.h"
+#include "core/build_context.h"
+#include "core/engine_state.h"
+#include "core/indirect_chain.h"
+#include "core/linker.h"
+
+namespace kjit {
+
+// constinit: the core must not need a global constructor (kernel module).
+constinit EngineState g_engine{};
+
+namespace {
+
+// Moves translation to the other epoch if it is free; the full one retires
+// and is reclaimed once the host has quiesced (kjit_engine_flush).
+bool switch_epoch_locked() {
+  EngineState &g = g_engine;
+  Epoch &other = g.epochs[g.current ^ 1];
+  if (other.state != EpochState::kFree) return false;
+  if (!other.reset()) return false;
+  g.epoch().state = EpochState::kRetired;
+  g.current ^= 1;
+  other.state = EpochState::kActive;
+  g.reclaim_pending = 1;
+  g.stats.flushes++;
+  return true;
+}
+
+// The translation of `pc` in the active epoch, built if needed; nullptr
+// when `pc` must run natively.
+Block *lookup_or_build_locked(uint64_t pc, bool routine_start) {
+  EngineState &g = g_engine;
+  if (g.is_stop(pc) || !kjit_os_may_translate(pc)) return nullptr;
+  for (int attempt = 0; attempt < 2; attempt++) {
+    Epoch &e = g.epoch();
+    if (Block *b = e.table.find(pc)) return b;
+    Block *b = nullptr;
+    switch (build_block(e, pc, routine_start, &b)) {
+      case BuildResult::kBuilt:
+        return b;
+      case BuildResult::kDeclined:
+        g.stats.fallbacks++;
+        return nullptr;
+      case BuildResult::kCacheFull:
+        if (!switch_epoch_locked()) {
+          g.stats.fallbacks++;
+          return nullptr;  // native until the host reclaims memory
+        }
+        break;
+    }
+  }
+  return nullptr;
+}
+
+Epoch *epoch_of_exec(uint64_t exec) {
+  for (Epoch &e : g_engine.epochs)
+    if (e.state != EpochState::kFree && e.contains_exec(exec)) return &e;
+  return nullptr;
+}
+
+uint32_t read_stub_id(const Epoch &e, uint64_t stub_return) {
+  uint32_t id;
+  __builtin_memcpy(&id, e.write_at(static_cast<uint32_t>(stub_return - e.code_exec)), 4);
+  return id;
+}
+
+}  // namespace
+}  // namespace kjit
+
+using namespace kjit;
+
+extern "C" {
+
+void kjit_engine_default_options(kjit_engine_options *opt) {
+  opt->inline_instrumentation = 1;
+  opt->use_liveness = 1;
+  opt->max_chain_length = 4;
+  opt->max_block_insns = 64;
+}
+
+int kjit_engine_init(const kjit_os_memory *mem, const kjit_os_kernel_facts *facts,
+                     const kjit_engine_options *opt) {
+  EngineState &g = g_engine;
+  if (!mem || !facts || !mem->arena || !mem->code_write_view || mem->code_size < 8192 ||
+      mem->code_size > 0x40000000ull || mem->arena_size < 65536)
+    return -22;  // -EINVAL
+  __builtin_memset(static_cast<void *>(&g), 0, sizeof(g));
+  g.mem = *mem;
+  g.facts = *facts;
+  if (opt) g.opt = *opt;
+  else kjit_engine_default_options(&g.opt);
+  g.decoder.init(facts);
+  uint64_t half_arena = mem->arena_size / 2, half_code = (mem->code_size / 2) & ~15ull;
+  for (uint8_t i = 0; i < 2; i++) {
+    Epoch &e = g.epochs[i];
+    e.index = i;
+    e.arena.init(mem->arena + i * half_arena, half_arena);
+    e.code_write = mem->code_write_view + i * half_code;
+    e.code_exec = mem->code_exec_base + i * half_code;
+    e.code_size = static_cast<uint32_t>(half_code);
+    e.state = EpochState::kFree;
+  }
+  if (!g.epochs[0].reset()) return -12;  // -ENOMEM
+  g.epochs[0].state = EpochState::kActive;
+  g.current = 0;
+  g.initialized = true;
+  return 0;
+}
+
+void kjit_engine_fini(void) { g_engine.initialized = false; }
+
+uint64_t kjit_engine_enter(uint64_t orig_pc) {
+  if (!g_engine.initialized) return orig_pc;
+  EngineLock lock;
+  Block *b = lookup_or_build_locked(orig_pc, true);
+  return b ? b->exec : orig_pc;
+}
+
+uint64_t kjit_engine_direct_exit(uint64_t stub_return) {
+  EngineState &g = g_engine;
+  EngineLock lock;
+  g.stats.dispatcher_exits++;
+  Epoch *from = epoch_of_exec(stub_return);
+  if (!from) return 0;  // not ours: a host bug; 0 makes it loud
+  auto *exit = static_cast<Exit *>(from->record_of(read_stub_id(*from, stub_return)));
+  uint64_t target = exit->target_pc;
+  Block *b = lookup_or_build_locked(target, exit->is_call);
+  if (!b) return target;
+  // Only the active epoch is linked; a retired one just gets served.
+  if (from == &g.epoch() && b->exec >= from->code_exec && from->contains_exec(b->exec))
+    link_exit(*from, exit, b);
+  return b->exec;
+}
+
+uint64_t kjit_engine_indirect_miss(uint64_t stub_return, uint64_t target) {
+  EngineState &g = g_engine;
+  EngineLock lock;
+  g.stats.indirect_misses++;
+  Epoch *from = epoch_of_exec(stub_return);
+  if (!from) return 0;
+  auto *site = static_cast<ChainSite *>(from->record_of(read_stub_id(*from, stub_return)));
+  Block *b = lookup_or_build_locked(target, site->is_call);
+  if (!b) return target;
+  if (from == &g.epoch() && from->contains_exec(b->exec)) chain_append(*from, site, target, b);
+  return b->exec;
+}
+
+int kjit_engine_is_cache_address(uint64_t addr) {
+  const kjit_os_memory &m = g_engine.mem;
+  return addr >= m.code_exec_base && addr < m.code_exec_base + m.code_size;
+}
+
+int kjit_engine_add_stop_address(uint64_t orig_pc) {
+  EngineState &g = g_engine;
+  EngineLock lock;
+  if (g.is_stop(orig_pc)) return 0;
+  if (g.nstop >= kMaxStopAddresses) return -28;  // -ENOSPC
+  g.stop[g.nstop++] = orig_pc;
+  return 0;
+}
+
+int kjit_engine_flush(void) {
+  EngineState &g = g_engine;
+  if (!g.initialized) return 0;
+  // Two rounds at most: first reclaim an epoch retired earlier (so that there
+  // is a free one to switch to), then retire the active one.
+  for (int round = 0; round < 2; round++) {
+    bool switched;
+    {
+      EngineLock lock;
+      switched = switch_epoch_locked();
+    }
+    // Nobody can enter a retired epoch any more; wait until nobody is in it.
+    kjit_os_quiesce();
+    EngineLock lock;
+    for (Epoch &e : g.epochs)
+      if (e.state == EpochState::kRetired) e.state = EpochState::kFree;
+    g.reclaim_pending = 0;
+    if (switched) break;
+  }
+  return 0;
+}
+
+int kjit_engine_reclaim_pending(void) { return g_engine.reclaim_pending; }
+
+uint64_t kjit_engine_original_pc(uint64_t cache_pc) {
+  EngineLock lock;
+  Epoch *e = epoch_of_exec(cache_pc);
+  if (!e) return 0;
+  Block *b = e->block_containing(cache_pc);
+  if (!b || b->npcmap == 0) return 0;
+  uint32_t off = static_cast<uint32_t>(cache_pc - b->exec);
+  uint32_t i = 0;
+  while (i + 1 < b->npcmap && b->pcmap[i + 1].cache_offset <= off) i++;
+  return b->orig_pc + b->pcmap[i].pc_delta;
+}
+
+void kjit_engine_get_stats(kjit_engine_stats *out) {
+  EngineState &g = g_engine;
+  EngineLock lock;
+  *out = g.stats;
+  out->cache_bytes_used = 0;
+  out->arena_bytes_used = 0;
+  for (Epoch &e : g.epochs) {
+    if (e.state == EpochState::kFree) continue;
+    out->cache_bytes_used += e.code_used;
+    out->arena_bytes_used += e.arena.used();
+  }
+}
+
+int kjit_engine_build_only(uint64_t orig_pc, uint64_t *succ, uint32_t *nsucc, uint32_t *ninsns) {
+  EngineState &g = g_engine;
+  EngineLock lock;
+  *nsucc = 0;
+  *ninsns = 0;
+  Block *b = g.epoch().table.find(orig_pc);
+  if (!b) {
+    b = lookup_or_build_locked(orig_pc, false);
+    if (!b) return -1;
+  }
+  // Successors come from the decode of the same block.
+  if (!decode_block(orig_pc)) return -1;
+  const BuildContext &ctx = g_build;
+  *ninsns = ctx.n;
+  const x86::Insn &last = ctx.insns[ctx.n - 1].insn;
+  if (!ctx.has_terminator()) {
+    if (ctx.early == EarlyEnd::kContinue) succ[(*nsucc)++] = ctx.next_pc;
+    return ctx.early == EarlyEnd::kNative ? 1 : 0;
+  }
+  switch (last.cf) {
+    case KJIT_CF_JCC:
+      succ[(*nsucc)++] = last.target;
+      succ[(*nsucc)++] = ctx.next_pc;
+      break;
+    case KJIT_CF_JMP:
+      succ[(*nsucc)++] = last.target;
+      break;
+    case KJIT_CF_CALL:
+    case KJIT_CF_FENTRY:
+    case KJIT_CF_CALL_INDIRECT:
+      succ[(*nsucc)++] = ctx.next_pc;  // the return site; callees are other functions
+      break;
+    default:
+      break;
+  }
+  return 0;
+}
+
+}  // extern "C"

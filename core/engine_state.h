@@ -1,0 +1,51 @@
+// The engine's single global state.  Plain data with constant
+// initialisation only: the core has no global constructors.
+#pragma once
+#include "arch/x86/decoder.h"
+#include "core/epoch.h"
+#include "kjit/engine.h"
+
+namespace kjit {
+
+constexpr uint32_t kMaxStopAddresses = 64;
+constexpr uint32_t kMaxPlugins = 8;
+
+struct EngineState {
+  bool initialized;
+  kjit_os_memory mem;
+  kjit_os_kernel_facts facts;
+  kjit_engine_options opt;
+  x86::Decoder decoder;
+  Epoch epochs[2];
+  uint8_t current;
+  uint8_t reclaim_pending;
+  uint64_t data_used;
+  uint64_t stop[kMaxStopAddresses];
+  uint32_t nstop;
+  const kjit_plugin *plugins[kMaxPlugins];
+  uint32_t nplugins;
+  kjit_engine_stats stats;
+
+  Epoch &epoch() { return epochs[current]; }
+  bool is_stop(uint64_t pc) const {
+    for (uint32_t i = 0; i < nstop; i++)
+      if (stop[i] == pc) return true;
+    return false;
+  }
+  // Routines of plugins live in the same address space as translated code
+  // (kernel), or behind host call gates (simulator).
+  bool routines_in_same_space() const { return kjit_os_host_call_gate(0) == 0; }
+};
+
+extern EngineState g_engine;
+
+// RAII holder of the engine-wide OS lock.
+class EngineLock {
+ public:
+  EngineLock() { kjit_os_lock(); }
+  ~EngineLock() { kjit_os_unlock(); }
+  EngineLock(const EngineLock &) = delete;
+  EngineLock &operator=(const EngineLock &) = delete;
+};
+
+}  // namespace kjit

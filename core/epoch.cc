@@ -1,0 +1,29 @@
+#include "core/epoch.h"
+
+namespace kjit {
+
+bool Epoch::reset() {
+  arena.reset();
+  code_used = 0;
+  nblocks = 0;
+  // Sizing: a block averages well over 64 bytes of code, so code_size/64
+  // bounds the number of blocks; the table keeps twice that many slots.
+  max_blocks = code_size / 64 + 16;
+  blocks = arena.alloc_array<Block *>(max_blocks);
+  if (!blocks) return false;
+  if (!table.init(&arena, max_blocks * 2)) return false;
+  return inline_cache.init(&arena, 1024);
+}
+
+Block *Epoch::block_containing(uint64_t exec) const {
+  uint32_t lo = 0, hi = nblocks;
+  while (lo < hi) {
+    uint32_t mid = (lo + hi) / 2;
+    if (blocks[mid]->exec + blocks[mid]->code_size <= exec) lo = mid + 1;
+    else hi = mid;
+  }
+  if (lo < nblocks && blocks[lo]->exec <= exec) return blocks[lo];
+  return nullptr;
+}
+
+}  // namespace kjit

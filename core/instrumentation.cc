@@ -1,0 +1,163 @@
+#include "core/instrumentation.h"
+
+#include "core/engine_state.h"
+
+namespace kjit {
+namespace {
+
+constexpr uint16_t kCallerSaved = (1u << KJIT_REG_RAX) | (1u << KJIT_REG_RCX) | (1u << KJIT_REG_RDX) |
+                                  (1u << KJIT_REG_RSI) | (1u << KJIT_REG_RDI) | (1u << KJIT_REG_R8) |
+                                  (1u << KJIT_REG_R9) | (1u << KJIT_REG_R10) | (1u << KJIT_REG_R11);
+constexpr uint8_t kNoSource = 0xff;
+
+// Not __builtin_popcount: without -mpopcnt it becomes a libgcc call, and
+// the module links no libgcc.
+uint32_t popcount16(uint16_t v) {
+  uint32_t n = 0;
+  for (; v; v &= static_cast<uint16_t>(v - 1)) n++;
+  return n;
+}
+
+// Plugin pointers name host memory; translated code must see the exec view.
+uint64_t to_exec_pointer(uint64_t p) {
+  const kjit_os_memory &m = g_engine.mem;
+  uint64_t host = reinterpret_cast<uint64_t>(m.data_host_view);
+  if (p >= host && p < host + m.data_size) return m.data_exec_base + (p - host);
+  return p;
+}
+
+}  // namespace
+
+void Instrumenter::resolve_args(const CallRequest &req, const x86::Insn &insn, InlineArgs *args,
+                                uint8_t *src_reg) {
+  __builtin_memset(args, 0, sizeof(*args));
+  args->nargs = req.nargs;
+  for (uint32_t i = 0; i < req.nargs; i++) {
+    const kjit_arg &a = req.args[i];
+    src_reg[i] = kNoSource;
+    args->is_const[i] = 1;
+    switch (a.kind) {
+      case KJIT_ARG_KIND_CONST: args->value[i] = a.value; break;
+      case KJIT_ARG_KIND_PTR: args->value[i] = to_exec_pointer(a.value); break;
+      case KJIT_ARG_KIND_INSN_PC: args->value[i] = insn.pc; break;
+      case KJIT_ARG_KIND_BLOCK_PC: args->value[i] = g_build.pc; break;
+      case KJIT_ARG_KIND_BRANCH_TARGET:
+        if (insn.target && insn.cf != KJIT_CF_CALL_INDIRECT && insn.cf != KJIT_CF_JMP_INDIRECT) {
+          args->value[i] = insn.target;
+        } else if (insn.indirect_reg != x86::kNoReg) {
+          args->is_const[i] = 0;
+          src_reg[i] = insn.indirect_reg;
+        } else {
+          args->value[i] = 0;  // a return or memory-indirect target is not known here
+        }
+        break;
+      case KJIT_ARG_KIND_REG:
+        args->is_const[i] = 0;
+        src_reg[i] = static_cast<uint8_t>(a.reg & 15);
+        break;
+      default: args->value[i] = 0; break;
+    }
+  }
+}
+
+const InlinedCode *Instrumenter::specialise(const CallRequest &req, const x86::Insn &insn) {
+  if (!g_engine.opt.inline_instrumentation) return nullptr;
+  InlineArgs args;
+  uint8_t src[KJIT_MAX_ARGS];
+  resolve_args(req, insn, &args, src);
+  return epoch_->inline_cache.get(g_engine.decoder, req.routine, args,
+                                  g_engine.routines_in_same_space());
+}
+
+SaveCost Instrumenter::cost(const CallRequest &req, const x86::Insn &insn, LiveSet live) {
+  const InlinedCode *code = specialise(req, insn);
+  if (!code) return {1, popcount16(kCallerSaved & live.regs)};
+  uint16_t clobber = code->clobbered_regs | code->needs_arg_regs;
+  return {(code->flags_written & live.flags) ? 1u : 0u, popcount16(clobber & live.regs)};
+}
+
+// Puts non-constant arguments (register values as they were before the
+// instrumentation) into their argument registers.  Pushing every source
+// first and popping into the destinations makes any permutation safe.
+void Instrumenter::load_reg_args(const InlineArgs &args, const uint8_t *src_reg, uint32_t pushed) {
+  uint32_t order[KJIT_MAX_ARGS];
+  uint32_t n = 0;
+  for (uint32_t i = 0; i < args.nargs; i++) {
+    if (args.is_const[i] || src_reg[i] == KJIT_REG_RSP) continue;
+    w_->push_reg(src_reg[i]);
+    order[n++] = i;
+  }
+  while (n-- > 0) w_->pop_reg(static_cast<uint8_t>(kSysvArgRegs[order[n]]));
+  for (uint32_t i = 0; i < args.nargs; i++) {
+    if (!args.is_const[i] && src_reg[i] == KJIT_REG_RSP)
+      w_->lea_reg_reg_disp(static_cast<uint8_t>(kSysvArgRegs[i]), KJIT_REG_RSP,
+                           static_cast<int32_t>(pushed));
+  }
+}
+
+void Instrumenter::emit_outlined(const CallRequest &req, const InlineArgs &args,
+                                 const uint8_t *src_reg, LiveSet live) {
+  uint16_t arg_regs = 0;
+  for (uint32_t i = 0; i < args.nargs; i++) arg_regs |= static_cast<uint16_t>(1u << kSysvArgRegs[i]);
+  uint16_t save = g_engine.opt.use_liveness ? (kCallerSaved & live.regs) : kCallerSaved;
+  bool save_flags = !g_engine.opt.use_liveness || (live.flags != 0);
+  uint32_t pushed = 0;
+  if (save_flags) {
+    w_->pushfq();
+    pushed += 8;
+  }
+  for (uint32_t r = 0; r < 16; r++)
+    if (save >> r & 1) {
+      w_->push_reg(static_cast<uint8_t>(r));
+      pushed += 8;
+    }
+  load_reg_args(args, src_reg, pushed);
+  for (uint32_t i = 0; i < args.nargs; i++)
+    if (args.is_const[i]) w_->mov_reg_imm(static_cast<uint8_t>(kSysvArgRegs[i]), args.value[i]);
+  uint64_t target = reinterpret_cast<uint64_t>(req.routine);
+  if (!g_engine.routines_in_same_space()) target = kjit_os_host_call_gate(target);
+  if (w_->call(target) < 0 && !w_->overflowed()) {
+    // Out of rel32 reach: call through an inline slot (no register needed).
+    static const uint8_t kCallSlot[] = {0xff, 0x15, 0x02, 0, 0, 0, 0xeb, 0x08};
+    w_->bytes(kCallSlot, sizeof(kCallSlot));
+    w_->u64(target);
+  }
+  for (uint32_t r = 16; r-- > 0;)
+    if (save >> r & 1) w_->pop_reg(static_cast<uint8_t>(r));
+  if (save_flags) w_->popfq();
+  (void)arg_regs;
+  g_engine.stats.outlined_calls++;
+}
+
+void Instrumenter::emit(const CallRequest &req, const x86::Insn &insn, LiveSet live) {
+  InlineArgs args;
+  uint8_t src[KJIT_MAX_ARGS];
+  resolve_args(req, insn, &args, src);
+  const InlinedCode *code = specialise(req, insn);
+  if (!code) {
+    emit_outlined(req, args, src, live);
+    return;
+  }
+  bool liveness = g_engine.opt.use_liveness;
+  uint16_t clobber = code->clobbered_regs | code->needs_arg_regs;
+  uint16_t save = liveness ? static_cast<uint16_t>(clobber & live.regs) : clobber;
+  bool save_flags = code->flags_written && (!liveness || (code->flags_written & live.flags));
+  uint32_t pushed = 0;
+  if (save_flags) {
+    w_->pushfq();
+    pushed += 8;
+  }
+  for (uint32_t r = 0; r < 16; r++)
+    if (save >> r & 1) {
+      w_->push_reg(static_cast<uint8_t>(r));
+      pushed += 8;
+    }
+  load_reg_args(args, src, pushed);
+  w_->bytes(code->code, code->size);
+  for (uint32_t r = 16; r-- > 0;)
+    if (save >> r & 1) w_->pop_reg(static_cast<uint8_t>(r));
+  if (save_flags) w_->popfq();
+  g_engine.stats.inlined_calls++;
+}
+
+}  // namespace kjit

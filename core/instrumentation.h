@@ -1,0 +1,35 @@
+// Emits an inserted call at one point of a block: inlined and specialised
+// when the routine allows it, otherwise an outlined call with the live
+// caller-saved registers and flags preserved.
+#pragma once
+#include "arch/x86/code_writer.h"
+#include "core/build_context.h"
+#include "core/epoch.h"
+
+namespace kjit {
+
+// The state an inserted call would clobber at a point, for placement.
+struct SaveCost {
+  uint32_t flag_saves;  // pushfq/popfq pairs needed (0 or 1)
+  uint32_t reg_saves;   // push/pop pairs needed
+  uint32_t weight() const { return flag_saves * 6 + reg_saves; }
+};
+
+class Instrumenter {
+ public:
+  Instrumenter(Epoch *epoch, x86::CodeWriter *w) : epoch_(epoch), w_(w) {}
+  SaveCost cost(const CallRequest &req, const x86::Insn &insn, LiveSet live);
+  void emit(const CallRequest &req, const x86::Insn &insn, LiveSet live);
+
+ private:
+  void resolve_args(const CallRequest &req, const x86::Insn &insn, InlineArgs *args,
+                    uint8_t *src_reg);
+  const InlinedCode *specialise(const CallRequest &req, const x86::Insn &insn);
+  void load_reg_args(const InlineArgs &args, const uint8_t *src_reg, uint32_t pushed_bytes);
+  void emit_outlined(const CallRequest &req, const InlineArgs &args, const uint8_t *src_reg,
+                     LiveSet live);
+  Epoch *epoch_;
+  x86::CodeWriter *w_;
+};
+
+}  // namespace kjit

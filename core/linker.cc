@@ -1,0 +1,50 @@
+#include "core/linker.h"
+
+#include "arch/x86/code_writer.h"
+#include "core/engine_state.h"
+
+namespace kjit {
+
+static bool patch(Epoch &epoch, uint32_t field, uint64_t target) {
+  if (!x86::patch_rel32_at(epoch.write_at(field), epoch.exec_at(field), target)) return false;
+  kjit_os_code_written(epoch.exec_at(field), 4);
+  return true;
+}
+
+bool link_exit(Epoch &epoch, Exit *exit, Block *target) {
+  if (exit->linked) return true;
+  if (!patch(epoch, exit->field_offset, target->exec)) return false;
+  exit->linked = 1;
+  exit->next_incoming = target->incoming;
+  target->incoming = exit;
+  g_engine.stats.direct_links++;
+  return true;
+}
+
+bool link_exit_native(Epoch &epoch, Exit *exit) {
+  if (exit->linked) return true;
+  if (!patch(epoch, exit->field_offset, exit->target_pc)) return false;
+  exit->linked = 1;
+  return true;
+}
+
+void link_waiting(Epoch &epoch, TableSlot *slot, Block *block) {
+  Exit *e = slot->waiting;
+  slot->waiting = nullptr;
+  while (e) {
+    Exit *next = e->next_waiting;
+    e->next_waiting = nullptr;
+    link_exit(epoch, e, block);
+    e = next;
+  }
+}
+
+void unlink_block(Epoch &epoch, Block *block) {
+  for (Exit *e = block->incoming; e; e = e->next_incoming) {
+    patch(epoch, e->field_offset, epoch.exec_at(e->stub_offset));
+    e->linked = 0;
+  }
+  block->incoming = nullptr;
+}
+
+}  // namespace kjit

@@ -1,0 +1,61 @@
+#include "core/liveness.h"
+
+namespace kjit {
+namespace {
+constexpr uint16_t kRspBit = 1u << KJIT_REG_RSP;
+constexpr uint32_t kLookahead = 16;
+}  // namespace
+
+LiveSet live_before(const x86::Insn &insn, LiveSet after) {
+  LiveSet in;
+  in.regs = static_cast<uint16_t>((after.regs & ~insn.regs_written) | insn.regs_read | kRspBit);
+  in.flags = static_cast<uint8_t>((after.flags & ~insn.flags_written) | insn.flags_read);
+  return in;
+}
+
+LiveSet live_in_at(const x86::Decoder &decoder, uint64_t pc) {
+  if (!kjit_os_may_translate(pc)) return LiveSet::all();
+  static x86::Insn seq[kLookahead];  // under the engine lock; keeps kernel stacks small
+  uint32_t n = 0;
+  uint64_t at = pc;
+  bool reached_transfer = false;
+  while (n < kLookahead) {
+    uint8_t buf[15];
+    uint64_t got = kjit_os_read_code(at, buf, sizeof(buf));
+    if (got == 0 || decoder.decode(at, buf, static_cast<uint32_t>(got), &seq[n]) != x86::DecodeStatus::kOk)
+      break;
+    at += seq[n].length;
+    if (seq[n++].cf != KJIT_CF_NONE) {
+      reached_transfer = true;
+      break;
+    }
+  }
+  // Past the horizon nothing is known, and the successors of a transfer are
+  // not followed again (one level is what the block builder asks for).  Even
+  // after a return everything stays live: hand-written assembly may return
+  // results in flags.
+  (void)reached_transfer;
+  LiveSet live = LiveSet::all();
+  for (uint32_t i = n; i-- > 0;) live = live_before(seq[i], live);
+  return live;
+}
+
+LiveSet live_out_of_terminator(const x86::Decoder &decoder, const x86::Insn &last,
+                               bool block_ended_early, uint64_t next_pc) {
+  if (block_ended_early) return live_in_at(decoder, next_pc);
+  switch (last.cf) {
+    case KJIT_CF_NONE:
+      return live_in_at(decoder, next_pc);
+    case KJIT_CF_JCC:
+      return live_in_at(decoder, last.target) | live_in_at(decoder, next_pc);
+    case KJIT_CF_JMP:
+      return live_in_at(decoder, last.target);
+    case KJIT_CF_CALL:
+      // The callee may preserve anything live at the return site.
+      return live_in_at(decoder, last.target) | live_in_at(decoder, next_pc);
+    default:
+      return LiveSet::all();
+  }
+}
+
+}  // namespace kjit

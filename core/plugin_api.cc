@@ -1,0 +1,171 @@
+// The plugin API (include/kjit/plugin.h): instruction queries, call
+// insertion with validation, plugin data, registration.
+#include <stdarg.h>
+
+#include "core/build_context.h"
+#include "core/engine_state.h"
+
+#include <Zydis/Mnemonic.h>
+
+using namespace kjit;
+
+namespace {
+
+constexpr int kEINVAL = -22;
+constexpr int kENOSPC = -28;
+constexpr int kEBUSY = -16;
+
+bool ipoint_valid_for(const x86::Insn &in, uint32_t where, bool is_last) {
+  switch (where) {
+    case KJIT_IPOINT_BEFORE:
+      return true;
+    case KJIT_IPOINT_AFTER:
+      // Only instructions that fall through to the next one in the block.
+      return in.cf == KJIT_CF_NONE && !is_last;
+    case KJIT_IPOINT_TAKEN:
+    case KJIT_IPOINT_NOT_TAKEN:
+      return in.cf == KJIT_CF_JCC;
+    default:
+      return false;
+  }
+}
+
+bool arg_valid(const kjit_arg &a) {
+  switch (a.kind) {
+    case KJIT_ARG_KIND_CONST: case KJIT_ARG_KIND_PTR: case KJIT_ARG_KIND_INSN_PC:
+    case KJIT_ARG_KIND_BRANCH_TARGET: case KJIT_ARG_KIND_BLOCK_PC:
+      return true;
+    case KJIT_ARG_KIND_REG:
+      return a.reg < 16;
+    default:
+      return false;
+  }
+}
+
+}  // namespace
+
+extern "C" {
+
+uint64_t kjit_insn_pc(const kjit_insn *i) { return i->insn.pc; }
+uint32_t kjit_insn_length(const kjit_insn *i) { return i->insn.length; }
+enum kjit_cf_class kjit_insn_cf_class(const kjit_insn *i) { return static_cast<kjit_cf_class>(i->insn.cf); }
+int kjit_insn_is_branch(const kjit_insn *i) {
+  return i->insn.cf != KJIT_CF_NONE && i->insn.cf != KJIT_CF_TRAP && i->insn.cf != KJIT_CF_SYSTEM;
+}
+int kjit_insn_is_conditional(const kjit_insn *i) { return i->insn.cf == KJIT_CF_JCC; }
+int kjit_insn_is_call(const kjit_insn *i) {
+  return i->insn.cf == KJIT_CF_CALL || i->insn.cf == KJIT_CF_CALL_INDIRECT || i->insn.cf == KJIT_CF_FENTRY;
+}
+int kjit_insn_is_return(const kjit_insn *i) { return i->insn.cf == KJIT_CF_RET; }
+int kjit_insn_has_lock_prefix(const kjit_insn *i) { return (i->insn.prefixes & x86::kPrefixLock) != 0; }
+int kjit_insn_has_rep_prefix(const kjit_insn *i) {
+  return (i->insn.prefixes & (x86::kPrefixRep | x86::kPrefixRepne)) != 0;
+}
+enum kjit_branch_hint kjit_insn_branch_hint(const kjit_insn *i) {
+  if (i->insn.cf != KJIT_CF_JCC) return KJIT_HINT_NONE;
+  if (i->insn.prefixes & x86::kPrefixHintTaken) return KJIT_HINT_TAKEN;
+  if (i->insn.prefixes & x86::kPrefixHintNotTaken) return KJIT_HINT_NOT_TAKEN;
+  return KJIT_HINT_NONE;
+}
+enum kjit_branch_hint kjit_insn_layout_hint(const kjit_insn *i) {
+  if (i->insn.cf != KJIT_CF_JCC) return KJIT_HINT_NONE;
+  return i->insn.target <= i->insn.pc ? KJIT_HINT_TAKEN : KJIT_HINT_NOT_TAKEN;
+}
+uint64_t kjit_insn_branch_target(const kjit_insn *i) {
+  switch (i->insn.cf) {
+    case KJIT_CF_JCC: case KJIT_CF_JMP: case KJIT_CF_CALL: case KJIT_CF_FENTRY:
+      return i->insn.target;
+    default:
+      return 0;
+  }
+}
+int kjit_insn_is_cmpxchg(const kjit_insn *i) {
+  return i->insn.mnemonic == ZYDIS_MNEMONIC_CMPXCHG || i->insn.mnemonic == ZYDIS_MNEMONIC_CMPXCHG8B ||
+         i->insn.mnemonic == ZYDIS_MNEMONIC_CMPXCHG16B;
+}
+uint32_t kjit_insn_mnemonic(const kjit_insn *i) { return i->insn.mnemonic; }
+
+uint64_t kjit_block_pc(const kjit_block *b) { return b->ctx->pc; }
+uint32_t kjit_block_insn_count(const kjit_block *b) { return b->ctx->n; }
+struct kjit_insn *kjit_block_insn(kjit_block *b, uint32_t index) {
+  return index < b->ctx->n ? &b->ctx->insns[index] : nullptr;
+}
+int kjit_block_is_routine_start(const kjit_block *b) { return b->ctx->routine_start; }
+
+int kjit_insert_call_argv(kjit_insn *insn, enum kjit_ipoint where, void *routine, uint32_t nargs,
+                          const kjit_arg *args) {
+  if (!insn || !routine || nargs > KJIT_MAX_ARGS || (nargs && !args)) return kEINVAL;
+  BuildContext &ctx = *insn->ctx;
+  if (insn->index >= ctx.n || &ctx.insns[insn->index] != insn) return kEINVAL;
+  bool is_last = insn->index + 1 == ctx.n && ctx.has_terminator();
+  if (!ipoint_valid_for(insn->insn, where, is_last)) return kEINVAL;
+  for (uint32_t i = 0; i < nargs; i++)
+    if (!arg_valid(args[i])) return kEINVAL;
+  if (ctx.nreqs >= kMaxRequests) {
+    ctx.rejected_requests++;
+    return kENOSPC;
+  }
+  CallRequest &r = ctx.reqs[ctx.nreqs++];
+  r.insn_index = insn->index;
+  r.where = static_cast<uint8_t>(where);
+  // A block-level request at the block's first instruction may be placed
+  // anywhere in the block where less state is live.
+  r.movable = ctx.in_block_callback && insn->index == 0 && where == KJIT_IPOINT_BEFORE;
+  r.routine = routine;
+  r.nargs = nargs;
+  for (uint32_t i = 0; i < nargs; i++) r.args[i] = args[i];
+  return 0;
+}
+
+int kjit_insert_call(kjit_insn *insn, enum kjit_ipoint where, void *routine, uint32_t nargs, ...) {
+  if (nargs > KJIT_MAX_ARGS) return kEINVAL;
+  kjit_arg args[KJIT_MAX_ARGS];
+  va_list ap;
+  va_start(ap, nargs);
+  for (uint32_t i = 0; i < nargs; i++) args[i] = va_arg(ap, kjit_arg);
+  va_end(ap);
+  return kjit_insert_call_argv(insn, where, routine, nargs, args);
+}
+
+void *kjit_alloc(uint64_t size) {
+  EngineState &g = g_engine;
+  if (!g.initialized || size == 0) return nullptr;
+  EngineLock lock;
+  uint64_t start = (g.data_used + 63) & ~63ull;  // own cache line: counters are hot
+  if (start + size > g.mem.data_size || start + size < start) return nullptr;
+  g.data_used = start + size;
+  uint8_t *p = g.mem.data_host_view + start;
+  __builtin_memset(p, 0, size);
+  return p;
+}
+
+int kjit_register_plugin(const kjit_plugin *plugin) {
+  EngineState &g = g_engine;
+  if (!plugin) return kEINVAL;
+  {
+    EngineLock lock;
+    for (uint32_t i = 0; i < g.nplugins; i++)
+      if (g.plugins[i] == plugin) return kEBUSY;
+    if (g.nplugins >= kMaxPlugins) return kENOSPC;
+    g.plugins[g.nplugins++] = plugin;
+  }
+  // Everything translated so far lacks this plugin's instrumentation.
+  kjit_engine_flush();
+  return 0;
+}
+
+int kjit_unregister_plugin(const kjit_plugin *plugin) {
+  EngineState &g = g_engine;
+  {
+    EngineLock lock;
+    uint32_t i = 0;
+    while (i < g.nplugins && g.plugins[i] != plugin) i++;
+    if (i == g.nplugins) return kEINVAL;
+    for (; i + 1 < g.nplugins; i++) g.plugins[i] = g.plugins[i + 1];
+    g.nplugins--;
+  }
+  kjit_engine_flush();
+  return 0;
+}
+
+}  // extern "C"

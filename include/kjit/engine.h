@@ -1,0 +1,95 @@
+/* The engine as its hosts see it (C ABI).
+ *
+ * Protocol between translated code and a host dispatcher:
+ *
+ *  - A direct exit that is not linked yet is a stub
+ *        call  gate_direct ; .long exit_id
+ *    so at the gate [rsp] is the stub's return address R, and the exit id is
+ *    the 4 bytes at R.  The host pops R, calls kjit_engine_direct_exit(R),
+ *    and jumps to the address it returns with every register as it was at
+ *    the stub.
+ *
+ *  - An indirect transfer (ret, jmp *x, call *x) runs a predicated chain
+ *    whose state is: rcx = original target, [rsp] = the program's rcx.  On a
+ *    miss the chain ends in
+ *        call  gate_indirect ; .long chain_id
+ *    The host pops R, calls kjit_engine_indirect_miss(R, rcx), then restores
+ *    rcx from [rsp], pops that slot, and jumps to the returned address.
+ *
+ * A returned address is either a code-cache address (exec view) or an
+ * original address (the engine declined: the escape hatch to native code);
+ * kjit_engine_is_cache_address() tells which.  Translated code never leaves
+ * code-cache addresses on the stack: calls push original return addresses. */
+#ifndef KJIT_ENGINE_H
+#define KJIT_ENGINE_H
+
+#include "kjit/os_shim.h"
+#include "kjit/plugin.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct kjit_engine_options {
+  uint32_t inline_instrumentation; /* 1: inline small routines (default)       */
+  uint32_t use_liveness;           /* 1: save only live flags/regs (default)   */
+  uint32_t max_chain_length;       /* predicated links per indirect site (4)   */
+  uint32_t max_block_insns;        /* instructions per dynamic block (64)      */
+};
+void kjit_engine_default_options(struct kjit_engine_options *opt);
+
+/* Creates the (single) engine over host memory.  0 or a negative errno. */
+int kjit_engine_init(const struct kjit_os_memory *mem, const struct kjit_os_kernel_facts *facts,
+                     const struct kjit_engine_options *opt);
+void kjit_engine_fini(void);
+
+/* Entry: translation of `orig_pc`, built if needed.  Returns the original pc
+ * itself when it cannot be translated. */
+uint64_t kjit_engine_enter(uint64_t orig_pc);
+uint64_t kjit_engine_direct_exit(uint64_t stub_return_address);
+uint64_t kjit_engine_indirect_miss(uint64_t stub_return_address, uint64_t target);
+int kjit_engine_is_cache_address(uint64_t addr);
+
+/* Addresses at which translation stops and execution returns to native code
+ * (the return address of an entry point, the simulator's sentinel). */
+int kjit_engine_add_stop_address(uint64_t orig_pc);
+
+/* Drops every translation.  Safe while translated code runs elsewhere: new
+ * entries go to fresh code, and the old contents are only reused after
+ * kjit_os_quiesce().  Returns 0. */
+int kjit_engine_flush(void);
+/* True when a full cache moved translation to the other epoch and the host
+ * should call kjit_engine_flush() from a context that may sleep, so that
+ * the retired epoch can be reused. */
+int kjit_engine_reclaim_pending(void);
+
+/* Original address of the instruction containing code-cache address
+ * `cache_pc` (for fault reporting and stack maps), 0 if unknown. */
+uint64_t kjit_engine_original_pc(uint64_t cache_pc);
+
+struct kjit_engine_stats {
+  uint64_t blocks_built;
+  uint64_t insns_translated;
+  uint64_t fallbacks;          /* blocks ended early or declined            */
+  uint64_t direct_links;
+  uint64_t chain_links;
+  uint64_t dispatcher_exits;
+  uint64_t indirect_misses;
+  uint64_t flushes;
+  uint64_t cache_bytes_used;
+  uint64_t arena_bytes_used;
+  uint64_t inlined_calls;
+  uint64_t outlined_calls;
+};
+void kjit_engine_get_stats(struct kjit_engine_stats *out);
+
+/* Sweep support: decode and build the block at orig_pc without linking or
+ * executing it; reports its direct successors.  Returns 0 when built fully,
+ * 1 when built with a fallback, negative on failure. */
+int kjit_engine_build_only(uint64_t orig_pc, uint64_t *succ, uint32_t *nsucc,
+                           uint32_t *ninsns);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

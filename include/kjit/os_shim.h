@@ -1,0 +1,99 @@
+/* The OS shim: the only door between the freestanding engine and a host.
+ *
+ * Every host (the Linux module in os/linux/, the simulator in
+ * os/userspace-sim/) implements exactly these functions; the core never
+ * includes a host header.  Binding is at link time, no virtual dispatch. */
+#ifndef KJIT_OS_SHIM_H
+#define KJIT_OS_SHIM_H
+
+#include "kjit/types.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Memory handed to the engine once, at creation.  The code cache has two
+ * views of the same bytes: the engine writes through `write_view` and the
+ * CPU executes at `exec_base` (W^X in the kernel; in the simulator the exec
+ * view lives in the emulated address space).  The data window is memory the
+ * translated code reads and writes (plugin counters, chain tables); pointers
+ * the plugin passes as KJIT_ARG_PTR are translated host->exec by the engine. */
+struct kjit_os_memory {
+  uint8_t *arena;          /* engine metadata, host view only */
+  uint64_t arena_size;
+  uint8_t *code_write_view;
+  uint64_t code_exec_base;
+  uint64_t code_size;
+  uint8_t *data_host_view;
+  uint64_t data_exec_base;
+  uint64_t data_size;
+};
+
+/* Kernel facts the engine needs to classify control flow. */
+#define KJIT_GPR_COUNT 16
+struct kjit_os_kernel_facts {
+  uint64_t return_thunk;                      /* __x86_return_thunk */
+  uint64_t retpoline_thunk[KJIT_GPR_COUNT];   /* __x86_indirect_thunk_<reg>, 0 if absent */
+  uint64_t its_thunk[KJIT_GPR_COUNT];         /* __x86_indirect_its_thunk_<reg> */
+  uint64_t jump_thunk[KJIT_GPR_COUNT];        /* __x86_indirect_jump_thunk_<reg> */
+  uint64_t fentry;                            /* __fentry__ */
+  uint64_t schedule_funnel;                   /* __schedule */
+  /* Where the engine's exits land (host dispatcher gates). */
+  uint64_t gate_direct;    /* call target of direct-exit stubs   */
+  uint64_t gate_indirect;  /* call target of indirect-miss stubs */
+};
+
+/* Reads `len` live code bytes at `addr` (after alternatives/static-key
+ * patching in the kernel).  Returns the number of bytes readable (may be
+ * short at the end of a region, 0 if unmapped). */
+uint64_t kjit_os_read_code(uint64_t addr, uint8_t *out, uint64_t len);
+
+/* True when `addr` may be translated at all (kernel text not on the
+ * noinstr/kprobes blacklist; in the simulator: inside a captured region). */
+int kjit_os_may_translate(uint64_t addr);
+
+/* Instruction sites that are looked up by their original address: an
+ * exception-table site (user access that faults by design), or a bug-table
+ * `ud2`.  The engine never moves such an instruction silently. */
+enum kjit_os_site_kind {
+  KJIT_SITE_PLAIN = 0,
+  KJIT_SITE_EXTABLE = 1,
+  KJIT_SITE_BUG = 2,
+};
+enum kjit_os_site_kind kjit_os_classify_site(uint64_t addr);
+
+/* Called after the engine moved an instruction that has an exception-table
+ * entry to `copy_addr` in the cache: the host makes faults at the copy
+ * behave like faults at the original.  Returns 0 when it cannot (the engine
+ * then leaves the cache before the site instead). */
+int kjit_os_mirror_extable(uint64_t orig_addr, uint64_t copy_addr);
+
+/* The engine wrote translated code (or patched a link) at exec address
+ * `addr`; the host makes the CPU see it (TB invalidation in the emulator,
+ * serialisation for cross-modifying code in the kernel). */
+void kjit_os_code_written(uint64_t exec_addr, uint64_t len);
+
+/* One engine-wide lock.  Translation is rare and short; the lock keeps the
+ * hash table, arena and links consistent across CPUs. */
+void kjit_os_lock(void);
+void kjit_os_unlock(void);
+/* Current CPU number, for per-CPU statistics. */
+uint32_t kjit_os_cpu(void);
+/* Waits until no CPU can still be executing old code-cache contents (RCU
+ * tasks-style quiescence in the kernel; immediate in the simulator). */
+void kjit_os_quiesce(void);
+
+/* Logging: a short NUL-terminated message. */
+void kjit_os_log(const char *msg);
+/* Symbol of `addr` as "name+0xoff" into `out` (NUL-terminated, may be ""). */
+void kjit_os_symbolize(uint64_t addr, char *out, uint64_t out_len);
+
+/* Simulator-only escape for non-inlinable plugin calls: the exec address of
+ * a gate that calls host function `fn` (0 in the kernel, where the engine
+ * calls `fn` directly because plugins are kernel code). */
+uint64_t kjit_os_host_call_gate(uint64_t fn);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,142 @@
+/* The kjit plugin API (C ABI).
+ *
+ * A plugin registers callbacks; the engine calls them while it builds a
+ * block, and the plugin answers by inserting calls to its analysis routines.
+ * Small routines are inlined and specialised for their constant arguments
+ * (the paper's `*counter += size` becomes one add on an absolute address);
+ * others are called with only the live state saved.
+ *
+ * The paper's Figure 3, in this API:
+ *
+ *   static uint64_t *count;
+ *   static void ins_count(uint64_t *c) { (*c)++; }
+ *   static void on_insn(struct kjit_insn *insn, void *arg) {
+ *     kjit_insert_call(insn, KJIT_IPOINT_BEFORE, (void *)ins_count,
+ *                      1, KJIT_ARG_PTR(count));
+ *   }
+ */
+#ifndef KJIT_PLUGIN_H
+#define KJIT_PLUGIN_H
+
+#include "kjit/types.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct kjit_insn;     /* one original instruction of a block being built */
+struct kjit_block;    /* one dynamic basic block being built             */
+
+/* Where an inserted call runs. */
+enum kjit_ipoint {
+  KJIT_IPOINT_BEFORE = 0,     /* before the instruction                     */
+  KJIT_IPOINT_AFTER = 1,      /* after it (fall-through instructions only)  */
+  KJIT_IPOINT_TAKEN = 2,      /* on the taken edge of a conditional branch  */
+  KJIT_IPOINT_NOT_TAKEN = 3,  /* on its not-taken edge                      */
+};
+
+/* Typed arguments of an inserted call. */
+enum kjit_arg_kind {
+  KJIT_ARG_KIND_CONST = 1,    /* a 64-bit constant                          */
+  KJIT_ARG_KIND_PTR = 2,      /* a pointer into plugin data (kjit_alloc)    */
+  KJIT_ARG_KIND_REG = 3,      /* the value of a GPR before the instruction  */
+  KJIT_ARG_KIND_INSN_PC = 4,  /* the original address of the instruction    */
+  KJIT_ARG_KIND_BRANCH_TARGET = 5, /* a direct branch's target              */
+  KJIT_ARG_KIND_BLOCK_PC = 6, /* the original start address of the block    */
+};
+struct kjit_arg {
+  uint32_t kind;
+  uint32_t reg;               /* KJIT_REG_* for KJIT_ARG_KIND_REG           */
+  uint64_t value;
+};
+#define KJIT_ARG_CONST(v) ((struct kjit_arg){KJIT_ARG_KIND_CONST, 0, (uint64_t)(v)})
+#define KJIT_ARG_PTR(p) ((struct kjit_arg){KJIT_ARG_KIND_PTR, 0, (uint64_t)(uintptr_t)(p)})
+#define KJIT_ARG_REG(r) ((struct kjit_arg){KJIT_ARG_KIND_REG, (r), 0})
+#define KJIT_ARG_INSN_PC() ((struct kjit_arg){KJIT_ARG_KIND_INSN_PC, 0, 0})
+#define KJIT_ARG_BRANCH_TARGET() ((struct kjit_arg){KJIT_ARG_KIND_BRANCH_TARGET, 0, 0})
+#define KJIT_ARG_BLOCK_PC() ((struct kjit_arg){KJIT_ARG_KIND_BLOCK_PC, 0, 0})
+#define KJIT_MAX_ARGS 6
+
+/* GPR numbers, in hardware encoding order. */
+enum kjit_reg {
+  KJIT_REG_RAX, KJIT_REG_RCX, KJIT_REG_RDX, KJIT_REG_RBX,
+  KJIT_REG_RSP, KJIT_REG_RBP, KJIT_REG_RSI, KJIT_REG_RDI,
+  KJIT_REG_R8, KJIT_REG_R9, KJIT_REG_R10, KJIT_REG_R11,
+  KJIT_REG_R12, KJIT_REG_R13, KJIT_REG_R14, KJIT_REG_R15,
+};
+
+/* Control-flow class of an instruction. */
+enum kjit_cf_class {
+  KJIT_CF_NONE = 0,          /* falls through                               */
+  KJIT_CF_JCC,               /* conditional direct branch (incl. loop/jrcxz)*/
+  KJIT_CF_JMP,               /* direct jump                                 */
+  KJIT_CF_CALL,              /* direct call                                 */
+  KJIT_CF_RET,               /* ret, or jmp to the kernel's return thunk    */
+  KJIT_CF_JMP_INDIRECT,      /* jmp *x, or jmp to a retpoline/ITS thunk     */
+  KJIT_CF_CALL_INDIRECT,     /* call *x, or call to a retpoline/ITS thunk   */
+  KJIT_CF_FENTRY,            /* call __fentry__ (an ftrace site)            */
+  KJIT_CF_TRAP,              /* ud2, int3, int n, hlt: run at the original  */
+  KJIT_CF_SYSTEM,            /* sysret, iret, syscall...: never translated  */
+};
+
+/* Instruction queries. */
+uint64_t kjit_insn_pc(const struct kjit_insn *insn);
+uint32_t kjit_insn_length(const struct kjit_insn *insn);
+enum kjit_cf_class kjit_insn_cf_class(const struct kjit_insn *insn);
+int kjit_insn_is_branch(const struct kjit_insn *insn);       /* jcc/jmp/call/ret, direct or not */
+int kjit_insn_is_conditional(const struct kjit_insn *insn);
+int kjit_insn_is_call(const struct kjit_insn *insn);
+int kjit_insn_is_return(const struct kjit_insn *insn);
+int kjit_insn_has_lock_prefix(const struct kjit_insn *insn);
+int kjit_insn_has_rep_prefix(const struct kjit_insn *insn);
+/* Static branch hint prefix: 0x3e (taken), 0x2e (not taken), else none. */
+enum kjit_branch_hint { KJIT_HINT_NONE = 0, KJIT_HINT_TAKEN = 1, KJIT_HINT_NOT_TAKEN = 2 };
+enum kjit_branch_hint kjit_insn_branch_hint(const struct kjit_insn *insn);
+/* Compiler layout hint: a forward conditional branch is predicted not taken,
+ * a backward one taken (what likely()/unlikely() produce). */
+enum kjit_branch_hint kjit_insn_layout_hint(const struct kjit_insn *insn);
+uint64_t kjit_insn_branch_target(const struct kjit_insn *insn); /* 0 if not direct */
+int kjit_insn_is_cmpxchg(const struct kjit_insn *insn);
+/* Zydis mnemonic id (ZydisMnemonic) for finer queries. */
+uint32_t kjit_insn_mnemonic(const struct kjit_insn *insn);
+
+uint64_t kjit_block_pc(const struct kjit_block *block);
+uint32_t kjit_block_insn_count(const struct kjit_block *block);
+struct kjit_insn *kjit_block_insn(struct kjit_block *block, uint32_t index);
+/* True when the block is the first block of a routine (a call target or an
+ * entry point). */
+int kjit_block_is_routine_start(const struct kjit_block *block);
+
+/* Inserts a call to `routine` with `nargs` typed arguments.  Returns 0, or
+ * a negative errno-style value for a malformed request (bad ipoint for the
+ * instruction, too many args, unknown kind); the request is then ignored. */
+int kjit_insert_call(struct kjit_insn *insn, enum kjit_ipoint where, void *routine,
+                     uint32_t nargs, ...);
+int kjit_insert_call_argv(struct kjit_insn *insn, enum kjit_ipoint where, void *routine,
+                          uint32_t nargs, const struct kjit_arg *args);
+
+/* Plugin data that translated code may touch: counters, tables.  Zeroed.
+ * Returns NULL when the data window is exhausted. */
+void *kjit_alloc(uint64_t size);
+
+/* Callbacks.  Any may be NULL. */
+struct kjit_plugin {
+  const char *name;
+  void *arg;                                            /* passed back */
+  void (*on_block)(struct kjit_block *block, void *arg);
+  void (*on_routine)(struct kjit_block *first_block, void *arg);
+  void (*on_insn)(struct kjit_insn *insn, void *arg);
+  /* Entry and exit of an instrumented entry point (syscall or function). */
+  void (*on_entry)(uint64_t entry_pc, void *arg);
+  void (*on_exit)(uint64_t entry_pc, void *arg);
+};
+
+/* Registers the plugin with the engine (one active plugin set; a flush
+ * follows so that every block is rebuilt with the new instrumentation). */
+int kjit_register_plugin(const struct kjit_plugin *plugin);
+int kjit_unregister_plugin(const struct kjit_plugin *plugin);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,94 @@
+// The capture: everything needed to re-run one kernel function outside the
+// kernel (memory regions, registers, entry point), and its binary file
+// format (docs/capture-format.md).  Loading is strict and never throws or
+// crashes on bad input: a fuzzer is pointed at parse_capture().
+#ifndef KJIT_SIM_CAPTURE_H
+#define KJIT_SIM_CAPTURE_H
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace kjit::sim {
+
+// Region permission bits (file format values).
+enum : uint32_t { kPermR = 1, kPermW = 2, kPermX = 4, kPermMask = 7 };
+
+// Section types (file format values).
+enum class SectionType : uint32_t {
+  kRegions = 1,
+  kRegs = 2,
+  kEntry = 3,
+  kName = 4,
+  // Reserved for later work; loaders that do not understand them skip them
+  // (after checking their CRC) and writers keep them verbatim.
+  kMemReadLog = 0x100,
+  kNondet = 0x101,
+  kBlocks = 0x102,
+};
+
+struct Region {
+  uint64_t addr = 0;
+  uint32_t perms = 0;  // kPerm* bits
+  std::vector<uint8_t> bytes;  // size == bytes.size()
+  uint64_t end() const { return addr + bytes.size(); }
+  bool contains(uint64_t a) const { return a >= addr && a - addr < bytes.size(); }
+};
+
+// GPRs in hardware encoding order (rax, rcx, rdx, rbx, rsp, rbp, rsi, rdi,
+// r8..r15), the same order as enum kjit_reg.  The state is the one just
+// before `call entry`: the host pushes the sentinel as return address.
+struct Regs {
+  std::array<uint64_t, 16> gpr{};
+  uint64_t rip = 0;
+  uint64_t rflags = 0x2;  // bit 1 is always set on x86
+  uint64_t gs_base = 0;
+  uint64_t fs_base = 0;
+};
+
+// A section the loader does not interpret, kept so that a rewrite keeps it.
+struct RawSection {
+  uint32_t type = 0;
+  std::vector<uint8_t> payload;
+};
+
+struct Capture {
+  std::vector<Region> regions;  // sorted by address, non-overlapping
+  Regs regs;
+  uint64_t entry_pc = 0;
+  uint64_t sentinel = 0;  // return address pushed by the host; run ends there
+  std::string name;
+  std::vector<RawSection> extra;  // unknown/reserved sections, in file order
+
+  // The region containing `addr`, or nullptr.
+  const Region *find_region(uint64_t addr) const;
+};
+
+constexpr uint32_t kCaptureVersion = 1;
+constexpr char kCaptureMagic[8] = {'K', 'J', 'I', 'T', 'C', 'A', 'P', '\0'};
+constexpr uint64_t kMaxNameLength = 4096;
+
+// Checks the invariants a loaded capture must satisfy (also used by the
+// writer so it never produces a file the loader rejects).  "" when valid.
+std::string validate_capture(const Capture &cap);
+
+// Parses `size` bytes.  Returns "" and fills *out on success, else a
+// human-readable error (and *out is unspecified).
+std::string parse_capture(const uint8_t *data, size_t size, Capture *out);
+std::string load_capture_file(const std::string &path, Capture *out);
+
+// Serialises a valid capture.  Returns "" on success, else the validation
+// error (and *out is untouched).
+std::string serialize_capture(const Capture &cap, std::vector<uint8_t> *out);
+std::string save_capture_file(const std::string &path, const Capture &cap);
+
+// IEEE 802.3 CRC-32 (the zlib/PNG one); crc32_update continues a CRC
+// (crc32_update(crc32(a), b) == crc32(a ++ b)).
+uint32_t crc32(const uint8_t *data, size_t size);
+uint32_t crc32_update(uint32_t crc, const uint8_t *data, size_t size);
+// A section's stored CRC: over type (u32 LE), length (u64 LE) and payload.
+uint32_t section_crc(uint32_t type, const uint8_t *payload, uint64_t len);
+
+}  // namespace kjit::sim
+#endif

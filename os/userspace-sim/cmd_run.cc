@@ -1,0 +1,85 @@
+// kjit-sim run CAPTURE: differential run, plus an optional tool whose result
+// is printed next to the reference runner's count of the same thing.
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+#include "capture.h"
+#include "commands.h"
+#include "diff_runner.h"
+#include "symbols.h"
+#include "tool_registry.h"
+
+namespace kjit::sim {
+
+int cmd_run(int argc, char **argv) {
+  std::string path, tool_name, sym_path;
+  DiffOptions opt;
+  for (int i = 0; i < argc; i++) {
+    const std::string a = argv[i];
+    if (a == "--tool" && i + 1 < argc) {
+      tool_name = argv[++i];
+    } else if (a == "--symbols" && i + 1 < argc) {
+      sym_path = argv[++i];
+    } else if (a == "--budget" && i + 1 < argc) {
+      opt.reference.budget = opt.translated.budget = strtoull(argv[++i], nullptr, 0);
+    } else if (a == "--no-inline") {
+      opt.translated.engine.inline_instrumentation = 0;
+    } else if (a == "--no-liveness") {
+      opt.translated.engine.use_liveness = 0;
+    } else if (a == "--quiet") {
+      opt.translated.quiet = true;
+    } else if (a[0] != '-' && path.empty()) {
+      path = a;
+    } else {
+      fprintf(stderr, "run: unexpected argument %s\n", a.c_str());
+      return 2;
+    }
+  }
+  if (path.empty()) {
+    fprintf(stderr, "run: missing CAPTURE\n");
+    return 2;
+  }
+  Capture cap;
+  std::string err = load_capture_file(path, &cap);
+  SymbolTable syms;
+  if (err.empty() && !sym_path.empty()) err = syms.load_kallsyms(sym_path);
+  if (!err.empty()) {
+    fprintf(stderr, "error: %s\n", err.c_str());
+    return 2;
+  }
+  if (!syms.empty()) opt.translated.symbols = &syms;
+
+  const Tool *tool = nullptr;
+  std::string tool_result;
+  if (!tool_name.empty()) {
+    tool = find_tool(tool_name);
+    if (!tool) {
+      fprintf(stderr, "error: unknown tool %s; known:", tool_name.c_str());
+      for (const Tool &t : tools()) fprintf(stderr, " %s", t.name.c_str());
+      fprintf(stderr, "\n");
+      return 2;
+    }
+    opt.translated.plugin = tool->plugin();
+    opt.after_translated = [&](TranslatedRunner &) { tool_result = tool->report(); };
+  }
+
+  const DiffResult d = run_diff(cap, opt);
+  printf("%s", describe_diff(d).c_str());
+  if (!d.error.empty()) return 2;
+  const ReferenceCounts &c = d.reference.counts;
+  printf("reference: %llu insns, %llu blocks, %zu calls, %s, %s\n",
+         static_cast<unsigned long long>(c.instructions), static_cast<unsigned long long>(c.blocks),
+         c.call_trace.size(), format_branch_hints(c).c_str(), format_lock_contention(c).c_str());
+  if (tool) {
+    const std::string ref = tool->reference(c);
+    printf("tool %s: %s\nreference: %s\n%s\n", tool->name.c_str(), tool_result.c_str(), ref.c_str(),
+           tool_result == ref ? "tool AGREES with the reference" : "tool DISAGREES with the reference");
+  }
+  if (d.translated.lock_errors)
+    printf("warning: %llu engine lock errors\n", static_cast<unsigned long long>(d.translated.lock_errors));
+  return d.equal && (!tool || tool_result == tool->reference(c)) ? 0 : 1;
+}
+
+}  // namespace kjit::sim

@@ -1,0 +1,9 @@
+// kjit-sim subcommands: each gets the arguments after its name.
+#ifndef KJIT_SIM_COMMANDS_H
+#define KJIT_SIM_COMMANDS_H
+
+namespace kjit::sim {
+int cmd_run(int argc, char **argv);
+int cmd_info(int argc, char **argv);
+}  // namespace kjit::sim
+#endif

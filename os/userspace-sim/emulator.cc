@@ -1,0 +1,326 @@
+// Unicorn wrapper.  One global UC_HOOK_CODE does the bookkeeping (sentinel,
+// budget, last pc for write attribution) and then dispatches to range hooks:
+// a single hook keeps their order well defined.
+#include "emulator.h"
+
+#include <unicorn/unicorn.h>
+
+#include <map>
+
+namespace kjit::sim {
+namespace {
+
+// KJIT_REG_* (hardware order) to Unicorn register ids.
+constexpr int kUcGpr[16] = {
+    UC_X86_REG_RAX, UC_X86_REG_RCX, UC_X86_REG_RDX, UC_X86_REG_RBX,
+    UC_X86_REG_RSP, UC_X86_REG_RBP, UC_X86_REG_RSI, UC_X86_REG_RDI,
+    UC_X86_REG_R8,  UC_X86_REG_R9,  UC_X86_REG_R10, UC_X86_REG_R11,
+    UC_X86_REG_R12, UC_X86_REG_R13, UC_X86_REG_R14, UC_X86_REG_R15,
+};
+
+uint32_t uc_perms(uint32_t p) {
+  uint32_t r = 0;
+  if (p & kPermR) r |= UC_PROT_READ;
+  if (p & kPermW) r |= UC_PROT_WRITE;
+  if (p & kPermX) r |= UC_PROT_EXEC;
+  return r;
+}
+
+std::string hex(uint64_t v) {
+  char buf[32];
+  snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
+  return buf;
+}
+
+const char *access_name(int type) {
+  switch (type) {
+    case UC_MEM_READ_UNMAPPED: return "read from unmapped";
+    case UC_MEM_WRITE_UNMAPPED: return "write to unmapped";
+    case UC_MEM_FETCH_UNMAPPED: return "fetch from unmapped";
+    case UC_MEM_READ_PROT: return "read from protected";
+    case UC_MEM_WRITE_PROT: return "write to read-only";
+    case UC_MEM_FETCH_PROT: return "fetch from non-executable";
+    default: return "invalid access to";
+  }
+}
+
+}  // namespace
+
+const char *stop_reason_name(StopReason r) {
+  switch (r) {
+    case StopReason::kSentinel: return "sentinel";
+    case StopReason::kBudget: return "budget exhausted";
+    case StopReason::kFault: return "fault";
+    case StopReason::kStopped: return "stopped";
+    case StopReason::kError: return "error";
+  }
+  return "?";
+}
+
+Emulator::Emulator() {
+  uc_engine *uc = nullptr;
+  if (uc_open(UC_ARCH_X86, UC_MODE_64, &uc) != UC_ERR_OK) return;
+  uc_ = uc;
+  uc_hook h;
+  uc_hook_add(uc_, &h, UC_HOOK_CODE, reinterpret_cast<void *>(&Emulator::on_code), this, 1, 0);
+  uc_hook_add(uc_, &h, UC_HOOK_MEM_WRITE, reinterpret_cast<void *>(&Emulator::on_write), this, 1, 0);
+  uc_hook_add(uc_, &h, UC_HOOK_MEM_INVALID, reinterpret_cast<void *>(&Emulator::on_invalid), this, 1, 0);
+  uc_hook_add(uc_, &h, UC_HOOK_INTR, reinterpret_cast<void *>(&Emulator::on_interrupt), this, 1, 0);
+  uc_hook_add(uc_, &h, UC_HOOK_INSN_INVALID, reinterpret_cast<void *>(&Emulator::on_invalid_insn), this, 1, 0);
+}
+
+Emulator::~Emulator() {
+  if (uc_) uc_close(uc_);
+}
+
+std::string Emulator::load_capture(const Capture &cap) {
+  if (!uc_) return "unicorn failed to open";
+  // Page -> union of permissions of the regions touching it; then map runs
+  // of consecutive pages with equal permissions in one call each.
+  std::map<uint64_t, uint32_t> pages;
+  for (const Region &r : cap.regions)
+    for (uint64_t p = page_down(r.addr); p <= page_down(r.end() - 1); p += kPageSize) {
+      pages[p] |= r.perms;
+      if (p + kPageSize == 0) break;  // last page of the address space
+    }
+  for (auto it = pages.begin(); it != pages.end();) {
+    uint64_t start = it->first, perms = it->second, size = 0;
+    while (it != pages.end() && it->first == start + size && it->second == perms) {
+      size += kPageSize;
+      ++it;
+    }
+    uc_err e = uc_mem_map(uc_, start, size, uc_perms(static_cast<uint32_t>(perms)));
+    if (e != UC_ERR_OK) return "cannot map " + hex(start) + "+" + hex(size) + ": " + uc_strerror(e);
+  }
+  for (const Region &r : cap.regions)
+    if (uc_mem_write(uc_, r.addr, r.bytes.data(), r.bytes.size()) != UC_ERR_OK)
+      return "cannot fill region at " + hex(r.addr);
+  set_regs(cap.regs);
+  return "";
+}
+
+std::string Emulator::map(uint64_t addr, uint64_t size, uint32_t perms) {
+  if (!uc_) return "unicorn failed to open";
+  const uint64_t start = page_down(addr), len = page_up(addr + size) - start;
+  uc_err e = uc_mem_map(uc_, start, len, uc_perms(perms));
+  return e == UC_ERR_OK ? "" : "cannot map " + hex(start) + "+" + hex(len) + ": " + uc_strerror(e);
+}
+
+std::string Emulator::map_host(uint64_t addr, void *host, uint64_t size, uint32_t perms) {
+  if (!uc_) return "unicorn failed to open";
+  if ((addr | size) & (kPageSize - 1)) return "host mapping at " + hex(addr) + " is not page-aligned";
+  uc_err e = uc_mem_map_ptr(uc_, addr, size, uc_perms(perms), host);
+  return e == UC_ERR_OK ? "" : "cannot map host memory at " + hex(addr) + ": " + uc_strerror(e);
+}
+
+bool Emulator::is_mapped(uint64_t addr) const {
+  uint8_t b;
+  return uc_ && uc_mem_read(uc_, addr, &b, 1) == UC_ERR_OK;
+}
+
+std::string Emulator::map_stack(uint64_t top, uint64_t size) {
+  if (is_mapped(top - 8)) return "";
+  return map(top - size, size, kPermR | kPermW);
+}
+
+std::string Emulator::map_sentinel(uint64_t sentinel) {
+  if (is_mapped(sentinel)) return "sentinel " + hex(sentinel) + " is inside mapped memory";
+  std::string err = map(page_down(sentinel), kPageSize, kPermR | kPermX);
+  if (!err.empty()) return err;
+  std::vector<uint8_t> int3(kPageSize, 0xcc);
+  write(page_down(sentinel), int3.data(), int3.size());
+  return "";
+}
+
+bool Emulator::read(uint64_t addr, void *out, uint64_t len) const {
+  return uc_ && uc_mem_read(uc_, addr, out, len) == UC_ERR_OK;
+}
+
+bool Emulator::write(uint64_t addr, const void *in, uint64_t len) {
+  return uc_ && uc_mem_write(uc_, addr, in, len) == UC_ERR_OK;
+}
+
+uint64_t Emulator::gpr(int reg) const {
+  uint64_t v = 0;
+  if (uc_ && reg >= 0 && reg < 16) uc_reg_read(uc_, kUcGpr[reg], &v);
+  return v;
+}
+
+void Emulator::set_gpr(int reg, uint64_t v) {
+  if (uc_ && reg >= 0 && reg < 16) uc_reg_write(uc_, kUcGpr[reg], &v);
+}
+
+uint64_t Emulator::rip() const {
+  uint64_t v = 0;
+  if (uc_) uc_reg_read(uc_, UC_X86_REG_RIP, &v);
+  return v;
+}
+
+void Emulator::set_rip(uint64_t v) {
+  if (!uc_) return;
+  uc_reg_write(uc_, UC_X86_REG_RIP, &v);
+  rip_changed_ = true;
+}
+
+uint64_t Emulator::rflags() const {
+  uint64_t v = 0;
+  if (uc_) uc_reg_read(uc_, UC_X86_REG_RFLAGS, &v);
+  return v;
+}
+
+void Emulator::set_rflags(uint64_t v) {
+  if (uc_) uc_reg_write(uc_, UC_X86_REG_RFLAGS, &v);
+}
+
+void Emulator::set_regs(const Regs &regs) {
+  for (int i = 0; i < 16; i++) set_gpr(i, regs.gpr[i]);
+  if (!uc_) return;
+  uint64_t v = regs.rip;
+  uc_reg_write(uc_, UC_X86_REG_RIP, &v);
+  set_rflags(regs.rflags);
+  v = regs.gs_base;
+  uc_reg_write(uc_, UC_X86_REG_GS_BASE, &v);
+  v = regs.fs_base;
+  uc_reg_write(uc_, UC_X86_REG_FS_BASE, &v);
+}
+
+Regs Emulator::regs() const {
+  Regs r;
+  for (int i = 0; i < 16; i++) r.gpr[i] = gpr(i);
+  r.rip = rip();
+  r.rflags = rflags();
+  if (uc_) {
+    uc_reg_read(uc_, UC_X86_REG_GS_BASE, &r.gs_base);
+    uc_reg_read(uc_, UC_X86_REG_FS_BASE, &r.fs_base);
+  }
+  return r;
+}
+
+bool Emulator::push(uint64_t v) {
+  const uint64_t sp = gpr(4) - 8;
+  if (!write(sp, &v, 8)) return false;
+  set_gpr(4, sp);
+  return true;
+}
+
+bool Emulator::pop(uint64_t *v) {
+  const uint64_t sp = gpr(4);
+  if (!read(sp, v, 8)) return false;
+  set_gpr(4, sp + 8);
+  return true;
+}
+
+void Emulator::add_code_hook(uint64_t begin, uint64_t end, CodeHook hook) {
+  hooks_.push_back(RangeHook{begin, end, std::move(hook)});
+}
+
+void Emulator::invalidate(uint64_t addr, uint64_t len) {
+  if (uc_ && len) uc_ctl_remove_cache(uc_, addr, addr + len);
+}
+
+void Emulator::stop() {
+  stop_requested_ = true;
+  if (uc_) uc_emu_stop(uc_);
+}
+
+void Emulator::fail(uint64_t pc, const std::string &why) {
+  if (!faulted_) {
+    faulted_ = true;
+    fault_ = RunResult{StopReason::kFault, pc, 0, insns_, why};
+  }
+  if (uc_) uc_emu_stop(uc_);
+}
+
+RunResult Emulator::run(uint64_t start, uint64_t sentinel, uint64_t budget) {
+  if (!uc_) return RunResult{StopReason::kError, start, 0, 0, "unicorn failed to open"};
+  sentinel_ = sentinel;
+  budget_ = budget;
+  insns_ = 0;
+  last_pc_ = start;
+  hit_sentinel_ = budget_spent_ = stop_requested_ = faulted_ = false;
+  // `until` = sentinel stops Unicorn before it executes the sentinel; the
+  // code hook catches the case where it is reached some other way.
+  uc_err e = uc_emu_start(uc_, start, sentinel, 0, 0);
+  RunResult r;
+  r.insns = insns_;
+  r.pc = rip();
+  if (faulted_) {
+    r = fault_;
+    r.insns = insns_;
+  } else if (hit_sentinel_ || (e == UC_ERR_OK && r.pc == sentinel)) {
+    r.reason = StopReason::kSentinel;
+  } else if (budget_spent_) {
+    r.reason = StopReason::kBudget;
+    r.pc = last_pc_;
+    r.message = "instruction budget of " + std::to_string(budget) + " exhausted at " + hex(last_pc_);
+  } else if (e != UC_ERR_OK) {
+    r.reason = StopReason::kFault;
+    r.pc = last_pc_;
+    r.message = std::string(uc_strerror(e)) + " at " + hex(last_pc_);
+  } else if (stop_requested_) {
+    r.reason = StopReason::kStopped;
+  } else {
+    // Unicorn returned on its own: hlt, or a stop we did not ask for.
+    r.reason = StopReason::kFault;
+    r.pc = last_pc_;
+    r.message = "emulation ended at " + hex(last_pc_) + " (hlt?)";
+  }
+  return r;
+}
+
+void Emulator::on_code(uc_struct *uc, uint64_t pc, uint32_t size, void *p) {
+  auto *self = static_cast<Emulator *>(p);
+  self->last_pc_ = pc;
+  if (pc == self->sentinel_) {
+    self->hit_sentinel_ = true;
+    uc_emu_stop(uc);
+    return;
+  }
+  if (self->insns_ >= self->budget_) {
+    self->budget_spent_ = true;
+    uc_emu_stop(uc);
+    return;
+  }
+  self->insns_++;
+  self->rip_changed_ = false;
+  for (size_t i = 0; i < self->hooks_.size(); i++) {
+    RangeHook &h = self->hooks_[i];
+    if (pc < h.begin || pc > h.end) continue;
+    h.fn(*self, pc, size);
+    // A redirected or stopped instruction is not seen by later hooks.
+    if (self->rip_changed_ || self->stop_requested_ || self->faulted_) break;
+  }
+}
+
+void Emulator::on_write(uc_struct *, int, uint64_t addr, int size, int64_t value, void *p) {
+  auto *self = static_cast<Emulator *>(p);
+  if (!self->record_writes_) return;
+  uint64_t v = static_cast<uint64_t>(value);
+  if (size < 8) v &= (uint64_t{1} << (8 * size)) - 1;
+  self->writes_.push_back(MemWrite{self->last_pc_, addr, static_cast<uint32_t>(size), v});
+}
+
+bool Emulator::on_invalid(uc_struct *, int type, uint64_t addr, int size, int64_t, void *p) {
+  auto *self = static_cast<Emulator *>(p);
+  if (!self->faulted_) {
+    self->faulted_ = true;
+    self->fault_ = RunResult{StopReason::kFault, self->last_pc_, addr, self->insns_,
+                             std::string(access_name(type)) + " " + hex(addr) + " (" +
+                                 std::to_string(size) + " bytes) at pc " + hex(self->last_pc_)};
+  }
+  return false;  // do not retry: the run ends with an error
+}
+
+void Emulator::on_interrupt(uc_struct *uc, uint32_t intno, void *p) {
+  auto *self = static_cast<Emulator *>(p);
+  self->fail(self->last_pc_, "interrupt " + std::to_string(intno) + " at pc " + hex(self->last_pc_));
+  uc_emu_stop(uc);
+}
+
+bool Emulator::on_invalid_insn(uc_struct *, void *p) {
+  auto *self = static_cast<Emulator *>(p);
+  self->fail(self->last_pc_, "invalid instruction at pc " + hex(self->last_pc_));
+  return false;
+}
+
+}  // namespace kjit::sim

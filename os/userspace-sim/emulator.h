@@ -1,0 +1,152 @@
+// An emulated x86-64 CPU (Unicorn) that runs captured kernel code.
+//
+// Both the reference run (original code) and the translated run (engine's
+// code cache) use it.  It records every memory write in program order, so
+// the two runs can be compared, and it always terminates: at the sentinel,
+// on a fault, or when the instruction budget is spent.
+#ifndef KJIT_SIM_EMULATOR_H
+#define KJIT_SIM_EMULATOR_H
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "capture.h"
+
+struct uc_struct;
+
+namespace kjit::sim {
+
+constexpr uint64_t kPageSize = 4096;
+inline uint64_t page_down(uint64_t a) { return a & ~(kPageSize - 1); }
+inline uint64_t page_up(uint64_t a) { return (a + kPageSize - 1) & ~(kPageSize - 1); }
+
+// One store, as the CPU performed it.
+struct MemWrite {
+  uint64_t pc;     // address of the storing instruction
+  uint64_t addr;
+  uint32_t size;   // 1, 2, 4 or 8 (wider stores arrive split)
+  uint64_t value;  // zero-extended
+};
+
+enum class StopReason {
+  kSentinel,  // reached the sentinel: normal end
+  kBudget,    // instruction budget exhausted (a likely endless loop)
+  kFault,     // unmapped/protected access, invalid instruction, interrupt
+  kStopped,   // a hook asked to stop (stop())
+  kError,     // Unicorn refused to run (bad state)
+};
+const char *stop_reason_name(StopReason r);
+
+struct RunResult {
+  StopReason reason = StopReason::kError;
+  uint64_t pc = 0;          // pc when the run ended (faulting pc for faults)
+  uint64_t fault_addr = 0;  // data address for memory faults
+  uint64_t insns = 0;       // instructions executed (hook invocations)
+  std::string message;      // human-readable detail
+};
+
+class Emulator {
+ public:
+  // Called before the instruction at `pc` (of `size` bytes) executes.  A
+  // hook may change registers, including RIP (Unicorn 2 then resumes at the
+  // new RIP without executing this instruction), or call stop().
+  using CodeHook = std::function<void(Emulator &emu, uint64_t pc, uint32_t size)>;
+
+  Emulator();
+  ~Emulator();
+  Emulator(const Emulator &) = delete;
+  Emulator &operator=(const Emulator &) = delete;
+
+  // Unicorn failed to open: every other call then fails.
+  bool ok() const { return uc_ != nullptr; }
+
+  // Maps every capture region (page-rounded; pages shared by two regions get
+  // the union of their permissions) and copies its bytes in, then loads the
+  // capture's registers.  Returns "" or an error.
+  std::string load_capture(const Capture &cap);
+  // Maps [addr, addr+size) page-rounded, zero-filled, with kPerm* bits.
+  std::string map(uint64_t addr, uint64_t size, uint32_t perms);
+  // Shows host memory `host` (page-aligned, size a page multiple) at `addr`:
+  // the CPU and the host then share the bytes.
+  std::string map_host(uint64_t addr, void *host, uint64_t size, uint32_t perms);
+  bool is_mapped(uint64_t addr) const;
+  // A stack of `size` bytes ending at `top`, unless already mapped.
+  std::string map_stack(uint64_t top, uint64_t size);
+
+  bool read(uint64_t addr, void *out, uint64_t len) const;
+  bool write(uint64_t addr, const void *in, uint64_t len);  // not recorded
+  bool read_u64(uint64_t addr, uint64_t *v) const { return read(addr, v, 8); }
+
+  // Registers; `reg` is a KJIT_REG_* GPR number (hardware order).
+  uint64_t gpr(int reg) const;
+  void set_gpr(int reg, uint64_t v);
+  uint64_t rip() const;
+  void set_rip(uint64_t v);
+  uint64_t rflags() const;
+  void set_rflags(uint64_t v);
+  void set_regs(const Regs &regs);
+  Regs regs() const;
+  // Stack helpers used by gates and the runner (writes are not recorded,
+  // they are the host's, not the program's).
+  bool push(uint64_t v);
+  bool pop(uint64_t *v);
+
+  // Hook for pcs in [begin, end] inclusive.  Hooks run in registration
+  // order, after the built-in sentinel/budget bookkeeping.
+  void add_code_hook(uint64_t begin, uint64_t end, CodeHook hook);
+
+  // Drops Unicorn's translated blocks for [addr, addr+len): needed after the
+  // host writes code through a host-mapped view.
+  void invalidate(uint64_t addr, uint64_t len);
+
+  // Runs from `start` until RIP reaches `sentinel` (which must be mapped by
+  // then: see map_sentinel), a fault, stop(), or `budget` instructions.
+  RunResult run(uint64_t start, uint64_t sentinel, uint64_t budget);
+  // Maps the sentinel's page filled with int3, so that a wrong hook setup
+  // shows as a fault rather than as a run past the end.
+  std::string map_sentinel(uint64_t sentinel);
+  void stop();
+  // Stops the run as a fault (used by hooks that detect a broken protocol).
+  void fail(uint64_t pc, const std::string &why);
+
+  // Writes in program order, since construction or clear_writes().
+  const std::vector<MemWrite> &writes() const { return writes_; }
+  void clear_writes() { writes_.clear(); }
+  // While false, stores are not recorded (host-side setup).
+  void set_record_writes(bool on) { record_writes_ = on; }
+
+  uint64_t insns() const { return insns_; }
+  uint64_t last_pc() const { return last_pc_; }
+
+ private:
+  struct RangeHook {
+    uint64_t begin, end;
+    CodeHook fn;
+  };
+  static void on_code(uc_struct *uc, uint64_t pc, uint32_t size, void *self);
+  static void on_write(uc_struct *uc, int type, uint64_t addr, int size, int64_t value, void *self);
+  static bool on_invalid(uc_struct *uc, int type, uint64_t addr, int size, int64_t value, void *self);
+  static void on_interrupt(uc_struct *uc, uint32_t intno, void *self);
+  static bool on_invalid_insn(uc_struct *uc, void *self);
+
+  uc_struct *uc_ = nullptr;
+  std::vector<RangeHook> hooks_;
+  std::vector<MemWrite> writes_;
+  bool record_writes_ = true;
+  uint64_t insns_ = 0;
+  uint64_t budget_ = 0;
+  uint64_t sentinel_ = 0;
+  uint64_t last_pc_ = 0;
+  // Set by hooks during a run; read by run() to decide why it ended.
+  bool hit_sentinel_ = false;
+  bool budget_spent_ = false;
+  bool stop_requested_ = false;
+  bool faulted_ = false;
+  bool rip_changed_ = false;  // set_rip() during the current hook
+  RunResult fault_;
+};
+
+}  // namespace kjit::sim
+#endif

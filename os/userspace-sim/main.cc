@@ -1,0 +1,31 @@
+// kjit-sim: replays captured kernel code through the engine in an emulated
+// CPU and compares it with the original.
+#include <cstdio>
+#include <cstring>
+
+#include "commands.h"
+
+namespace {
+
+void usage() {
+  fprintf(stderr,
+          "usage:\n"
+          "  kjit-sim run CAPTURE [--tool NAME] [--no-inline] [--no-liveness]\n"
+          "                       [--symbols KALLSYMS[.xz]] [--budget N] [--quiet]\n"
+          "      differential run: original vs translated; exit 0 match, 1 divergence, 2 error\n"
+          "  kjit-sim info CAPTURE [--symbols KALLSYMS[.xz]]\n"
+          "      prints the capture's contents\n");
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+  if (argc < 2) {
+    usage();
+    return 2;
+  }
+  if (strcmp(argv[1], "run") == 0) return kjit::sim::cmd_run(argc - 2, argv + 2);
+  if (strcmp(argv[1], "info") == 0) return kjit::sim::cmd_info(argc - 2, argv + 2);
+  usage();
+  return 2;
+}

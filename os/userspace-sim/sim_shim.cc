@@ -1,0 +1,215 @@
+// os_shim.h for user space, over a loaded capture and an emulator.
+#include "sim_shim.h"
+
+#include <cstdio>
+#include <cstring>
+#include <mutex>
+
+namespace kjit::sim {
+namespace {
+
+struct ShimState {
+  ShimConfig cfg;
+  std::vector<uint64_t> host_fns;  // host-call gate i calls host_fns[i]
+  std::vector<std::string> log;
+  bool quiet = false;
+  std::mutex mutex;
+  bool locked = false;
+  uint64_t lock_errors = 0;
+};
+
+ShimState &state() {
+  static ShimState s;
+  return s;
+}
+
+uint64_t host_gate_base() { return state().cfg.gate_base + kPageSize; }
+uint64_t host_gate_capacity() { return (kGatePages - 1) * kPageSize / kHostGateStride; }
+
+// Plugin pointers live in the data window: translated code passes their
+// exec addresses, the host function needs the host view.
+uint64_t to_host(uint64_t v) {
+  const kjit_os_memory &m = state().cfg.memory;
+  if (m.data_host_view && v >= m.data_exec_base && v - m.data_exec_base < m.data_size)
+    return reinterpret_cast<uint64_t>(m.data_host_view + (v - m.data_exec_base));
+  return v;
+}
+
+void serve_host_gate(Emulator &emu, uint64_t pc) {
+  ShimState &s = state();
+  const uint64_t off = pc - host_gate_base();
+  if (off % kHostGateStride != 0 || off / kHostGateStride >= s.host_fns.size()) {
+    char msg[96];
+    snprintf(msg, sizeof msg, "call to unallocated host gate 0x%llx", static_cast<unsigned long long>(pc));
+    emu.fail(pc, msg);
+    return;
+  }
+  using HostFn = uint64_t (*)(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t);
+  // The SysV argument registers; extra arguments are harmless to a callee
+  // that takes fewer.
+  auto fn = reinterpret_cast<HostFn>(s.host_fns[off / kHostGateStride]);
+  const uint64_t ret = fn(to_host(emu.gpr(KJIT_REG_RDI)), to_host(emu.gpr(KJIT_REG_RSI)),
+                          to_host(emu.gpr(KJIT_REG_RDX)), to_host(emu.gpr(KJIT_REG_RCX)),
+                          to_host(emu.gpr(KJIT_REG_R8)), to_host(emu.gpr(KJIT_REG_R9)));
+  emu.set_gpr(KJIT_REG_RAX, ret);
+  // The gate byte is `ret`: the emulator now returns to the caller.
+}
+
+}  // namespace
+
+void shim_configure(const ShimConfig &cfg) {
+  ShimState &s = state();
+  s.cfg = cfg;
+  s.host_fns.clear();
+}
+
+void shim_set_emulator(Emulator *emu) { state().cfg.emulator = emu; }
+
+void shim_reset() {
+  ShimState &s = state();
+  s.cfg = ShimConfig{};
+  s.host_fns.clear();
+  s.log.clear();
+  s.locked = false;
+  s.lock_errors = 0;
+}
+
+uint64_t shim_gate_direct() { return state().cfg.gate_base + kGateDirectOffset; }
+uint64_t shim_gate_indirect() { return state().cfg.gate_base + kGateIndirectOffset; }
+
+bool shim_is_gate_address(uint64_t addr) {
+  const uint64_t base = state().cfg.gate_base;
+  return addr >= base && addr - base < kGatePages * kPageSize;
+}
+
+kjit_os_kernel_facts shim_kernel_facts() {
+  kjit_os_kernel_facts f;
+  memset(&f, 0, sizeof f);
+  const SymbolTable *syms = state().cfg.symbols;
+  if (syms && !syms->empty()) {
+    static const char *const kRegNames[KJIT_GPR_COUNT] = {
+        "rax", "rcx", "rdx", "rbx", "rsp", "rbp", "rsi", "rdi",
+        "r8",  "r9",  "r10", "r11", "r12", "r13", "r14", "r15"};
+    f.return_thunk = syms->address_of("__x86_return_thunk");
+    f.fentry = syms->address_of("__fentry__");
+    f.schedule_funnel = syms->address_of("__schedule");
+    for (int i = 0; i < KJIT_GPR_COUNT; i++) {
+      const std::string r = kRegNames[i];
+      f.retpoline_thunk[i] = syms->address_of("__x86_indirect_thunk_" + r);
+      f.its_thunk[i] = syms->address_of("__x86_indirect_its_thunk_" + r);
+      f.jump_thunk[i] = syms->address_of("__x86_indirect_jump_thunk_" + r);
+    }
+  }
+  f.gate_direct = shim_gate_direct();
+  f.gate_indirect = shim_gate_indirect();
+  return f;
+}
+
+std::string shim_map_gates(Emulator &emu) {
+  const uint64_t base = state().cfg.gate_base;
+  std::string err = emu.map(base, kGatePages * kPageSize, kPermR | kPermX);
+  if (!err.empty()) return "gate pages: " + err;
+  std::vector<uint8_t> bytes(kGatePages * kPageSize, 0xc3);  // ret
+  std::fill(bytes.begin(), bytes.begin() + kPageSize, 0xcc);  // int3
+  emu.write(base, bytes.data(), bytes.size());
+  emu.add_code_hook(host_gate_base(), base + kGatePages * kPageSize - 1,
+                    [](Emulator &e, uint64_t pc, uint32_t) { serve_host_gate(e, pc); });
+  return "";
+}
+
+const std::vector<std::string> &shim_log_lines() { return state().log; }
+void shim_set_quiet(bool quiet) { state().quiet = quiet; }
+uint64_t shim_lock_errors() { return state().lock_errors; }
+
+}  // namespace kjit::sim
+
+using kjit::sim::state;
+
+extern "C" {
+
+uint64_t kjit_os_read_code(uint64_t addr, uint8_t *out, uint64_t len) {
+  const kjit::sim::Capture *cap = state().cfg.capture;
+  if (!cap) return 0;
+  uint64_t done = 0;
+  // Adjacent executable regions read as one.
+  while (done < len) {
+    const kjit::sim::Region *r = cap->find_region(addr + done);
+    if (!r || !(r->perms & kjit::sim::kPermX)) break;
+    const uint64_t off = addr + done - r->addr;
+    const uint64_t n = std::min<uint64_t>(len - done, r->bytes.size() - off);
+    memcpy(out + done, r->bytes.data() + off, n);
+    done += n;
+  }
+  return done;
+}
+
+int kjit_os_may_translate(uint64_t addr) {
+  const kjit::sim::Capture *cap = state().cfg.capture;
+  if (!cap) return 0;
+  const kjit::sim::Region *r = cap->find_region(addr);
+  return r && (r->perms & kjit::sim::kPermX);
+}
+
+// The simulator has no exception or bug tables yet.
+enum kjit_os_site_kind kjit_os_classify_site(uint64_t) { return KJIT_SITE_PLAIN; }
+
+// Nothing to mirror: faults in the simulator are reported, not fixed up.
+int kjit_os_mirror_extable(uint64_t, uint64_t) { return 1; }
+
+void kjit_os_code_written(uint64_t exec_addr, uint64_t len) {
+  if (kjit::sim::Emulator *emu = state().cfg.emulator) emu->invalidate(exec_addr, len);
+}
+
+void kjit_os_lock(void) {
+  auto &s = state();
+  // One engine thread: a second lock while held is an engine bug that would
+  // deadlock in the kernel.  Report it instead of hanging.
+  if (s.locked) {
+    s.lock_errors++;
+    kjit_os_log("kjit_os_lock: lock taken while already held");
+    return;
+  }
+  s.mutex.lock();
+  s.locked = true;
+}
+
+void kjit_os_unlock(void) {
+  auto &s = state();
+  if (!s.locked) {
+    s.lock_errors++;
+    kjit_os_log("kjit_os_unlock: lock not held");
+    return;
+  }
+  s.locked = false;
+  s.mutex.unlock();
+}
+
+uint32_t kjit_os_cpu(void) { return 0; }
+
+void kjit_os_quiesce(void) {}
+
+void kjit_os_log(const char *msg) {
+  auto &s = state();
+  if (s.log.size() < 10000) s.log.emplace_back(msg ? msg : "");
+  if (!s.quiet) fprintf(stderr, "kjit: %s\n", msg ? msg : "");
+}
+
+void kjit_os_symbolize(uint64_t addr, char *out, uint64_t out_len) {
+  if (!out || out_len == 0) return;
+  const kjit::sim::SymbolTable *syms = state().cfg.symbols;
+  const std::string s = syms ? syms->symbolize(addr) : std::string();
+  const size_t n = std::min<size_t>(s.size(), out_len - 1);
+  memcpy(out, s.data(), n);
+  out[n] = '\0';
+}
+
+uint64_t kjit_os_host_call_gate(uint64_t fn) {
+  auto &s = state();
+  for (size_t i = 0; i < s.host_fns.size(); i++)
+    if (s.host_fns[i] == fn) return kjit::sim::host_gate_base() + i * kjit::sim::kHostGateStride;
+  if (s.host_fns.size() >= kjit::sim::host_gate_capacity()) return 0;
+  s.host_fns.push_back(fn);
+  return kjit::sim::host_gate_base() + (s.host_fns.size() - 1) * kjit::sim::kHostGateStride;
+}
+
+}  // extern "C"

@@ -1,0 +1,35 @@
+// The example tools (plugins/) that `kjit-sim run --tool NAME` can load, and
+// how each one's result lines up with the reference runner's count.
+#ifndef KJIT_SIM_TOOL_REGISTRY_H
+#define KJIT_SIM_TOOL_REGISTRY_H
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "kjit/plugin.h"
+#include "reference_runner.h"
+
+namespace kjit::sim {
+
+struct Tool {
+  std::string name;
+  // kjit_example_<name>(): the plugin to register.
+  std::function<const kjit_plugin *()> plugin;
+  // The plugin's result as text, read after the translated run while the
+  // engine (and the plugin's data window) is still alive.
+  std::function<std::string()> report;
+  // The same quantity computed by the reference runner, as text.
+  std::function<std::string(const ReferenceCounts &)> reference;
+};
+
+const std::vector<Tool> &tools();
+const Tool *find_tool(const std::string &name);  // nullptr if unknown
+
+// Formatting helpers for `reference` functions.
+std::string format_call_trace(const std::vector<uint64_t> &trace);
+std::string format_branch_hints(const ReferenceCounts &c);
+std::string format_lock_contention(const ReferenceCounts &c);
+
+}  // namespace kjit::sim
+#endif

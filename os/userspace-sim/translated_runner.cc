@@ -1,0 +1,155 @@
+#include "translated_runner.h"
+
+#include <cstdlib>
+#include <cstring>
+
+#include "sim_shim.h"
+
+namespace kjit::sim {
+namespace {
+
+uint8_t *host_alloc(uint64_t size) {
+  // Page-aligned so the buffer can be shown to Unicorn with uc_mem_map_ptr.
+  void *p = aligned_alloc(kPageSize, page_up(size));
+  if (p) memset(p, 0, page_up(size));
+  return static_cast<uint8_t *>(p);
+}
+
+std::string hex(uint64_t v) {
+  char buf[32];
+  snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
+  return buf;
+}
+
+}  // namespace
+
+TranslatedOptions::TranslatedOptions() { kjit_engine_default_options(&engine); }
+
+TranslatedRunner::TranslatedRunner(const Capture &cap, const TranslatedOptions &opt)
+    : cap_(cap), opt_(opt), emu_(std::make_unique<Emulator>()) {
+  opt_.code_size = page_up(opt_.code_size);
+  opt_.data_size = page_up(opt_.data_size);
+}
+
+TranslatedRunner::~TranslatedRunner() {
+  if (engine_up_) kjit_engine_fini();
+  shim_reset();
+}
+
+bool TranslatedRunner::is_cache_address(uint64_t a) const {
+  return a >= opt_.code_exec_base && a - opt_.code_exec_base < opt_.code_size;
+}
+
+bool TranslatedRunner::is_engine_address(uint64_t a) const {
+  return is_cache_address(a) || (a >= opt_.data_exec_base && a - opt_.data_exec_base < opt_.data_size) ||
+         shim_is_gate_address(a);
+}
+
+uint64_t TranslatedRunner::original_pc(uint64_t pc) const {
+  if (!is_cache_address(pc)) return pc;
+  return engine_up_ ? kjit_engine_original_pc(pc) : 0;
+}
+
+std::string TranslatedRunner::setup() {
+  // The engine's areas must not hide captured memory.
+  for (const Region &r : cap_.regions)
+    for (auto [base, size] : {std::pair{opt_.code_exec_base, opt_.code_size},
+                              std::pair{opt_.data_exec_base, opt_.data_size},
+                              std::pair{kGateBase, kGatePages * kPageSize}})
+      if (r.addr < base + size && base < r.end())
+        return "captured region at " + hex(r.addr) + " collides with the simulator's area at " + hex(base);
+
+  arena_.reset(host_alloc(opt_.arena_size));
+  code_.reset(host_alloc(opt_.code_size));
+  data_.reset(host_alloc(opt_.data_size));
+  if (!arena_ || !code_ || !data_) return "out of host memory";
+
+  Emulator &emu = *emu_;
+  std::string err = emu.load_capture(cap_);
+  if (err.empty()) err = emu.map_host(opt_.code_exec_base, code_.get(), opt_.code_size, kPermR | kPermX);
+  if (err.empty()) err = emu.map_host(opt_.data_exec_base, data_.get(), opt_.data_size, kPermR | kPermW);
+  if (err.empty()) err = emu.map_sentinel(cap_.sentinel);
+  if (err.empty()) err = emu.map_stack(cap_.regs.gpr[KJIT_REG_RSP], opt_.stack_size);
+  if (!err.empty()) return err;
+
+  kjit_os_memory mem{};
+  mem.arena = arena_.get();
+  mem.arena_size = opt_.arena_size;
+  mem.code_write_view = code_.get();
+  mem.code_exec_base = opt_.code_exec_base;
+  mem.code_size = opt_.code_size;
+  mem.data_host_view = data_.get();
+  mem.data_exec_base = opt_.data_exec_base;
+  mem.data_size = opt_.data_size;
+
+  ShimConfig cfg;
+  cfg.capture = &cap_;
+  cfg.symbols = opt_.symbols;
+  cfg.emulator = &emu;
+  cfg.memory = mem;
+  shim_configure(cfg);
+  shim_set_quiet(opt_.quiet);
+  err = shim_map_gates(emu);
+  if (!err.empty()) return err;
+
+  const kjit_os_kernel_facts facts = shim_kernel_facts();
+  const int rc = kjit_engine_init(&mem, &facts, &opt_.engine);
+  if (rc != 0) return "kjit_engine_init failed: " + std::to_string(rc);
+  engine_up_ = true;
+  if (opt_.plugin) {
+    const int prc = kjit_register_plugin(opt_.plugin);
+    if (prc != 0) return "kjit_register_plugin failed: " + std::to_string(prc);
+  }
+  if (kjit_engine_add_stop_address(cap_.sentinel) != 0) return "kjit_engine_add_stop_address failed";
+
+  const uint64_t gd = shim_gate_direct(), gi = shim_gate_indirect();
+  emu.add_code_hook(gd, gd, [this](Emulator &e, uint64_t pc, uint32_t) { on_gate_direct(e, pc); });
+  emu.add_code_hook(gi, gi, [this](Emulator &e, uint64_t pc, uint32_t) { on_gate_indirect(e, pc); });
+  emu.add_code_hook(opt_.code_exec_base, opt_.code_exec_base + opt_.code_size - 1,
+                    [this](Emulator &, uint64_t, uint32_t) { cache_insns_++; });
+  if (!emu.push(cap_.sentinel)) return "cannot push the sentinel: stack not writable";
+  return "";
+}
+
+// `call gate_direct; .long exit_id`: [rsp] is the stub's return address.
+void TranslatedRunner::on_gate_direct(Emulator &emu, uint64_t pc) {
+  direct_gates_++;
+  uint64_t r;
+  if (!emu.pop(&r)) return emu.fail(pc, "gate_direct: stack unreadable");
+  emu.set_rip(kjit_engine_direct_exit(r));
+}
+
+// Chain miss: rcx = original target, [rsp] = stub return address, and
+// [rsp+8] = the program's rcx, which the host restores and pops.
+void TranslatedRunner::on_gate_indirect(Emulator &emu, uint64_t pc) {
+  indirect_gates_++;
+  uint64_t r, rcx;
+  if (!emu.pop(&r)) return emu.fail(pc, "gate_indirect: stack unreadable");
+  const uint64_t next = kjit_engine_indirect_miss(r, emu.gpr(KJIT_REG_RCX));
+  if (!emu.pop(&rcx)) return emu.fail(pc, "gate_indirect: saved rcx unreadable");
+  emu.set_gpr(KJIT_REG_RCX, rcx);
+  emu.set_rip(next);
+}
+
+TranslatedResult TranslatedRunner::run() {
+  TranslatedResult res;
+  res.error = setup();
+  if (!res.error.empty()) return res;
+  res.entry_target = kjit_engine_enter(cap_.entry_pc);
+  res.run = emu_->run(res.entry_target, cap_.sentinel, opt_.budget);
+  if (res.run.reason == StopReason::kFault && is_cache_address(res.run.pc)) {
+    const uint64_t orig = kjit_engine_original_pc(res.run.pc);
+    res.run.message += " (cache pc; original " + (orig ? hex(orig) : std::string("unknown")) + ")";
+  }
+  res.final_regs = emu_->regs();
+  res.writes = emu_->writes();
+  kjit_engine_get_stats(&res.stats);
+  res.cache_insns = cache_insns_;
+  res.direct_gates = direct_gates_;
+  res.indirect_gates = indirect_gates_;
+  res.lock_errors = shim_lock_errors();
+  res.log = shim_log_lines();
+  return res;
+}
+
+}  // namespace kjit::sim

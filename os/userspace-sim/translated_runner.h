@@ -1,0 +1,89 @@
+// Runs a capture through the engine: the emulated CPU executes the code
+// cache, and the host serves the engine's gates (engine.h's protocol).
+#ifndef KJIT_SIM_TRANSLATED_RUNNER_H
+#define KJIT_SIM_TRANSLATED_RUNNER_H
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "capture.h"
+#include "emulator.h"
+#include "kjit/engine.h"
+#include "symbols.h"
+
+namespace kjit::sim {
+
+constexpr uint64_t kCodeCacheExecBase = 0xffffffffc0000000ull;
+constexpr uint64_t kDataWindowExecBase = 0xffffffffd0000000ull;
+
+struct TranslatedOptions {
+  kjit_engine_options engine{};  // filled from kjit_engine_default_options()
+  uint64_t arena_size = 16 << 20;
+  uint64_t code_size = 16 << 20;
+  uint64_t data_size = 4 << 20;
+  uint64_t code_exec_base = kCodeCacheExecBase;
+  uint64_t data_exec_base = kDataWindowExecBase;
+  uint64_t budget = 10'000'000;  // instructions, gates and stubs included
+  uint64_t stack_size = 64 * 1024;
+  const kjit_plugin *plugin = nullptr;   // registered before the entry
+  const SymbolTable *symbols = nullptr;  // kernel facts and symbolization
+  bool quiet = false;                    // engine log to stderr?
+
+  TranslatedOptions();
+};
+
+struct TranslatedResult {
+  RunResult run;
+  Regs final_regs;
+  std::vector<MemWrite> writes;  // every write, engine regions included
+  kjit_engine_stats stats{};
+  uint64_t entry_target = 0;     // what kjit_engine_enter returned
+  uint64_t cache_insns = 0;      // instructions executed in the code cache
+  uint64_t direct_gates = 0;     // dispatcher round trips
+  uint64_t indirect_gates = 0;
+  uint64_t lock_errors = 0;      // shim-detected lock misuse by the engine
+  std::vector<std::string> log;  // what the engine logged
+  std::string error;             // setup error (no run happened), else ""
+};
+
+// One engine instance over one capture.  The engine stays alive until the
+// object is destroyed, so callers can map cache addresses back and read the
+// plugin's results after run().  Only one may exist at a time (the engine
+// and the shim are process-global).
+class TranslatedRunner {
+ public:
+  TranslatedRunner(const Capture &cap, const TranslatedOptions &opt);
+  ~TranslatedRunner();
+  TranslatedRunner(const TranslatedRunner &) = delete;
+  TranslatedRunner &operator=(const TranslatedRunner &) = delete;
+
+  TranslatedResult run();
+
+  // The engine's own memory as the emulated CPU sees it (cache, data
+  // window, gates): writes there are not program writes.
+  bool is_engine_address(uint64_t addr) const;
+  bool is_cache_address(uint64_t addr) const;
+  // Original pc of a code-cache pc (0 if unknown); identity elsewhere.
+  uint64_t original_pc(uint64_t pc) const;
+  Emulator &emulator() { return *emu_; }
+
+ private:
+  std::string setup();
+  void on_gate_direct(Emulator &emu, uint64_t pc);
+  void on_gate_indirect(Emulator &emu, uint64_t pc);
+
+  const Capture &cap_;
+  TranslatedOptions opt_;
+  std::unique_ptr<Emulator> emu_;
+  struct HostBuffer {
+    void operator()(uint8_t *p) const { free(p); }
+  };
+  std::unique_ptr<uint8_t, HostBuffer> arena_, code_, data_;
+  bool engine_up_ = false;
+  uint64_t direct_gates_ = 0, indirect_gates_ = 0, cache_insns_ = 0;
+};
+
+}  // namespace kjit::sim
+#endif

@@ -1,0 +1,140 @@
+#include "emulator.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+#include "kjit/plugin.h"
+#include "test_code.h"
+
+namespace kjit::sim {
+namespace {
+
+using namespace test;
+
+struct Prepared {
+  Emulator emu;
+  explicit Prepared(const Capture &cap) {
+    EXPECT_EQ(emu.load_capture(cap), "");
+    EXPECT_EQ(emu.map_sentinel(cap.sentinel), "");
+    EXPECT_TRUE(emu.push(cap.sentinel));
+  }
+};
+
+TEST(Emulator, RunsToSentinelAndRecordsWritesInOrder) {
+  const Capture cap = make_capture(store_code(), 0x1122334455667788ull);
+  Prepared p(cap);
+  RunResult r = p.emu.run(cap.entry_pc, cap.sentinel, 1000);
+  ASSERT_EQ(r.reason, StopReason::kSentinel) << r.message;
+  EXPECT_EQ(r.insns, 5u);
+  EXPECT_EQ(p.emu.gpr(KJIT_REG_RAX), 2 * 0x1122334455667789ull);
+  EXPECT_EQ(p.emu.gpr(KJIT_REG_RSP), kStackTop);  // the ret popped the sentinel
+  const auto &w = p.emu.writes();
+  ASSERT_EQ(w.size(), 2u);
+  EXPECT_EQ(w[0].addr, kData);
+  EXPECT_EQ(w[0].size, 8u);
+  EXPECT_EQ(w[0].value, 0x1122334455667788ull);
+  EXPECT_EQ(w[0].pc, kCode);
+  EXPECT_EQ(w[1].addr, kData + 8);
+  EXPECT_EQ(w[1].size, 4u);
+  EXPECT_EQ(w[1].value, 0x55667789u);
+  EXPECT_EQ(w[1].pc, kCode + 7);
+}
+
+TEST(Emulator, EndlessLoopHitsTheBudget) {
+  const Capture cap = make_capture({0xeb, 0xfe});  // jmp .
+  Prepared p(cap);
+  RunResult r = p.emu.run(cap.entry_pc, cap.sentinel, 500);
+  EXPECT_EQ(r.reason, StopReason::kBudget);
+  EXPECT_EQ(r.insns, 500u);
+}
+
+TEST(Emulator, ReportsUnmappedAccessWithAddress) {
+  // mov rax, [0x12345678]
+  const Capture cap = make_capture({0x48, 0x8b, 0x04, 0x25, 0x78, 0x56, 0x34, 0x12, 0xc3});
+  Prepared p(cap);
+  RunResult r = p.emu.run(cap.entry_pc, cap.sentinel, 100);
+  EXPECT_EQ(r.reason, StopReason::kFault);
+  EXPECT_EQ(r.fault_addr, 0x12345678u);
+  EXPECT_EQ(r.pc, kCode);
+  EXPECT_NE(r.message.find("0x12345678"), std::string::npos) << r.message;
+}
+
+TEST(Emulator, ReportsInvalidInstructionAndTraps) {
+  for (std::vector<uint8_t> code : {std::vector<uint8_t>{0x90, 0x0f, 0x0b},    // nop; ud2
+                                    std::vector<uint8_t>{0x90, 0xcc}}) {      // nop; int3
+    const Capture cap = make_capture(code);
+    Prepared p(cap);
+    RunResult r = p.emu.run(cap.entry_pc, cap.sentinel, 100);
+    EXPECT_EQ(r.reason, StopReason::kFault);
+    EXPECT_EQ(r.pc, kCode + 1) << r.message;
+  }
+}
+
+TEST(Emulator, WriteToReadOnlyCodeFaults) {
+  // mov [rip-7], al: writes into the code region itself.
+  const Capture cap = make_capture({0x88, 0x05, 0xf9, 0xff, 0xff, 0xff, 0xc3});
+  Prepared p(cap);
+  RunResult r = p.emu.run(cap.entry_pc, cap.sentinel, 100);
+  EXPECT_EQ(r.reason, StopReason::kFault);
+  EXPECT_EQ(r.fault_addr, kCode + 6 - 7);
+}
+
+TEST(Emulator, GsBaseIsHonoured) {
+  // mov rax, gs:[8]; ret
+  CaptureBuilder b;
+  std::vector<uint8_t> data(4096, 0);
+  data[8] = 0x2a;
+  b.add_region(kCode, {0x65, 0x48, 0x8b, 0x04, 0x25, 0x08, 0, 0, 0, 0xc3}, kPermR | kPermX)
+      .add_region(kData, data, kPermR | kPermW)
+      .add_stack(kStackTop, 0x1000)
+      .set_gs_base(kData)
+      .set_entry(kCode);
+  Capture cap;
+  ASSERT_EQ(b.build(&cap), "");
+  Prepared p(cap);
+  ASSERT_EQ(p.emu.run(cap.entry_pc, cap.sentinel, 10).reason, StopReason::kSentinel);
+  EXPECT_EQ(p.emu.gpr(KJIT_REG_RAX), 0x2au);
+}
+
+TEST(Emulator, HookCanRedirectExecution) {
+  // The hook at kCode skips the first instruction (mov eax, 1) and lands on
+  // the second (mov ebx, 2; ret): RIP writes in hooks work in this Unicorn.
+  const Capture cap = make_capture({0xb8, 0x01, 0, 0, 0, 0xbb, 0x02, 0, 0, 0, 0xc3});
+  Prepared p(cap);
+  int calls = 0;
+  p.emu.add_code_hook(kCode, kCode, [&](Emulator &e, uint64_t, uint32_t) {
+    calls++;
+    e.set_rip(kCode + 5);
+  });
+  p.emu.set_gpr(KJIT_REG_RAX, 0);
+  ASSERT_EQ(p.emu.run(cap.entry_pc, cap.sentinel, 10).reason, StopReason::kSentinel);
+  EXPECT_EQ(calls, 1);
+  EXPECT_EQ(p.emu.gpr(KJIT_REG_RAX), 0u);
+  EXPECT_EQ(p.emu.gpr(KJIT_REG_RBX), 2u);
+}
+
+TEST(Emulator, HostMappedCodeNeedsInvalidation) {
+  // Code in host memory: run it, change it from the host, invalidate, run
+  // again and see the new code.
+  Emulator emu;
+  const uint64_t at = 0xffffffffc0000000ull;
+  alignas(4096) static uint8_t buf[4096];
+  const uint8_t v1[] = {0xb8, 0x01, 0, 0, 0, 0xc3};  // mov eax, 1; ret
+  memcpy(buf, v1, sizeof v1);
+  ASSERT_EQ(emu.map_host(at, buf, sizeof buf, kPermR | kPermX), "");
+  ASSERT_EQ(emu.map_stack(kStackTop, 0x1000), "");
+  ASSERT_EQ(emu.map_sentinel(kDefaultSentinel), "");
+  emu.set_gpr(KJIT_REG_RSP, kStackTop);
+  ASSERT_TRUE(emu.push(kDefaultSentinel));
+  ASSERT_EQ(emu.run(at, kDefaultSentinel, 10).reason, StopReason::kSentinel);
+  EXPECT_EQ(emu.gpr(KJIT_REG_RAX), 1u);
+  buf[1] = 7;
+  emu.invalidate(at, sizeof v1);
+  ASSERT_TRUE(emu.push(kDefaultSentinel));
+  ASSERT_EQ(emu.run(at, kDefaultSentinel, 10).reason, StopReason::kSentinel);
+  EXPECT_EQ(emu.gpr(KJIT_REG_RAX), 7u);
+}
+
+}  // namespace
+}  // namespace kjit::sim

@@ -61,7 +61,7 @@ void place_movable_requests(BuildContext &ctx, Instrumenter &ins) {
   for (uint32_t r = 0; r < ctx.nreqs; r++) {
     CallRequest &req = ctx.reqs[r];
     if (!req.movable || !g_engine.opt.use_liveness) continue;
-    uint32_t best = 0, best_weight = ~0u;
+    uint32_t best = req.insn_index, best_weight = ~0u;
     for (uint32_t i = 0; i < ctx.n; i++) {
       if (ctx.insns[i].is_extable_site) break;  // keep counts ahead of faulting user accesses
       uint32_t w = ins.cost(req, ctx.insns[i].insn, ctx.live[i]).weight();

@@ -99,7 +99,10 @@ bool Specialiser::scan(const uint8_t *code) {
     if (count_ >= kMaxRoutineInsns || off >= kMaxRoutineBytes) return false;
     x86::Insn &in = s.insns[count_];
     if (dec_.decode(base + off, code + off, 15, &in) != x86::DecodeStatus::kOk) return false;
-    if ((in.regs_read | in.regs_modified) & (1u << KJIT_REG_RSP)) return false;
+    // A frame, pushes or a red zone: not inlinable (the return's own use of
+    // rsp is fine, it is not copied).
+    if (in.cf != KJIT_CF_RET && ((in.regs_read | in.regs_modified) & (1u << KJIT_REG_RSP)))
+      return false;
     if (in.flags_read & x86::kFlagDF) return false;  // string ops: keep them out
     written_anywhere_ |= in.regs_modified;
     off += in.length;

@@ -9,6 +9,7 @@ constexpr uint16_t kCallerSaved = (1u << KJIT_REG_RAX) | (1u << KJIT_REG_RCX) | 
                                   (1u << KJIT_REG_RSI) | (1u << KJIT_REG_RDI) | (1u << KJIT_REG_R8) |
                                   (1u << KJIT_REG_R9) | (1u << KJIT_REG_R10) | (1u << KJIT_REG_R11);
 constexpr uint8_t kNoSource = 0xff;
+constexpr uint8_t kFlagsSource = 0xfe;  // "register" standing for rflags
 
 // Not __builtin_popcount: without -mpopcnt it becomes a libgcc call, and
 // the module links no libgcc.
@@ -55,6 +56,10 @@ void Instrumenter::resolve_args(const CallRequest &req, const x86::Insn &insn, I
         args->is_const[i] = 0;
         src_reg[i] = static_cast<uint8_t>(a.reg & 15);
         break;
+      case KJIT_ARG_KIND_FLAGS:
+        args->is_const[i] = 0;
+        src_reg[i] = kFlagsSource;
+        break;
       default: args->value[i] = 0; break;
     }
   }
@@ -84,7 +89,8 @@ void Instrumenter::load_reg_args(const InlineArgs &args, const uint8_t *src_reg,
   uint32_t n = 0;
   for (uint32_t i = 0; i < args.nargs; i++) {
     if (args.is_const[i] || src_reg[i] == KJIT_REG_RSP) continue;
-    w_->push_reg(src_reg[i]);
+    if (src_reg[i] == kFlagsSource) w_->pushfq();
+    else w_->push_reg(src_reg[i]);
     order[n++] = i;
   }
   while (n-- > 0) w_->pop_reg(static_cast<uint8_t>(kSysvArgRegs[order[n]]));

@@ -33,7 +33,7 @@ bool ipoint_valid_for(const x86::Insn &in, uint32_t where, bool is_last) {
 bool arg_valid(const kjit_arg &a) {
   switch (a.kind) {
     case KJIT_ARG_KIND_CONST: case KJIT_ARG_KIND_PTR: case KJIT_ARG_KIND_INSN_PC:
-    case KJIT_ARG_KIND_BRANCH_TARGET: case KJIT_ARG_KIND_BLOCK_PC:
+    case KJIT_ARG_KIND_BRANCH_TARGET: case KJIT_ARG_KIND_BLOCK_PC: case KJIT_ARG_KIND_FLAGS:
       return true;
     case KJIT_ARG_KIND_REG:
       return a.reg < 16;
@@ -108,9 +108,14 @@ int kjit_insert_call_argv(kjit_insn *insn, enum kjit_ipoint where, void *routine
   CallRequest &r = ctx.reqs[ctx.nreqs++];
   r.insn_index = insn->index;
   r.where = static_cast<uint8_t>(where);
-  // A block-level request at the block's first instruction may be placed
-  // anywhere in the block where less state is live.
-  r.movable = ctx.in_block_callback && insn->index == 0 && where == KJIT_IPOINT_BEFORE;
+  // A block-level request may be placed anywhere in the block where less
+  // state is live (every instruction of a dynamic block runs if one does).
+  // Requests reading flags or registers are bound to their point.
+  r.movable = ctx.in_block_callback && where == KJIT_IPOINT_BEFORE;
+  for (uint32_t i = 0; i < nargs; i++)
+    if (args[i].kind == KJIT_ARG_KIND_REG || args[i].kind == KJIT_ARG_KIND_FLAGS ||
+        args[i].kind == KJIT_ARG_KIND_INSN_PC || args[i].kind == KJIT_ARG_KIND_BRANCH_TARGET)
+      r.movable = 0;
   r.routine = routine;
   r.nargs = nargs;
   for (uint32_t i = 0; i < nargs; i++) r.args[i] = args[i];

@@ -43,6 +43,7 @@ enum kjit_arg_kind {
   KJIT_ARG_KIND_INSN_PC = 4,  /* the original address of the instruction    */
   KJIT_ARG_KIND_BRANCH_TARGET = 5, /* a direct branch's target              */
   KJIT_ARG_KIND_BLOCK_PC = 6, /* the original start address of the block    */
+  KJIT_ARG_KIND_FLAGS = 7,    /* rflags at the insertion point              */
 };
 struct kjit_arg {
   uint32_t kind;
@@ -55,6 +56,8 @@ struct kjit_arg {
 #define KJIT_ARG_INSN_PC() ((struct kjit_arg){KJIT_ARG_KIND_INSN_PC, 0, 0})
 #define KJIT_ARG_BRANCH_TARGET() ((struct kjit_arg){KJIT_ARG_KIND_BRANCH_TARGET, 0, 0})
 #define KJIT_ARG_BLOCK_PC() ((struct kjit_arg){KJIT_ARG_KIND_BLOCK_PC, 0, 0})
+#define KJIT_ARG_FLAGS() ((struct kjit_arg){KJIT_ARG_KIND_FLAGS, 0, 0})
+#define KJIT_RFLAGS_ZF 0x40
 #define KJIT_MAX_ARGS 6
 
 /* GPR numbers, in hardware encoding order. */
@@ -107,7 +110,10 @@ struct kjit_insn *kjit_block_insn(struct kjit_block *block, uint32_t index);
  * entry point). */
 int kjit_block_is_routine_start(const struct kjit_block *block);
 
-/* Inserts a call to `routine` with `nargs` typed arguments.  Returns 0, or
+/* Inserts a call to `routine` with `nargs` typed arguments.  Calls inserted
+ * from on_block/on_routine with KJIT_IPOINT_BEFORE are block-level: every
+ * instruction of a dynamic block runs when any does, so the engine may move
+ * them to the point of the block where the least state is live.  Returns 0, or
  * a negative errno-style value for a malformed request (bad ipoint for the
  * instruction, too many args, unknown kind); the request is then ignored. */
 int kjit_insert_call(struct kjit_insn *insn, enum kjit_ipoint where, void *routine,

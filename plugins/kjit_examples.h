@@ -1,0 +1,58 @@
+/* The paper's example plugins, written against include/kjit/plugin.h.  The
+ * same C sources build into the simulator (kjit-sim --tool NAME) and into
+ * plugin modules for the kernel.  Each has an init (allocating its data in
+ * the engine's data window, so call it after kjit_engine_init), the plugin
+ * descriptor, and a result accessor. */
+#ifndef KJIT_EXAMPLES_H
+#define KJIT_EXAMPLES_H
+#include "kjit/plugin.h"
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Figure 3: instructions executed. */
+int kjit_icount_init(void);
+const struct kjit_plugin *kjit_example_icount(void);
+uint64_t kjit_icount_result(void);
+
+/* Dynamic basic blocks executed (total) and per block start. */
+struct kjit_bbcount_entry { uint64_t pc; uint64_t count; };
+int kjit_bbcount_init(uint32_t max_blocks);
+const struct kjit_plugin *kjit_example_bbcount(void);
+uint64_t kjit_bbcount_total(void);
+/* Per-block entries (a block rebuilt after a flush has several: sum them). */
+const struct kjit_bbcount_entry *kjit_bbcount_entries(uint32_t *n);
+
+/* Figure 14: call tracing into a ring buffer of call targets. */
+struct kjit_call_ring { uint64_t head; uint64_t mask; uint64_t target[]; };
+int kjit_calltrace_init(uint32_t capacity_pow2);
+const struct kjit_plugin *kjit_example_calltrace(void);
+const struct kjit_call_ring *kjit_calltrace_ring(void);
+
+/* Figure 15: accuracy of the static branch prediction (the compiler's layout
+ * says forward = not taken, backward = taken; hint prefixes are counted too). */
+struct kjit_branch_stats {
+  uint64_t executed, taken, predicted_right, predicted_wrong;
+  uint64_t hinted, hint_right;
+};
+int kjit_branch_hints_init(void);
+const struct kjit_plugin *kjit_example_branch_hints(void);
+const struct kjit_branch_stats *kjit_branch_hints_result(void);
+
+/* Figure 17: contention on `lock cmpxchg` (attempts and failed attempts). */
+struct kjit_lock_stats { uint64_t attempts, failures; };
+int kjit_lock_contention_init(void);
+const struct kjit_plugin *kjit_example_lock_contention(void);
+const struct kjit_lock_stats *kjit_lock_contention_result(void);
+
+/* Calls per routine: every direct or indirect call, per target, plus each
+ * instrumented entry point's own entries. */
+struct kjit_entry_count { uint64_t pc; uint64_t count; };
+int kjit_entry_count_init(uint32_t max_routines);
+const struct kjit_plugin *kjit_example_entry_count(void);
+const struct kjit_entry_count *kjit_entry_count_entries(uint32_t *n);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,52 @@
+// A minimal OS shim for engine unit tests that do not execute code: code is
+// read from a table of byte regions the test registers.
+#include "engine/test_shim.h"
+
+#include <cstdio>
+#include <cstring>
+#include <vector>
+
+#include "kjit/os_shim.h"
+
+namespace {
+struct Region {
+  uint64_t addr;
+  std::vector<uint8_t> bytes;
+};
+std::vector<Region> g_regions;
+}  // namespace
+
+void test_shim_reset() { g_regions.clear(); }
+void test_shim_add_code(uint64_t addr, const std::vector<uint8_t> &bytes) {
+  g_regions.push_back({addr, bytes});
+}
+
+extern "C" {
+uint64_t kjit_os_read_code(uint64_t addr, uint8_t *out, uint64_t len) {
+  for (const Region &r : g_regions) {
+    if (addr >= r.addr && addr < r.addr + r.bytes.size()) {
+      uint64_t n = std::min<uint64_t>(len, r.addr + r.bytes.size() - addr);
+      memcpy(out, r.bytes.data() + (addr - r.addr), n);
+      return n;
+    }
+  }
+  return 0;
+}
+int kjit_os_may_translate(uint64_t addr) {
+  uint8_t b;
+  return kjit_os_read_code(addr, &b, 1) == 1;
+}
+enum kjit_os_site_kind kjit_os_classify_site(uint64_t) { return KJIT_SITE_PLAIN; }
+int kjit_os_mirror_extable(uint64_t, uint64_t) { return 1; }
+void kjit_os_code_written(uint64_t, uint64_t) {}
+void kjit_os_lock(void) {}
+void kjit_os_unlock(void) {}
+uint32_t kjit_os_cpu(void) { return 0; }
+void kjit_os_quiesce(void) {}
+void kjit_os_log(const char *msg) { fprintf(stderr, "kjit: %s\n", msg); }
+void kjit_os_symbolize(uint64_t, char *out, uint64_t len) {
+  if (len) out[0] = 0;
+}
+// Same address space as the tests' routines, like the kernel.
+uint64_t kjit_os_host_call_gate(uint64_t) { return 0; }
+}

@@ -61,6 +61,7 @@ int cmd_run(int argc, char **argv) {
       fprintf(stderr, "\n");
       return 2;
     }
+    opt.translated.plugin_init = tool->init;
     opt.translated.plugin = tool->plugin();
     opt.after_translated = [&](TranslatedRunner &) { tool_result = tool->report(); };
   }

@@ -18,14 +18,14 @@ std::string describe_write(const MemWrite &w) {
   return std::to_string(w.size) + " bytes " + hex(w.value) + " at " + hex(w.addr);
 }
 
-// Translated writes the program made: not into the engine's memory, and
-// not by engine-generated code.  Engine-generated code (exit stubs, chains,
-// instrumentation) is recognised by kjit_engine_original_pc() returning 0
-// for it; native code outside the cache is always the program's.
+// Translated writes the program made: not into the engine's memory, not
+// the stack slots of the gate protocol (flagged by the gates), and not by
+// code for which kjit_engine_original_pc() knows no original instruction.
+// Native code outside the cache is always the program's.
 std::vector<MemWrite> program_writes(const std::vector<MemWrite> &all, const TranslatedRunner &tr) {
   std::vector<MemWrite> out;
   for (const MemWrite &w : all) {
-    if (tr.is_engine_address(w.addr)) continue;
+    if (w.protocol || tr.is_engine_address(w.addr)) continue;
     if (tr.is_engine_address(w.pc) && !tr.is_cache_address(w.pc)) continue;  // a gate
     const uint64_t orig = tr.original_pc(w.pc);
     if (orig == 0) continue;

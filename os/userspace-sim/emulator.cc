@@ -218,6 +218,16 @@ void Emulator::invalidate(uint64_t addr, uint64_t len) {
   if (uc_ && len) uc_ctl_remove_cache(uc_, addr, addr + len);
 }
 
+void Emulator::mark_protocol_write(uint64_t addr) {
+  // The stub's writes are the last ones before the gate; a short window is
+  // enough and keeps this O(1).
+  for (size_t i = writes_.size(), seen = 0; i > 0 && seen < 8; i--, seen++)
+    if (writes_[i - 1].addr == addr && !writes_[i - 1].protocol) {
+      writes_[i - 1].protocol = true;
+      return;
+    }
+}
+
 void Emulator::stop() {
   stop_requested_ = true;
   if (uc_) uc_emu_stop(uc_);
@@ -297,7 +307,7 @@ void Emulator::on_write(uc_struct *, int, uint64_t addr, int size, int64_t value
   if (!self->record_writes_) return;
   uint64_t v = static_cast<uint64_t>(value);
   if (size < 8) v &= (uint64_t{1} << (8 * size)) - 1;
-  self->writes_.push_back(MemWrite{self->last_pc_, addr, static_cast<uint32_t>(size), v});
+  self->writes_.push_back(MemWrite{self->last_pc_, addr, static_cast<uint32_t>(size), v, false});
 }
 
 bool Emulator::on_invalid(uc_struct *, int type, uint64_t addr, int size, int64_t, void *p) {

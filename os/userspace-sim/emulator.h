@@ -28,6 +28,9 @@ struct MemWrite {
   uint64_t addr;
   uint32_t size;   // 1, 2, 4 or 8 (wider stores arrive split)
   uint64_t value;  // zero-extended
+  // Made by the engine/host protocol (a stub's call into a gate, a chain's
+  // saved rcx), not by the program: see Emulator::mark_protocol_write.
+  bool protocol = false;
 };
 
 enum class StopReason {
@@ -114,6 +117,9 @@ class Emulator {
   // Writes in program order, since construction or clear_writes().
   const std::vector<MemWrite> &writes() const { return writes_; }
   void clear_writes() { writes_.clear(); }
+  // Flags the most recent write to `addr` (among the last few) as part of
+  // the gate protocol; gates call it for the stack slots their stub wrote.
+  void mark_protocol_write(uint64_t addr);
   // While false, stores are not recorded (host-side setup).
   void set_record_writes(bool on) { record_writes_ = on; }
 

@@ -44,6 +44,7 @@ void serve_host_gate(Emulator &emu, uint64_t pc) {
     emu.fail(pc, msg);
     return;
   }
+  emu.mark_protocol_write(emu.gpr(KJIT_REG_RSP));  // the call into the gate
   using HostFn = uint64_t (*)(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t);
   // The SysV argument registers; extra arguments are harmless to a callee
   // that takes fewer.

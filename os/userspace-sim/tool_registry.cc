@@ -1,13 +1,11 @@
-// To add a tool: declare its C entry points and add a Tool below, e.g.
+// To add a tool (plugins/kjit_examples.h), add a Tool below, e.g.
 //
-//   extern "C" const struct kjit_plugin *kjit_example_icount(void);
-//   extern "C" uint64_t kjit_example_icount_report(void);
-//   ...
-//   {"icount", kjit_example_icount,
-//    [] { return std::to_string(kjit_example_icount_report()); },
+//   {"icount", [] { return kjit_icount_init(); }, kjit_example_icount,
+//    [] { return std::to_string(kjit_icount_result()); },
 //    [](const ReferenceCounts &c) { return std::to_string(c.instructions); }},
 //
-// and link the plugin library into kjit-sim (os/userspace-sim/CMakeLists.txt).
+// include "kjit_examples.h", and link kjit_examples into kjit-sim
+// (os/userspace-sim/CMakeLists.txt).
 #include "tool_registry.h"
 
 #include <sstream>

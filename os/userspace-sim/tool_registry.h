@@ -14,6 +14,9 @@ namespace kjit::sim {
 
 struct Tool {
   std::string name;
+  // kjit_<name>_init(...): allocates the plugin's data; called after
+  // kjit_engine_init, before registration.  May be empty.
+  std::function<int()> init;
   // kjit_example_<name>(): the plugin to register.
   std::function<const kjit_plugin *()> plugin;
   // The plugin's result as text, read after the translated run while the

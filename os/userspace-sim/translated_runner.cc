@@ -96,6 +96,10 @@ std::string TranslatedRunner::setup() {
   const int rc = kjit_engine_init(&mem, &facts, &opt_.engine);
   if (rc != 0) return "kjit_engine_init failed: " + std::to_string(rc);
   engine_up_ = true;
+  if (opt_.plugin_init) {
+    const int irc = opt_.plugin_init();
+    if (irc != 0) return "plugin init failed: " + std::to_string(irc);
+  }
   if (opt_.plugin) {
     const int prc = kjit_register_plugin(opt_.plugin);
     if (prc != 0) return "kjit_register_plugin failed: " + std::to_string(prc);
@@ -114,6 +118,7 @@ std::string TranslatedRunner::setup() {
 // `call gate_direct; .long exit_id`: [rsp] is the stub's return address.
 void TranslatedRunner::on_gate_direct(Emulator &emu, uint64_t pc) {
   direct_gates_++;
+  emu.mark_protocol_write(emu.gpr(KJIT_REG_RSP));  // the stub's call
   uint64_t r;
   if (!emu.pop(&r)) return emu.fail(pc, "gate_direct: stack unreadable");
   emu.set_rip(kjit_engine_direct_exit(r));
@@ -123,6 +128,9 @@ void TranslatedRunner::on_gate_direct(Emulator &emu, uint64_t pc) {
 // [rsp+8] = the program's rcx, which the host restores and pops.
 void TranslatedRunner::on_gate_indirect(Emulator &emu, uint64_t pc) {
   indirect_gates_++;
+  const uint64_t sp = emu.gpr(KJIT_REG_RSP);
+  emu.mark_protocol_write(sp);      // the stub's call
+  emu.mark_protocol_write(sp + 8);  // the chain's saved rcx
   uint64_t r, rcx;
   if (!emu.pop(&r)) return emu.fail(pc, "gate_indirect: stack unreadable");
   const uint64_t next = kjit_engine_indirect_miss(r, emu.gpr(KJIT_REG_RCX));

@@ -4,6 +4,7 @@
 #define KJIT_SIM_TRANSLATED_RUNNER_H
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -28,6 +29,9 @@ struct TranslatedOptions {
   uint64_t budget = 10'000'000;  // instructions, gates and stubs included
   uint64_t stack_size = 64 * 1024;
   const kjit_plugin *plugin = nullptr;   // registered before the entry
+  // Runs after kjit_engine_init and before the plugin is registered (the
+  // plugins allocate their data window there).  Non-zero aborts the run.
+  std::function<int()> plugin_init;
   const SymbolTable *symbols = nullptr;  // kernel facts and symbolization
   bool quiet = false;                    // engine log to stderr?
 

@@ -1,0 +1,67 @@
+#!/bin/bash
+# Builds kjit.ko for the pinned kernel ABI (tools/kernel-version).
+# Usage: os/linux/build.sh BUILD_DIR
+#   Needs BUILD_DIR/kernel-objs/kjit_engine_kernel.o (cmake target
+#   kjit_engine_kernel; override with KJIT_ENGINE_OBJ=...).
+#   Produces BUILD_DIR/module/kjit.ko (and BUILD_DIR/zydis-kernel/zydis_kernel.o).
+# Env: KDIR (default /usr/src/linux-headers-$ABI), KJIT_BUILD (lab cache for
+#   the Zydis source, default REPO/build/lab), JOBS (default 2).
+set -euo pipefail
+[ $# -ge 1 ] || { echo "usage: $0 BUILD_DIR" >&2; exit 2; }
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+root="$(cd "$here/../.." && pwd)"
+mkdir -p "$1"
+B="$(cd "$1" && pwd)"
+ABI="$(tr -d '[:space:]' < "$root/tools/kernel-version")"
+KDIR="${KDIR:-/usr/src/linux-headers-$ABI}"
+JOBS="${JOBS:-2}"
+ENGINE="${KJIT_ENGINE_OBJ:-$B/kernel-objs/kjit_engine_kernel.o}"
+export KJIT_BUILD="${KJIT_BUILD:-$root/build/lab}"
+
+[ -d "$KDIR" ] || { echo "build.sh: kernel headers $KDIR missing (apt-get install linux-headers-$ABI)" >&2; exit 1; }
+[ -f "$ENGINE" ] || { echo "build.sh: $ENGINE missing: build the cmake target kjit_engine_kernel first" >&2; exit 1; }
+"$root/cmake/check-freestanding.sh" "$ENGINE" >/dev/null
+
+# 1. Zydis (decoder + encoder, no formatter) with the kernel's code-generation
+#    flags, fetched from Debian at build time (never vendored).
+zsrc="$("$root/tools/lab/fetch-zydis-source.sh" | tail -n1)"
+zout="$B/zydis-kernel"
+mkdir -p "$zout/inc"
+ln -sfn /usr/include/Zycore "$zout/inc/Zycore"
+[ -f /usr/include/Zycore/Types.h ] || { echo "build.sh: Zycore headers missing (apt-get install libzycore-dev)" >&2; exit 1; }
+ZFLAGS=(-std=gnu11 -nostdinc -isystem "$(gcc -print-file-name=include)"
+        -I"$zsrc/include" -I"$zsrc/src" -I"$zout/inc"
+        -ffreestanding -fno-pic -mcmodel=kernel -mno-red-zone -mno-sse -mno-mmx -mno-sse2
+        -fno-asynchronous-unwind-tables -mindirect-branch=thunk-extern
+        -mfunction-return=thunk-extern -mindirect-branch-register -fno-stack-protector
+        -mpreferred-stack-boundary=3 -fcf-protection=none -fno-jump-tables -fno-common
+        -O2 -DZYAN_NO_LIBC -DZYDIS_DISABLE_FORMATTER -DZYDIS_STATIC_BUILD -DZYCORE_STATIC_BUILD)
+zobjs=()
+pids=()
+for f in Decoder DecoderData Encoder EncoderData SharedData Utils Zydis MetaInfo Mnemonic Register Segment; do
+  o="$zout/$f.o"; zobjs+=("$o")
+  if [ ! -f "$o" ] || [ "$zsrc/src/$f.c" -nt "$o" ] || [ "$0" -nt "$o" ]; then
+    gcc "${ZFLAGS[@]}" -c "$zsrc/src/$f.c" -o "$o" &
+    pids+=($!)
+    if [ "${#pids[@]}" -ge "$JOBS" ]; then wait "${pids[0]}"; pids=("${pids[@]:1}"); fi
+  fi
+done
+for p in "${pids[@]}"; do wait "$p"; done
+ld -r -o "$zout/zydis_kernel.o" "${zobjs[@]}"
+zbad="$(nm -u "$zout/zydis_kernel.o" | awk '{print $2}' | grep -v -E '^(__x86_return_thunk|__x86_indirect_thunk_.*|memcpy|memset|memmove|memcmp)$' || true)"
+[ -z "$zbad" ] || { echo "build.sh: Zydis needs symbols the kernel lacks: $zbad" >&2; exit 1; }
+
+# 2. Kbuild in a copy (Kbuild writes next to the sources).
+mod="$B/module"
+mkdir -p "$mod/uapi"
+cp "$here"/Kbuild "$here"/Makefile "$here"/*.c "$here"/*.h "$here"/*.S "$mod"/
+cp "$here"/uapi/*.h "$mod/uapi/"
+cp "$ENGINE" "$mod/kjit_engine.o_shipped"
+cp "$zout/zydis_kernel.o" "$mod/zydis_kernel.o_shipped"
+# modpost reads a .cmd file for every object of the module.
+for o in kjit_engine zydis_kernel; do
+  echo "cmd_$mod/$o.o := cp $mod/${o}.o_shipped $mod/$o.o" > "$mod/.$o.o.cmd"
+done
+make -C "$KDIR" M="$mod" KJIT_INCLUDE="$root/include" -j"$JOBS" modules
+[ -f "$mod/kjit.ko" ] || { echo "build.sh: no kjit.ko" >&2; exit 1; }
+echo "build.sh: built $mod/kjit.ko for $ABI"

@@ -1,0 +1,161 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Memory for the engine: the code cache, its writable alias, the data
+ * window and the arena.
+ *
+ * Code cache: a NOBITS section with SHF_EXECINSTR in this module
+ * (.kjit_cache, "ax", see cache_area.S).  The module loader lays
+ * SHF_EXECINSTR sections out in the module's core text, so the cache is
+ * within +/-2 GiB of kernel and module text (rel32 displacements reach) and
+ * zero-filled at load (the loader zeroes the whole core image and does not
+ * copy NOBITS), and STRICT_MODULE_RWX makes it RO+X after load.  "awx" is
+ * refused by the 6.1 loader ("invalid WRITE|EXEC flags").  The engine writes
+ * through a second mapping of the same pages: vmap() of vmalloc_to_page() of
+ * each page with PAGE_KERNEL (RW+NX).  set_memory_ro() on module text only
+ * changes the module mapping and the direct-map alias, not other vmap
+ * aliases, so the cache is never writable and executable at one address.
+ * module_alloc, set_memory_x and text_poke are not exported, which rules out
+ * the other obvious ways.  kjit_mem_selftest() checks all this at load
+ * (verified in the guest: "exec view -X, write alias W-").
+ *
+ * Data window: a page-aligned .bss array of this module (RW+NX, same
+ * +/-2 GiB reach, so translated code can address it RIP-relative).
+ * Arena: vmalloc (host view only).
+ *
+ * The two module-image sizes are fixed at build time (KJIT_CACHE_MAX,
+ * KJIT_DATA_MAX); the parameters choose how much of them the engine gets. */
+#include <linux/kernel.h>
+#include <linux/module.h>
+#include <linux/mm.h>
+#include <linux/vmalloc.h>
+#include <linux/slab.h>
+#include <asm/pgtable.h>
+#include "kjit_linux.h"
+
+#include "cache_area.h"
+#define KJIT_DATA_MAX (1UL << 20)
+
+static unsigned int cache_kb = 4096;
+module_param(cache_kb, uint, 0444);
+MODULE_PARM_DESC(cache_kb, "code cache size in KiB (max 8192)");
+static unsigned int data_kb = 512;
+module_param(data_kb, uint, 0444);
+MODULE_PARM_DESC(data_kb, "data window size in KiB (max 1024)");
+static unsigned int arena_kb = 8192;
+module_param(arena_kb, uint, 0444);
+MODULE_PARM_DESC(arena_kb, "engine arena size in KiB");
+
+/* cache_area.S: .kjit_cache (NOBITS, "ax"), KJIT_CACHE_MAX bytes, page aligned. */
+extern u8 kjit_cache_area[];
+
+static u8 kjit_data_area[KJIT_DATA_MAX] __aligned(PAGE_SIZE);
+
+static u8 *cache_alias;
+static unsigned long cache_bytes;
+static u8 *arena;
+
+int kjit_mem_init(struct kjit_os_memory *mem)
+{
+	unsigned long npages, i;
+	struct page **pages;
+	unsigned long base = (unsigned long)kjit_cache_area;
+
+	cache_bytes = min_t(unsigned long, (unsigned long)cache_kb << 10, KJIT_CACHE_MAX);
+	cache_bytes &= PAGE_MASK;
+	if (cache_bytes < 64 * 1024 || (base & ~PAGE_MASK)) {
+		pr_err("kjit: bad cache size %lu or misaligned cache %px\n", cache_bytes,
+		       kjit_cache_area);
+		return -EINVAL;
+	}
+	npages = cache_bytes >> PAGE_SHIFT;
+	pages = kvmalloc_array(npages, sizeof(*pages), GFP_KERNEL);
+	if (!pages)
+		return -ENOMEM;
+	for (i = 0; i < npages; i++) {
+		pages[i] = vmalloc_to_page((void *)(base + (i << PAGE_SHIFT)));
+		if (!pages[i]) {
+			kvfree(pages);
+			pr_err("kjit: cache page %lu has no struct page\n", i);
+			return -EFAULT;
+		}
+	}
+	cache_alias = vmap(pages, npages, VM_MAP, PAGE_KERNEL);
+	kvfree(pages);
+	if (!cache_alias)
+		return -ENOMEM;
+
+	arena = vzalloc((unsigned long)arena_kb << 10);
+	if (!arena) {
+		vunmap(cache_alias);
+		cache_alias = NULL;
+		return -ENOMEM;
+	}
+
+	mem->arena = arena;
+	mem->arena_size = (u64)arena_kb << 10;
+	mem->code_write_view = cache_alias;
+	mem->code_exec_base = base;
+	mem->code_size = cache_bytes;
+	mem->data_host_view = kjit_data_area;
+	mem->data_exec_base = (u64)(unsigned long)kjit_data_area;
+	mem->data_size = min_t(u64, (u64)data_kb << 10, KJIT_DATA_MAX);
+	pr_info("kjit: code cache %px (%lu KiB, RW alias %px), data %px, arena %lu KiB\n",
+		kjit_cache_area, cache_bytes >> 10, cache_alias, kjit_data_area,
+		(unsigned long)arena_kb);
+	return 0;
+}
+
+void kjit_mem_exit(void)
+{
+	if (cache_alias)
+		vunmap(cache_alias);
+	cache_alias = NULL;
+	vfree(arena);
+	arena = NULL;
+}
+
+int kjit_mem_is_cache(unsigned long addr)
+{
+	return addr - (unsigned long)kjit_cache_area < cache_bytes;
+}
+
+static const char *prot_str(unsigned long addr, char *buf)
+{
+	unsigned int level;
+	pte_t *pte = lookup_address(addr, &level);
+
+	if (!pte || !pte_present(*pte))
+		return "unmapped";
+	snprintf(buf, 8, "%c%c", pte_write(*pte) ? 'W' : '-', pte_exec(*pte) ? 'X' : '-');
+	return buf;
+}
+
+/* Writes "mov $0x2a,%eax; ret" through the alias into the last page of the
+ * cache, runs it at the exec address, and checks the page protections of
+ * both views (exec view R-X, alias RW-, never W+X).  The bytes are zeroed
+ * again afterwards. */
+int kjit_mem_selftest(void)
+{
+	static const u8 code[] = { 0xb8, 0x2a, 0x00, 0x00, 0x00, 0xc3 };
+	unsigned long off = cache_bytes - PAGE_SIZE;
+	u8 *exec = kjit_cache_area + off;
+	int (*fn)(void) = (int (*)(void))exec;
+	char b1[8], b2[8];
+	const char *pe, *pa;
+	int ret;
+
+	memcpy(cache_alias + off, code, sizeof(code));
+	kjit_os_code_written((unsigned long)exec, sizeof(code));
+	ret = fn();
+	memset(cache_alias + off, 0, sizeof(code));
+	pe = prot_str((unsigned long)exec, b1);
+	pa = prot_str((unsigned long)cache_alias + off, b2);
+	pr_info("kjit: cache selftest: exec view returned %d; exec view %s, write alias %s\n",
+		ret, pe, pa);
+	if (ret != 42)
+		return -EIO;
+	if (strcmp(pe, "-X") || strcmp(pa, "W-")) {
+		pr_err("kjit: code cache views are not W^X\n");
+		return -EPERM;
+	}
+	return 0;
+}

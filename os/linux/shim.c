@@ -1,0 +1,214 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The OS shim (include/kjit/os_shim.h) for the Linux kernel. */
+#include <linux/kernel.h>
+#include <linux/module.h>
+#include <linux/uaccess.h>
+#include <linux/spinlock.h>
+#include <linux/smp.h>
+#include <linux/rcupdate.h>
+#include <linux/rcupdate_wait.h>
+#include <linux/kallsyms.h>
+#include <linux/extable.h>
+#include <linux/bug.h>
+#include <linux/preempt.h>
+#include <linux/hardirq.h>
+#include <asm/sync_core.h>
+#include "kjit_linux.h"
+
+/* Symbols the kernel does not export, resolved once at load. */
+static unsigned long stext, etext;
+static unsigned long noinstr_start, noinstr_end;
+static unsigned long kprobes_start, kprobes_end;
+static unsigned long entry_start, entry_end;
+static unsigned long irqentry_start, irqentry_end;
+static unsigned long softirqentry_start, softirqentry_end;
+static bool (*p_is_module_text_address)(unsigned long addr);
+static bool (*p_within_kprobe_blacklist)(unsigned long addr);
+static const struct exception_table_entry *(*p_search_exception_tables)(unsigned long addr);
+static struct bug_entry *(*p_find_bug)(unsigned long bugaddr);
+
+static const char *const gpr_names[KJIT_GPR_COUNT] = {
+	"rax", "rcx", "rdx", "rbx", "rsp", "rbp", "rsi", "rdi",
+	"r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15",
+};
+
+static int need(unsigned long *v, const char *name)
+{
+	*v = kjit_ksym(name);
+	if (!*v) {
+		pr_err("kjit: symbol %s not found\n", name);
+		return -ENOENT;
+	}
+	return 0;
+}
+
+int kjit_shim_init(void)
+{
+	int err = 0;
+
+	err |= need(&stext, "_stext");
+	err |= need(&etext, "_etext");
+	err |= need(&noinstr_start, "__noinstr_text_start");
+	err |= need(&noinstr_end, "__noinstr_text_end");
+	err |= need(&kprobes_start, "__kprobes_text_start");
+	err |= need(&kprobes_end, "__kprobes_text_end");
+	err |= need(&entry_start, "__entry_text_start");
+	err |= need(&entry_end, "__entry_text_end");
+	err |= need(&irqentry_start, "__irqentry_text_start");
+	err |= need(&irqentry_end, "__irqentry_text_end");
+	err |= need(&softirqentry_start, "__softirqentry_text_start");
+	err |= need(&softirqentry_end, "__softirqentry_text_end");
+	p_is_module_text_address = (void *)kjit_ksym("is_module_text_address");
+	p_within_kprobe_blacklist = (void *)kjit_ksym("within_kprobe_blacklist");
+	p_search_exception_tables = (void *)kjit_ksym("search_exception_tables");
+	p_find_bug = (void *)kjit_ksym("find_bug");
+	if (!p_is_module_text_address || !p_within_kprobe_blacklist ||
+	    !p_search_exception_tables || !p_find_bug) {
+		pr_err("kjit: a kernel function needed by the shim was not found\n");
+		return -ENOENT;
+	}
+	return err ? -ENOENT : 0;
+}
+
+void kjit_shim_fill_facts(struct kjit_os_kernel_facts *f)
+{
+	char name[64];
+	int i;
+
+	memset(f, 0, sizeof(*f));
+	f->return_thunk = kjit_ksym("__x86_return_thunk");
+	for (i = 0; i < KJIT_GPR_COUNT; i++) {
+		snprintf(name, sizeof(name), "__x86_indirect_thunk_%s", gpr_names[i]);
+		f->retpoline_thunk[i] = kjit_ksym(name);
+		snprintf(name, sizeof(name), "__x86_indirect_its_thunk_%s", gpr_names[i]);
+		f->its_thunk[i] = kjit_ksym(name);
+		snprintf(name, sizeof(name), "__x86_indirect_jump_thunk_%s", gpr_names[i]);
+		f->jump_thunk[i] = kjit_ksym(name);
+	}
+	f->fentry = kjit_ksym("__fentry__");
+	f->schedule_funnel = kjit_ksym("__schedule");
+	f->gate_direct = (u64)(unsigned long)kjit_gate_direct;
+	f->gate_indirect = (u64)(unsigned long)kjit_gate_indirect;
+}
+
+uint64_t kjit_os_read_code(uint64_t addr, uint8_t *out, uint64_t len)
+{
+	uint64_t done = 0;
+
+	/* Page by page, so a read that crosses into an unmapped page is short
+	 * instead of failing entirely. */
+	while (done < len) {
+		unsigned long a = (unsigned long)(addr + done);
+		uint64_t chunk = min_t(uint64_t, len - done, PAGE_SIZE - offset_in_page(a));
+
+		if (copy_from_kernel_nofault(out + done, (const void *)a, chunk))
+			break;
+		done += chunk;
+	}
+	return done;
+}
+
+static bool kjit_in_range(unsigned long a, unsigned long s, unsigned long e)
+{
+	return a >= s && a < e;
+}
+
+int kjit_os_may_translate(uint64_t addr64)
+{
+	unsigned long addr = (unsigned long)addr64;
+
+	if (kjit_in_range(addr, noinstr_start, noinstr_end) ||
+	    kjit_in_range(addr, kprobes_start, kprobes_end) ||
+	    kjit_in_range(addr, entry_start, entry_end) ||
+	    kjit_in_range(addr, irqentry_start, irqentry_end) ||
+	    kjit_in_range(addr, softirqentry_start, softirqentry_end))
+		return 0;
+	if (within_module(addr, THIS_MODULE))     /* never kjit itself */
+		return 0;
+	if (!kjit_in_range(addr, stext, etext) && !p_is_module_text_address(addr))
+		return 0;
+	/* NOKPROBE_SYMBOL()s and the noinstr/entry areas as kprobes sees them.
+	 * The list only changes under kprobe_mutex at module load/unload. */
+	if (p_within_kprobe_blacklist(addr))
+		return 0;
+	return 1;
+}
+
+enum kjit_os_site_kind kjit_os_classify_site(uint64_t addr)
+{
+	if (p_search_exception_tables((unsigned long)addr))
+		return KJIT_SITE_EXTABLE;
+	if (p_find_bug((unsigned long)addr))
+		return KJIT_SITE_BUG;
+	return KJIT_SITE_PLAIN;
+}
+
+int kjit_os_mirror_extable(uint64_t orig_addr, uint64_t copy_addr)
+{
+	/* No dynamic extable for the cache yet: the engine leaves the cache
+	 * before such a site and the access runs at its original address. */
+	return 0;
+}
+
+void kjit_os_code_written(uint64_t exec_addr, uint64_t len)
+{
+	/* The writes went through the RW alias of the same physical pages;
+	 * serialise this CPU.  Other CPUs only reach new code through a link
+	 * written after the code itself. */
+	sync_core();
+}
+
+static DEFINE_RAW_SPINLOCK(kjit_engine_lock);
+static unsigned long kjit_engine_lock_flags;   /* only touched by the holder */
+
+void kjit_os_lock(void)
+{
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&kjit_engine_lock, flags);
+	kjit_engine_lock_flags = flags;
+}
+
+void kjit_os_unlock(void)
+{
+	unsigned long flags = kjit_engine_lock_flags;
+
+	raw_spin_unlock_irqrestore(&kjit_engine_lock, flags);
+}
+
+uint32_t kjit_os_cpu(void)
+{
+	return raw_smp_processor_id();
+}
+
+void kjit_os_quiesce(void)
+{
+	/* RCU-tasks: every task has voluntarily scheduled or been in user
+	 * mode, so no task is still preempted inside old cache contents.  This
+	 * sleeps: it cannot be honoured in atomic context. */
+	if (preemptible()) {
+		synchronize_rcu_tasks();
+		return;
+	}
+	pr_warn_ratelimited("kjit: quiesce requested in atomic context; not waiting\n");
+}
+
+void kjit_os_log(const char *msg)
+{
+	pr_info("kjit: %s\n", msg);
+}
+
+void kjit_os_symbolize(uint64_t addr, char *out, uint64_t out_len)
+{
+	char buf[KSYM_SYMBOL_LEN];
+
+	if (!out || !out_len)
+		return;
+	sprint_symbol(buf, (unsigned long)addr);
+	strscpy(out, buf, out_len);
+}
+
+uint64_t kjit_os_host_call_gate(uint64_t fn)
+{
+	return 0;
+}

@@ -1,0 +1,88 @@
+#!/bin/bash
+# Guest smoke test for kjit.ko (host side; boots the pinned kernel under TCG).
+# Usage: tests/guest/smoke.sh [BUILD_DIR]    (default: ./build)
+#   Needs BUILD_DIR/module/kjit.ko (os/linux/build.sh BUILD_DIR).
+#   Env: KJIT_SMOKE_ITERS (200), KJIT_SMOKE_FUNCS ("__x64_sys_getppid __x64_sys_openat").
+# In the guest (--smp 2): insmod; the workload natively; attach to each
+# function in turn and run the workload again (two copies in parallel); read
+# stats; detach; run natively again; rmmod.
+# Fails when: a step fails, any workload output differs from the native one
+# (syscall results, -EFAULT for a bad pointer, -ENOENT), blocks_built or
+# dispatcher_exits is 0, the log has Oops/BUG/WARNING/lockup/RCU stall lines,
+# or /proc/sys/kernel/tainted has bits beyond O (4096) and E (8192).
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+B="$(cd "${1:-$root/build}" && pwd)"
+ITERS="${KJIT_SMOKE_ITERS:-200}"
+FUNCS="${KJIT_SMOKE_FUNCS:-__x64_sys_getppid __x64_sys_openat}"
+ko="$B/module/kjit.ko"
+[ -f "$ko" ] || { echo "smoke: $ko missing (os/linux/build.sh $B)" >&2; exit 2; }
+
+share="$B/guest-smoke"
+rm -rf "$share"; mkdir -p "$share"
+cp "$ko" "$share/"
+gcc -O2 -static -Wall -o "$share/syscalls" "$root/tests/guest/syscalls.c"
+gcc -O2 -static -Wall -I "$root/os/linux" -o "$share/kjitctl" "$root/tools/kjitctl/kjitctl.c"
+
+cat > "$share/smoke-guest.sh" <<GUEST
+#!/bin/sh
+# runs in the guest, cwd = share
+set -u
+step() { echo "== \$*"; }
+die() { echo "SMOKE-FAIL: \$*"; dmesg > dmesg.txt; cat /proc/sys/kernel/tainted > tainted.txt; sync; exit 1; }
+ITERS=$ITERS
+work() { ./syscalls \$ITERS /mnt/kjit/kjit.ko > "\$1.a" 2>&1 & ./syscalls \$ITERS /proc/version > "\$1.b" 2>&1; wait; }
+step insmod; insmod ./kjit.ko || die insmod
+dmesg | grep 'kjit:' ; sync
+step native; work native || true
+i=0
+for f in $FUNCS; do
+  i=\$((i + 1))
+  step attach \$f; ./kjitctl attach \$f || die "attach \$f"
+  sync
+  step "run \$f"; work kjit\$i
+  ./kjitctl stats > stats\$i.txt || die stats; cat stats\$i.txt; sync
+done
+step detach; ./kjitctl detach all || die detach
+work after
+step rmmod; rmmod kjit || die rmmod
+dmesg > dmesg.txt
+cat /proc/sys/kernel/tainted > tainted.txt
+echo SMOKE-GUEST-DONE
+sync
+GUEST
+
+rc=0
+"$root/tools/lab/run-guest.sh" --share "$share" --script "$share/smoke-guest.sh" --smp 2 --timeout 600 || rc=$?
+fail=0
+bad() { echo "smoke: FAIL: $*" >&2; fail=1; }
+[ "$rc" = 0 ] || bad "guest script status $rc"
+grep -q SMOKE-GUEST-DONE "$share/guest.log" 2>/dev/null || bad "guest did not finish"
+n=$(echo $FUNCS | wc -w)
+for i in $(seq 1 "$n") after; do
+  for s in a b; do
+    [ "$i" = after ] && f="$share/after.$s" || f="$share/kjit$i.$s"
+    if ! cmp -s "$share/native.$s" "$f"; then
+      bad "output differs from native: $(basename "$f")"; diff "$share/native.$s" "$f" >&2 || true
+    fi
+  done
+done
+grep -q '^bad_pointer_efault yes' "$share/native.a" 2>/dev/null || bad "native run itself is wrong"
+last="$share/stats$n.txt"
+if [ -f "$last" ]; then
+  bb=$(awk '$1=="blocks_built"{print $2}' "$last"); de=$(awk '$1=="dispatcher_exits"{print $2}' "$last")
+  [ "${bb:-0}" -gt 0 ] || bad "blocks_built = ${bb:-?}"
+  [ "${de:-0}" -gt 0 ] || bad "dispatcher_exits = ${de:-?}"
+else
+  bad "no stats"
+fi
+if grep -E 'Oops:|BUG:|kernel BUG|WARNING:|soft lockup|hard LOCKUP|[Ss]tall|Call Trace:|general protection|Kernel panic' \
+     "$share/console.log" "$share/dmesg.txt" 2>/dev/null | grep -v 'loading out-of-tree\|module verification failed' >&2; then
+  bad "kernel log has error lines"
+fi
+t=$(tr -d '[:space:]' < "$share/tainted.txt" 2>/dev/null || echo missing)
+if [ "$t" = missing ] || [ $(( t & ~(4096 | 8192) )) -ne 0 ]; then bad "tainted=$t"; fi
+if [ "$fail" = 0 ]; then
+  echo "smoke: PASS (tainted=$t; $(tr '\n' ' ' < "$last"))"
+fi
+exit "$fail"

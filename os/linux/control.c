@@ -103,8 +103,8 @@ static long kjit_ctl_ioctl(struct file *file, unsigned int cmd, unsigned long ar
 		s.entries = ec.entries;
 		s.entry_declined = ec.entry_declined;
 		s.entry_skipped = ec.entry_skipped;
-		s.leaves = ec.leaves;
-		s.in_flight = ec.in_flight;
+		s.gate_escapes = ec.gate_escapes;
+		s.reclaims = ec.reclaims;
 		s.icount = kjit_icount_read();
 		if (copy_to_user(uarg, &s, sizeof(s)))
 			return -EFAULT;

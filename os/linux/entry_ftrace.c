@@ -6,18 +6,29 @@
  * return address (parent_ip) is a stop address, so the task leaves the cache
  * through a gate when the function returns.
  *
- * Which tasks are in the cache: a small lock-free table of task pointers,
- * entered in the ftrace handler and left in the gate helpers when the engine
- * returns an original address (every exit from the cache to native code goes
- * through a gate).  It is the per-task guard (a task already in kjit is not
- * redirected again, e.g. from an interrupt on its stack) and the in-flight
- * count that unload waits for. */
+ * Leaving the cache is NOT always visible to the host: the engine also
+ * jumps to native code directly (native exits, calls to functions it does not
+ * translate).  So there is no per-task "in kjit" state.  None is needed:
+ *  - re-entry is correct: a task that reaches an attached function's ftrace
+ *    trampoline has already left the cache (the call runs natively), so
+ *    redirecting it again starts a fresh, correct translation;
+ *  - the only recursion hazard is the engine lock: the shim calls traceable
+ *    kernel functions while holding it, so the handler skips when this CPU
+ *    holds the lock (kjit_os_lock_held_here());
+ *  - unload safety: no task can sleep with a code-cache address as its resume
+ *    point (translated calls push original return addresses and __schedule is
+ *    never translated, see shim.c), so after the ftrace ops are gone an
+ *    RCU-tasks grace period (tasks preempted in the cache) plus an RCU grace
+ *    period (irq/softirq code in the cache) leave the cache unused.
+ *
+ * When the engine's active code-cache epoch fills up it asks for a flush from
+ * a context that may sleep (kjit_engine_reclaim_pending()): a work item. */
 #include <linux/kernel.h>
 #include <linux/module.h>
 #include <linux/ftrace.h>
 #include <linux/mutex.h>
 #include <linux/sched.h>
-#include <linux/delay.h>
+#include <linux/workqueue.h>
 #include <linux/hardirq.h>
 #include <linux/rcupdate_wait.h>
 #include "kjit_linux.h"
@@ -39,47 +50,21 @@ static DEFINE_MUTEX(kjit_attach_mutex);
 static struct kjit_attachment kjit_att[KJIT_MAX_ATTACH];
 static int kjit_natt;
 
-static struct task_struct *kjit_tasks[KJIT_TASK_SLOTS];
 static unsigned long kjit_stops[KJIT_STOP_SLOTS];
-static atomic64_t c_entries, c_declined, c_skipped, c_leaves, c_in_flight;
+static atomic64_t c_entries, c_declined, c_skipped, c_escapes, c_reclaims;
 static bool kjit_entry_enabled;
 
-static bool task_in_kjit(struct task_struct *t)
+static void kjit_reclaim_fn(struct work_struct *w)
 {
-	int i;
-
-	for (i = 0; i < KJIT_TASK_SLOTS; i++)
-		if (READ_ONCE(kjit_tasks[i]) == t)
-			return true;
-	return false;
+	atomic64_inc(&c_reclaims);
+	kjit_engine_flush();
 }
+static DECLARE_WORK(kjit_reclaim_work, kjit_reclaim_fn);
 
-static bool task_enter(struct task_struct *t)
+static void maybe_reclaim(void)
 {
-	int i;
-
-	for (i = 0; i < KJIT_TASK_SLOTS; i++) {
-		if (!READ_ONCE(kjit_tasks[i]) && !cmpxchg(&kjit_tasks[i], NULL, t)) {
-			atomic64_inc(&c_in_flight);
-			return true;
-		}
-	}
-	return false;
-}
-
-static void task_leave(struct task_struct *t, bool counted)
-{
-	int i;
-
-	for (i = 0; i < KJIT_TASK_SLOTS; i++) {
-		if (READ_ONCE(kjit_tasks[i]) == t) {
-			WRITE_ONCE(kjit_tasks[i], NULL);
-			atomic64_dec(&c_in_flight);
-			if (counted)
-				atomic64_inc(&c_leaves);
-			return;
-		}
-	}
+	if (unlikely(kjit_engine_reclaim_pending()) && READ_ONCE(kjit_entry_enabled))
+		schedule_work(&kjit_reclaim_work);
 }
 
 /* Registers `ret` as a stop address once; false if the engine refused. */
@@ -112,7 +97,8 @@ u64 kjit_linux_direct_exit(u64 stub_ret)
 	u64 t = kjit_engine_direct_exit(stub_ret);
 
 	if (!kjit_engine_is_cache_address(t))
-		task_leave(current, true);
+		atomic64_inc(&c_escapes);
+	maybe_reclaim();
 	return t;
 }
 
@@ -121,7 +107,8 @@ u64 kjit_linux_indirect_miss(u64 stub_ret, u64 target)
 	u64 t = kjit_engine_indirect_miss(stub_ret, target);
 
 	if (!kjit_engine_is_cache_address(t))
-		task_leave(current, true);
+		atomic64_inc(&c_escapes);
+	maybe_reclaim();
 	return t;
 }
 
@@ -132,18 +119,14 @@ static void kjit_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 	u64 target;
 
 	if (!regs || !READ_ONCE(kjit_entry_enabled) || in_nmi() ||
-	    task_in_kjit(current)) {
-		atomic64_inc(&c_skipped);
-		return;
-	}
-	if (!ensure_stop(parent_ip) || !task_enter(current)) {
+	    kjit_os_lock_held_here() || !ensure_stop(parent_ip)) {
 		atomic64_inc(&c_skipped);
 		return;
 	}
 	target = kjit_engine_enter(ip + MCOUNT_INSN_SIZE);
+	maybe_reclaim();
 	if (!kjit_engine_is_cache_address(target)) {
 		/* Declined: regs->ip still points after the fentry call. */
-		task_leave(current, false);
 		atomic64_inc(&c_declined);
 		return;
 	}
@@ -236,8 +219,8 @@ void kjit_entry_counters(struct kjit_entry_counters *o)
 	o->entries = atomic64_read(&c_entries);
 	o->entry_declined = atomic64_read(&c_declined);
 	o->entry_skipped = atomic64_read(&c_skipped);
-	o->leaves = atomic64_read(&c_leaves);
-	o->in_flight = atomic64_read(&c_in_flight);
+	o->gate_escapes = atomic64_read(&c_escapes);
+	o->reclaims = atomic64_read(&c_reclaims);
 }
 
 int kjit_entry_init(void)
@@ -246,27 +229,18 @@ int kjit_entry_init(void)
 	return 0;
 }
 
-/* Detaches everything and waits until no task can be in the cache: first
- * the in-flight count (tasks leave at the entry function's return), then an
- * RCU-tasks grace period for anything preempted on its last cache
- * instruction after leaving the table. */
+/* Detaches everything; afterwards no task can be in the code cache (see
+ * the comment at the top). */
 void kjit_detach_all(void)
 {
-	int waited = 0;
-
 	kjit_detach("*");
-	while (atomic64_read(&c_in_flight) > 0 && waited < 10000) {
-		msleep(10);
-		waited += 10;
-	}
-	if (atomic64_read(&c_in_flight) > 0)
-		pr_warn("kjit: %lld task(s) still marked in the cache after 10 s\n",
-			(long long)atomic64_read(&c_in_flight));
 	synchronize_rcu_tasks();
+	synchronize_rcu();
 }
 
 void kjit_entry_exit(void)
 {
 	WRITE_ONCE(kjit_entry_enabled, false);
 	kjit_detach_all();
+	cancel_work_sync(&kjit_reclaim_work);
 }

@@ -12,6 +12,9 @@ unsigned long kjit_ksym(const char *name);
 /* shim.c: kernel facts and the symbol-derived ranges may_translate needs. */
 int kjit_shim_init(void);
 void kjit_shim_fill_facts(struct kjit_os_kernel_facts *facts);
+/* True when this CPU holds the engine lock (the ftrace handler must not
+ * enter the engine then). */
+bool kjit_os_lock_held_here(void);
 
 /* cache_mem.c: code cache (module text, RO+X) + its RW alias, data window,
  * arena. */
@@ -32,7 +35,7 @@ int kjit_detach(const char *name);     /* "*" = all */
 void kjit_detach_all(void);
 int kjit_nattached(void);
 struct kjit_entry_counters {
-  u64 entries, entry_declined, entry_skipped, leaves, in_flight;
+  u64 entries, entry_declined, entry_skipped, gate_escapes, reclaims;
 };
 void kjit_entry_counters(struct kjit_entry_counters *out);
 

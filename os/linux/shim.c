@@ -26,6 +26,20 @@ static bool (*p_is_module_text_address)(unsigned long addr);
 static bool (*p_within_kprobe_blacklist)(unsigned long addr);
 static const struct exception_table_entry *(*p_search_exception_tables)(unsigned long addr);
 static struct bug_entry *(*p_find_bug)(unsigned long bugaddr);
+static int (*p_kallsyms_lookup_size_offset)(unsigned long addr, unsigned long *size,
+					    unsigned long *offset);
+
+/* Functions that are never translated, whatever the engine asks: the
+ * scheduler funnel and the context switch.  A translated __schedule would let
+ * a task switched in by it resume inside the code cache, which breaks the
+ * unload argument in entry_ftrace.c (sleeping tasks never hold cache
+ * addresses). */
+static const char *const never_names[] = {
+	"__schedule", "__switch_to_asm", "__switch_to", "schedule_tail",
+	"preempt_schedule_irq",
+};
+#define KJIT_NEVER ARRAY_SIZE(never_names)
+static unsigned long never_start[KJIT_NEVER], never_end[KJIT_NEVER];
 
 static const char *const gpr_names[KJIT_GPR_COUNT] = {
 	"rax", "rcx", "rdx", "rbx", "rsp", "rbp", "rsi", "rdi",
@@ -45,6 +59,7 @@ static int need(unsigned long *v, const char *name)
 int kjit_shim_init(void)
 {
 	int err = 0;
+	unsigned int i;
 
 	err |= need(&stext, "_stext");
 	err |= need(&etext, "_etext");
@@ -62,6 +77,19 @@ int kjit_shim_init(void)
 	p_within_kprobe_blacklist = (void *)kjit_ksym("within_kprobe_blacklist");
 	p_search_exception_tables = (void *)kjit_ksym("search_exception_tables");
 	p_find_bug = (void *)kjit_ksym("find_bug");
+	p_kallsyms_lookup_size_offset = (void *)kjit_ksym("kallsyms_lookup_size_offset");
+	if (!p_kallsyms_lookup_size_offset)
+		return -ENOENT;
+	for (i = 0; i < KJIT_NEVER; i++) {
+		unsigned long a = kjit_ksym(never_names[i]), size = 0, off = 0;
+
+		if (!a || !p_kallsyms_lookup_size_offset(a, &size, &off) || off) {
+			pr_err("kjit: cannot bound %s\n", never_names[i]);
+			return -ENOENT;
+		}
+		never_start[i] = a;
+		never_end[i] = a + size;
+	}
 	if (!p_is_module_text_address || !p_within_kprobe_blacklist ||
 	    !p_search_exception_tables || !p_find_bug) {
 		pr_err("kjit: a kernel function needed by the shim was not found\n");
@@ -116,7 +144,11 @@ static bool kjit_in_range(unsigned long a, unsigned long s, unsigned long e)
 int kjit_os_may_translate(uint64_t addr64)
 {
 	unsigned long addr = (unsigned long)addr64;
+	unsigned int i;
 
+	for (i = 0; i < KJIT_NEVER; i++)
+		if (kjit_in_range(addr, never_start[i], never_end[i]))
+			return 0;
 	if (kjit_in_range(addr, noinstr_start, noinstr_end) ||
 	    kjit_in_range(addr, kprobes_start, kprobes_end) ||
 	    kjit_in_range(addr, entry_start, entry_end) ||
@@ -160,6 +192,7 @@ void kjit_os_code_written(uint64_t exec_addr, uint64_t len)
 
 static DEFINE_RAW_SPINLOCK(kjit_engine_lock);
 static unsigned long kjit_engine_lock_flags;   /* only touched by the holder */
+static int kjit_engine_lock_cpu = -1;          /* holder's CPU, -1 if free   */
 
 void kjit_os_lock(void)
 {
@@ -167,13 +200,22 @@ void kjit_os_lock(void)
 
 	raw_spin_lock_irqsave(&kjit_engine_lock, flags);
 	kjit_engine_lock_flags = flags;
+	WRITE_ONCE(kjit_engine_lock_cpu, raw_smp_processor_id());
 }
 
 void kjit_os_unlock(void)
 {
 	unsigned long flags = kjit_engine_lock_flags;
 
+	WRITE_ONCE(kjit_engine_lock_cpu, -1);
 	raw_spin_unlock_irqrestore(&kjit_engine_lock, flags);
+}
+
+/* Interrupts are off while the lock is held, so the holder cannot migrate:
+ * "held by this CPU" is exact for the caller. */
+bool kjit_os_lock_held_here(void)
+{
+	return READ_ONCE(kjit_engine_lock_cpu) == (int)raw_smp_processor_id();
 }
 
 uint32_t kjit_os_cpu(void)

@@ -51,7 +51,7 @@ int main(int argc, char **argv)
     P(nattached); P(blocks_built); P(insns_translated); P(fallbacks); P(direct_links);
     P(chain_links); P(dispatcher_exits); P(indirect_misses); P(flushes);
     P(cache_bytes_used); P(arena_bytes_used); P(inlined_calls); P(outlined_calls);
-    P(entries); P(entry_declined); P(entry_skipped); P(leaves); P(in_flight); P(icount);
+    P(entries); P(entry_declined); P(entry_skipped); P(gate_escapes); P(reclaims); P(icount);
     return 0;
   }
   if (!strcmp(cmd, "flush") || !strcmp(cmd, "icount-reset")) {

@@ -45,9 +45,9 @@ struct kjit_ioc_stats {
   /* module counters */
   __u64 entries;               /* ftrace hits redirected into the cache  */
   __u64 entry_declined;        /* engine returned the original pc        */
-  __u64 entry_skipped;         /* guard: task already in kjit, NMI, ...  */
-  __u64 leaves;                /* tasks that left the cache via a gate   */
-  __u64 in_flight;             /* tasks currently in the cache           */
+  __u64 entry_skipped;         /* NMI, engine lock held here, ...        */
+  __u64 gate_escapes;          /* gates that returned to native code     */
+  __u64 reclaims;              /* cache-epoch reclaims (flush from a work item) */
   __u64 icount;                /* built-in instruction-count tool        */
 };
 

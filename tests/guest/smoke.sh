@@ -2,7 +2,9 @@
 # Guest smoke test for kjit.ko (host side; boots the pinned kernel under TCG).
 # Usage: tests/guest/smoke.sh [BUILD_DIR]    (default: ./build)
 #   Needs BUILD_DIR/module/kjit.ko (os/linux/build.sh BUILD_DIR).
-#   Env: KJIT_SMOKE_ITERS (200), KJIT_SMOKE_FUNCS ("__x64_sys_getppid __x64_sys_openat").
+#   Env: KJIT_SMOKE_ITERS (200), KJIT_SMOKE_FUNCS ("__x64_sys_getppid __x64_sys_openat"),
+#        KJIT_SMOKE_APPEND (extra kernel command line, e.g. "preempt=full"),
+#        KJIT_SMOKE_WIDE=1 (FUNCS += read write newfstat close newuname pipe2).
 # In the guest (--smp 2): insmod; the workload natively; attach to each
 # function in turn and run the workload again (two copies in parallel); read
 # stats; detach; run natively again; rmmod.
@@ -15,10 +17,14 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 B="$(cd "${1:-$root/build}" && pwd)"
 ITERS="${KJIT_SMOKE_ITERS:-200}"
 FUNCS="${KJIT_SMOKE_FUNCS:-__x64_sys_getppid __x64_sys_openat}"
+APPEND="${KJIT_SMOKE_APPEND:-}"
+if [ "${KJIT_SMOKE_WIDE:-0}" = 1 ]; then
+  FUNCS="$FUNCS __x64_sys_read __x64_sys_write __x64_sys_newfstat __x64_sys_close __x64_sys_newuname __x64_sys_pipe2"
+fi
 ko="$B/module/kjit.ko"
 [ -f "$ko" ] || { echo "smoke: $ko missing (os/linux/build.sh $B)" >&2; exit 2; }
 
-share="$B/guest-smoke"
+share="$B/guest-smoke${KJIT_SMOKE_WIDE:+-wide}"
 rm -rf "$share"; mkdir -p "$share"
 cp "$ko" "$share/"
 gcc -O2 -static -Wall -o "$share/syscalls" "$root/tests/guest/syscalls.c"
@@ -53,7 +59,8 @@ sync
 GUEST
 
 rc=0
-"$root/tools/lab/run-guest.sh" --share "$share" --script "$share/smoke-guest.sh" --smp 2 --timeout 600 || rc=$?
+"$root/tools/lab/run-guest.sh" --share "$share" --script "$share/smoke-guest.sh" --smp 2 --timeout 600 \
+  ${APPEND:+--append "$APPEND"} || rc=$?
 fail=0
 bad() { echo "smoke: FAIL: $*" >&2; fail=1; }
 [ "$rc" = 0 ] || bad "guest script status $rc"

@@ -7,7 +7,8 @@
 #        KJIT_SMOKE_WIDE=1 (FUNCS += read write newfstat close newuname pipe2).
 # In the guest (--smp 2): insmod; the workload natively; attach to each
 # function in turn and run the workload again (two copies in parallel); read
-# stats; detach; run natively again; rmmod.
+# stats; detach; run natively again; re-attach all and rmmod while the
+# workload runs.
 # Fails when: a step fails, any workload output differs from the native one
 # (syscall results, -EFAULT for a bad pointer, -ENOENT), blocks_built or
 # dispatcher_exits is 0, the log has Oops/BUG/WARNING/lockup/RCU stall lines,
@@ -51,7 +52,14 @@ for f in $FUNCS; do
 done
 step detach; ./kjitctl detach all || die detach
 work after
-step rmmod; rmmod kjit || die rmmod
+step "rmmod under load"
+for f in $FUNCS; do ./kjitctl attach \$f >/dev/null || die "re-attach \$f"; done
+./syscalls \$((ITERS * 5)) /proc/version > unload.a 2>&1 &
+bg=\$!
+sleep 1
+kill -0 \$bg 2>/dev/null && echo "workload running at rmmod: yes" || echo "workload running at rmmod: no"
+rmmod kjit || die rmmod
+wait \$bg
 dmesg > dmesg.txt
 cat /proc/sys/kernel/tainted > tainted.txt
 echo SMOKE-GUEST-DONE
@@ -66,6 +74,7 @@ bad() { echo "smoke: FAIL: $*" >&2; fail=1; }
 [ "$rc" = 0 ] || bad "guest script status $rc"
 grep -q SMOKE-GUEST-DONE "$share/guest.log" 2>/dev/null || bad "guest did not finish"
 n=$(echo $FUNCS | wc -w)
+cmp -s "$share/native.b" "$share/unload.a" || { bad "output differs from native: unload.a (rmmod under load)"; diff "$share/native.b" "$share/unload.a" >&2 || true; }
 for i in $(seq 1 "$n") after; do
   for s in a b; do
     [ "$i" = after ] && f="$share/after.$s" || f="$share/kjit$i.$s"

@@ -63,7 +63,12 @@ bool is_system_transfer(ZydisMnemonic m, const ZydisDecodedInstruction &zi) {
     case ZYDIS_MNEMONIC_IRETQ: case ZYDIS_MNEMONIC_RSM: case ZYDIS_MNEMONIC_VMCALL:
     case ZYDIS_MNEMONIC_VMLAUNCH: case ZYDIS_MNEMONIC_VMRESUME: case ZYDIS_MNEMONIC_VMMCALL:
     case ZYDIS_MNEMONIC_XBEGIN: case ZYDIS_MNEMONIC_XABORT: case ZYDIS_MNEMONIC_XEND:
-    case ZYDIS_MNEMONIC_ENCLU: case ZYDIS_MNEMONIC_ENCLS:
+    case ZYDIS_MNEMONIC_ENCLU: case ZYDIS_MNEMONIC_ENCLS: case ZYDIS_MNEMONIC_ENCLV:
+    // TDX guest/host and AMD SVM world switches, user-interrupt return: they
+    // leave the context like vmcall does (found by fuzz_decoder_vs_capstone:
+    // 66 0f 01 cf is SEAMCALL, which the decoder classified as plain code).
+    case ZYDIS_MNEMONIC_SEAMCALL: case ZYDIS_MNEMONIC_SEAMRET: case ZYDIS_MNEMONIC_SEAMOPS:
+    case ZYDIS_MNEMONIC_TDCALL: case ZYDIS_MNEMONIC_VMRUN: case ZYDIS_MNEMONIC_UIRET:
       return true;
     default:
       break;

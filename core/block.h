@@ -32,9 +32,14 @@ struct ChainSite {
   uint8_t is_call;
 };
 
-// Cache offset -> original instruction address, one entry per copied insn.
+// Cache range -> original instruction address: one entry per copied
+// instruction, and one for the part of a translated transfer that does what
+// the original does (a call's push of its return address).  Code the engine
+// adds (instrumentation, chain preambles, stubs) has no entry: it maps to 0.
 struct PcMapEntry {
   uint32_t cache_offset;  // from the block's start
+  uint16_t length;
+  uint16_t reserved;
   uint32_t pc_delta;      // from the block's original pc
 };
 

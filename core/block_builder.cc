@@ -105,6 +105,16 @@ class Emitter {
     return false;
   }
   bool copy_insn(const x86::Insn &in);
+  void map_range(uint32_t offset, uint32_t length, uint64_t pc) {
+    b_->pcmap[b_->npcmap++] = {offset, static_cast<uint16_t>(length), 0,
+                               static_cast<uint32_t>(pc - ctx_.pc)};
+  }
+  // A call's push of the original return address is the call's own write.
+  void push_return_address(const x86::Insn &in) {
+    uint32_t at = w_.size();
+    w_.push_imm(in.pc + in.length);
+    map_range(at, w_.size() - at, in.pc);
+  }
   Exit *new_exit(uint64_t target, bool is_call);
   // A jmp (or jcc) toward `target`, linked later through a stub.
   void exit_jump(uint64_t target, bool is_call, int cond = -1);
@@ -177,10 +187,9 @@ bool Emitter::emit_body() {
   for (uint32_t i = 0; i < ctx_.n; i++) {
     const x86::Insn &in = ctx_.insns[i].insn;
     requests_at(i, KJIT_IPOINT_BEFORE, ctx_.live[i]);
-    b_->pcmap[i] = {w_.size(), static_cast<uint32_t>(in.pc - ctx_.pc)};
-    b_->npcmap = i + 1;
     if (i == last) break;
     uint64_t copy_at = w_.here();
+    map_range(w_.size(), in.length, in.pc);
     if (!copy_insn(in)) return false;
     if (ctx_.insns[i].is_extable_site && !w_.overflowed() &&
         !kjit_os_mirror_extable(in.pc, copy_at)) {
@@ -236,7 +245,7 @@ bool Emitter::emit_terminator() {
     case KJIT_CF_CALL:
     case KJIT_CF_FENTRY:
       // The stack gets the ORIGINAL return address (transparency).
-      w_.push_imm(fall);
+      push_return_address(in);
       if (!kjit_os_may_translate(in.target) || g_engine.is_stop(in.target)) exit_native(in.target);
       else exit_jump(in.target, true);
       break;
@@ -248,7 +257,7 @@ bool Emitter::emit_terminator() {
     case KJIT_CF_CALL_INDIRECT: {
       uint32_t pushed = 8;
       if (in.cf == KJIT_CF_CALL_INDIRECT) {
-        w_.push_imm(fall);
+        push_return_address(in);
         pushed += 8;
       }
       w_.push_reg(KJIT_REG_RCX);

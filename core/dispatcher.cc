@@ -193,9 +193,11 @@ uint64_t kjit_engine_original_pc(uint64_t cache_pc) {
   Block *b = e->block_containing(cache_pc);
   if (!b || b->npcmap == 0) return 0;
   uint32_t off = static_cast<uint32_t>(cache_pc - b->exec);
-  uint32_t i = 0;
-  while (i + 1 < b->npcmap && b->pcmap[i + 1].cache_offset <= off) i++;
-  return b->orig_pc + b->pcmap[i].pc_delta;
+  for (uint32_t i = 0; i < b->npcmap; i++) {
+    const PcMapEntry &m = b->pcmap[i];
+    if (off >= m.cache_offset && off < m.cache_offset + m.length) return b->orig_pc + m.pc_delta;
+  }
+  return 0;  // code the engine added
 }
 
 void kjit_engine_get_stats(kjit_engine_stats *out) {

@@ -5,5 +5,7 @@
 namespace kjit::sim {
 int cmd_run(int argc, char **argv);
 int cmd_info(int argc, char **argv);
+int cmd_sweep(int argc, char **argv);
+int cmd_kernel_diff(int argc, char **argv);
 }  // namespace kjit::sim
 #endif

@@ -108,7 +108,9 @@ std::string disassemble_capture(const Capture &cap, uint64_t pc) {
 
 DiffResult run_diff(const Capture &cap, const DiffOptions &opt) {
   DiffResult d;
-  d.reference = run_reference(cap, opt.reference);
+  ReferenceOptions ref = opt.reference;
+  if (!ref.symbols) ref.symbols = opt.translated.symbols;
+  d.reference = run_reference(cap, ref);
   if (!d.reference.error.empty()) {
     d.error = "original run: " + d.reference.error;
     return d;

@@ -14,6 +14,10 @@ void usage() {
           "                       [--symbols KALLSYMS[.xz]] [--budget N] [--quiet]\n"
           "      differential run: original vs translated; exit 0 match, 1 divergence, 2 error\n"
           "  kjit-sim info CAPTURE [--symbols KALLSYMS[.xz]]\n"
+          "  kjit-sim sweep --vmlinux FILE --symbols KALLSYMS[.xz] [--limit N] [--verbose]\n"
+          "      translate every block of every function of the kernel's .text offline\n"
+          "  kjit-sim kernel-diff --vmlinux FILE --symbols KALLSYMS[.xz] [--only FN] [--variants N]\n"
+          "      run real kernel functions natively and translated, under every tool\n"
           "      prints the capture's contents\n");
 }
 
@@ -26,6 +30,8 @@ int main(int argc, char **argv) {
   }
   if (strcmp(argv[1], "run") == 0) return kjit::sim::cmd_run(argc - 2, argv + 2);
   if (strcmp(argv[1], "info") == 0) return kjit::sim::cmd_info(argc - 2, argv + 2);
+  if (strcmp(argv[1], "sweep") == 0) return kjit::sim::cmd_sweep(argc - 2, argv + 2);
+  if (strcmp(argv[1], "kernel-diff") == 0) return kjit::sim::cmd_kernel_diff(argc - 2, argv + 2);
   usage();
   return 2;
 }

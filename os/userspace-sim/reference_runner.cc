@@ -77,7 +77,8 @@ std::string disassemble_at(const Emulator &emu, uint64_t pc) {
   return c.classify(emu, pc, &k) ? k.text : "?";
 }
 
-ReferenceCounter::ReferenceCounter(uint64_t entry_pc) : entry_pc_(entry_pc) {}
+ReferenceCounter::ReferenceCounter(uint64_t entry_pc, const ThunkMap *thunks)
+    : entry_pc_(entry_pc), thunks_(thunks) {}
 
 void ReferenceCounter::attach(Emulator &emu) {
   emu.add_code_hook(1, ~uint64_t{0}, [this](Emulator &e, uint64_t pc, uint32_t) { on_insn(e, pc); });
@@ -103,6 +104,9 @@ void ReferenceCounter::on_insn(Emulator &emu, uint64_t pc) {
   // string instruction; the plugins see one instruction.  Re-executing the
   // same pc without a transfer in between can only be such an iteration.
   if (have_prev_ && pc == prev_pc_ && prev_.rep && !prev_.transfer) return;
+  // Inside a thunk the transfer that entered it is still under way: the
+  // instruction after the thunk is the transfer's target.
+  if (thunks_ && thunks_->inside(pc)) return;
   resolve_previous(emu, pc);
   if (first_) {
     first_ = false;
@@ -141,13 +145,16 @@ ReferenceResult run_reference(const Capture &cap, const ReferenceOptions &opt) {
     res.error = err;
     return res;
   }
-  ReferenceCounter counter(cap.entry_pc);
+  ThunkMap thunks;
+  if (opt.symbols) thunks = ThunkMap(*opt.symbols);
+  ReferenceCounter counter(cap.entry_pc, opt.symbols ? &thunks : nullptr);
   counter.attach(emu);
   res.run = emu.run(cap.entry_pc, cap.sentinel, opt.budget);
   counter.finish(emu);
   res.counts = counter.counts();
   res.final_regs = emu.regs();
-  res.writes = emu.writes();
+  for (const MemWrite &w : emu.writes())
+    if (!thunks.inside(w.pc)) res.writes.push_back(w);  // a thunk's scratch is not the program's
   return res;
 }
 

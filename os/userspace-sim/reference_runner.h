@@ -13,6 +13,8 @@
 
 #include "capture.h"
 #include "emulator.h"
+#include "symbols.h"
+#include "thunks.h"
 
 namespace kjit::sim {
 
@@ -34,6 +36,9 @@ struct ReferenceCounts {
 struct ReferenceOptions {
   uint64_t budget = 10'000'000;  // instructions
   uint64_t stack_size = 64 * 1024;
+  // With kernel symbols, the kernel's thunks are part of the transfers that
+  // use them (see thunks.h).
+  const SymbolTable *symbols = nullptr;
 };
 
 struct ReferenceResult {
@@ -86,7 +91,7 @@ ReferenceResult run_reference(const Capture &cap, const ReferenceOptions &opt = 
 // the emulator runs; call finish() after the run.
 class ReferenceCounter {
  public:
-  explicit ReferenceCounter(uint64_t entry_pc);
+  explicit ReferenceCounter(uint64_t entry_pc, const ThunkMap *thunks = nullptr);
   void attach(Emulator &emu);  // hooks every address
   void finish(Emulator &emu);  // resolves the last pending branch/cmpxchg
   const ReferenceCounts &counts() const { return counts_; }
@@ -98,6 +103,7 @@ class ReferenceCounter {
   InsnClassifier classifier_;
   ReferenceCounts counts_;
   uint64_t entry_pc_;
+  const ThunkMap *thunks_;
   bool first_ = true;
   bool have_prev_ = false;
   uint64_t prev_pc_ = 0;

@@ -29,11 +29,14 @@ class SymbolTable {
   // "name+0xoff" of the closest symbol at or below addr, "" if none.
   std::string symbolize(uint64_t addr) const;
 
- private:
   struct Sym {
     uint64_t addr;
     std::string name;
   };
+  // Every symbol, sorted by address (after finalize()).
+  const std::vector<Sym> &all() const { return syms_; }
+
+ private:
   std::vector<Sym> syms_;  // sorted by address after finalize()
 };
 

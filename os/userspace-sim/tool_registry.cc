@@ -1,20 +1,61 @@
-// To add a tool (plugins/kjit_examples.h), add a Tool below, e.g.
-//
-//   {"icount", [] { return kjit_icount_init(); }, kjit_example_icount,
-//    [] { return std::to_string(kjit_icount_result()); },
-//    [](const ReferenceCounts &c) { return std::to_string(c.instructions); }},
-//
-// include "kjit_examples.h", and link kjit_examples into kjit-sim
-// (os/userspace-sim/CMakeLists.txt).
+// The example tools of plugins/, and how each result lines up with the
+// reference runner's independent count.  Reports and references are
+// formatted identically so that `kjit-sim run` compares them as text.
 #include "tool_registry.h"
 
+#include <map>
 #include <sstream>
+
+#include "kjit_examples.h"
 
 namespace kjit::sim {
 
 const std::vector<Tool> &tools() {
   static const std::vector<Tool> kTools = {
-      // Filled in as plugins/ lands.
+      {"icount", [] { return kjit_icount_init(); }, kjit_example_icount,
+       [] { return std::to_string(kjit_icount_result()); },
+       [](const ReferenceCounts &c) { return std::to_string(c.instructions); }},
+      {"bbcount", [] { return kjit_bbcount_init(1 << 16); }, kjit_example_bbcount,
+       [] { return std::to_string(kjit_bbcount_total()); },
+       [](const ReferenceCounts &c) { return std::to_string(c.blocks); }},
+      {"calltrace", [] { return kjit_calltrace_init(1 << 16); }, kjit_example_calltrace,
+       [] {
+         const kjit_call_ring *r = kjit_calltrace_ring();
+         std::vector<uint64_t> trace;
+         uint64_t first = r->head > r->mask + 1 ? r->head - (r->mask + 1) : 0;
+         for (uint64_t i = first; i < r->head; i++) trace.push_back(r->target[i & r->mask]);
+         return format_call_trace(trace);
+       },
+       [](const ReferenceCounts &c) { return format_call_trace(c.call_trace); }},
+      {"branch_hints", [] { return kjit_branch_hints_init(); }, kjit_example_branch_hints,
+       [] {
+         const kjit_branch_stats *s = kjit_branch_hints_result();
+         ReferenceCounts c;
+         c.cond_branches = s->executed;
+         c.cond_taken = s->taken;
+         c.cond_predicted = s->predicted_right;
+         return format_branch_hints(c);
+       },
+       [](const ReferenceCounts &c) { return format_branch_hints(c); }},
+      {"lock_contention", [] { return kjit_lock_contention_init(); }, kjit_example_lock_contention,
+       [] {
+         const kjit_lock_stats *s = kjit_lock_contention_result();
+         ReferenceCounts c;
+         c.lock_cmpxchg = s->attempts;
+         c.lock_cmpxchg_failed = s->failures;
+         return format_lock_contention(c);
+       },
+       [](const ReferenceCounts &c) { return format_lock_contention(c); }},
+      {"entry_count", [] { return kjit_entry_count_init(1 << 12); }, kjit_example_entry_count,
+       [] {
+         uint32_t n = 0;
+         const kjit_entry_count *e = kjit_entry_count_entries(&n);
+         std::map<uint64_t, uint64_t> m;
+         for (uint32_t i = 0; i < n; i++)
+           if (e[i].pc && e[i].count) m[e[i].pc] += e[i].count;
+         return format_routine_entries(m);
+       },
+       [](const ReferenceCounts &c) { return format_routine_entries(c.routine_entries); }},
   };
   return kTools;
 }
@@ -29,6 +70,13 @@ std::string format_call_trace(const std::vector<uint64_t> &trace) {
   std::ostringstream o;
   o << trace.size() << " calls:";
   for (uint64_t t : trace) o << " 0x" << std::hex << t;
+  return o.str();
+}
+
+std::string format_routine_entries(const std::map<uint64_t, uint64_t> &entries) {
+  std::ostringstream o;
+  o << entries.size() << " routines:";
+  for (const auto &[pc, n] : entries) o << " 0x" << std::hex << pc << "=" << std::dec << n;
   return o.str();
 }
 

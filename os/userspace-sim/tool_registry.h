@@ -4,6 +4,7 @@
 #define KJIT_SIM_TOOL_REGISTRY_H
 
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,7 @@ const Tool *find_tool(const std::string &name);  // nullptr if unknown
 // Formatting helpers for `reference` functions.
 std::string format_call_trace(const std::vector<uint64_t> &trace);
 std::string format_branch_hints(const ReferenceCounts &c);
+std::string format_routine_entries(const std::map<uint64_t, uint64_t> &entries);
 std::string format_lock_contention(const ReferenceCounts &c);
 
 }  // namespace kjit::sim

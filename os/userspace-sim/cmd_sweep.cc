@@ -1,0 +1,173 @@
+// kjit-sim sweep: translates the whole kernel .text offline.  From every
+// function start in the kallsyms list, every block reachable by direct
+// branches inside the function is decoded and built (without running it);
+// each instruction is also decoded by Capstone as a second opinion.
+#include <capstone/capstone.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "arch/x86/decoder.h"
+#include "commands.h"
+#include "kernel_image.h"
+#include "kjit/engine.h"
+#include "sim_shim.h"
+
+namespace kjit::sim {
+namespace {
+
+struct SweepTotals {
+  uint64_t functions = 0, instructions = 0, blocks = 0, full = 0, fallback = 0, declined = 0;
+  uint64_t disagreements = 0;
+  double build_seconds = 0;
+};
+
+bool is_text_symbol(const SymbolTable::Sym &s, const ElfSection &text) {
+  return s.addr >= text.addr && s.addr < text.addr + text.size;
+}
+
+}  // namespace
+
+int cmd_sweep(int argc, char **argv) {
+  std::string vmlinux, kallsyms;
+  uint64_t limit = ~0ull;
+  bool verbose = false;
+  for (int i = 0; i < argc; i++) {
+    std::string a = argv[i];
+    if (a == "--vmlinux" && i + 1 < argc) vmlinux = argv[++i];
+    else if (a == "--symbols" && i + 1 < argc) kallsyms = argv[++i];
+    else if (a == "--limit" && i + 1 < argc) limit = strtoull(argv[++i], nullptr, 0);
+    else if (a == "--verbose") verbose = true;
+    else {
+      fprintf(stderr, "sweep: unexpected argument %s\n", a.c_str());
+      return 2;
+    }
+  }
+  if (vmlinux.empty() || kallsyms.empty()) {
+    fprintf(stderr, "usage: kjit-sim sweep --vmlinux FILE --symbols KALLSYMS[.xz] [--limit N] [--verbose]\n");
+    return 2;
+  }
+  KernelImage img;
+  std::string err = img.load(vmlinux, kallsyms);
+  if (!err.empty()) {
+    fprintf(stderr, "error: %s\n", err.c_str());
+    return 2;
+  }
+  const ElfSection &text = *img.text();
+  CaptureBuilder b;
+  b.add_region(text.addr, text.bytes, 5 /* r-x */);
+  b.set_entry(text.addr);
+  Capture cap;
+  if (!(err = b.build(&cap)).empty()) {
+    fprintf(stderr, "error: %s\n", err.c_str());
+    return 2;
+  }
+
+  // Engine memory: translation only, nothing runs, so the exec view is the
+  // simulator's usual cache address and the bytes stay in host buffers.
+  std::vector<uint8_t> arena(256u << 20), code(64u << 20), data(1u << 20);
+  kjit_os_memory mem{arena.data(), arena.size(), code.data(), 0xffffffffc0000000ull, code.size(),
+                     data.data(), 0xffffffffd0000000ull, data.size()};
+  ShimConfig sc;
+  sc.capture = &cap;
+  sc.symbols = &img.symbols;
+  sc.memory = mem;
+  shim_configure(sc);
+  shim_set_quiet(true);
+  kjit_os_kernel_facts facts = shim_kernel_facts();
+  if (kjit_engine_init(&mem, &facts, nullptr) != 0) {
+    fprintf(stderr, "error: kjit_engine_init failed\n");
+    return 2;
+  }
+  kjit::x86::Decoder zydis;
+  zydis.init(&facts);
+  csh cs;
+  cs_open(CS_ARCH_X86, CS_MODE_64, &cs);
+  cs_insn *ci = cs_malloc(cs);
+
+  SweepTotals t;
+  const auto &syms = img.symbols.all();
+  for (size_t si = 0; si < syms.size() && t.functions < limit; si++) {
+    if (!is_text_symbol(syms[si], text)) continue;
+    uint64_t start = syms[si].addr;
+    if (si + 1 < syms.size() && syms[si + 1].addr == start) continue;  // aliases: once
+    uint64_t end = text.addr + text.size;
+    for (size_t sj = si + 1; sj < syms.size(); sj++)
+      if (syms[sj].addr > start) {
+        end = syms[sj].addr;
+        break;
+      }
+    t.functions++;
+    std::set<uint64_t> seen{start};
+    std::vector<uint64_t> work{start};
+    while (!work.empty()) {
+      uint64_t pc = work.back();
+      work.pop_back();
+      uint64_t succ[4];
+      uint32_t nsucc = 0, ninsns = 0;
+      if (kjit_engine_reclaim_pending()) kjit_engine_flush();
+      auto b0 = std::chrono::steady_clock::now();
+      int rc = kjit_engine_build_only(pc, succ, &nsucc, &ninsns);
+      t.build_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - b0).count();
+      t.blocks++;
+      if (rc < 0) {
+        t.declined++;
+        if (verbose) printf("declined %s\n", img.symbols.symbolize(pc).c_str());
+        continue;
+      }
+      (rc == 0 ? t.full : t.fallback)++;
+      // Second opinion on every instruction of the block.
+      uint64_t at = pc;
+      for (uint32_t k = 0; k < ninsns; k++) {
+        const uint8_t *bytes = text.bytes.data() + (at - text.addr);
+        size_t avail = std::min<uint64_t>(15, text.addr + text.size - at);
+        kjit::x86::Insn in;
+        bool zok = zydis.decode(at, bytes, static_cast<uint32_t>(avail), &in) == kjit::x86::DecodeStatus::kOk;
+        const uint8_t *cp = bytes;
+        size_t csz = avail;
+        uint64_t caddr = at;
+        bool cok = cs_disasm_iter(cs, &cp, &csz, &caddr, ci);
+        if (zok != cok || (zok && ci->size != in.length)) {
+          t.disagreements++;
+          if (verbose)
+            printf("disagree at %s: zydis %u capstone %u (%s %s)\n", img.symbols.symbolize(at).c_str(),
+                   zok ? in.length : 0, cok ? ci->size : 0, cok ? ci->mnemonic : "-", cok ? ci->op_str : "");
+        }
+        t.instructions++;
+        if (!zok) break;
+        at += in.length;
+      }
+      for (uint32_t s = 0; s < nsucc; s++)
+        if (succ[s] >= start && succ[s] < end && seen.insert(succ[s]).second) work.push_back(succ[s]);
+    }
+  }
+  cs_free(ci, 1);
+  cs_close(&cs);
+  kjit_engine_stats st;
+  kjit_engine_get_stats(&st);
+  kjit_engine_fini();
+  shim_reset();
+
+  double pct = t.blocks ? 100.0 * static_cast<double>(t.full) / static_cast<double>(t.blocks) : 0;
+  double ns_per_block = t.blocks ? t.build_seconds * 1e9 / static_cast<double>(t.blocks) : 0;
+  printf("functions:             %llu\n", static_cast<unsigned long long>(t.functions));
+  printf("blocks built:          %llu fully, %llu with a fallback, %llu declined (run natively)\n",
+         static_cast<unsigned long long>(t.full), static_cast<unsigned long long>(t.fallback),
+         static_cast<unsigned long long>(t.declined));
+  printf("zydis/capstone:        %llu disagreements\n", static_cast<unsigned long long>(t.disagreements));
+  printf("engine:                %llu flushes, %llu bytes of cache in use at the end\n",
+         static_cast<unsigned long long>(st.flushes), static_cast<unsigned long long>(st.cache_bytes_used));
+  printf("speed:                 %.0f instructions/s, %.0f ns/block\n",
+         t.build_seconds > 0 ? static_cast<double>(t.instructions) / t.build_seconds : 0, ns_per_block);
+  printf("sweep: %llu instructions, %llu blocks, %.2f%% translated, %.0f ns/block\n",
+         static_cast<unsigned long long>(t.instructions), static_cast<unsigned long long>(t.blocks), pct,
+         ns_per_block);
+  return 0;
+}
+
+}  // namespace kjit::sim

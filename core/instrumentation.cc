@@ -1,5 +1,7 @@
 #include "core/instrumentation.h"
 
+#include <Zydis/Zydis.h>
+
 #include "core/engine_state.h"
 
 namespace kjit {
@@ -10,6 +12,7 @@ constexpr uint16_t kCallerSaved = (1u << KJIT_REG_RAX) | (1u << KJIT_REG_RCX) | 
                                   (1u << KJIT_REG_R9) | (1u << KJIT_REG_R10) | (1u << KJIT_REG_R11);
 constexpr uint8_t kNoSource = 0xff;
 constexpr uint8_t kFlagsSource = 0xfe;  // "register" standing for rflags
+constexpr uint8_t kMemEaSource = 0xfd;  // the memory operand's effective address
 
 // Not __builtin_popcount: without -mpopcnt it becomes a libgcc call, and
 // the module links no libgcc.
@@ -60,6 +63,17 @@ void Instrumenter::resolve_args(const CallRequest &req, const x86::Insn &insn, I
         args->is_const[i] = 0;
         src_reg[i] = kFlagsSource;
         break;
+      case KJIT_ARG_KIND_MEM_EA:
+        if (insn.rip_disp_offset) {
+          args->value[i] = insn.target;  // RIP-relative: known at translation
+        } else {
+          args->is_const[i] = 0;
+          src_reg[i] = kMemEaSource;
+        }
+        break;
+      case KJIT_ARG_KIND_MEM_SIZE:
+        args->value[i] = insn.mem_size;
+        break;
       default: args->value[i] = 0; break;
     }
   }
@@ -84,12 +98,55 @@ SaveCost Instrumenter::cost(const CallRequest &req, const x86::Insn &insn, LiveS
 // Puts non-constant arguments (register values as they were before the
 // instrumentation) into their argument registers.  Pushing every source
 // first and popping into the destinations makes any permutation safe.
+// push rax; lea rax, [operand]; xchg rax, [rsp]: pushes the address the
+// instruction is about to access, without touching flags or registers.
+// `below` is how far rsp has moved since the instruction's own state.
+void Instrumenter::push_effective_address(uint32_t below) {
+  ZydisDecoder zd;
+  ZydisDecodedInstruction zi;
+  ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
+  ZydisDecoderInit(&zd, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64);
+  const x86::Insn &in = *insn_;
+  const ZydisDecodedOperand *mem = nullptr;
+  if (ZYAN_SUCCESS(ZydisDecoderDecodeFull(&zd, in.bytes, in.length, &zi, ops)))
+    for (uint32_t k = 0; k < zi.operand_count_visible; k++)
+      if (ops[k].type == ZYDIS_OPERAND_TYPE_MEMORY && ops[k].mem.type == ZYDIS_MEMOP_TYPE_MEM) mem = &ops[k];
+  ZydisEncoderRequest req;
+  __builtin_memset(&req, 0, sizeof(req));
+  req.machine_mode = ZYDIS_MACHINE_MODE_LONG_64;
+  req.mnemonic = ZYDIS_MNEMONIC_LEA;
+  req.operand_count = 2;
+  req.operands[0].type = ZYDIS_OPERAND_TYPE_REGISTER;
+  req.operands[0].reg.value = ZYDIS_REGISTER_RAX;
+  req.operands[1].type = ZYDIS_OPERAND_TYPE_MEMORY;
+  req.operands[1].mem.size = 8;
+  if (mem) {
+    req.operands[1].mem.base = mem->mem.base;
+    req.operands[1].mem.index = mem->mem.index;
+    req.operands[1].mem.scale = mem->mem.index != ZYDIS_REGISTER_NONE ? mem->mem.scale : 0;
+    int64_t disp = mem->mem.disp.has_displacement ? mem->mem.disp.value : 0;
+    // rsp has moved down by `below` plus our own push of rax.
+    if (mem->mem.base == ZYDIS_REGISTER_RSP) disp += below + 8;
+    req.operands[1].mem.displacement = disp;
+  }
+  uint8_t enc[15];
+  ZyanUSize len = sizeof(enc);
+  w_->push_reg(KJIT_REG_RAX);
+  if (mem && ZYAN_SUCCESS(ZydisEncoderEncodeInstruction(&req, enc, &len))) {
+    w_->bytes(enc, static_cast<uint32_t>(len));
+  } else {
+    w_->mov_reg_imm(KJIT_REG_RAX, 0);  // not expressible: report address 0
+  }
+  w_->xchg_reg_rsp_slot(KJIT_REG_RAX);
+}
+
 void Instrumenter::load_reg_args(const InlineArgs &args, const uint8_t *src_reg, uint32_t pushed) {
   uint32_t order[KJIT_MAX_ARGS];
   uint32_t n = 0;
   for (uint32_t i = 0; i < args.nargs; i++) {
     if (args.is_const[i] || src_reg[i] == KJIT_REG_RSP) continue;
     if (src_reg[i] == kFlagsSource) w_->pushfq();
+    else if (src_reg[i] == kMemEaSource) push_effective_address(pushed + 8 * n);
     else w_->push_reg(src_reg[i]);
     order[n++] = i;
   }
@@ -136,6 +193,7 @@ void Instrumenter::emit_outlined(const CallRequest &req, const InlineArgs &args,
 }
 
 void Instrumenter::emit(const CallRequest &req, const x86::Insn &insn, LiveSet live) {
+  insn_ = &insn;
   InlineArgs args;
   uint8_t src[KJIT_MAX_ARGS];
   resolve_args(req, insn, &args, src);

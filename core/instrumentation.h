@@ -26,10 +26,12 @@ class Instrumenter {
                     uint8_t *src_reg);
   const InlinedCode *specialise(const CallRequest &req, const x86::Insn &insn);
   void load_reg_args(const InlineArgs &args, const uint8_t *src_reg, uint32_t pushed_bytes);
+  void push_effective_address(uint32_t below);
   void emit_outlined(const CallRequest &req, const InlineArgs &args, const uint8_t *src_reg,
                      LiveSet live);
   Epoch *epoch_;
   x86::CodeWriter *w_;
+  const x86::Insn *insn_ = nullptr;  // the instruction being instrumented
 };
 
 }  // namespace kjit

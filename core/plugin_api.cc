@@ -35,6 +35,8 @@ bool arg_valid(const kjit_arg &a) {
     case KJIT_ARG_KIND_CONST: case KJIT_ARG_KIND_PTR: case KJIT_ARG_KIND_INSN_PC:
     case KJIT_ARG_KIND_BRANCH_TARGET: case KJIT_ARG_KIND_BLOCK_PC: case KJIT_ARG_KIND_FLAGS:
       return true;
+    case KJIT_ARG_KIND_MEM_EA: case KJIT_ARG_KIND_MEM_SIZE:
+      return true;  // checked against the instruction in kjit_insert_call_argv
     case KJIT_ARG_KIND_REG:
       return a.reg < 16;
     default:
@@ -84,6 +86,12 @@ int kjit_insn_is_cmpxchg(const kjit_insn *i) {
          i->insn.mnemonic == ZYDIS_MNEMONIC_CMPXCHG16B;
 }
 uint32_t kjit_insn_mnemonic(const kjit_insn *i) { return i->insn.mnemonic; }
+int kjit_insn_reads_memory(const kjit_insn *i) { return i->insn.mem_read; }
+int kjit_insn_writes_memory(const kjit_insn *i) { return i->insn.mem_written; }
+uint32_t kjit_insn_memory_size(const kjit_insn *i) { return i->insn.mem_size; }
+enum kjit_segment kjit_insn_mem_segment(const kjit_insn *i) {
+  return static_cast<kjit_segment>(i->insn.mem_segment);
+}
 
 uint64_t kjit_block_pc(const kjit_block *b) { return b->ctx->pc; }
 uint32_t kjit_block_insn_count(const kjit_block *b) { return b->ctx->n; }
@@ -99,8 +107,12 @@ int kjit_insert_call_argv(kjit_insn *insn, enum kjit_ipoint where, void *routine
   if (insn->index >= ctx.n || &ctx.insns[insn->index] != insn) return kEINVAL;
   bool is_last = insn->index + 1 == ctx.n && ctx.has_terminator();
   if (!ipoint_valid_for(insn->insn, where, is_last)) return kEINVAL;
-  for (uint32_t i = 0; i < nargs; i++)
+  for (uint32_t i = 0; i < nargs; i++) {
     if (!arg_valid(args[i])) return kEINVAL;
+    bool mem_arg = args[i].kind == KJIT_ARG_KIND_MEM_EA || args[i].kind == KJIT_ARG_KIND_MEM_SIZE;
+    // The operand's address is only defined before the instruction runs.
+    if (mem_arg && (!insn->insn.has_mem_operand || where != KJIT_IPOINT_BEFORE)) return kEINVAL;
+  }
   if (ctx.nreqs >= kMaxRequests) {
     ctx.rejected_requests++;
     return kENOSPC;
@@ -114,7 +126,8 @@ int kjit_insert_call_argv(kjit_insn *insn, enum kjit_ipoint where, void *routine
   r.movable = ctx.in_block_callback && where == KJIT_IPOINT_BEFORE;
   for (uint32_t i = 0; i < nargs; i++)
     if (args[i].kind == KJIT_ARG_KIND_REG || args[i].kind == KJIT_ARG_KIND_FLAGS ||
-        args[i].kind == KJIT_ARG_KIND_INSN_PC || args[i].kind == KJIT_ARG_KIND_BRANCH_TARGET)
+        args[i].kind == KJIT_ARG_KIND_INSN_PC || args[i].kind == KJIT_ARG_KIND_BRANCH_TARGET ||
+        args[i].kind == KJIT_ARG_KIND_MEM_EA)
       r.movable = 0;
   r.routine = routine;
   r.nargs = nargs;

@@ -190,6 +190,12 @@ DecodeStatus Decoder::decode(uint64_t pc, const uint8_t *bytes, uint32_t len, In
       if (x >= 0) in.regs_read |= static_cast<uint16_t>(1u << x);
       if (op.visibility == ZYDIS_OPERAND_VISIBILITY_EXPLICIT && op.mem.type == ZYDIS_MEMOP_TYPE_MEM) {
         in.has_mem_operand = 1;
+        in.mem_read = (op.actions & ZYDIS_OPERAND_ACTION_MASK_READ) != 0;
+        in.mem_written = (op.actions & ZYDIS_OPERAND_ACTION_MASK_WRITE) != 0;
+        in.mem_size = static_cast<uint8_t>(op.size / 8);
+        in.mem_segment = op.mem.segment == ZYDIS_REGISTER_GS   ? KJIT_SEG_GS
+                         : op.mem.segment == ZYDIS_REGISTER_FS ? KJIT_SEG_FS
+                                                               : KJIT_SEG_NONE;
         if (b == KJIT_REG_RSP || x == KJIT_REG_RSP) in.mem_uses_rsp = 1;
       }
       if (op.mem.base == ZYDIS_REGISTER_RIP) {

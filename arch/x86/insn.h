@@ -43,6 +43,10 @@ struct Insn {
   uint8_t indirect_reg;      // register holding an indirect target, kNoReg if memory/none
   uint8_t prefixes;          // PrefixBits
   uint8_t has_mem_operand;   // explicit memory operand present
+  uint8_t mem_read;          // ... and it is read
+  uint8_t mem_written;       // ... and it is written
+  uint8_t mem_size;          // ... its size in bytes
+  uint8_t mem_segment;       // ... 0, or kjit_segment FS/GS
   uint8_t mem_uses_rsp;      // memory operand addresses through rsp
   uint16_t ret_imm;          // ret imm16
   uint8_t bytes[15];

@@ -44,6 +44,10 @@ enum kjit_arg_kind {
   KJIT_ARG_KIND_BRANCH_TARGET = 5, /* a direct branch's target              */
   KJIT_ARG_KIND_BLOCK_PC = 6, /* the original start address of the block    */
   KJIT_ARG_KIND_FLAGS = 7,    /* rflags at the insertion point              */
+  KJIT_ARG_KIND_MEM_EA = 8,   /* effective address of the explicit memory
+                               * operand, without the segment base (add the
+                               * GS/FS base for kjit_insn_mem_segment())    */
+  KJIT_ARG_KIND_MEM_SIZE = 9, /* its size in bytes                          */
 };
 struct kjit_arg {
   uint32_t kind;
@@ -57,6 +61,8 @@ struct kjit_arg {
 #define KJIT_ARG_BRANCH_TARGET() ((struct kjit_arg){KJIT_ARG_KIND_BRANCH_TARGET, 0, 0})
 #define KJIT_ARG_BLOCK_PC() ((struct kjit_arg){KJIT_ARG_KIND_BLOCK_PC, 0, 0})
 #define KJIT_ARG_FLAGS() ((struct kjit_arg){KJIT_ARG_KIND_FLAGS, 0, 0})
+#define KJIT_ARG_MEM_EA() ((struct kjit_arg){KJIT_ARG_KIND_MEM_EA, 0, 0})
+#define KJIT_ARG_MEM_SIZE() ((struct kjit_arg){KJIT_ARG_KIND_MEM_SIZE, 0, 0})
 #define KJIT_RFLAGS_ZF 0x40
 #define KJIT_MAX_ARGS 6
 
@@ -100,6 +106,13 @@ enum kjit_branch_hint kjit_insn_branch_hint(const struct kjit_insn *insn);
 enum kjit_branch_hint kjit_insn_layout_hint(const struct kjit_insn *insn);
 uint64_t kjit_insn_branch_target(const struct kjit_insn *insn); /* 0 if not direct */
 int kjit_insn_is_cmpxchg(const struct kjit_insn *insn);
+/* The explicit memory operand, if any (string instructions and push/pop
+ * access memory implicitly and report 0 here). */
+int kjit_insn_reads_memory(const struct kjit_insn *insn);
+int kjit_insn_writes_memory(const struct kjit_insn *insn);
+uint32_t kjit_insn_memory_size(const struct kjit_insn *insn);
+enum kjit_segment { KJIT_SEG_NONE = 0, KJIT_SEG_FS = 4, KJIT_SEG_GS = 5 };
+enum kjit_segment kjit_insn_mem_segment(const struct kjit_insn *insn);
 /* Zydis mnemonic id (ZydisMnemonic) for finer queries. */
 uint32_t kjit_insn_mnemonic(const struct kjit_insn *insn);
 

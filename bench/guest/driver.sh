@@ -1,0 +1,170 @@
+#!/bin/bash
+# bench driver, run in the guest's Debian root (cwd /mnt/kjit = the share).
+# config.env sets CONFIG, REPS, SECS (lmb budget per benchmark), MACRO_SECS.
+# For each repetition: the native run, then the configuration's run, in this
+# boot; output under out/CONFIG/: repN-native.txt, repN-config.txt (lmb lines
+# and "macro rps X"), repN-stats-{micro,macro}.txt (kjitctl stats / probe
+# stats), setup.log, and discovery lists.
+set -u
+cd /mnt/kjit
+export PATH=/mnt/kjit/bin:/usr/sbin:/usr/bin:/sbin:/bin
+. ./config.env
+. ./kjit-adapter.sh
+OUT="out/$CONFIG"; mkdir -p "$OUT"
+log() { echo "bench[$CONFIG]: $*"; echo "$*" >> "$OUT/setup.log"; }
+
+# System calls the workloads make (strace of lmb; nginx + wrk).  kjit attaches
+# to these __x64_sys_* wrappers; the per-syscall kprobes go on the same ones.
+SYSCALLS="getppid getpid read write newfstatat newfstat openat close pselect6 select
+ rt_sigaction kill clone wait4 pipe2 execve
+ accept4 recvfrom sendto sendfile64 writev readv epoll_wait epoll_ctl connect socket
+ setsockopt getsockopt shutdown fcntl ioctl getsockname"
+
+# --- workloads -------------------------------------------------------------
+mkdir -p /tmp/www /tmp/nginx
+head -c 1024 /dev/zero | tr '\0' 'k' > /tmp/www/f.html
+cat > /tmp/nginx/nginx.conf <<NGX
+user root; worker_processes 1; daemon on; pid /tmp/nginx/pid;
+error_log /tmp/nginx/error.log;
+events { worker_connections 256; }
+http { access_log off; sendfile on;
+  client_body_temp_path /tmp/nginx/b; proxy_temp_path /tmp/nginx/p;
+  fastcgi_temp_path /tmp/nginx/f; uwsgi_temp_path /tmp/nginx/u; scgi_temp_path /tmp/nginx/s;
+  server { listen 127.0.0.1:8080; root /tmp/www; } }
+NGX
+nginx -c /tmp/nginx/nginx.conf || log "nginx failed to start"
+sleep 1
+
+micro() { lmb -t "$SECS" -x /mnt/kjit/bin/lmb-hello -f /etc/passwd; }
+macro() {
+  wrk -t1 -c4 -d"${MACRO_SECS}s" http://127.0.0.1:8080/f.html 2>&1 \
+    | awk '/Requests\/sec/ {print "macro rps", $2} /Socket errors/ {print "macro errors", $0}'
+}
+workload_short() { lmb -t 0.02 -x /mnt/kjit/bin/lmb-hello -f /etc/passwd >/dev/null;
+                   wrk -t1 -c2 -d1s http://127.0.0.1:8080/f.html >/dev/null 2>&1; }
+
+# --- configurations --------------------------------------------------------
+# setup_CONFIG / teardown; stats_snapshot FILE; mid_flush (between micro and
+# macro, so code-cache bytes are per workload).
+BPF_PID=""
+setup() {
+  case "$CONFIG" in
+    native) ;;
+    kjit-none)            kjit_load "" none ;;
+    kjit-syscount)        kjit_load "" syscount ;;
+    kjit-calltrace)       kjit_load "" calltrace ;;
+    kjit-bbcount)         kjit_load "" bbcount ;;
+    kjit-icount)          kjit_load "" icount ;;
+    kjit-bb-noliveness)   kjit_load "" bbcount liveness=0 ;;
+    kjit-bb-noinline)     kjit_load "" bbcount inline=0 ;;
+    kjit-bb-noopt)        kjit_load "" bbcount liveness=0 inline=0 ;;
+    kjit-flush)           kjit_load "" bbcount flush_every_entry=1 ;;
+    kjit-cache*)          kjit_load "cache_kb=${CONFIG#kjit-cache}" bbcount ;;
+    kprobe-sys)           kprobe_load "$OUT/addr-sys.txt" ;;
+    kprobe-call)          kprobe_load "$OUT/addr-call.txt" ;;
+    kprobe-bb)            kprobe_load "$OUT/addr-bb.txt" ;;
+    ftrace-func)
+      T=/sys/kernel/tracing
+      echo 0 > $T/tracing_on; echo > $T/trace
+      if [ -s "$OUT/funcs-call.txt" ]; then
+        cat "$OUT/funcs-call.txt" > $T/set_ftrace_filter 2>>"$OUT/setup.log" || true
+      fi
+      log "ftrace filter: $(wc -l < $T/set_ftrace_filter) functions"
+      echo function > $T/current_tracer; echo 1 > $T/tracing_on ;;
+    bpftrace)
+      bpftrace -e 'tracepoint:raw_syscalls:sys_enter { @[args->id] = count(); }' \
+        > "$OUT/bpftrace.out" 2>&1 &
+      BPF_PID=$!
+      for i in $(seq 1 600); do
+        grep -q Attaching "$OUT/bpftrace.out" 2>/dev/null && break; sleep 0.5
+      done
+      sleep 1
+      log "bpftrace: $(head -n1 "$OUT/bpftrace.out")" ;;
+    *) log "unknown config"; return 1 ;;
+  esac
+}
+teardown() {
+  case "$CONFIG" in
+    native) ;;
+    kjit-*) kjit_unload ;;
+    kprobe-*) rmmod kprobench ;;
+    ftrace-func) T=/sys/kernel/tracing; echo 0 > $T/tracing_on; echo nop > $T/current_tracer
+                 echo > $T/set_ftrace_filter; echo > $T/trace ;;
+    bpftrace) kill -INT "$BPF_PID"; wait "$BPF_PID" ;;
+  esac
+}
+stats_snapshot() {
+  case "$CONFIG" in
+    kjit-*) kjit_stats > "$1" 2>&1 ;;
+    kprobe-*) cat /sys/kernel/debug/kprobench/stats > "$1" ;;
+    ftrace-func) grep -E 'entries-in-buffer|^# entries' /sys/kernel/tracing/trace | head -2 > "$1" ;;
+    *) : > "$1" ;;
+  esac
+}
+kprobe_load() {
+  insmod /mnt/kjit/bin/kprobench.ko || return 1
+  cat "$1" > /sys/kernel/debug/kprobench/probes
+  echo "kprobench: $(tr '\n' ' ' < /sys/kernel/debug/kprobench/stats) from $(wc -l < "$1") addresses"
+}
+mid_flush() { case "$CONFIG" in kjit-*) kjit_flush ;; esac; }
+
+# --- probe addresses, discovered by kjit itself ------------------------------
+discover() {
+  case "$CONFIG" in
+    kprobe-sys)
+      for s in $SYSCALLS; do grep -q " __x64_sys_$s\$" /proc/kallsyms && echo "__x64_sys_$s"; done \
+        > "$OUT/addr-sys.txt" ;;
+    kprobe-call|ftrace-func)
+      if kjit_has calls; then
+        kjit_load "" calltrace && workload_short && kjit_calls > "$OUT/funcs-call.raw"; kjit_unload
+        log "call list from kjitctl calls"
+      else
+        ftrace_graph_calls > "$OUT/funcs-call.raw"
+        log "kjitctl calls missing: call list from ftrace function_graph (see bench/NEEDS.md)"
+      fi
+      # probe/trace only what ftrace/kprobes can: names in available_filter_functions
+      awk '{print $NF}' "$OUT/funcs-call.raw" | sed 's/\[.*//' | sort -u \
+        | grep -Fxf <(sed 's/ .*//' /sys/kernel/tracing/available_filter_functions | sort -u) \
+        > "$OUT/funcs-call.txt"
+      cp "$OUT/funcs-call.txt" "$OUT/addr-call.txt"
+      log "call list: $(wc -l < "$OUT/funcs-call.txt") functions" ;;
+    kprobe-bb)
+      if kjit_has blocks; then
+        kjit_load "" bbcount && workload_short && kjit_blocks > "$OUT/addr-bb.raw"; kjit_unload
+        grep -oE '0x[0-9a-f]+' "$OUT/addr-bb.raw" | sort -u > "$OUT/addr-bb.txt"
+        log "block list from kjitctl blocks: $(wc -l < "$OUT/addr-bb.txt")"
+      else
+        : > "$OUT/addr-bb.txt"; log "kjitctl blocks missing (bench/NEEDS.md)"; return 1
+      fi ;;
+  esac
+  return 0
+}
+ftrace_graph_calls() {
+  T=/sys/kernel/tracing
+  for s in $SYSCALLS; do echo "__x64_sys_$s"; done > $T/set_graph_function 2>/dev/null
+  echo 8192 > $T/buffer_size_kb
+  echo function_graph > $T/current_tracer
+  workload_short
+  echo nop > $T/current_tracer
+  grep -oE '[A-Za-z_][A-Za-z0-9_.]*\(\)' $T/trace | tr -d '()' | sort -u
+  echo > $T/set_graph_function; echo > $T/trace; echo 1408 > $T/buffer_size_kb
+}
+
+# --- main --------------------------------------------------------------------
+log "kernel $(uname -r); kprobes-optimization=$(cat /proc/sys/debug/kprobes-optimization 2>/dev/null)"
+discover || { log "SKIPPED: discovery failed"; echo skipped > "$OUT/status"; exit 0; }
+for i in $(seq 1 "$REPS"); do
+  { micro; macro; } > "$OUT/rep$i-native.txt" 2>&1
+  if ! setup >> "$OUT/setup.log" 2>&1; then log "SKIPPED: setup failed"; echo skipped > "$OUT/status"; exit 0; fi
+  sync
+  micro > "$OUT/rep$i-config.txt" 2>&1
+  stats_snapshot "$OUT/rep$i-stats-micro.txt"
+  mid_flush
+  macro >> "$OUT/rep$i-config.txt" 2>&1
+  stats_snapshot "$OUT/rep$i-stats-macro.txt"
+  teardown >> "$OUT/setup.log" 2>&1
+  log "rep $i done"; sync
+done
+dmesg | grep -iE 'kjit|kprobench|oops|bug:|warning' | tail -n 50 > "$OUT/dmesg.txt"
+echo ok > "$OUT/status"
+sync

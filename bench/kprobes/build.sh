@@ -1,0 +1,11 @@
+#!/bin/bash
+# Build bench/kprobes/kprobench.ko against the pinned kernel headers.
+# Usage: bench/kprobes/build.sh OUTDIR   (-> OUTDIR/kprobench.ko)
+set -euo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+ABI="$(tr -d '[:space:]' < "$here/../../tools/kernel-version")"
+KDIR="${KDIR:-/usr/src/linux-headers-$ABI}"
+out="$1"; mkdir -p "$out"; out="$(cd "$out" && pwd)"
+cp "$here/kprobench.c" "$here/Kbuild" "$out/"
+make -s -C "$KDIR" M="$out" -j"${JOBS:-2}" modules
+ls "$out/kprobench.ko"

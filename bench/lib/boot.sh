@@ -1,0 +1,63 @@
+#!/bin/bash
+# Boot the pinned kernel under QEMU/TCG for the bench: like tools/lab/run-guest.sh
+# (same initramfs /init protocol, share disk with serial "kjit"), plus
+#   --root IMG   a Debian root (ext4) as a second NVMe disk, serial "kjitroot",
+#                attached with snapshot=on (guest writes are thrown away)
+#   --icount     -icount shift=0,sleep=off (guest clock = guest instructions)
+# Usage: bench/lib/boot.sh --share DIR --script S [--root IMG] [--icount]
+#          [--smp N] [--mem MB] [--timeout SECS] [--append X]
+# Exit status: the script's; 124 timeout; 125 no `done` (crash/hang).
+set -euo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+top="$(cd "$here/../.." && pwd)"
+lab="$top/tools/lab"
+LABBUILD="${KJIT_BUILD:-$top/build/lab}"
+share="" script="" root="" icount=0 smp=2 mem=2048 tmo=900 extra=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --share) share="$2"; shift 2 ;;
+    --script) script="$2"; shift 2 ;;
+    --root) root="$2"; shift 2 ;;
+    --icount) icount=1; shift ;;
+    --smp) smp="$2"; shift 2 ;;
+    --mem) mem="$2"; shift 2 ;;
+    --timeout) tmo="$2"; shift 2 ;;
+    --append) extra="$extra $2"; shift 2 ;;
+    *) echo "boot.sh: unknown argument $1" >&2; exit 2 ;;
+  esac
+done
+[ -n "$share" ] && [ -n "$script" ] || { echo "boot.sh: --share and --script are required" >&2; exit 2; }
+mkdir -p "$share"; share="$(cd "$share" && pwd)"
+kdir="$(KJIT_BUILD="$LABBUILD" "$lab/fetch-kernel.sh" "$LABBUILD/kernel" | tail -n1)"
+initrd="$LABBUILD/initramfs.cpio.gz"
+if [ ! -s "$initrd" ] || [ "$lab/make-initramfs.sh" -nt "$initrd" ]; then
+  "$lab/make-initramfs.sh" "$initrd" >/dev/null
+fi
+[ "$(realpath "$script")" = "$share/run.sh" ] || cp "$script" "$share/run.sh"
+chmod +x "$share/run.sh"
+rm -f "$share/done" "$share/console.log" "$share/guest.log"
+work="$(mktemp -d "${TMPDIR:-/tmp}/kjit-bench.XXXXXX")"
+trap 'rm -rf "$work"' EXIT
+used_kb="$(du -sk "$share" | cut -f1)"
+img="$work/share.img"
+truncate -s "$(( used_kb * 2 / 1024 + 256 ))M" "$img"
+mkfs.ext4 -q -F -L kjit -E root_owner=0:0 -d "$share" "$img"
+qemu=(qemu-system-x86_64 -accel tcg -cpu max -smp "$smp" -m "$mem"
+      -nographic -no-reboot -nic none
+      -kernel "$kdir/vmlinuz" -initrd "$initrd"
+      -append "console=ttyS0 panic=-1 nokaslr quiet$extra"
+      -drive "file=$img,if=none,format=raw,id=kjit,cache=unsafe"
+      -device "nvme,drive=kjit,serial=kjit")
+[ -z "$root" ] || qemu+=(-drive "file=$root,if=none,format=raw,id=kjitroot,snapshot=on,cache=unsafe"
+                         -device "nvme,drive=kjitroot,serial=kjitroot")
+[ "$icount" = 0 ] || qemu+=(-icount shift=0,sleep=off)
+rc=0
+timeout -k 5 "$tmo" "${qemu[@]}" </dev/null >"$share/console.log" 2>&1 || rc=$?
+out="$work/out"; mkdir -p "$out"
+if debugfs -R "rdump / $out" "$img" >/dev/null 2>"$work/debugfs.err"; then
+  rm -rf "$out/lost+found" "$out/console.log"
+  cp -a "$out"/. "$share"/
+fi
+if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then echo "boot.sh: TIMEOUT after ${tmo}s" >&2; exit 124; fi
+[ -f "$share/done" ] || { echo "boot.sh: no done file (qemu rc=$rc)" >&2; tail -n 20 "$share/console.log" >&2; exit 125; }
+exit "$(tr -d '[:space:]' < "$share/done")"

@@ -1,0 +1,70 @@
+#!/bin/bash
+# kjit bench (issue 5): kjit against kprobes, ftrace and bpftrace, in one boot
+# per configuration with its native baseline, in two modes (TCG wall clock,
+# -icount).  Regenerates bench/results/{RESULTS.md,summary.json,*.svg}.
+#
+# Usage: bench/run.sh BUILD_DIR          (what `./kjit-lab bench` runs)
+#   BUILD_DIR holds module/kjit.ko (built here if missing); the bench caches
+#   its Debian guest root and its per-boot shares under BUILD_DIR/bench/.
+# Env: BENCH_CONFIGS (default: all, below), BENCH_MODES ("tcg icount"),
+#      BENCH_REPS_TCG (3), BENCH_REPS_ICOUNT (1), BENCH_SECS (0.15: lmb
+#      budget per benchmark), BENCH_MACRO_SECS (2: wrk duration),
+#      BENCH_SMP (1: one vCPU, so pipe/fork ping-pong is not dominated by
+#      TCG's cross-vCPU wake-up latency, and -icount is single-threaded anyway),
+#      BENCH_ANALYZE_ONLY=1 (re-make the results from the last runs).
+set -uo pipefail
+top="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+B="$(mkdir -p "${1:-$top/build}" && cd "${1:-$top/build}" && pwd)"
+W="$B/bench"; mkdir -p "$W"
+ALL="native kjit-none kjit-syscount kjit-calltrace kjit-bbcount kjit-icount
+ kjit-bb-noliveness kjit-bb-noinline kjit-bb-noopt kjit-flush
+ kjit-cache64 kjit-cache256 kjit-cache1024
+ kprobe-sys kprobe-call kprobe-bb ftrace-func bpftrace"
+CONFIGS="${BENCH_CONFIGS:-$ALL}"
+MODES="${BENCH_MODES:-tcg icount}"
+t0=$(date +%s)
+
+if [ "${BENCH_ANALYZE_ONLY:-0}" != 1 ]; then
+  # --- build ------------------------------------------------------------------
+  if [ ! -f "$B/module/kjit.ko" ]; then
+    cmake -S "$top" -B "$B" >/dev/null && cmake --build "$B" -j2 --target kjit_engine_kernel \
+      && "$top/os/linux/build.sh" "$B" || { echo "bench: kjit build failed" >&2; exit 1; }
+  fi
+  bin="$W/bin"; rm -rf "$bin"; mkdir -p "$bin"
+  gcc -O2 -static -Wall -o "$bin/lmb" "$top/bench/micro/lmb.c" || exit 1
+  gcc -O2 -static -nostdlib -o "$bin/lmb-hello" "$top/bench/micro/hello.c" || exit 1
+  gcc -O2 -static -Wall -I "$top/os/linux" -o "$bin/kjitctl" "$top/tools/kjitctl/kjitctl.c" || exit 1
+  "$top/bench/kprobes/build.sh" "$W/kprobes" >/dev/null || exit 1
+  cp "$W/kprobes/kprobench.ko" "$B/module/kjit.ko" "$bin/"
+  cp /bin/busybox "$bin/busybox"   # insmod/rmmod for the Debian minbase root
+  for a in insmod rmmod lsmod; do ln -s busybox "$bin/$a"; done
+  root="$("$top/bench/lib/make-root.sh" "$W")" || exit 1
+
+  # --- one boot per (mode, configuration) -----------------------------------
+  for mode in $MODES; do
+    reps="${BENCH_REPS_TCG:-3}"; flag=""
+    [ "$mode" = icount ] && { reps="${BENCH_REPS_ICOUNT:-1}"; flag=--icount; }
+    for cfg in $CONFIGS; do
+      share="$W/runs/$mode/$cfg"; rm -rf "$share"; mkdir -p "$share"
+      cp -a "$bin" "$share/bin"
+      cp "$top/bench/guest/driver.sh" "$top/bench/guest/kjit-adapter.sh" "$share/"
+      printf 'CONFIG=%s\nREPS=%s\nSECS=%s\nMACRO_SECS=%s\nMODE=%s\n' "$cfg" "$reps" \
+        "${BENCH_SECS:-0.15}" "${BENCH_MACRO_SECS:-2}" "$mode" > "$share/config.env"
+      s=$(date +%s)
+      "$top/bench/lib/boot.sh" --share "$share" --script "$top/bench/guest/run.sh" \
+        --root "$root" $flag --smp "${BENCH_SMP:-1}" --timeout "${BENCH_TIMEOUT:-1200}" >"$share/boot.log" 2>&1
+      rc=$?
+      echo "$rc" > "$share/boot.rc"
+      echo "bench: $mode $cfg: boot rc $rc, $(( $(date +%s) - s )) s, $(cat "$share/out/$cfg/status" 2>/dev/null || echo no-status)" >&2
+    done
+  done
+fi
+
+# --- results -------------------------------------------------------------------
+python3 "$top/bench/lib/analyze.py" "$W/runs" "$top/bench/results" "$(( $(date +%s) - t0 ))" || exit 1
+if command -v gnuplot >/dev/null; then
+  (cd "$top/bench/results" && for g in *.gp; do [ -f "$g" ] && gnuplot "$g"; done)
+else
+  echo "bench: gnuplot missing (apt-get install gnuplot-nox): no plots" >&2
+fi
+echo "bench: results in bench/results/ ($(( $(date +%s) - t0 )) s)" >&2

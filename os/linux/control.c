@@ -8,6 +8,7 @@
 #include <linux/uaccess.h>
 #include <linux/capability.h>
 #include <linux/ctype.h>
+#include <linux/slab.h>
 #include "kjit_linux.h"
 #include "kjit/engine.h"
 #include "uapi/kjit_ioctl.h"
@@ -32,18 +33,23 @@ static int get_sized(void *dst, size_t len, const void __user *src)
 	return 0;
 }
 
-static int valid_name(const char *name, size_t max, bool allow_star)
+int kjit_valid_name(const char *name, size_t max)
 {
 	size_t i, n = strnlen(name, max);
 
 	if (n == 0 || n == max)
 		return 0;
-	if (allow_star && n == 1 && name[0] == '*')
-		return 1;
 	for (i = 0; i < n; i++)
 		if (!isalnum(name[i]) && name[i] != '_' && name[i] != '.')
 			return 0;
 	return 1;
+}
+
+static int valid_target(const char *name, size_t max, bool allow_star)
+{
+	if (allow_star && strnlen(name, max) == 1 && name[0] == '*')
+		return 1;
+	return kjit_valid_name(name, max);
 }
 
 static long kjit_ctl_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
@@ -62,7 +68,14 @@ static long kjit_ctl_ioctl(struct file *file, unsigned int cmd, unsigned long ar
 		ret = get_sized(&t, sizeof(t), uarg);
 		if (ret)
 			return ret;
-		if (t.flags || !valid_name(t.name, sizeof(t.name), cmd == KJIT_IOC_DETACH))
+		if (cmd == KJIT_IOC_ATTACH && t.flags == KJIT_TARGET_SYSNR) {
+			ret = kjit_syscall_name(t.addr, t.name, sizeof(t.name));
+			if (ret)
+				return ret;
+		} else if (t.flags) {
+			return -EINVAL;
+		}
+		if (!valid_target(t.name, sizeof(t.name), cmd == KJIT_IOC_DETACH))
 			return -EINVAL;
 		if (cmd == KJIT_IOC_DETACH)
 			return kjit_detach(t.name);
@@ -74,10 +87,20 @@ static long kjit_ctl_ioctl(struct file *file, unsigned int cmd, unsigned long ar
 			return -EFAULT;
 		return 0;
 	}
+	case KJIT_IOC_ATTACH_MANY: {
+		struct kjit_ioc_attach_many m;
+
+		ret = get_sized(&m, sizeof(m), uarg);
+		if (ret)
+			return ret;
+		return kjit_attach_many(u64_to_user_ptr(m.names), u64_to_user_ptr(m.results),
+					m.count);
+	}
 	case KJIT_IOC_STATS: {
 		struct kjit_ioc_stats s;
 		struct kjit_engine_stats es;
 		struct kjit_entry_counters ec;
+		struct kjit_ioc_config c;
 
 		ret = get_sized(&s, sizeof(s), uarg);
 		if (ret)
@@ -86,6 +109,7 @@ static long kjit_ctl_ioctl(struct file *file, unsigned int cmd, unsigned long ar
 		memset(&es, 0, sizeof(es));
 		kjit_engine_get_stats(&es);
 		kjit_entry_counters(&ec);
+		kjit_tools_get_config(&c);
 		s.size = sizeof(s);
 		s.nattached = kjit_nattached();
 		s.blocks_built = es.blocks_built;
@@ -105,19 +129,81 @@ static long kjit_ctl_ioctl(struct file *file, unsigned int cmd, unsigned long ar
 		s.entry_skipped = ec.entry_skipped;
 		s.gate_escapes = ec.gate_escapes;
 		s.reclaims = ec.reclaims;
-		s.icount = kjit_icount_read();
+		s.filtered = ec.filtered;
+		s.exits = ec.exits;
+		s.icount = kjit_tools_icount();
+		kjit_extable_stats(&s.extable_mirrored, &s.extable_declined, &s.extable_entries);
+		s.cache_size = kjit_tool.cache_size;
+		s.tool = c.tool;
+		s.pid = c.pid;
+		s.inline_instrumentation = c.inline_instrumentation;
+		s.use_liveness = c.use_liveness;
+		s.flush_every_entry = c.flush_every_entry;
 		if (copy_to_user(uarg, &s, sizeof(s)))
+			return -EFAULT;
+		return 0;
+	}
+	case KJIT_IOC_CONFIG: {
+		struct kjit_ioc_config c;
+
+		ret = get_sized(&c, sizeof(c), uarg);
+		if (ret)
+			return ret;
+		return kjit_tools_configure(&c);
+	}
+	case KJIT_IOC_RESULTS: {
+		struct kjit_ioc_results r;
+
+		ret = get_sized(&r, sizeof(r), uarg);
+		if (ret)
+			return ret;
+		if (r.nrec > (1u << 24))
+			return -EINVAL;
+		ret = kjit_tools_results(&r);
+		if (ret)
+			return ret;
+		if (copy_to_user(uarg, &r, sizeof(r)))
+			return -EFAULT;
+		return 0;
+	}
+	case KJIT_IOC_LIST: {
+		struct kjit_ioc_results r;
+		struct kjit_ioc_rec rec;
+		struct kjit_ioc_rec __user *u;
+		char *name;
+		u64 addr, i;
+
+		ret = get_sized(&r, sizeof(r), uarg);
+		if (ret)
+			return ret;
+		u = u64_to_user_ptr(r.rec_ptr);
+		name = kmalloc(KJIT_NAME_MAX, GFP_KERNEL);
+		if (!name)
+			return -ENOMEM;
+		for (i = 0; kjit_attachment(i, name, &addr); i++) {
+			if (i < r.nrec) {
+				memset(&rec, 0, sizeof(rec));
+				rec.pc = addr;
+				if (copy_to_user(&u[i], &rec, sizeof(rec))) {
+					kfree(name);
+					return -EFAULT;
+				}
+			}
+		}
+		kfree(name);
+		r.nrec = i;
+		if (copy_to_user(uarg, &r, sizeof(r)))
 			return -EFAULT;
 		return 0;
 	}
 	case KJIT_IOC_FLUSH:
 		if (arg)
 			return -EINVAL;
-		return kjit_engine_flush();
+		return kjit_tools_flush(true);
 	case KJIT_IOC_ICOUNT_RESET:
 		if (arg)
 			return -EINVAL;
-		kjit_icount_reset();
+		kjit_tools_reset();
 		return 0;
 	default:
 		return -ENOTTY;

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Entry redirection: an ftrace_ops with SAVE_REGS|IPMODIFY on a function's
+/* Entry redirection: one shared ftrace_ops with SAVE_REGS|IPMODIFY on a function's
  * fentry site (as livepatch does) moves the return of the fentry call from
  * func+MCOUNT_INSN_SIZE to the code-cache translation of func+MCOUNT_INSN_SIZE.
  * Registers and stack are exactly as at the original site; the function's
@@ -33,31 +33,39 @@
 #include <linux/rcupdate_wait.h>
 #include "kjit_linux.h"
 #include "kjit/engine.h"
+#include <linux/vmalloc.h>
+#include <linux/uaccess.h>
+#include <linux/sched.h>
 #include "uapi/kjit_ioctl.h"
 
-#define KJIT_MAX_ATTACH 16
-#define KJIT_TASK_SLOTS 256
+#define KJIT_MAX_ATTACH 1024
 #define KJIT_STOP_SLOTS 64
 
+/* All attachments share one ftrace_ops whose filter holds their addresses:
+ * attaching every system call is one ftrace update, not hundreds.  The ops
+ * is registered while at least one address is attached (an empty filter
+ * would mean "every function"). */
 struct kjit_attachment {
-	struct ftrace_ops ops;
 	unsigned long addr;
-	bool used;
 	char name[KJIT_NAME_MAX];
 };
 
 static DEFINE_MUTEX(kjit_attach_mutex);
-static struct kjit_attachment kjit_att[KJIT_MAX_ATTACH];
+static struct kjit_attachment *kjit_att;
 static int kjit_natt;
+static struct ftrace_ops kjit_ops;
+static bool kjit_ops_registered;
+static unsigned long (*p_ftrace_location)(unsigned long ip);
+static unsigned long *kjit_sys_call_table;
 
 static unsigned long kjit_stops[KJIT_STOP_SLOTS];
-static atomic64_t c_entries, c_declined, c_skipped, c_escapes, c_reclaims;
+static atomic64_t c_entries, c_declined, c_skipped, c_escapes, c_reclaims, c_filtered, c_exits;
 static bool kjit_entry_enabled;
 
 static void kjit_reclaim_fn(struct work_struct *w)
 {
 	atomic64_inc(&c_reclaims);
-	kjit_engine_flush();
+	kjit_tools_flush(true);
 }
 static DECLARE_WORK(kjit_reclaim_work, kjit_reclaim_fn);
 
@@ -67,25 +75,54 @@ static void maybe_reclaim(void)
 		schedule_work(&kjit_reclaim_work);
 }
 
-/* Registers `ret` as a stop address once; false if the engine refused. */
-static bool ensure_stop(unsigned long ret)
+static bool is_stop(unsigned long a)
 {
 	int i;
 
 	for (i = 0; i < KJIT_STOP_SLOTS; i++) {
 		unsigned long v = READ_ONCE(kjit_stops[i]);
 
-		if (v == ret)
+		if (v == a)
 			return true;
 		if (!v)
 			break;
 	}
+	return false;
+}
+
+/* Registers `ret` as a stop address once; false if the engine refused. */
+static bool ensure_stop(unsigned long ret)
+{
+	int i;
+
+	if (is_stop(ret))
+		return true;
 	if (kjit_engine_add_stop_address(ret) < 0)
 		return false;
 	for (i = 0; i < KJIT_STOP_SLOTS; i++)
 		if (!READ_ONCE(kjit_stops[i]) && !cmpxchg(&kjit_stops[i], 0UL, ret))
 			break;
 	return true;
+}
+
+/* The engine was re-created: it has no stop addresses any more. */
+void kjit_entry_reset_stops(void)
+{
+	memset(kjit_stops, 0, sizeof(kjit_stops));
+}
+
+/* Leaving the cache at an entry's return address: the entry returned. */
+static void escaped(u64 t)
+{
+	atomic64_inc(&c_escapes);
+	if (!is_stop(t))
+		return;
+	atomic64_inc(&c_exits);
+	/* flush-every-entry (benchmarks): only where sleeping is allowed; the
+	 * gate's caller has left the cache (its stub's return address is gone). */
+	if (unlikely(READ_ONCE(kjit_tool.flush_every_entry)) && preemptible() &&
+	    READ_ONCE(kjit_entry_enabled))
+		kjit_tools_flush(false);
 }
 
 /* Called from dispatch_gates.S with every register saved. */
@@ -97,7 +134,7 @@ u64 kjit_linux_direct_exit(u64 stub_ret)
 	u64 t = kjit_engine_direct_exit(stub_ret);
 
 	if (!kjit_engine_is_cache_address(t))
-		atomic64_inc(&c_escapes);
+		escaped(t);
 	maybe_reclaim();
 	return t;
 }
@@ -107,7 +144,7 @@ u64 kjit_linux_indirect_miss(u64 stub_ret, u64 target)
 	u64 t = kjit_engine_indirect_miss(stub_ret, target);
 
 	if (!kjit_engine_is_cache_address(t))
-		atomic64_inc(&c_escapes);
+		escaped(t);
 	maybe_reclaim();
 	return t;
 }
@@ -116,11 +153,18 @@ static void kjit_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 				struct ftrace_ops *ops, struct ftrace_regs *fregs)
 {
 	struct pt_regs *regs = ftrace_get_regs(fregs);
+	void (*on_entry)(uint64_t, void *);
+	u32 pid;
 	u64 target;
 
 	if (!regs || !READ_ONCE(kjit_entry_enabled) || in_nmi() ||
 	    kjit_os_lock_held_here() || !ensure_stop(parent_ip)) {
 		atomic64_inc(&c_skipped);
+		return;
+	}
+	pid = READ_ONCE(kjit_tool.pid);
+	if (pid && (!in_task() || task_tgid_nr(current) != pid)) {
+		atomic64_inc(&c_filtered);
 		return;
 	}
 	target = kjit_engine_enter(ip + MCOUNT_INSN_SIZE);
@@ -131,87 +175,248 @@ static void kjit_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 		return;
 	}
 	atomic64_inc(&c_entries);
+	on_entry = READ_ONCE(kjit_tool.on_entry);
+	if (on_entry)
+		on_entry(ip, READ_ONCE(kjit_tool.on_entry_arg));
+	if (kjit_tool.id == KJIT_TOOL_CALLSTACK)
+		kjit_callstack_entry(ip, regs->sp);
 	ftrace_instruction_pointer_set(fregs, target);
 }
 
-int kjit_attach(const char *name, u64 *addr_out)
+static void ops_reinit(void)
 {
-	struct kjit_attachment *a = NULL;
-	unsigned long addr;
-	int i, ret;
+	memset(&kjit_ops, 0, sizeof(kjit_ops));
+	kjit_ops.func = kjit_ftrace_handler;
+	kjit_ops.flags = FTRACE_OPS_FL_SAVE_REGS | FTRACE_OPS_FL_IPMODIFY |
+			 FTRACE_OPS_FL_RECURSION;
+}
 
-	addr = kjit_ksym(name);
+static int find_att(unsigned long addr)
+{
+	int i;
+
+	for (i = 0; i < kjit_natt; i++)
+		if (kjit_att[i].addr == addr)
+			return i;
+	return -1;
+}
+
+/* Checks one name; 0 and its address, or -errno. */
+static int check_target(const char *name, unsigned long *addr_out)
+{
+	unsigned long addr = kjit_ksym(name);
+
 	if (!addr)
 		return -ENOENT;
 	if (!kjit_os_may_translate(addr))
 		return -EPERM;
-	mutex_lock(&kjit_attach_mutex);
-	for (i = 0; i < KJIT_MAX_ATTACH; i++) {
-		if (kjit_att[i].used && kjit_att[i].addr == addr) {
-			ret = -EEXIST;
-			goto out;
-		}
-		if (!kjit_att[i].used && !a)
-			a = &kjit_att[i];
-	}
-	ret = -ENOSPC;
-	if (!a)
-		goto out;
-	memset(a, 0, sizeof(*a));
-	a->ops.func = kjit_ftrace_handler;
-	a->ops.flags = FTRACE_OPS_FL_SAVE_REGS | FTRACE_OPS_FL_IPMODIFY |
-		       FTRACE_OPS_FL_RECURSION;
-	ret = ftrace_set_filter_ip(&a->ops, addr, 0, 0);
-	if (ret) {
-		ftrace_free_filter(&a->ops);
-		goto out;
-	}
-	ret = register_ftrace_function(&a->ops);
-	if (ret) {
-		ftrace_free_filter(&a->ops);
-		goto out;
-	}
-	a->addr = addr;
-	a->used = true;
-	strscpy(a->name, name, sizeof(a->name));
-	kjit_natt++;
+	if (!p_ftrace_location || p_ftrace_location(addr) != addr)
+		return -EINVAL;          /* no fentry site at the entry */
+	if (find_att(addr) >= 0)
+		return -EEXIST;
+	if (kjit_natt >= KJIT_MAX_ATTACH)
+		return -ENOSPC;
 	*addr_out = addr;
-	pr_info("kjit: attached to %s at %px\n", name, (void *)addr);
-out:
+	return 0;
+}
+
+/* Adds `n` checked addresses to the filter and registers the ops if needed;
+ * all or nothing. */
+static int add_ips(unsigned long *ips, unsigned int n)
+{
+	int ret;
+
+	ret = ftrace_set_filter_ips(&kjit_ops, ips, n, 0, 0);
+	if (ret)
+		goto undo;
+	if (!kjit_ops_registered) {
+		ret = register_ftrace_function(&kjit_ops);
+		if (ret)
+			goto undo;
+		kjit_ops_registered = true;
+	}
+	return 0;
+undo:
+	if (!kjit_ops_registered) {
+		ftrace_free_filter(&kjit_ops);
+		ops_reinit();
+	} else {
+		ftrace_set_filter_ips(&kjit_ops, ips, n, 1, 0);
+	}
+	return ret;
+}
+
+int kjit_attach(const char *name, u64 *addr_out)
+{
+	unsigned long addr;
+	int ret;
+
+	mutex_lock(&kjit_attach_mutex);
+	ret = check_target(name, &addr);
+	if (!ret)
+		ret = add_ips(&addr, 1);
+	if (!ret) {
+		kjit_att[kjit_natt].addr = addr;
+		strscpy(kjit_att[kjit_natt].name, name, KJIT_NAME_MAX);
+		WRITE_ONCE(kjit_natt, kjit_natt + 1);
+		*addr_out = addr;
+		pr_info("kjit: attached to %s at %px\n", name, (void *)addr);
+	}
 	mutex_unlock(&kjit_attach_mutex);
 	return ret;
 }
 
-static void detach_one(struct kjit_attachment *a)
+/* System call `nr` through the kernel's sys_call_table (its entries are the
+ * __x64_sys_* functions; dispatch itself does not use the table). */
+int kjit_syscall_name(u64 nr, char *name, size_t len)
 {
-	/* unregister_ftrace_function() of a module (DYNAMIC) ops already waits
-	 * for RCU-tasks: no CPU is left in the handler afterwards. */
-	unregister_ftrace_function(&a->ops);
-	ftrace_free_filter(&a->ops);
-	pr_info("kjit: detached from %s\n", a->name);
-	a->used = false;
-	kjit_natt--;
+	char buf[KSYM_SYMBOL_LEN], *plus;
+
+	if (!kjit_sys_call_table || nr >= NR_syscalls)
+		return -EINVAL;
+	sprint_symbol_no_offset(buf, READ_ONCE(kjit_sys_call_table[nr]));
+	plus = strchr(buf, ' ');
+	if (plus)
+		*plus = 0;
+	if (!strcmp(buf, "__x64_sys_ni_syscall"))
+		return -ENOSYS;
+	strscpy(name, buf, len);
+	return 0;
+}
+
+int kjit_attach_many(const char __user *names, s32 __user *results, u32 count)
+{
+	unsigned long *ips = NULL;
+	u32 *idx = NULL;
+	char *name = NULL;
+	int ret = 0, n = 0, i, r;
+
+	if (!count || count > KJIT_MAX_ATTACH)
+		return -EINVAL;
+	ips = kvmalloc_array(count, sizeof(*ips), GFP_KERNEL);
+	idx = kvmalloc_array(count, sizeof(*idx), GFP_KERNEL);
+	name = kmalloc(KJIT_NAME_MAX, GFP_KERNEL);
+	if (!ips || !idx || !name) {
+		ret = -ENOMEM;
+		goto out_free;
+	}
+	mutex_lock(&kjit_attach_mutex);
+	for (i = 0; i < count; i++) {
+		unsigned long addr = 0;
+		int j;
+
+		r = 0;
+		if (copy_from_user(name, names + (size_t)i * KJIT_NAME_MAX, KJIT_NAME_MAX))
+			r = -EFAULT;
+		else if (!kjit_valid_name(name, KJIT_NAME_MAX))
+			r = -EINVAL;
+		else
+			r = check_target(name, &addr);
+		for (j = 0; !r && j < n; j++)
+			if (ips[j] == addr)
+				r = -EEXIST;
+		if (!r && kjit_natt + n >= KJIT_MAX_ATTACH)
+			r = -ENOSPC;
+		if (!r) {
+			ips[n] = addr;
+			idx[n] = i;
+			/* remember the name in the slot it will occupy */
+			strscpy(kjit_att[kjit_natt + n].name, name, KJIT_NAME_MAX);
+			n++;
+		}
+		if (put_user(r, results + i)) {
+			ret = -EFAULT;
+			goto out_unlock;
+		}
+	}
+	if (n) {
+		r = add_ips(ips, n);
+		if (r) {
+			for (i = 0; i < n; i++)
+				if (put_user(r, results + idx[i]))
+					break;
+			ret = r;
+			goto out_unlock;
+		}
+		for (i = 0; i < n; i++)
+			kjit_att[kjit_natt + i].addr = ips[i];
+		WRITE_ONCE(kjit_natt, kjit_natt + n);
+		pr_info("kjit: attached %d functions (%u asked)\n", n, count);
+	}
+	ret = n;
+out_unlock:
+	mutex_unlock(&kjit_attach_mutex);
+out_free:
+	kvfree(ips);
+	kvfree(idx);
+	kfree(name);
+	return ret;
+}
+
+static void unregister_all_locked(void)
+{
+	if (kjit_ops_registered) {
+		/* a module's (DYNAMIC) ops: this waits for RCU-tasks, so no CPU
+		 * is left in the handler afterwards. */
+		unregister_ftrace_function(&kjit_ops);
+		kjit_ops_registered = false;
+	}
+	ftrace_free_filter(&kjit_ops);
+	ops_reinit();
+	if (kjit_natt)
+		pr_info("kjit: detached from %d functions\n", kjit_natt);
+	WRITE_ONCE(kjit_natt, 0);
 }
 
 int kjit_detach(const char *name)
 {
 	int i, ret = -ENOENT;
-	bool all = !strcmp(name, "*");
 
 	mutex_lock(&kjit_attach_mutex);
-	for (i = 0; i < KJIT_MAX_ATTACH; i++) {
-		if (kjit_att[i].used && (all || !strcmp(kjit_att[i].name, name))) {
-			detach_one(&kjit_att[i]);
-			ret = 0;
-		}
+	if (!strcmp(name, "*")) {
+		unregister_all_locked();
+		ret = 0;
+		goto out;
 	}
+	for (i = 0; i < kjit_natt; i++) {
+		if (strcmp(kjit_att[i].name, name))
+			continue;
+		if (kjit_natt == 1) {
+			unregister_all_locked();
+		} else {
+			ret = ftrace_set_filter_ip(&kjit_ops, kjit_att[i].addr, 1, 0);
+			if (ret)
+				goto out;
+			kjit_att[i] = kjit_att[kjit_natt - 1];
+			WRITE_ONCE(kjit_natt, kjit_natt - 1);
+			pr_info("kjit: detached from %s\n", name);
+		}
+		ret = 0;
+		break;
+	}
+out:
 	mutex_unlock(&kjit_attach_mutex);
-	return all ? 0 : ret;
+	return ret;
 }
 
 int kjit_nattached(void)
 {
 	return READ_ONCE(kjit_natt);
+}
+
+/* Copies attachment i's name and address; false past the end. */
+bool kjit_attachment(int i, char *name, u64 *addr)
+{
+	bool ok = false;
+
+	mutex_lock(&kjit_attach_mutex);
+	if (i < kjit_natt) {
+		strscpy(name, kjit_att[i].name, KJIT_NAME_MAX);
+		*addr = kjit_att[i].addr;
+		ok = true;
+	}
+	mutex_unlock(&kjit_attach_mutex);
+	return ok;
 }
 
 void kjit_entry_counters(struct kjit_entry_counters *o)
@@ -221,21 +426,36 @@ void kjit_entry_counters(struct kjit_entry_counters *o)
 	o->entry_skipped = atomic64_read(&c_skipped);
 	o->gate_escapes = atomic64_read(&c_escapes);
 	o->reclaims = atomic64_read(&c_reclaims);
+	o->filtered = atomic64_read(&c_filtered);
+	o->exits = atomic64_read(&c_exits);
 }
 
 int kjit_entry_init(void)
 {
+	kjit_att = vzalloc(sizeof(*kjit_att) * KJIT_MAX_ATTACH);
+	if (!kjit_att)
+		return -ENOMEM;
+	p_ftrace_location = (void *)kjit_ksym("ftrace_location");
+	kjit_sys_call_table = (void *)kjit_ksym("sys_call_table");
+	if (!p_ftrace_location)
+		pr_warn("kjit: ftrace_location not found: attach refused\n");
+	ops_reinit();
 	WRITE_ONCE(kjit_entry_enabled, true);
 	return 0;
 }
 
-/* Detaches everything; afterwards no task can be in the code cache (see
- * the comment at the top). */
+/* No task can be in the code cache after this unless something is attached
+ * (see the comment at the top). */
+void kjit_entry_quiesce(void)
+{
+	synchronize_rcu_tasks();
+	synchronize_rcu();
+}
+
 void kjit_detach_all(void)
 {
 	kjit_detach("*");
-	synchronize_rcu_tasks();
-	synchronize_rcu();
+	kjit_entry_quiesce();
 }
 
 void kjit_entry_exit(void)
@@ -243,4 +463,6 @@ void kjit_entry_exit(void)
 	WRITE_ONCE(kjit_entry_enabled, false);
 	kjit_detach_all();
 	cancel_work_sync(&kjit_reclaim_work);
+	vfree(kjit_att);
+	kjit_att = NULL;
 }

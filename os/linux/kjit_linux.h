@@ -31,22 +31,60 @@ void kjit_gate_indirect(void);
 int kjit_entry_init(void);
 void kjit_entry_exit(void);
 int kjit_attach(const char *name, u64 *addr_out);
+int kjit_attach_many(const char __user *names, s32 __user *results, u32 count);
 int kjit_detach(const char *name);     /* "*" = all */
 void kjit_detach_all(void);
+void kjit_entry_quiesce(void);
+void kjit_entry_reset_stops(void);
 int kjit_nattached(void);
+bool kjit_attachment(int i, char *name, u64 *addr);
+int kjit_syscall_name(u64 nr, char *name, size_t len);
 struct kjit_entry_counters {
-  u64 entries, entry_declined, entry_skipped, gate_escapes, reclaims;
+  u64 entries, entry_declined, entry_skipped, gate_escapes, reclaims, filtered, exits;
 };
 void kjit_entry_counters(struct kjit_entry_counters *out);
 
-/* icount.c: the built-in instruction-count tool. */
-int kjit_icount_init(void);
-void kjit_icount_exit(void);
-u64 kjit_icount_read(void);
-void kjit_icount_reset(void);
-
-/* control.c: /dev/kjit */
+/* control.c */
 int kjit_control_init(void);
 void kjit_control_exit(void);
+int kjit_valid_name(const char *name, size_t max);
+
+/* extable.c: the module's dynamic exception table (cache sites). */
+int kjit_extable_init(void);
+void kjit_extable_exit(void);
+void kjit_extable_reset(void);
+void kjit_extable_code_written(unsigned long addr, unsigned long len);
+void kjit_extable_stats(u64 *mirrored, u64 *declined, u64 *entries);
+
+/* tools.c: engine lifetime, built-in tools, configuration, results. */
+struct kjit_plugin;
+struct kjit_ioc_config;
+struct kjit_ioc_results;
+struct kjit_tool_state {
+  u32 id, pid, flush_every_entry;
+  u64 cache_size;
+  void (*on_entry)(uint64_t entry_pc, void *arg);
+  void *on_entry_arg;
+};
+extern struct kjit_tool_state kjit_tool;
+int kjit_tools_init(const struct kjit_os_memory *mem);
+void kjit_tools_exit(void);
+int kjit_tools_configure(const struct kjit_ioc_config *c);
+void kjit_tools_get_config(struct kjit_ioc_config *c);
+void kjit_tools_reset(void);
+int kjit_tools_results(struct kjit_ioc_results *res);
+int kjit_tools_flush(bool wait);
+u64 kjit_tools_icount(void);
+const char *kjit_tool_name(u32 t);
+
+/* callstack.c: call/return events for folded stacks. */
+enum { KJIT_CS_ENTRY = 1, KJIT_CS_CALL = 2, KJIT_CS_RET = 3 };
+struct kjit_cs_event { u64 pc, sp; u32 pid, type; u64 pad; };
+int kjit_callstack_init(u32 capacity_pow2);
+void kjit_callstack_reset(void);
+void kjit_callstack_free(void);
+void kjit_callstack_entry(u64 pc, u64 sp);
+const struct kjit_plugin *kjit_callstack_plugin(void);
+const struct kjit_cs_event *kjit_callstack_ring(u64 *head, u64 *cap);
 
 #endif

@@ -175,18 +175,12 @@ enum kjit_os_site_kind kjit_os_classify_site(uint64_t addr)
 	return KJIT_SITE_PLAIN;
 }
 
-int kjit_os_mirror_extable(uint64_t orig_addr, uint64_t copy_addr)
-{
-	/* No dynamic extable for the cache yet: the engine leaves the cache
-	 * before such a site and the access runs at its original address. */
-	return 0;
-}
-
 void kjit_os_code_written(uint64_t exec_addr, uint64_t len)
 {
 	/* The writes went through the RW alias of the same physical pages;
 	 * serialise this CPU.  Other CPUs only reach new code through a link
 	 * written after the code itself. */
+	kjit_extable_code_written((unsigned long)exec_addr, (unsigned long)len);
 	sync_core();
 }
 

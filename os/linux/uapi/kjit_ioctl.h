@@ -10,18 +10,34 @@
 #include <stdint.h>
 #include <sys/ioctl.h>
 typedef uint32_t __u32;
+typedef int32_t __s32;
 typedef uint64_t __u64;
 #endif
 
 #define KJIT_NAME_MAX 128
 
 /* Attach to / detach from a kernel function with an fentry site, by symbol
- * name ([A-Za-z0-9_.], NUL-terminated).  Detach with name "*" detaches all. */
+ * name ([A-Za-z0-9_.], NUL-terminated).  Detach with name "*" detaches all.
+ * flags KJIT_TARGET_SYSNR: attach the system call whose number is in `addr`
+ * (resolved through the kernel's sys_call_table; `name` is filled in). */
+#define KJIT_TARGET_SYSNR 1u
 struct kjit_ioc_target {
   __u32 size;
-  __u32 flags;                 /* must be 0 */
+  __u32 flags;
   char name[KJIT_NAME_MAX];
-  __u64 addr;                  /* out: the function's address */
+  __u64 addr;                  /* in: syscall nr (SYSNR); out: the function's address */
+};
+
+/* Attach many functions at once (one ftrace update).  names: `count`
+ * NUL-padded KJIT_NAME_MAX-byte names; results: `count` __s32, 0 or -errno
+ * per name (-EPERM: never instrumented (noinstr, entry, kprobes blacklist,
+ * scheduler); -EINVAL: no fentry site; -EEXIST: already attached;
+ * -ENOENT: no such symbol).  Returns the number attached. */
+struct kjit_ioc_attach_many {
+  __u32 size;
+  __u32 count;
+  __u64 names;                 /* user pointer */
+  __u64 results;               /* user pointer */
 };
 
 /* Engine statistics: struct kjit_engine_stats (include/kjit/engine.h) plus
@@ -49,6 +65,62 @@ struct kjit_ioc_stats {
   __u64 gate_escapes;          /* gates that returned to native code     */
   __u64 reclaims;              /* cache-epoch reclaims (flush from a work item) */
   __u64 icount;                /* built-in instruction-count tool        */
+  __u64 filtered;              /* entries not redirected: pid filter     */
+  __u64 exits;                 /* entry functions that returned through a gate */
+  __u64 extable_mirrored;      /* user-access sites mirrored into the cache */
+  __u64 extable_declined;      /* ... left at their original address      */
+  __u64 extable_entries;       /* entries in the module's dynamic extable */
+  __u64 cache_size;            /* code cache bytes given to the engine    */
+  __u32 tool;                  /* KJIT_TOOL_* */
+  __u32 pid;                   /* pid filter, 0 = all */
+  __u32 inline_instrumentation, use_liveness, flush_every_entry, pad;
+};
+
+/* Built-in tools (the paper's examples in plugins/, plus callstack, a
+ * kernel-only call/return tracer for folded stacks). */
+enum kjit_tool {
+  KJIT_TOOL_NONE = 0,
+  KJIT_TOOL_ICOUNT = 1,
+  KJIT_TOOL_BBCOUNT = 2,
+  KJIT_TOOL_CALLTRACE = 3,
+  KJIT_TOOL_BRANCH_HINTS = 4,
+  KJIT_TOOL_LOCK_CONTENTION = 5,
+  KJIT_TOOL_ENTRY_COUNT = 6,
+  KJIT_TOOL_CALLSTACK = 7,
+  KJIT_TOOL_MAX = 7,
+};
+
+/* Reconfigure: tool, engine options, cache size, modes.  Only while nothing
+ * is attached and no plugin module uses kjit (-EBUSY); re-creates the engine
+ * (every translation and every result is dropped).  Fields are absolute. */
+struct kjit_ioc_config {
+  __u32 size;
+  __u32 tool;                  /* KJIT_TOOL_* */
+  __u32 inline_instrumentation;/* 1 default */
+  __u32 use_liveness;          /* 1 default */
+  __u32 cache_kb;              /* 0 = the module parameter's size; else 16.. */
+  __u32 flush_every_entry;     /* flush the cache when each entry returns */
+  __u32 pid;                   /* only this thread group is redirected, 0 = all */
+  __u32 max_block_insns;       /* 0 = default */
+};
+
+/* Results of the active tool.  scalars: icount [0]=count; bbcount [0]=total;
+ * calltrace [0]=head; branch_hints executed,taken,right,wrong,hinted,
+ * hint_right; lock_contention attempts,failures; callstack [0]=events
+ * written, [1]=ring capacity.  Records (rec_ptr, capacity nrec; nrec out =
+ * how many exist, at most capacity copied): bbcount (pc,count) per block
+ * translation; calltrace (target) oldest first; entry_count (pc,count);
+ * callstack (pc, sp, pid, type: 1 entry, 2 call, 3 return, 4 exit) oldest
+ * first. */
+struct kjit_ioc_rec {
+  __u64 pc, count, sp, pid_type;   /* pid_type = pid << 8 | type */
+};
+struct kjit_ioc_results {
+  __u32 size;
+  __u32 tool;                  /* out */
+  __u64 scalars[8];
+  __u64 nrec;                  /* in: capacity; out: available */
+  __u64 rec_ptr;               /* user pointer to struct kjit_ioc_rec[] */
 };
 
 #define KJIT_IOC_MAGIC 0xb7
@@ -56,6 +128,10 @@ struct kjit_ioc_stats {
 #define KJIT_IOC_DETACH _IOW(KJIT_IOC_MAGIC, 2, struct kjit_ioc_target)
 #define KJIT_IOC_STATS _IOWR(KJIT_IOC_MAGIC, 3, struct kjit_ioc_stats)
 #define KJIT_IOC_FLUSH _IO(KJIT_IOC_MAGIC, 4)
-#define KJIT_IOC_ICOUNT_RESET _IO(KJIT_IOC_MAGIC, 5)
+#define KJIT_IOC_ICOUNT_RESET _IO(KJIT_IOC_MAGIC, 5)  /* = RESET */
+#define KJIT_IOC_CONFIG _IOW(KJIT_IOC_MAGIC, 6, struct kjit_ioc_config)
+#define KJIT_IOC_RESULTS _IOWR(KJIT_IOC_MAGIC, 7, struct kjit_ioc_results)
+#define KJIT_IOC_ATTACH_MANY _IOW(KJIT_IOC_MAGIC, 8, struct kjit_ioc_attach_many)
+#define KJIT_IOC_LIST _IOWR(KJIT_IOC_MAGIC, 9, struct kjit_ioc_results) /* recs: (addr) */
 
 #endif

@@ -1,0 +1,111 @@
+// SPDX-License-Identifier: GPL-2.0
+/* callstack: a kernel-only variant of plugins/calltrace.c for folded stacks.
+ * The example plugin records call targets only; this one records entry,
+ * call and return events with the thread id and the stack pointer, into a
+ * vmalloc ring shared by all CPUs.  The stack pointer gives the depth
+ * without per-task state: a call made with rsp = S returns with rsp = S-8 at
+ * its ret, and a frame whose call was made at S is over as soon as the same
+ * thread makes a call at S' >= S (it returned through code that was not
+ * translated).  kjitctl rebuilds the stacks from that (tools/kjitctl).
+ * Events from interrupt context are dropped. */
+#include <linux/kernel.h>
+#include <linux/module.h>
+#include <linux/vmalloc.h>
+#include <linux/sched.h>
+#include <linux/preempt.h>
+#include "kjit_linux.h"
+#include "kjit/plugin.h"
+
+static struct kjit_cs_event *cs_ring;
+static u64 cs_mask;
+static atomic64_t cs_head;
+
+static noinline void cs_put(u64 pc, u64 sp, u32 type)
+{
+	struct kjit_cs_event *e;
+	u64 i;
+
+	if (!in_task() || !cs_ring)
+		return;
+	i = atomic64_fetch_add(1, &cs_head);
+	e = &cs_ring[i & cs_mask];
+	e->type = 0;
+	smp_wmb();
+	e->pc = pc;
+	e->sp = sp;
+	e->pid = current->pid;
+	smp_wmb();
+	WRITE_ONCE(e->type, type);
+}
+
+/* Outlined analysis routines (they call cs_put, so never inlined). */
+static void cs_on_call(u64 target, u64 sp)
+{
+	cs_put(target, sp, KJIT_CS_CALL);
+}
+
+static void cs_on_ret(u64 pc, u64 sp)
+{
+	cs_put(pc, sp, KJIT_CS_RET);
+}
+
+static void cs_instrument(struct kjit_insn *insn, void *arg)
+{
+	if (kjit_insn_is_call(insn))
+		kjit_insert_call(insn, KJIT_IPOINT_BEFORE, (void *)cs_on_call, 2,
+				 KJIT_ARG_BRANCH_TARGET(), KJIT_ARG_REG(KJIT_REG_RSP));
+	else if (kjit_insn_is_return(insn))
+		kjit_insert_call(insn, KJIT_IPOINT_BEFORE, (void *)cs_on_ret, 2,
+				 KJIT_ARG_INSN_PC(), KJIT_ARG_REG(KJIT_REG_RSP));
+}
+
+static const struct kjit_plugin cs_plugin = {
+	.name = "callstack",
+	.on_insn = cs_instrument,
+};
+
+/* Called by the ftrace handler: sp = regs->sp at the fentry site, which
+ * points at the return address; the caller's rsp before its call is sp+8. */
+void kjit_callstack_entry(u64 pc, u64 sp)
+{
+	cs_put(pc, sp + 8, KJIT_CS_ENTRY);
+}
+
+int kjit_callstack_init(u32 capacity_pow2)
+{
+	if (!capacity_pow2 || (capacity_pow2 & (capacity_pow2 - 1)))
+		return -EINVAL;
+	if (!cs_ring) {
+		cs_ring = vzalloc(sizeof(*cs_ring) * capacity_pow2);
+		if (!cs_ring)
+			return -ENOMEM;
+		cs_mask = capacity_pow2 - 1;
+	}
+	kjit_callstack_reset();
+	return 0;
+}
+
+void kjit_callstack_reset(void)
+{
+	if (cs_ring)
+		memset(cs_ring, 0, sizeof(*cs_ring) * (cs_mask + 1));
+	atomic64_set(&cs_head, 0);
+}
+
+void kjit_callstack_free(void)
+{
+	vfree(cs_ring);
+	cs_ring = NULL;
+}
+
+const struct kjit_plugin *kjit_callstack_plugin(void)
+{
+	return &cs_plugin;
+}
+
+const struct kjit_cs_event *kjit_callstack_ring(u64 *head, u64 *cap)
+{
+	*head = atomic64_read(&cs_head);
+	*cap = cs_mask + 1;
+	return cs_ring;
+}

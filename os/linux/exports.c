@@ -1,0 +1,36 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The plugin API (include/kjit/plugin.h) exported to plugin modules, so an
+ * external module in C is written the way the JIFL paper's Figure 3 is (see
+ * plugins/linux/).  The functions live in the engine object of this module.
+ * Limits: kjit_alloc memory lives until the next KJIT_IOC_CONFIG (which is
+ * refused while a plugin module uses kjit); a plugin's on_entry/on_exit are
+ * not called for plugin modules (only for built-in tools: the engine keeps
+ * its plugin list private; see ENGINE-REQUESTS.md). */
+#include <linux/module.h>
+#include "kjit/plugin.h"
+#include "kjit/engine.h"
+
+EXPORT_SYMBOL_GPL(kjit_insn_pc);
+EXPORT_SYMBOL_GPL(kjit_insn_length);
+EXPORT_SYMBOL_GPL(kjit_insn_cf_class);
+EXPORT_SYMBOL_GPL(kjit_insn_is_branch);
+EXPORT_SYMBOL_GPL(kjit_insn_is_conditional);
+EXPORT_SYMBOL_GPL(kjit_insn_is_call);
+EXPORT_SYMBOL_GPL(kjit_insn_is_return);
+EXPORT_SYMBOL_GPL(kjit_insn_has_lock_prefix);
+EXPORT_SYMBOL_GPL(kjit_insn_has_rep_prefix);
+EXPORT_SYMBOL_GPL(kjit_insn_branch_hint);
+EXPORT_SYMBOL_GPL(kjit_insn_layout_hint);
+EXPORT_SYMBOL_GPL(kjit_insn_branch_target);
+EXPORT_SYMBOL_GPL(kjit_insn_is_cmpxchg);
+EXPORT_SYMBOL_GPL(kjit_insn_mnemonic);
+EXPORT_SYMBOL_GPL(kjit_block_pc);
+EXPORT_SYMBOL_GPL(kjit_block_insn_count);
+EXPORT_SYMBOL_GPL(kjit_block_insn);
+EXPORT_SYMBOL_GPL(kjit_block_is_routine_start);
+EXPORT_SYMBOL_GPL(kjit_insert_call);
+EXPORT_SYMBOL_GPL(kjit_insert_call_argv);
+EXPORT_SYMBOL_GPL(kjit_alloc);
+EXPORT_SYMBOL_GPL(kjit_register_plugin);
+EXPORT_SYMBOL_GPL(kjit_unregister_plugin);
+EXPORT_SYMBOL_GPL(kjit_engine_get_stats);

@@ -1,0 +1,280 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Exception-table mirroring for the code cache.
+ *
+ * A user access (copy_from_user, __get_user_*, ...) that faults by design is
+ * found by the fault handler through search_exception_tables(ip).  For an ip
+ * in the code cache that search goes to __module_address(ip) = THIS module
+ * and bsearches THIS_MODULE->extable[0..num_exentries).  So the module's
+ * extable is replaced by a dynamic one: the module's own entries plus one
+ * entry per mirrored cache site, whose fixup is the ORIGINAL fixup address
+ * (execution continues natively after the fault, with exactly the registers
+ * and stack the native code would have: translated code keeps them
+ * identical at the copied instruction) and whose type/data are copied.
+ *
+ * Lock-free for readers (search_module_extables runs under preempt_disable,
+ * i.e. an RCU read side):
+ *  - num_exentries is set once to KJIT_EXT_CAP and never changes; slots
+ *    after the real entries hold a sentinel whose address (end of this
+ *    module's core image) is above every real entry and never faults, so
+ *    every table a reader can see is sorted and complete;
+ *  - an entry above all real ones is appended in place: fixup and data
+ *    first, then (after smp_wmb) the 4-byte insn field of the first sentinel
+ *    slot; the table is sorted at every instant;
+ *  - anything else (an insertion in the middle, dropping stale entries)
+ *    builds the other buffer and publishes it with one pointer store; a
+ *    buffer is rebuilt only after an RCU grace period since it was last
+ *    published (poll_state_synchronize_rcu); if that grace period has not
+ *    elapsed the mirror request is declined and the engine leaves the cache
+ *    before the site (correct, less coverage).
+ * Both buffers are in this module's .bss: entries are 32-bit relative, so the
+ * table must be within +/-2 GiB of kernel text and of the cache.
+ *
+ * Every mutation happens under the engine lock (mirror and code_written are
+ * called by the engine with it held) or with the engine idle (init, reset,
+ * exit).  Stale entries (cache code overwritten after a flush) are marked
+ * when the engine rewrites their addresses and dropped at the next rebuild;
+ * a stale entry can only matter to a genuine (non-user-access) fault at an
+ * address that now holds other code.  An entry mirrored again at the same
+ * copy address is updated in place: neither the old code (quiesced before
+ * its epoch was reused) nor the new one (not linked yet) can be running. */
+#include <linux/kernel.h>
+#include <linux/module.h>
+#include <linux/extable.h>
+#include <linux/rcupdate.h>
+#include <asm/extable.h>
+#include "kjit_linux.h"
+
+#define KJIT_EXT_CAP 4096
+
+struct shadow {
+	unsigned long insn, fixup;
+	int data;
+	bool stale, pending;
+};
+
+static struct exception_table_entry ext_buf[2][KJIT_EXT_CAP];
+static struct shadow sh[KJIT_EXT_CAP];
+static unsigned int nsh;          /* real entries, sorted by insn        */
+static unsigned int pub;          /* index of the published buffer       */
+static unsigned long cookie[2];   /* RCU state when a buffer was retired */
+static bool cookie_valid[2];
+static unsigned long sentinel;
+static struct exception_table_entry *orig_extable;
+static unsigned int orig_num;
+static bool active;
+static const struct exception_table_entry *(*p_search)(unsigned long addr);
+static u64 st_mirrored, st_declined;
+
+static void encode(struct exception_table_entry *e, unsigned long insn, unsigned long fixup,
+		   int data)
+{
+	e->fixup = (int)(long)(fixup - (unsigned long)&e->fixup);
+	e->data = data;
+	e->insn = (int)(long)(insn - (unsigned long)&e->insn);
+}
+
+static void build(unsigned int b)
+{
+	unsigned int i;
+
+	for (i = 0; i < nsh; i++)
+		encode(&ext_buf[b][i], sh[i].insn, sh[i].fixup, sh[i].data);
+	for (; i < KJIT_EXT_CAP; i++)
+		encode(&ext_buf[b][i], sentinel, sentinel, 0);
+}
+
+static bool other_free(void)
+{
+	unsigned int o = pub ^ 1;
+
+	return !cookie_valid[o] || poll_state_synchronize_rcu(cookie[o]);
+}
+
+/* Drops stale entries from the shadow and publishes the other buffer. */
+static void rebuild_publish(void)
+{
+	unsigned int i, j, o = pub ^ 1;
+
+	for (i = j = 0; i < nsh; i++)
+		if (!sh[i].stale)
+			sh[j++] = sh[i];
+	nsh = j;
+	build(o);
+	smp_wmb();
+	WRITE_ONCE(THIS_MODULE->extable, ext_buf[o]);
+	cookie[pub] = start_poll_synchronize_rcu();
+	cookie_valid[pub] = true;
+	pub = o;
+}
+
+int kjit_extable_init(void)
+{
+	struct module *m = THIS_MODULE;
+	unsigned int i;
+
+	p_search = (void *)kjit_ksym("search_exception_tables");
+	if (!p_search)
+		return -ENOENT;
+	sentinel = (unsigned long)m->core_layout.base + m->core_layout.size;
+	orig_extable = m->extable;
+	orig_num = m->num_exentries;
+	if (orig_num > KJIT_EXT_CAP / 2)
+		return -E2BIG;
+	nsh = 0;
+	for (i = 0; i < orig_num; i++) {     /* already sorted by the loader */
+		const struct exception_table_entry *e = &orig_extable[i];
+
+		sh[nsh].insn = (unsigned long)&e->insn + e->insn;
+		sh[nsh].fixup = (unsigned long)&e->fixup + e->fixup;
+		sh[nsh].data = e->data;
+		sh[nsh].stale = sh[nsh].pending = false;
+		nsh++;
+	}
+	pub = 0;
+	build(0);
+	build(1);
+	/* Nothing of this module can fault before init returns: no lookup is
+	 * concurrent with the switch. */
+	smp_wmb();
+	WRITE_ONCE(m->extable, ext_buf[0]);
+	WRITE_ONCE(m->num_exentries, KJIT_EXT_CAP);
+	active = true;
+	pr_info("kjit: dynamic extable: %u own entries, capacity %u\n", orig_num, KJIT_EXT_CAP);
+	return 0;
+}
+
+void kjit_extable_exit(void)
+{
+	if (!active)
+		return;
+	WRITE_ONCE(THIS_MODULE->num_exentries, orig_num);
+	smp_wmb();
+	WRITE_ONCE(THIS_MODULE->extable, orig_extable);
+	active = false;
+}
+
+/* Engine re-created: every cache entry is stale (the cache is quiesced). */
+void kjit_extable_reset(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < nsh; i++)
+		if (kjit_mem_is_cache(sh[i].insn))
+			sh[i].stale = true;
+}
+
+int kjit_os_mirror_extable(uint64_t orig_addr, uint64_t copy_addr)
+{
+	const struct exception_table_entry *e;
+	unsigned long fixup, copy = (unsigned long)copy_addr;
+	int data;
+	unsigned int lo, hi, i;
+
+	if (!active || !kjit_mem_is_cache(copy))
+		goto decline;
+	e = p_search((unsigned long)orig_addr);
+	if (!e)
+		goto decline;
+	fixup = (unsigned long)&e->fixup + e->fixup;
+	data = e->data;
+	/* The fixup must be reachable rel32 from our table (kernel or module
+	 * text is; anything else is declined). */
+	if ((long)(fixup - (unsigned long)ext_buf) != (long)(int)(long)(fixup - (unsigned long)ext_buf))
+		goto decline;
+
+	lo = 0;
+	hi = nsh;
+	while (lo < hi) {
+		unsigned int mid = (lo + hi) / 2;
+
+		if (sh[mid].insn < copy)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < nsh && sh[lo].insn == copy) {
+		/* Same copy address again (epoch reused): update in place in
+		 * both buffers; nothing can be executing at `copy` now. */
+		sh[lo].fixup = fixup;
+		sh[lo].data = data;
+		sh[lo].stale = false;
+		sh[lo].pending = true;
+		for (i = 0; i < 2; i++) {
+			struct exception_table_entry *x = &ext_buf[i][lo];
+
+			if ((unsigned long)&x->insn + x->insn == copy) {
+				x->fixup = (int)(long)(fixup - (unsigned long)&x->fixup);
+				x->data = data;
+			}
+		}
+		goto ok;
+	}
+	if (nsh >= KJIT_EXT_CAP - 1) {
+		if (!other_free())
+			goto decline;
+		rebuild_publish();           /* drops stale ones */
+		if (nsh >= KJIT_EXT_CAP - 1)
+			goto decline;
+		return kjit_os_mirror_extable(orig_addr, copy_addr);
+	}
+	if (lo == nsh) {
+		/* Above every real entry: append in place into the published
+		 * buffer (the other one is rebuilt in full before its use). */
+		struct exception_table_entry *x = &ext_buf[pub][nsh];
+
+		x->fixup = (int)(long)(fixup - (unsigned long)&x->fixup);
+		x->data = data;
+		smp_wmb();
+		WRITE_ONCE(x->insn, (int)(long)(copy - (unsigned long)&x->insn));
+		sh[nsh].insn = copy;
+		sh[nsh].fixup = fixup;
+		sh[nsh].data = data;
+		sh[nsh].stale = false;
+		sh[nsh].pending = true;
+		nsh++;
+		goto ok;
+	}
+	if (!other_free())
+		goto decline;
+	memmove(&sh[lo + 1], &sh[lo], (nsh - lo) * sizeof(sh[0]));
+	sh[lo].insn = copy;
+	sh[lo].fixup = fixup;
+	sh[lo].data = data;
+	sh[lo].stale = false;
+	sh[lo].pending = true;
+	nsh++;
+	rebuild_publish();
+ok:
+	st_mirrored++;
+	return 1;
+decline:
+	st_declined++;
+	return 0;
+}
+
+/* The engine (re)wrote [addr, addr+len): entries there that were not just
+ * mirrored for this code are stale. */
+void kjit_extable_code_written(unsigned long addr, unsigned long len)
+{
+	unsigned int i;
+
+	if (!active)
+		return;
+	for (i = 0; i < nsh; i++) {
+		if (sh[i].insn < addr)
+			continue;
+		if (sh[i].insn >= addr + len)
+			break;
+		if (sh[i].pending)
+			sh[i].pending = false;
+		else
+			sh[i].stale = true;
+	}
+}
+
+void kjit_extable_stats(u64 *mirrored, u64 *declined, u64 *entries)
+{
+	*mirrored = st_mirrored;
+	*declined = st_declined;
+	*entries = nsh;
+}

@@ -45,6 +45,7 @@ Block *lookup_or_build_locked(uint64_t pc, bool routine_start) {
         g.stats.fallbacks++;
         return nullptr;
       case BuildResult::kCacheFull:
+        g.stats.cache_full++;
         if (!switch_epoch_locked()) {
           g.stats.fallbacks++;
           return nullptr;  // native until the host reclaims memory
@@ -84,7 +85,7 @@ void kjit_engine_default_options(kjit_engine_options *opt) {
 int kjit_engine_init(const kjit_os_memory *mem, const kjit_os_kernel_facts *facts,
                      const kjit_engine_options *opt) {
   EngineState &g = g_engine;
-  if (!mem || !facts || !mem->arena || !mem->code_write_view || mem->code_size < 8192 ||
+  if (!mem || !facts || !mem->arena || !mem->code_write_view || mem->code_size < 1024 ||
       mem->code_size > 0x40000000ull || mem->arena_size < 65536)
     return -22;  // -EINVAL
   __builtin_memset(static_cast<void *>(&g), 0, sizeof(g));
@@ -162,26 +163,34 @@ int kjit_engine_add_stop_address(uint64_t orig_pc) {
   return 0;
 }
 
+int kjit_engine_reclaim(void) {
+  EngineState &g = g_engine;
+  if (!g.initialized) return 0;
+  // Nobody can enter a retired epoch any more; wait until nobody is in it.
+  kjit_os_quiesce();
+  EngineLock lock;
+  for (Epoch &e : g.epochs)
+    if (e.state == EpochState::kRetired) e.state = EpochState::kFree;
+  g.reclaim_pending = 0;
+  return 0;
+}
+
 int kjit_engine_flush(void) {
   EngineState &g = g_engine;
   if (!g.initialized) return 0;
-  // Two rounds at most: first reclaim an epoch retired earlier (so that there
-  // is a free one to switch to), then retire the active one.
-  for (int round = 0; round < 2; round++) {
-    bool switched;
-    {
-      EngineLock lock;
-      switched = switch_epoch_locked();
-    }
-    // Nobody can enter a retired epoch any more; wait until nobody is in it.
-    kjit_os_quiesce();
+  bool switched;
+  {
     EngineLock lock;
-    for (Epoch &e : g.epochs)
-      if (e.state == EpochState::kRetired) e.state = EpochState::kFree;
-    g.reclaim_pending = 0;
-    if (switched) break;
+    switched = switch_epoch_locked();
   }
-  return 0;
+  if (!switched) {
+    // The other half is still retired from an earlier switch: reclaim it
+    // first, then retire the active one.
+    kjit_engine_reclaim();
+    EngineLock lock;
+    switch_epoch_locked();
+  }
+  return kjit_engine_reclaim();
 }
 
 int kjit_engine_reclaim_pending(void) { return g_engine.reclaim_pending; }

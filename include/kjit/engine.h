@@ -18,7 +18,10 @@
  *
  * A returned address is either a code-cache address (exec view) or an
  * original address (the engine declined: the escape hatch to native code);
- * kjit_engine_is_cache_address() tells which.  Translated code never leaves
+ * kjit_engine_is_cache_address() tells which.  Translated code also leaves
+ * the cache without a gate: links to native targets (stop addresses,
+ * untranslatable code) are plain jumps, so a host cannot observe every exit.
+ * A stub the engine does not know (a host bug) yields 0.  Translated code never leaves
  * code-cache addresses on the stack: calls push original return addresses. */
 #ifndef KJIT_ENGINE_H
 #define KJIT_ENGINE_H
@@ -44,7 +47,8 @@ int kjit_engine_init(const struct kjit_os_memory *mem, const struct kjit_os_kern
 void kjit_engine_fini(void);
 
 /* Entry: translation of `orig_pc`, built if needed.  Returns the original pc
- * itself when it cannot be translated. */
+ * itself when it cannot be translated.  The engine lock is a spinlock taken
+ * with interrupts off in the kernel: never call the engine from NMI. */
 uint64_t kjit_engine_enter(uint64_t orig_pc);
 uint64_t kjit_engine_direct_exit(uint64_t stub_return_address);
 uint64_t kjit_engine_indirect_miss(uint64_t stub_return_address, uint64_t target);
@@ -56,12 +60,15 @@ int kjit_engine_add_stop_address(uint64_t orig_pc);
 
 /* Drops every translation.  Safe while translated code runs elsewhere: new
  * entries go to fresh code, and the old contents are only reused after
- * kjit_os_quiesce().  Returns 0. */
+ * kjit_os_quiesce().  Calls kjit_os_quiesce(), so the host calls it where
+ * that may sleep (process context in the kernel).  Returns 0. */
 int kjit_engine_flush(void);
-/* True when a full cache moved translation to the other epoch and the host
- * should call kjit_engine_flush() from a context that may sleep, so that
- * the retired epoch can be reused. */
+/* True when a full cache moved translation to the other epoch: the host
+ * should then call kjit_engine_reclaim() (it may sleep, like flush), after
+ * which the retired half can be reused.  Until then a second full half
+ * makes the engine decline translation (native execution, never an error). */
 int kjit_engine_reclaim_pending(void);
+int kjit_engine_reclaim(void);
 
 /* Original address of the instruction containing code-cache address
  * `cache_pc` (for fault reporting and stack maps), 0 if unknown. */
@@ -80,6 +87,7 @@ struct kjit_engine_stats {
   uint64_t arena_bytes_used;
   uint64_t inlined_calls;
   uint64_t outlined_calls;
+  uint64_t cache_full;         /* flushes forced by a full cache half        */
 };
 void kjit_engine_get_stats(struct kjit_engine_stats *out);
 

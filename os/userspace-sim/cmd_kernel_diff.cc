@@ -7,6 +7,7 @@
 #include <string>
 
 #include "commands.h"
+#include "kjit/engine.h"
 #include "diff_runner.h"
 #include "kernel_cases.h"
 #include "kernel_image.h"
@@ -46,10 +47,13 @@ void note(Outcome &o, const std::string &what) {
 }  // namespace
 
 int cmd_kernel_diff(int argc, char **argv) {
-  std::string vmlinux, kallsyms, only;
+  std::string vmlinux, kallsyms, only, save_dir;
   int variants = 4;
   uint64_t seed = 1;
   bool with_tools = true;
+  kjit_engine_options engine;
+  kjit_engine_default_options(&engine);
+  uint64_t code_bytes = 0;
   for (int i = 0; i < argc; i++) {
     std::string a = argv[i];
     if (a == "--vmlinux" && i + 1 < argc) vmlinux = argv[++i];
@@ -58,6 +62,10 @@ int cmd_kernel_diff(int argc, char **argv) {
     else if (a == "--variants" && i + 1 < argc) variants = atoi(argv[++i]);
     else if (a == "--seed" && i + 1 < argc) seed = strtoull(argv[++i], nullptr, 0);
     else if (a == "--no-tools") with_tools = false;
+    else if (a == "--save" && i + 1 < argc) save_dir = argv[++i];
+    else if (a == "--no-inline") engine.inline_instrumentation = 0;
+    else if (a == "--no-liveness") engine.use_liveness = 0;
+    else if (a == "--code-bytes" && i + 1 < argc) code_bytes = strtoull(argv[++i], nullptr, 0);
     else {
       fprintf(stderr, "kernel-diff: unexpected argument %s\n", a.c_str());
       return 2;
@@ -65,7 +73,7 @@ int cmd_kernel_diff(int argc, char **argv) {
   }
   if (vmlinux.empty() || kallsyms.empty()) {
     fprintf(stderr, "usage: kjit-sim kernel-diff --vmlinux FILE --symbols KALLSYMS[.xz] [--only FN] "
-                    "[--variants N] [--seed S] [--no-tools]\n");
+                    "[--variants N] [--seed S] [--no-tools] [--no-inline] [--no-liveness] [--code-bytes N] [--save DIR]\n");
     return 2;
   }
   KernelImage img;
@@ -80,7 +88,7 @@ int cmd_kernel_diff(int argc, char **argv) {
 
   auto t0 = std::chrono::steady_clock::now();
   int functions = 0, passed = 0;
-  uint64_t runs = 0;
+  uint64_t runs = 0, flushes = 0;
   for (const KernelCase &kc : kernel_cases()) {
     if (!only.empty() && only != kc.function) continue;
     uint64_t entry = img.symbols.address_of(kc.function);
@@ -98,8 +106,12 @@ int cmd_kernel_diff(int argc, char **argv) {
         note(o, err);
         break;
       }
+      if (!save_dir.empty())  // reproducible with `kjit-sim run FILE --tool T`
+        save_capture_file(save_dir + "/" + kc.function + "-" + std::to_string(v) + ".kjitcap", cap);
       for (const Tool *tool : modes) {
         DiffOptions opt;
+        opt.translated.engine = engine;
+        if (code_bytes) opt.translated.code_size = code_bytes;
         opt.translated.symbols = &img.symbols;
         opt.translated.quiet = true;
         std::string report;
@@ -110,6 +122,7 @@ int cmd_kernel_diff(int argc, char **argv) {
         }
         DiffResult d = run_diff(cap, opt);
         runs++;
+        flushes += d.translated.stats.cache_full;
         insns += d.reference.counts.instructions;
         std::string mode = tool ? tool->name : "none";
         if (!d.error.empty()) note(o, mode + ": " + d.error);
@@ -126,8 +139,9 @@ int cmd_kernel_diff(int argc, char **argv) {
     fflush(stdout);
   }
   double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  printf("kernel-diff: %d/%d functions agree, %llu runs (%d variants x %zu modes), %.1f s\n", passed,
-         functions, static_cast<unsigned long long>(runs), variants, modes.size(), secs);
+  printf("kernel-diff: %d/%d functions agree, %llu runs (%d variants x %zu modes), %llu flushes of a full cache, %.1f s\n",
+         passed, functions, static_cast<unsigned long long>(runs), variants, modes.size(),
+         static_cast<unsigned long long>(flushes), secs);
   return passed == functions && functions > 0 ? 0 : 1;
 }
 

@@ -27,7 +27,7 @@ std::vector<MemWrite> program_writes(const std::vector<MemWrite> &all, const Tra
   for (const MemWrite &w : all) {
     if (w.protocol || tr.is_engine_address(w.addr)) continue;
     if (tr.is_engine_address(w.pc) && !tr.is_cache_address(w.pc)) continue;  // a gate
-    const uint64_t orig = tr.original_pc(w.pc);
+    const uint64_t orig = w.mapped_pc;  // mapped when written: the cache is reused
     if (orig == 0) continue;
     MemWrite m = w;
     m.pc = orig;

@@ -307,7 +307,9 @@ void Emulator::on_write(uc_struct *, int, uint64_t addr, int size, int64_t value
   if (!self->record_writes_) return;
   uint64_t v = static_cast<uint64_t>(value);
   if (size < 8) v &= (uint64_t{1} << (8 * size)) - 1;
-  self->writes_.push_back(MemWrite{self->last_pc_, addr, static_cast<uint32_t>(size), v, false});
+  self->writes_.push_back(MemWrite{self->last_pc_, addr, static_cast<uint32_t>(size), v, false,
+                                   self->write_pc_mapper_ ? self->write_pc_mapper_(self->last_pc_)
+                                                          : self->last_pc_});
 }
 
 bool Emulator::on_invalid(uc_struct *, int type, uint64_t addr, int size, int64_t, void *p) {

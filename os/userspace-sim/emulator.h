@@ -31,6 +31,9 @@ struct MemWrite {
   // Made by the engine/host protocol (a stub's call into a gate, a chain's
   // saved rcx), not by the program: see Emulator::mark_protocol_write.
   bool protocol = false;
+  // The pc as the writer's mapper saw it when the write happened (the code
+  // cache is reused after flushes, so mapping later would be wrong).
+  uint64_t mapped_pc = 0;
 };
 
 enum class StopReason {
@@ -56,6 +59,8 @@ class Emulator {
   // hook may change registers, including RIP (Unicorn 2 then resumes at the
   // new RIP without executing this instruction), or call stop().
   using CodeHook = std::function<void(Emulator &emu, uint64_t pc, uint32_t size)>;
+  // Maps the pc of each write as it is recorded (MemWrite::mapped_pc).
+  void set_write_pc_mapper(std::function<uint64_t(uint64_t)> f) { write_pc_mapper_ = std::move(f); }
 
   Emulator();
   ~Emulator();
@@ -140,6 +145,7 @@ class Emulator {
   uc_struct *uc_ = nullptr;
   std::vector<RangeHook> hooks_;
   std::vector<MemWrite> writes_;
+  std::function<uint64_t(uint64_t)> write_pc_mapper_;
   bool record_writes_ = true;
   uint64_t insns_ = 0;
   uint64_t budget_ = 0;

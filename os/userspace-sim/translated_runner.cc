@@ -27,6 +27,9 @@ TranslatedOptions::TranslatedOptions() { kjit_engine_default_options(&engine); }
 
 TranslatedRunner::TranslatedRunner(const Capture &cap, const TranslatedOptions &opt)
     : cap_(cap), opt_(opt), emu_(std::make_unique<Emulator>()) {
+  // The emulator maps whole pages; the engine may be given less (tiny-cache
+  // tests that force flushes).
+  engine_code_size_ = opt_.code_size;
   opt_.code_size = page_up(opt_.code_size);
   opt_.data_size = page_up(opt_.data_size);
 }
@@ -77,7 +80,7 @@ std::string TranslatedRunner::setup() {
   mem.arena_size = opt_.arena_size;
   mem.code_write_view = code_.get();
   mem.code_exec_base = opt_.code_exec_base;
-  mem.code_size = opt_.code_size;
+  mem.code_size = engine_code_size_;
   mem.data_host_view = data_.get();
   mem.data_exec_base = opt_.data_exec_base;
   mem.data_size = opt_.data_size;
@@ -114,7 +117,18 @@ std::string TranslatedRunner::setup() {
   emu.add_code_hook(opt_.code_exec_base, opt_.code_exec_base + opt_.code_size - 1,
                     [this](Emulator &, uint64_t, uint32_t) { cache_insns_++; });
   if (!emu.push(cap_.sentinel)) return "cannot push the sentinel: stack not writable";
+  emu.set_write_pc_mapper([this](uint64_t pc) { return original_pc(pc); });
   return "";
+}
+
+// A CPU at a gate is not executing in the cache, and the emulated stack
+// only holds original addresses: this is a quiescent point, where a retired
+// epoch can be reclaimed (the kernel does it from a work item instead).
+void TranslatedRunner::reclaim_if_pending() {
+  if (kjit_engine_reclaim_pending()) {
+    kjit_engine_reclaim();
+    reclaims_++;
+  }
 }
 
 // `call gate_direct; .long exit_id`: [rsp] is the stub's return address.
@@ -124,6 +138,7 @@ void TranslatedRunner::on_gate_direct(Emulator &emu, uint64_t pc) {
   uint64_t r;
   if (!emu.pop(&r)) return emu.fail(pc, "gate_direct: stack unreadable");
   emu.set_rip(kjit_engine_direct_exit(r));
+  reclaim_if_pending();
 }
 
 // Chain miss: rcx = original target, [rsp] = stub return address, and
@@ -139,6 +154,7 @@ void TranslatedRunner::on_gate_indirect(Emulator &emu, uint64_t pc) {
   if (!emu.pop(&rcx)) return emu.fail(pc, "gate_indirect: saved rcx unreadable");
   emu.set_gpr(KJIT_REG_RCX, rcx);
   emu.set_rip(next);
+  reclaim_if_pending();
 }
 
 TranslatedResult TranslatedRunner::run() {

@@ -76,6 +76,9 @@ class TranslatedRunner {
  private:
   std::string setup();
   void on_gate_direct(Emulator &emu, uint64_t pc);
+  void reclaim_if_pending();
+  uint64_t reclaims_ = 0;
+  uint64_t engine_code_size_ = 0;  // what the engine may use of the cache mapping
   void on_gate_indirect(Emulator &emu, uint64_t pc);
 
   const Capture &cap_;

@@ -134,6 +134,7 @@ static long kjit_ctl_ioctl(struct file *file, unsigned int cmd, unsigned long ar
 		s.icount = kjit_tools_icount();
 		kjit_extable_stats(&s.extable_mirrored, &s.extable_declined, &s.extable_entries);
 		s.cache_size = kjit_tool.cache_size;
+		kjit_textwatch_stats(&s.text_events, &s.text_flushes);
 		s.tool = c.tool;
 		s.pid = c.pid;
 		s.inline_instrumentation = c.inline_instrumentation;

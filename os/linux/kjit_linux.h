@@ -77,6 +77,11 @@ int kjit_tools_flush(bool wait);
 u64 kjit_tools_icount(void);
 const char *kjit_tool_name(u32 t);
 
+/* textwatch.c: flush on static key / static call / module text changes. */
+int kjit_textwatch_init(void);
+void kjit_textwatch_exit(void);
+void kjit_textwatch_stats(u64 *events, u64 *flushes);
+
 /* callstack.c: call/return events for folded stacks. */
 enum { KJIT_CS_ENTRY = 1, KJIT_CS_CALL = 2, KJIT_CS_RET = 3 };
 struct kjit_cs_event { u64 pc, sp; u32 pid, type; u64 pad; };

@@ -35,12 +35,17 @@ static int __init kjit_init(void)
 	ret = kjit_tools_init(&kjit_mem);
 	if (ret)
 		goto err_entry;
-	ret = kjit_control_init();
+	ret = kjit_textwatch_init();
 	if (ret)
 		goto err_tools;
+	ret = kjit_control_init();
+	if (ret)
+		goto err_text;
 	pr_info("kjit: loaded (tool %s)\n", kjit_tool_name(kjit_tool.id));
 	return 0;
 
+err_text:
+	kjit_textwatch_exit();
 err_tools:
 	kjit_tools_exit();
 err_entry:
@@ -55,6 +60,7 @@ err_mem:
 static void __exit kjit_exit(void)
 {
 	kjit_control_exit();
+	kjit_textwatch_exit();
 	kjit_entry_exit();       /* detach all, wait for tasks in the cache */
 	kjit_tools_exit();
 	kjit_extable_exit();

@@ -1,9 +1,23 @@
-/* kjitctl: user-space control of kjit.ko through /dev/kjit.
- *   kjitctl attach FUNC     redirect FUNC (e.g. __x64_sys_getppid) into kjit
- *   kjitctl detach FUNC|all
- *   kjitctl stats           engine + module counters, one "key value" a line
- *   kjitctl flush | icount-reset
+/* kjitctl: user-space control of kjit.ko through /dev/kjit (root only).
+ *
+ *   kjitctl config [--tool T] [--inline 0|1] [--liveness 0|1] [--cache-kb N]
+ *                  [--flush-every-entry 0|1] [--pid P] [--max-block-insns N]
+ *        re-create the engine (nothing may be attached); tools: none icount
+ *        bbcount calltrace branch_hints lock_contention entry_count callstack
+ *   kjitctl attach TARGET...   TARGET: a system call name (openat ->
+ *        __x64_sys_openat), a number (257), a kernel function name, or
+ *        `all-syscalls` (every __x64_sys_* ftrace can attach; the others
+ *        are reported and skipped)
+ *   kjitctl detach TARGET|all
+ *   kjitctl list                attached functions
+ *   kjitctl stats               engine + module counters, "key value" lines
+ *   kjitctl report [--json|--folded]   results of the active tool
+ *   kjitctl blocks [--json]     per block start address: count, symbol
+ *   kjitctl calls [--json]      per called function: calls, symbol
+ *   kjitctl flush | reset       flush the cache | zero the results
+ * Symbols come from /proc/kallsyms (name+0xoff).
  * Build: gcc -O2 -static -I os/linux tools/kjitctl/kjitctl.c -o kjitctl */
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -13,48 +27,494 @@
 #include <unistd.h>
 #include "uapi/kjit_ioctl.h"
 
+static int fd = -1;
+
+static const char *tool_names[] = {"none", "icount", "bbcount", "calltrace", "branch_hints",
+                                   "lock_contention", "entry_count", "callstack"};
+
+/* ---- symbols ---------------------------------------------------------- */
+struct sym { unsigned long long addr; char *name; };
+static struct sym *syms;
+static size_t nsyms;
+
+static int sym_cmp(const void *a, const void *b)
+{
+  const struct sym *x = a, *y = b;
+  return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+static void load_syms(void)
+{
+  if (syms) return;
+  FILE *f = fopen("/proc/kallsyms", "r");
+  if (!f) return;
+  char line[512];
+  size_t cap = 0;
+  while (fgets(line, sizeof line, f)) {
+    unsigned long long a;
+    char type, name[400];
+    if (sscanf(line, "%llx %c %399s", &a, &type, name) != 3) continue;
+    if (type != 't' && type != 'T' && type != 'W' && type != 'w') continue;
+    if (nsyms == cap) { cap = cap ? cap * 2 : 65536; syms = realloc(syms, cap * sizeof *syms); }
+    syms[nsyms].addr = a;
+    syms[nsyms].name = strdup(name);
+    nsyms++;
+  }
+  fclose(f);
+  qsort(syms, nsyms, sizeof *syms, sym_cmp);
+}
+
+static const char *symbolize(unsigned long long a, char *buf, size_t len)
+{
+  load_syms();
+  size_t lo = 0, hi = nsyms;
+  while (lo < hi) {
+    size_t mid = (lo + hi) / 2;
+    if (syms[mid].addr <= a) lo = mid + 1; else hi = mid;
+  }
+  if (lo == 0 || a - syms[lo - 1].addr > 0x100000) { snprintf(buf, len, "0x%llx", a); return buf; }
+  unsigned long long off = a - syms[lo - 1].addr;
+  if (off) snprintf(buf, len, "%s+0x%llx", syms[lo - 1].name, off);
+  else snprintf(buf, len, "%s", syms[lo - 1].name);
+  return buf;
+}
+
+static int sym_exists(const char *name)
+{
+  load_syms();
+  for (size_t i = 0; i < nsyms; i++)
+    if (!strcmp(syms[i].name, name)) return 1;
+  return 0;
+}
+
+/* ---- helpers ----------------------------------------------------------- */
+static int open_dev(void)
+{
+  fd = open("/dev/kjit", O_RDWR | O_CLOEXEC);
+  if (fd < 0) { perror("kjitctl: /dev/kjit"); return -1; }
+  return 0;
+}
+
+static int get_stats(struct kjit_ioc_stats *s)
+{
+  memset(s, 0, sizeof *s);
+  s->size = sizeof *s;
+  return ioctl(fd, KJIT_IOC_STATS, s);
+}
+
+static struct kjit_ioc_rec *get_results(struct kjit_ioc_results *r)
+{
+  static struct kjit_ioc_rec *recs;
+  uint64_t cap = 1 << 16;
+  for (;;) {
+    free(recs);
+    recs = calloc(cap, sizeof *recs);
+    memset(r, 0, sizeof *r);
+    r->size = sizeof *r;
+    r->nrec = cap;
+    r->rec_ptr = (uint64_t)(uintptr_t)recs;
+    if (ioctl(fd, KJIT_IOC_RESULTS, r) < 0) { perror("kjitctl: results"); exit(1); }
+    if (r->nrec <= cap) return recs;
+    cap = r->nrec;
+  }
+}
+
+static void json_str(const char *s)
+{
+  putchar('"');
+  for (; *s; s++) {
+    if (*s == '"' || *s == '\\') putchar('\\');
+    putchar(*s);
+  }
+  putchar('"');
+}
+
+static int tool_by_name(const char *n)
+{
+  for (unsigned i = 0; i < sizeof tool_names / sizeof *tool_names; i++)
+    if (!strcmp(n, tool_names[i])) return (int)i;
+  if (isdigit((unsigned char)n[0])) return atoi(n);
+  return -1;
+}
+
+/* ---- commands ---------------------------------------------------------- */
+static int cmd_config(int argc, char **argv)
+{
+  struct kjit_ioc_stats s;
+  if (get_stats(&s) < 0) { perror("kjitctl: stats"); return 1; }
+  struct kjit_ioc_config c = {
+    .size = sizeof c, .tool = s.tool, .inline_instrumentation = s.inline_instrumentation,
+    .use_liveness = s.use_liveness, .flush_every_entry = s.flush_every_entry, .pid = s.pid,
+  };
+  for (int i = 0; i < argc; i++) {
+    const char *k = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+    if (!v) { fprintf(stderr, "kjitctl: %s needs a value\n", k); return 2; }
+    i++;
+    if (!strcmp(k, "--tool")) {
+      int t = tool_by_name(v);
+      if (t < 0) { fprintf(stderr, "kjitctl: unknown tool %s\n", v); return 2; }
+      c.tool = (uint32_t)t;
+    } else if (!strcmp(k, "--inline")) c.inline_instrumentation = atoi(v);
+    else if (!strcmp(k, "--liveness")) c.use_liveness = atoi(v);
+    else if (!strcmp(k, "--cache-kb")) c.cache_kb = atoi(v);
+    else if (!strcmp(k, "--flush-every-entry")) c.flush_every_entry = atoi(v);
+    else if (!strcmp(k, "--pid")) c.pid = atoi(v);
+    else if (!strcmp(k, "--max-block-insns")) c.max_block_insns = atoi(v);
+    else { fprintf(stderr, "kjitctl: unknown option %s\n", k); return 2; }
+  }
+  if (ioctl(fd, KJIT_IOC_CONFIG, &c) < 0) {
+    fprintf(stderr, "kjitctl: config: %s%s\n", strerror(errno),
+            errno == EBUSY ? " (detach everything and unload plugin modules first)" : "");
+    return 1;
+  }
+  printf("configured: tool %s inline %u liveness %u cache_kb %u flush_every_entry %u pid %u\n",
+         c.tool < 8 ? tool_names[c.tool] : "?", c.inline_instrumentation, c.use_liveness,
+         c.cache_kb, c.flush_every_entry, c.pid);
+  return 0;
+}
+
+static int attach_all_syscalls(void)
+{
+  load_syms();
+  size_t n = 0;
+  char *names = NULL;
+  for (size_t i = 0; i < nsyms; i++) {
+    if (strncmp(syms[i].name, "__x64_sys_", 10)) continue;
+    if (i && !strcmp(syms[i].name, syms[i - 1].name)) continue;
+    names = realloc(names, (n + 1) * KJIT_NAME_MAX);
+    memset(names + n * KJIT_NAME_MAX, 0, KJIT_NAME_MAX);
+    snprintf(names + n * KJIT_NAME_MAX, KJIT_NAME_MAX, "%s", syms[i].name);
+    n++;
+  }
+  if (!n) { fprintf(stderr, "kjitctl: no __x64_sys_* in /proc/kallsyms\n"); return 1; }
+  int32_t *res = calloc(n, sizeof *res);
+  struct kjit_ioc_attach_many m = {sizeof m, (uint32_t)n, (uint64_t)(uintptr_t)names,
+                                   (uint64_t)(uintptr_t)res};
+  int r = ioctl(fd, KJIT_IOC_ATTACH_MANY, &m);
+  if (r < 0) { fprintf(stderr, "kjitctl: attach all-syscalls: %s\n", strerror(errno)); return 1; }
+  size_t skipped = 0;
+  for (size_t i = 0; i < n; i++)
+    if (res[i]) {
+      skipped++;
+      printf("skipped %s: %s\n", names + i * KJIT_NAME_MAX, strerror(-res[i]));
+    }
+  printf("attached %d system calls, skipped %zu\n", r, skipped);
+  return 0;
+}
+
+static int cmd_attach(int argc, char **argv)
+{
+  int rc = 0;
+  for (int i = 0; i < argc; i++) {
+    const char *a = argv[i];
+    if (!strcmp(a, "all-syscalls") || !strcmp(a, "all")) { rc |= attach_all_syscalls(); continue; }
+    struct kjit_ioc_target t;
+    memset(&t, 0, sizeof t);
+    t.size = sizeof t;
+    char *end;
+    unsigned long nr = strtoul(a, &end, 10);
+    if (*a && !*end) {
+      t.flags = KJIT_TARGET_SYSNR;
+      t.addr = nr;
+    } else {
+      char alt[KJIT_NAME_MAX];
+      snprintf(alt, sizeof alt, "__x64_sys_%s", a);
+      const char *name = (strncmp(a, "__x64_sys_", 10) && sym_exists(alt)) ? alt : a;
+      if (strlen(name) >= sizeof t.name) { fprintf(stderr, "kjitctl: name too long\n"); return 2; }
+      strcpy(t.name, name);
+    }
+    if (ioctl(fd, KJIT_IOC_ATTACH, &t) < 0) {
+      const char *why = errno == EPERM ? " (never instrumented: noinstr/entry/kprobes blacklist/scheduler)"
+                      : errno == EINVAL ? " (no fentry site, or not a valid name)"
+                      : errno == EBUSY ? " (another ftrace user modifies this function's ip)" : "";
+      fprintf(stderr, "kjitctl: attach %s: %s%s\n", a, strerror(errno), why);
+      rc = 1;
+      continue;
+    }
+    printf("attached %s at 0x%llx\n", t.name, (unsigned long long)t.addr);
+  }
+  return rc;
+}
+
+static int cmd_detach(const char *a)
+{
+  struct kjit_ioc_target t;
+  memset(&t, 0, sizeof t);
+  t.size = sizeof t;
+  char alt[KJIT_NAME_MAX];
+  snprintf(alt, sizeof alt, "__x64_sys_%s", a);
+  const char *name = !strcmp(a, "all") ? "*" : (strncmp(a, "__x64_sys_", 10) && sym_exists(alt)) ? alt : a;
+  if (strlen(name) >= sizeof t.name) return 2;
+  strcpy(t.name, name);
+  if (ioctl(fd, KJIT_IOC_DETACH, &t) < 0) {
+    fprintf(stderr, "kjitctl: detach %s: %s\n", a, strerror(errno));
+    return 1;
+  }
+  printf("detached %s\n", a);
+  return 0;
+}
+
+static int cmd_list(void)
+{
+  struct kjit_ioc_results r;
+  static struct kjit_ioc_rec recs[1024];
+  memset(&r, 0, sizeof r);
+  r.size = sizeof r;
+  r.nrec = 1024;
+  r.rec_ptr = (uint64_t)(uintptr_t)recs;
+  if (ioctl(fd, KJIT_IOC_LIST, &r) < 0) { perror("kjitctl: list"); return 1; }
+  char b[512];
+  for (uint64_t i = 0; i < r.nrec && i < 1024; i++)
+    printf("0x%llx %s\n", (unsigned long long)recs[i].pc, symbolize(recs[i].pc, b, sizeof b));
+  return 0;
+}
+
+static int cmd_stats(void)
+{
+  struct kjit_ioc_stats s;
+  if (get_stats(&s) < 0) { perror("kjitctl: stats"); return 1; }
+#define P(f) printf("%-18s %llu\n", #f, (unsigned long long)s.f)
+  P(nattached); P(blocks_built); P(insns_translated); P(fallbacks); P(direct_links);
+  P(chain_links); P(dispatcher_exits); P(indirect_misses); P(flushes);
+  P(cache_bytes_used); P(arena_bytes_used); P(inlined_calls); P(outlined_calls);
+  P(entries); P(entry_declined); P(entry_skipped); P(gate_escapes); P(reclaims); P(icount);
+  P(filtered); P(exits); P(extable_mirrored); P(extable_declined); P(extable_entries);
+  P(cache_size); P(text_events); P(text_flushes); P(pid); P(inline_instrumentation); P(use_liveness); P(flush_every_entry);
+  printf("%-18s %s\n", "tool", s.tool < 8 ? tool_names[s.tool] : "?");
+  return 0;
+}
+
+/* aggregated (pc, count) sorted by pc */
+struct pcnt { unsigned long long pc, count; };
+static int pc_cmp(const void *a, const void *b)
+{
+  const struct pcnt *x = a, *y = b;
+  return x->pc < y->pc ? -1 : x->pc > y->pc;
+}
+static size_t aggregate(struct kjit_ioc_rec *recs, uint64_t n, struct pcnt *out)
+{
+  size_t k = 0;
+  for (uint64_t i = 0; i < n; i++) { out[k].pc = recs[i].pc; out[k].count = recs[i].count; k++; }
+  qsort(out, k, sizeof *out, pc_cmp);
+  size_t j = 0;
+  for (size_t i = 0; i < k; i++) {
+    if (j && out[j - 1].pc == out[i].pc) out[j - 1].count += out[i].count;
+    else out[j++] = out[i];
+  }
+  return j;
+}
+
+static void print_pcnt(const char *what, struct pcnt *p, size_t n, int json, int nonzero)
+{
+  char b[512];
+  if (json) {
+    printf("{\"%s\": [", what);
+    int first = 1;
+    for (size_t i = 0; i < n; i++) {
+      if (nonzero && !p[i].count) continue;
+      printf("%s\n  {\"addr\": \"0x%llx\", \"count\": %llu, \"symbol\": ", first ? "" : ",", p[i].pc, p[i].count);
+      json_str(symbolize(p[i].pc, b, sizeof b));
+      printf("}");
+      first = 0;
+    }
+    printf("\n]}\n");
+    return;
+  }
+  printf("%-18s %12s  %s\n", "address", "count", "symbol");
+  for (size_t i = 0; i < n; i++) {
+    if (nonzero && !p[i].count) continue;
+    printf("0x%-16llx %12llu  %s\n", p[i].pc, p[i].count, symbolize(p[i].pc, b, sizeof b));
+  }
+}
+
+/* Folded stacks from callstack events: per thread a stack of (function,
+ * call-rsp); a frame is over when the same thread calls or enters at an
+ * rsp >= its own, or returns with rsp >= call-rsp - 8. */
+struct frame { unsigned long long fn, sp; };
+struct thr { unsigned pid; int depth; struct frame st[256]; };
+struct fold { char *key; unsigned long long n; };
+static struct fold *folds; static size_t nfolds, capfolds;
+static void fold_add(const char *key)
+{
+  for (size_t i = 0; i < nfolds; i++)
+    if (!strcmp(folds[i].key, key)) { folds[i].n++; return; }
+  if (nfolds == capfolds) { capfolds = capfolds ? capfolds * 2 : 1024; folds = realloc(folds, capfolds * sizeof *folds); }
+  folds[nfolds].key = strdup(key);
+  folds[nfolds].n = 1;
+  nfolds++;
+}
+static int fold_cmp(const void *a, const void *b) { return strcmp(((const struct fold *)a)->key, ((const struct fold *)b)->key); }
+
+static void folded(struct kjit_ioc_rec *recs, uint64_t n, int json, int depth_listing)
+{
+  struct thr *th = NULL;
+  size_t nth = 0;
+  char b[512];
+  static char key[65536];
+  for (uint64_t i = 0; i < n; i++) {
+    unsigned type = recs[i].pid_type & 0xff, pid = (unsigned)(recs[i].pid_type >> 8);
+    unsigned long long pc = recs[i].pc, sp = recs[i].sp;
+    if (!type) continue;
+    struct thr *t = NULL;
+    for (size_t j = 0; j < nth; j++) if (th[j].pid == pid) { t = &th[j]; break; }
+    if (!t) { th = realloc(th, (nth + 1) * sizeof *th); t = &th[nth++]; t->pid = pid; t->depth = 0; }
+    if (type == 1 || type == 2) {
+      while (t->depth && t->st[t->depth - 1].sp <= sp) t->depth--;
+      if (type == 2 && !t->depth) continue;     /* a call outside any entry */
+      if (t->depth < 256) { t->st[t->depth].fn = pc; t->st[t->depth].sp = sp; t->depth++; }
+      if (depth_listing) {
+        printf("%u %*s%s %s\n", pid, 2 * (t->depth - 1), "", type == 1 ? "entry" : "call", symbolize(pc, b, sizeof b));
+        continue;
+      }
+      size_t k = 0;
+      key[0] = 0;
+      for (int d = 0; d < t->depth; d++) {
+        const char *s = symbolize(t->st[d].fn, b, sizeof b);
+        size_t l = strlen(s);
+        if (k + l + 2 >= sizeof key) break;
+        if (d) key[k++] = ';';
+        memcpy(key + k, s, l); k += l; key[k] = 0;
+      }
+      fold_add(key);
+    } else if (type == 3) {
+      while (t->depth && t->st[t->depth - 1].sp <= sp + 8) {
+        t->depth--;
+        if (depth_listing) printf("%u %*sreturn\n", pid, 2 * t->depth, "");
+        if (t->st[t->depth].sp == sp + 8) break;
+      }
+    }
+  }
+  if (depth_listing) return;
+  qsort(folds, nfolds, sizeof *folds, fold_cmp);
+  if (json) {
+    printf("{\"folded\": [");
+    for (size_t i = 0; i < nfolds; i++) {
+      printf("%s\n  {\"stack\": ", i ? "," : "");
+      json_str(folds[i].key);
+      printf(", \"count\": %llu}", folds[i].n);
+    }
+    printf("\n]}\n");
+  } else {
+    for (size_t i = 0; i < nfolds; i++) printf("%s %llu\n", folds[i].key, folds[i].n);
+  }
+}
+
+static int cmd_report(int json, int fold, int trace)
+{
+  struct kjit_ioc_results r;
+  struct kjit_ioc_rec *recs = get_results(&r);
+  const char *tn = r.tool < 8 ? tool_names[r.tool] : "?";
+  char b[512];
+  uint64_t n = r.nrec;
+  switch (r.tool) {
+    case KJIT_TOOL_NONE:
+      if (json) printf("{\"tool\": \"none\"}\n"); else printf("tool none: no results\n");
+      return 0;
+    case KJIT_TOOL_ICOUNT:
+      if (json) printf("{\"tool\": \"icount\", \"instructions\": %llu}\n", (unsigned long long)r.scalars[0]);
+      else printf("%-24s %llu\n", "instructions", (unsigned long long)r.scalars[0]);
+      return 0;
+    case KJIT_TOOL_BRANCH_HINTS: {
+      const char *k[] = {"executed", "taken", "predicted_right", "predicted_wrong", "hinted", "hint_right"};
+      if (json) { printf("{\"tool\": \"branch_hints\""); for (int i = 0; i < 6; i++) printf(", \"%s\": %llu", k[i], (unsigned long long)r.scalars[i]); printf("}\n"); }
+      else for (int i = 0; i < 6; i++) printf("%-24s %llu\n", k[i], (unsigned long long)r.scalars[i]);
+      return 0;
+    }
+    case KJIT_TOOL_LOCK_CONTENTION:
+      if (json) printf("{\"tool\": \"lock_contention\", \"attempts\": %llu, \"failures\": %llu}\n", (unsigned long long)r.scalars[0], (unsigned long long)r.scalars[1]);
+      else printf("%-24s %llu\n%-24s %llu\n", "cmpxchg_attempts", (unsigned long long)r.scalars[0], "cmpxchg_failures", (unsigned long long)r.scalars[1]);
+      return 0;
+    case KJIT_TOOL_BBCOUNT:
+    case KJIT_TOOL_ENTRY_COUNT: {
+      struct pcnt *p = calloc(n + 1, sizeof *p);
+      size_t k = aggregate(recs, n, p);
+      if (!json) printf("tool %s: %s %llu, distinct %zu\n", tn, r.tool == KJIT_TOOL_BBCOUNT ? "blocks executed" : "routines", (unsigned long long)(r.tool == KJIT_TOOL_BBCOUNT ? r.scalars[0] : k), k);
+      else if (r.tool == KJIT_TOOL_BBCOUNT) printf("{\"tool\": \"bbcount\", \"total\": %llu, \"data\": ", (unsigned long long)r.scalars[0]);
+      else printf("{\"tool\": \"entry_count\", \"data\": ");
+      print_pcnt(r.tool == KJIT_TOOL_BBCOUNT ? "blocks" : "calls", p, k, json, 0);
+      if (json) printf("}\n");
+      return 0;
+    }
+    case KJIT_TOOL_CALLTRACE:
+      if (json) {
+        printf("{\"tool\": \"calltrace\", \"calls\": %llu, \"targets\": [", (unsigned long long)r.scalars[0]);
+        for (uint64_t i = 0; i < n; i++) { printf("%s", i ? ", " : ""); json_str(symbolize(recs[i].pc, b, sizeof b)); }
+        printf("]}\n");
+      } else {
+        printf("tool calltrace: %llu calls (last %llu shown, oldest first)\n", (unsigned long long)r.scalars[0], (unsigned long long)n);
+        for (uint64_t i = 0; i < n; i++) printf("%s\n", symbolize(recs[i].pc, b, sizeof b));
+      }
+      return 0;
+    case KJIT_TOOL_CALLSTACK:
+      if (fold || json) folded(recs, n, json, 0);
+      else if (trace) folded(recs, n, 0, 1);
+      else {
+        printf("tool callstack: %llu events (ring %llu); use --folded or --trace\n", (unsigned long long)r.scalars[0], (unsigned long long)r.scalars[1]);
+        folded(recs, n, 0, 0);
+      }
+      return 0;
+  }
+  return 1;
+}
+
+static int cmd_blocks_calls(int blocks, int json)
+{
+  struct kjit_ioc_results r;
+  struct kjit_ioc_rec *recs = get_results(&r);
+  uint64_t n = r.nrec;
+  struct pcnt *p = calloc(n + 1, sizeof *p);
+  size_t k = 0;
+  if (blocks) {
+    if (r.tool != KJIT_TOOL_BBCOUNT) { fprintf(stderr, "kjitctl: blocks needs --tool bbcount\n"); return 1; }
+    k = aggregate(recs, n, p);
+    print_pcnt("blocks", p, k, json, 1);
+    return 0;
+  }
+  if (r.tool == KJIT_TOOL_ENTRY_COUNT) k = aggregate(recs, n, p);
+  else if (r.tool == KJIT_TOOL_CALLTRACE || r.tool == KJIT_TOOL_CALLSTACK) {
+    for (uint64_t i = 0; i < n; i++) {
+      unsigned type = recs[i].pid_type & 0xff;
+      if (r.tool == KJIT_TOOL_CALLSTACK && type != 1 && type != 2) continue;
+      if (!recs[i].pc) continue;
+      p[k].pc = recs[i].pc; p[k].count = 1; k++;
+    }
+    struct kjit_ioc_rec *tmp = calloc(k + 1, sizeof *tmp);
+    for (size_t i = 0; i < k; i++) { tmp[i].pc = p[i].pc; tmp[i].count = 1; }
+    k = aggregate(tmp, k, p);
+  } else { fprintf(stderr, "kjitctl: calls needs --tool entry_count, calltrace or callstack\n"); return 1; }
+  print_pcnt("calls", p, k, json, 1);
+  return 0;
+}
+
 static int usage(void)
 {
-  fprintf(stderr, "usage: kjitctl attach FUNC | detach FUNC|all | stats | flush | icount-reset\n");
+  fprintf(stderr,
+          "usage: kjitctl config [--tool T] [--inline 0|1] [--liveness 0|1] [--cache-kb N]\n"
+          "                      [--flush-every-entry 0|1] [--pid P] [--max-block-insns N]\n"
+          "       kjitctl attach SYSCALL|NR|FUNC|all-syscalls ...\n"
+          "       kjitctl detach SYSCALL|FUNC|all | list | stats | flush | reset\n"
+          "       kjitctl report [--json|--folded|--trace] | blocks [--json] | calls [--json]\n"
+          "tools: none icount bbcount calltrace branch_hints lock_contention entry_count callstack\n");
   return 2;
 }
 
 int main(int argc, char **argv)
 {
   if (argc < 2) return usage();
-  int fd = open("/dev/kjit", O_RDWR | O_CLOEXEC);
-  if (fd < 0) { perror("kjitctl: /dev/kjit"); return 1; }
   const char *cmd = argv[1];
-  if (!strcmp(cmd, "attach") || !strcmp(cmd, "detach")) {
-    if (argc != 3) return usage();
-    struct kjit_ioc_target t;
-    memset(&t, 0, sizeof t);
-    t.size = sizeof t;
-    const char *name = strcmp(argv[2], "all") ? argv[2] : "*";
-    if (strlen(name) >= sizeof t.name) { fprintf(stderr, "kjitctl: name too long\n"); return 2; }
-    strcpy(t.name, name);
-    int attach = !strcmp(cmd, "attach");
-    if (ioctl(fd, attach ? KJIT_IOC_ATTACH : KJIT_IOC_DETACH, &t) < 0) {
-      fprintf(stderr, "kjitctl: %s %s: %s\n", cmd, argv[2], strerror(errno));
-      return 1;
-    }
-    if (attach) printf("attached %s at 0x%llx\n", t.name, (unsigned long long)t.addr);
-    else printf("detached %s\n", argv[2]);
-    return 0;
-  }
-  if (!strcmp(cmd, "stats")) {
-    struct kjit_ioc_stats s;
-    memset(&s, 0, sizeof s);
-    s.size = sizeof s;
-    if (ioctl(fd, KJIT_IOC_STATS, &s) < 0) { perror("kjitctl: stats"); return 1; }
-#define P(f) printf("%-18s %llu\n", #f, (unsigned long long)s.f)
-    P(nattached); P(blocks_built); P(insns_translated); P(fallbacks); P(direct_links);
-    P(chain_links); P(dispatcher_exits); P(indirect_misses); P(flushes);
-    P(cache_bytes_used); P(arena_bytes_used); P(inlined_calls); P(outlined_calls);
-    P(entries); P(entry_declined); P(entry_skipped); P(gate_escapes); P(reclaims); P(icount);
-    return 0;
-  }
-  if (!strcmp(cmd, "flush") || !strcmp(cmd, "icount-reset")) {
+  if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help")) return usage();
+  if (open_dev()) return 1;
+  int json = argc > 2 && !strcmp(argv[2], "--json");
+  if (!strcmp(cmd, "config")) return cmd_config(argc - 2, argv + 2);
+  if (!strcmp(cmd, "attach")) return argc < 3 ? usage() : cmd_attach(argc - 2, argv + 2);
+  if (!strcmp(cmd, "detach")) return argc != 3 ? usage() : cmd_detach(argv[2]);
+  if (!strcmp(cmd, "list")) return cmd_list();
+  if (!strcmp(cmd, "stats")) return cmd_stats();
+  if (!strcmp(cmd, "report"))
+    return cmd_report(json, argc > 2 && !strcmp(argv[2], "--folded"), argc > 2 && !strcmp(argv[2], "--trace"));
+  if (!strcmp(cmd, "blocks")) return cmd_blocks_calls(1, json);
+  if (!strcmp(cmd, "calls")) return cmd_blocks_calls(0, json);
+  if (!strcmp(cmd, "flush") || !strcmp(cmd, "reset") || !strcmp(cmd, "icount-reset")) {
     if (ioctl(fd, !strcmp(cmd, "flush") ? KJIT_IOC_FLUSH : KJIT_IOC_ICOUNT_RESET, 0) < 0) {
       perror("kjitctl");
       return 1;

@@ -71,6 +71,8 @@ struct kjit_ioc_stats {
   __u64 extable_declined;      /* ... left at their original address      */
   __u64 extable_entries;       /* entries in the module's dynamic extable */
   __u64 cache_size;            /* code cache bytes given to the engine    */
+  __u64 text_events;           /* static key / static call patches seen   */
+  __u64 text_flushes;          /* flushes for text changes (incl. modules)*/
   __u32 tool;                  /* KJIT_TOOL_* */
   __u32 pid;                   /* pid filter, 0 = all */
   __u32 inline_instrumentation, use_liveness, flush_every_entry, pad;

@@ -1,0 +1,59 @@
+#!/bin/bash
+# The guest test suite that `./kjit-lab test` runs.
+# Usage: tests/guest/run-suite.sh BUILD_DIR
+#   Builds kjitctl, the workload, the plugin modules and the hazard test
+#   module (kjit.ko must exist: os/linux/build.sh BUILD_DIR), then boots the
+#   pinned kernel twice under TCG with 2 vCPUs (preempt=voluntary, the
+#   default, and preempt=full) running tests/guest/suite-guest.sh, and fails
+#   on any FAIL check, a guest that did not finish, or kernel-log errors.
+# Env: KJIT_SUITE_MODES ("voluntary full"), KJIT_SUITE_QUICK=1 (skip the
+#   start/stop x100 and insmod/rmmod x20 phases), KJIT_SUITE_ITERS (2).
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+B="$(cd "${1:-$root/build}" && pwd)"
+ABI="$(tr -d '[:space:]' < "$root/tools/kernel-version")"
+KDIR="${KDIR:-/usr/src/linux-headers-$ABI}"
+MODES="${KJIT_SUITE_MODES:-voluntary full}"
+ko="$B/module/kjit.ko"
+[ -f "$ko" ] || { echo "run-suite: $ko missing (os/linux/build.sh $B)" >&2; exit 2; }
+
+"$root/plugins/linux/build.sh" "$B" > "$B/plugins-linux.log" 2>&1 || { cat "$B/plugins-linux.log" >&2; exit 1; }
+hz="$B/hazard"; mkdir -p "$hz"
+cp "$root"/tests/guest/hazard/{kjit_hazard.c,Kbuild} "$hz/"
+make -C "$KDIR" M="$hz" -j2 modules > "$hz/build.log" 2>&1 || { cat "$hz/build.log" >&2; exit 1; }
+
+fail=0
+for mode in $MODES; do
+  share="$B/guest-suite-$mode"
+  rm -rf "$share"; mkdir -p "$share"
+  cp "$ko" "$B"/plugins-linux/*.ko "$hz/kjit_hazard.ko" "$share/"
+  gcc -O2 -static -Wall -Wno-unused-result -o "$share/workload" "$root/tests/guest/workload.c"
+  gcc -O2 -static -Wall -I "$root/os/linux" -o "$share/kjitctl" "$root/tools/kjitctl/kjitctl.c"
+  { echo "QUICK=${KJIT_SUITE_QUICK:-0} ITERS=${KJIT_SUITE_ITERS:-2}"; echo "export QUICK ITERS"; cat "$root/tests/guest/suite-guest.sh"; } > "$share/suite.sh"
+  append=""; [ "$mode" = full ] && append="preempt=full"
+  echo "run-suite: booting ($mode preemption)"
+  rc=0
+  "$root/tools/lab/run-guest.sh" --share "$share" --script "$share/suite.sh" --smp 2 --mem 1024 \
+     --timeout 900 ${append:+--append "$append"} || rc=$?
+  [ "$rc" = 0 ] || { echo "run-suite: FAIL: guest status $rc ($mode)" >&2; fail=1; }
+  grep -q SUITE-GUEST-DONE "$share/guest.log" 2>/dev/null || { echo "run-suite: FAIL: guest did not finish ($mode)" >&2; fail=1; }
+  if [ -f "$share/checks.txt" ]; then
+    np=$(grep -c ' PASS' "$share/checks.txt" || true); nf=$(grep -c ' FAIL' "$share/checks.txt" || true)
+    echo "run-suite: $mode: $np checks passed, $nf failed"
+    grep ' FAIL' "$share/checks.txt" >&2 && fail=1 || true
+  else
+    echo "run-suite: FAIL: no checks.txt ($mode)" >&2; fail=1
+  fi
+  # console: anything before the deliberate WARN test must be clean
+  if sed '/== WARN at the original address/,$d' "$share/console.log" | \
+       grep -E 'Oops:|BUG:|kernel BUG|soft lockup|hard LOCKUP|rcu.*stall|general protection|Kernel panic' >&2; then
+    echo "run-suite: FAIL: console has error lines ($mode)" >&2; fail=1
+  fi
+  [ -f "$share/cost.txt" ] && echo "run-suite: $mode: entry/exit cost: $(cat "$share/cost.txt")"
+  for t in icount bbcount; do
+    [ -f "$share/stats-$t.txt" ] && echo "run-suite: $mode: $t all-syscalls: $(awk '$1~/^(blocks_built|cache_bytes_used|entries|flushes|extable_mirrored|extable_declined)$/{printf "%s=%s ", $1, $2}' "$share/stats-$t.txt")"
+  done
+  [ -f "$share/attach-icount.txt" ] && echo "run-suite: $mode: $(tail -n1 "$share/attach-icount.txt")"
+done
+[ "$fail" = 0 ] && echo "run-suite: PASS" || echo "run-suite: FAIL"
+exit "$fail"

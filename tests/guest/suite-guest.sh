@@ -1,0 +1,255 @@
+#!/bin/sh
+# Runs in the guest (busybox sh, cwd = the share) for tests/guest/run-suite.sh.
+# Every check prints "CHECK name PASS|FAIL detail" to checks.txt; the host
+# fails on any FAIL.  QUICK=1 skips the slow stress phases.
+set -u
+Q=${QUICK:-0}
+K=./kjitctl
+W=./workload
+ITERS=${ITERS:-2}
+: > checks.txt
+pass() { echo "CHECK $1 PASS ${2:-}" | tee -a checks.txt; }
+fail() { echo "CHECK $1 FAIL ${2:-}" | tee -a checks.txt; sync; }
+chk() { name=$1; shift; if "$@"; then pass "$name"; else fail "$name"; fi; }
+stat_of() { $K stats | awk -v k="$1" '$1==k{print $2}'; }
+step() { echo "== $* ($(cut -d' ' -f1 /proc/uptime)s)"; }
+
+ifconfig lo 127.0.0.1 up 2>/dev/null || ip link set lo up
+echo 0 > /proc/sys/kernel/kptr_restrict 2>/dev/null
+
+step native
+$W $ITERS > native.txt 2>&1; chk native_workload grep -q '^timers_sleep_timerfd_itimer *ok' native.txt
+$W efault > native-efault.txt 2>&1
+n_ef=$(grep -c ' -14$' native-efault.txt)
+chk native_efault_count [ "$n_ef" -ge 15 ]
+
+step insmod
+insmod ./kjit.ko || { fail insmod; dmesg > dmesg.txt; sync; exit 1; }
+sync
+
+# --- entry/exit cost (tool none, one boot) ---------------------------------
+step cost
+$K config --tool none > /dev/null
+$W getppid 20000 > cost-native.txt
+$K attach getppid > /dev/null
+$W getppid 20000 > cost-kjit.txt
+$K stats > cost-stats.txt
+$K detach all > /dev/null
+$W getppid 20000 >> cost-native.txt
+echo "native: $(cat cost-native.txt | tr '\n' ' ') kjit: $(cat cost-kjit.txt)" > cost.txt
+cat cost.txt
+
+# --- every tool, every system call ----------------------------------------
+for tool in icount bbcount calltrace branch_hints lock_contention entry_count callstack; do
+  step "tool $tool, all system calls"
+  $K config --tool $tool > /dev/null || fail config_$tool
+  $K attach all-syscalls > attach-$tool.txt 2>&1 || fail attach_all_$tool
+  tail -n1 attach-$tool.txt
+  $W $ITERS > wl-$tool.txt 2>&1
+  $W efault > efault-$tool.txt 2>&1
+  $K stats > stats-$tool.txt
+  $K report > report-$tool.txt 2>&1
+  $K report --json > report-$tool.json 2>&1
+  $K detach all > /dev/null
+  chk "workload_same_$tool" cmp -s native.txt wl-$tool.txt
+  chk "efault_same_$tool" cmp -s native-efault.txt efault-$tool.txt
+  e=$(awk '$1=="entries"{print $2}' stats-$tool.txt)
+  chk "entered_$tool" [ "${e:-0}" -gt 1000 ]
+  sync
+done
+grep -q '^instructions *[1-9]' report-icount.txt && pass icount_nonzero "$(cat report-icount.txt)" || fail icount_nonzero
+grep -q 'blocks executed [1-9]' report-bbcount.txt && pass bbcount_nonzero "$(head -1 report-bbcount.txt)" || fail bbcount_nonzero
+grep -q '^executed *[1-9]' report-branch_hints.txt && pass branch_hints_nonzero || fail branch_hints_nonzero
+grep -q '^cmpxchg_attempts *[1-9]' report-lock_contention.txt && pass lock_contention_nonzero "$(tr '\n' ' ' < report-lock_contention.txt)" || fail lock_contention_nonzero
+grep -q '__x64_sys_openat' report-entry_count.txt && pass entry_count_openat || fail entry_count_openat
+grep -q 'do_sys_openat2' report-calltrace.txt && pass calltrace_has_do_sys_openat2 || fail calltrace_has_do_sys_openat2
+
+# --- checkable counts on openat -------------------------------------------
+step "openat call trace and block counts"
+$K config --tool callstack > /dev/null
+$K attach openat > /dev/null
+cat /proc/version > /dev/null; $W 1 > /dev/null 2>&1
+$K report --folded > openat.folded
+$K detach all > /dev/null
+for f in do_sys_openat2 getname do_filp_open; do
+  grep -q "^__x64_sys_openat;.*$f" openat.folded && pass "openat_stack_has_$f" || fail "openat_stack_has_$f"
+done
+$K config --tool bbcount > /dev/null
+$K attach openat > /dev/null
+for i in 1 2 3 4 5 6 7 8 9 10; do cat /proc/version > /dev/null; done
+$K stats > stats-bb-openat.txt
+$K blocks > blocks-openat.txt
+$K blocks --json > blocks-openat.json
+$K detach all > /dev/null
+# the entry block of __x64_sys_openat (+0x5, after the fentry NOP) runs once per call
+first=$(awk '$3 ~ /^__x64_sys_openat\+0x5$/ {print $2}' blocks-openat.txt)
+chk openat_entry_block_counted [ "${first:-0}" -ge 10 ]
+nb=$(grep -c '^0x' blocks-openat.txt)
+bb=$(awk '$1=="blocks_built"{print $2}' stats-bb-openat.txt)
+chk blocks_listed_le_built [ "$nb" -gt 5 -a "$nb" -le "${bb:-0}" ]
+
+# --- hazards ----------------------------------------------------------------
+step hazards
+$K config --tool icount > /dev/null
+for f in __schedule exc_page_fault do_int3 notify_die kjit_gate_direct; do
+  if $K attach $f > attach-refused-$f.txt 2>&1; then fail "refused_$f"; $K detach all; else pass "refused_$f" "$(cat attach-refused-$f.txt)"; fi
+done
+# another ftrace user on the same function
+T=/sys/kernel/tracing
+$K attach getppid > /dev/null
+echo __x64_sys_getppid > $T/set_ftrace_filter
+echo function > $T/current_tracer
+e0=$(stat_of entries)
+$W getppid 200 > /dev/null
+e1=$(stat_of entries)
+echo nop > $T/current_tracer
+n=$(grep -c '__x64_sys_getppid' $T/trace)
+echo > $T/set_ftrace_filter
+echo > $T/trace
+chk ftrace_function_tracer_coexists [ "$n" -ge 200 -a $((e1 - e0)) -ge 200 ]
+# the other order: tracer first, then kjit
+echo __x64_sys_getppid > $T/set_ftrace_filter; echo function > $T/current_tracer
+$K detach all > /dev/null; $K attach getppid > /dev/null
+e0=$(stat_of entries); $W getppid 100 > /dev/null; e1=$(stat_of entries)
+echo nop > $T/current_tracer; echo > $T/set_ftrace_filter; echo > $T/trace
+chk ftrace_tracer_first_coexists [ $((e1 - e0)) -ge 100 ]
+$K detach all > /dev/null
+# stack of a task sleeping inside an instrumented syscall
+$K attach nanosleep clock_nanosleep > /dev/null
+sleep 3 & sp=$!
+sleep 1
+cat /proc/$sp/stack > sleeping-stack.txt 2>&1
+wait $sp
+$K detach all > /dev/null
+if grep -q 'kjit' sleeping-stack.txt; then fail stack_has_original_addresses "$(tr '\n' ' ' < sleeping-stack.txt)"; else pass stack_has_original_addresses "$(tr '\n' ' ' < sleeping-stack.txt)"; fi
+# __builtin_return_address from instrumented code
+insmod ./kjit_hazard.ko
+$K attach kjit_hazard_entry > /dev/null || fail attach_module_function
+e0=$(stat_of entries)
+echo ra > /sys/module/kjit_hazard/parameters/cmd
+e1=$(stat_of entries)
+ra=$(cat /sys/module/kjit_hazard/parameters/ra)
+case "$ra" in ok*) [ $((e1 - e0)) -ge 1 ] && pass return_address_original "$ra" || fail return_address_original "not entered" ;; *) fail return_address_original "$ra" ;; esac
+# static keys flipping under translated code: tracepoints inside openat's path
+$K detach all > /dev/null
+$K config --tool bbcount > /dev/null
+$K attach openat read close > /dev/null
+$W $ITERS > sk-before.txt 2>&1
+te0=$(stat_of text_events)
+echo 1 > $T/events/kmem/kmem_cache_alloc/enable
+echo 1 > $T/events/kmem/kfree/enable
+echo > $T/trace
+$W $ITERS > sk-on.txt 2>&1
+cat /proc/version > /dev/null
+n_ev=$(grep -c kmem_cache_alloc $T/trace)
+echo 0 > $T/events/kmem/kmem_cache_alloc/enable
+echo 0 > $T/events/kmem/kfree/enable
+$W $ITERS > sk-off.txt 2>&1
+te1=$(stat_of text_events); tf=$(stat_of text_flushes)
+$K detach all > /dev/null
+echo > $T/trace
+chk static_key_results_same sh -c "cmp -s native.txt sk-before.txt && cmp -s native.txt sk-on.txt && cmp -s native.txt sk-off.txt"
+chk static_key_flush_seen [ $((te1 - te0)) -ge 2 -a "${tf:-0}" -ge 1 ]
+chk static_key_tracepoint_fires [ "$n_ev" -ge 1 ]
+
+# --- plugin modules (Figure 3 and branch hints) ----------------------------
+step "plugin modules"
+$K config --tool none > /dev/null
+insmod ./kjit_fig3_icount.ko || fail insmod_fig3
+$K attach clone > /dev/null
+$W forks 20 > forks.txt
+c=$(cat /sys/module/kjit_fig3_icount/parameters/count)
+$K detach all > /dev/null
+rmmod kjit_fig3_icount || fail rmmod_fig3
+chk plugin_fig3_icount_clone [ "${c:-0}" -gt 1000 ]
+echo "fig3 clone instructions (20 forks): $c" > fig3.txt
+insmod ./kjit_branch_hints.ko || fail insmod_branch_hints
+$K attach openat > /dev/null
+for i in 1 2 3 4 5; do cat /proc/version > /dev/null; done
+r=$(cat /sys/module/kjit_branch_hints/parameters/result)
+$K detach all > /dev/null
+rmmod kjit_branch_hints || fail rmmod_branch_hints
+set -- $r
+chk plugin_branch_hints_openat [ "${1:-0}" -gt 10 -a $(($3 + $4)) -eq "${1:-0}" ]
+echo "branch_hints module on openat: $r" >> fig3.txt
+
+# --- tiny cache under load ---------------------------------------------------
+step "tiny cache"
+$K config --tool bbcount --cache-kb 16 > /dev/null
+$K attach all-syscalls > /dev/null
+$W $ITERS > tiny-a.txt 2>&1 & b1=$!
+$W $ITERS > tiny-b.txt 2>&1
+$W efault > tiny-efault.txt 2>&1
+wait $b1
+$K stats > stats-tiny.txt
+$K detach all > /dev/null
+fl=$(awk '$1=="flushes"{print $2}' stats-tiny.txt)
+chk tiny_cache_same sh -c "cmp -s native.txt tiny-a.txt && cmp -s native.txt tiny-b.txt && cmp -s native-efault.txt tiny-efault.txt"
+chk tiny_cache_flushed [ "${fl:-0}" -ge 5 ]
+$K config --tool icount --cache-kb 0 > /dev/null
+
+if [ "$Q" != 1 ]; then
+# --- start/stop 100 times under load ------------------------------------------
+step "start/stop x100 under load"
+( i=0; while [ ! -f stop-load ]; do $W 1 > load-$i.txt 2>&1; i=$((i + 1)); [ $i -ge 8 ] && i=0; done ) & lp=$!
+ss_fail=0
+i=0
+while [ $i -lt 100 ]; do
+  $K attach openat read write close getppid pipe2 newfstat mmap > /dev/null || ss_fail=$((ss_fail + 1))
+  $K detach all > /dev/null || ss_fail=$((ss_fail + 1))
+  i=$((i + 1))
+done
+touch stop-load; wait $lp; rm -f stop-load
+bad=0; for f in load-*.txt; do cmp -s native.txt $f || bad=$((bad + 1)); done
+chk start_stop_100 [ $ss_fail -eq 0 -a $bad -eq 0 ]
+
+# --- load/unload 20 times under load ------------------------------------------
+step "insmod/rmmod x20 under load"
+rmmod kjit_hazard
+rmmod kjit || fail rmmod_before_loop
+( i=0; while [ ! -f stop-load ]; do $W 1 > uload-$i.txt 2>&1; i=$((i + 1)); [ $i -ge 8 ] && i=0; done ) & lp=$!
+lu_fail=0
+i=0
+while [ $i -lt 20 ]; do
+  insmod ./kjit.ko || lu_fail=$((lu_fail + 1))
+  $K attach openat read write close getppid pipe2 newfstat mmap clone wait4 > /dev/null || lu_fail=$((lu_fail + 1))
+  sleep 0.3
+  rmmod kjit || lu_fail=$((lu_fail + 1))
+  i=$((i + 1))
+done
+touch stop-load; wait $lp; rm -f stop-load
+bad=0; for f in uload-*.txt; do cmp -s native.txt $f || bad=$((bad + 1)); done
+chk load_unload_20 [ $lu_fail -eq 0 -a $bad -eq 0 ]
+insmod ./kjit.ko
+insmod ./kjit_hazard.ko
+fi
+
+# --- kernel log before the deliberate WARN ------------------------------------
+step "log check"
+dmesg > dmesg.txt
+cat /proc/sys/kernel/tainted > tainted.txt
+if grep -E 'Oops|BUG:|kernel BUG|WARNING:|soft lockup|hard LOCKUP|rcu_.*stall|detected stall|Call Trace:|general protection|Kernel panic' dmesg.txt > bad-log.txt; then
+  fail kernel_log_clean "$(head -3 bad-log.txt | tr '\n' ' ')"
+else
+  pass kernel_log_clean
+fi
+t=$(cat tainted.txt)
+chk taint_only_OE [ $((t & ~(4096 | 8192))) -eq 0 ]
+$K stats > stats-final.txt
+
+# --- WARN inside instrumented code (last: it taints with W) -------------------
+step "WARN at the original address"
+$K attach kjit_hazard_entry > /dev/null
+echo warn > /sys/module/kjit_hazard/parameters/cmd
+$K detach all > /dev/null
+dmesg | grep -A3 'WARNING:' > warn.txt
+if grep -q 'kjit_hazard_entry+0x' warn.txt && ! grep -q 'kjit_cache_area' warn.txt; then
+  pass warn_reports_original_address "$(grep -m1 -E 'RIP|WARNING' warn.txt)"
+else
+  fail warn_reports_original_address "$(head -2 warn.txt | tr '\n' ' ')"
+fi
+if dmesg | grep -E 'Oops|BUG:|kernel BUG|invalid opcode' > /dev/null; then fail warn_not_bug; else pass warn_not_bug; fi
+rmmod kjit_hazard
+rmmod kjit || fail final_rmmod
+echo SUITE-GUEST-DONE
+sync

@@ -12,6 +12,7 @@
 #include "kjit_linux.h"
 #include "kjit/engine.h"
 #include "uapi/kjit_ioctl.h"
+#include "capture.h"
 
 static int kjit_ctl_open(struct inode *inode, struct file *file)
 {
@@ -206,6 +207,10 @@ static long kjit_ctl_ioctl(struct file *file, unsigned int cmd, unsigned long ar
 			return -EINVAL;
 		kjit_tools_reset();
 		return 0;
+	case KJIT_IOC_CAPTURE_START:
+	case KJIT_IOC_CAPTURE_STOP:
+	case KJIT_IOC_CAPTURE_READ:
+		return kjit_capture_ioctl(cmd, uarg);
 	default:
 		return -ENOTTY;
 	}
@@ -234,4 +239,5 @@ int kjit_control_init(void)
 void kjit_control_exit(void)
 {
 	misc_deregister(&kjit_ctl_dev);
+	kjit_capture_exit();
 }

@@ -7,7 +7,7 @@
 #   default, and preempt=full) running tests/guest/suite-guest.sh, and fails
 #   on any FAIL check, a guest that did not finish, or kernel-log errors.
 # Env: KJIT_SUITE_MODES ("voluntary full"), KJIT_SUITE_QUICK=1 (skip the
-#   start/stop x100 and insmod/rmmod x20 phases), KJIT_SUITE_ITERS (2).
+#   start/stop x100 and insmod/rmmod x20 phases), KJIT_SUITE_ITERS (1).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 B="$(cd "${1:-$root/build}" && pwd)"
@@ -29,7 +29,7 @@ for mode in $MODES; do
   cp "$ko" "$B"/plugins-linux/*.ko "$hz/kjit_hazard.ko" "$share/"
   gcc -O2 -static -Wall -Wno-unused-result -o "$share/workload" "$root/tests/guest/workload.c"
   gcc -O2 -static -Wall -I "$root/os/linux" -o "$share/kjitctl" "$root/tools/kjitctl/kjitctl.c"
-  { echo "QUICK=${KJIT_SUITE_QUICK:-0} ITERS=${KJIT_SUITE_ITERS:-2}"; echo "export QUICK ITERS"; cat "$root/tests/guest/suite-guest.sh"; } > "$share/suite.sh"
+  { echo "QUICK=${KJIT_SUITE_QUICK:-0} ITERS=${KJIT_SUITE_ITERS:-1}"; echo "export QUICK ITERS"; cat "$root/tests/guest/suite-guest.sh"; } > "$share/suite.sh"
   append=""; [ "$mode" = full ] && append="preempt=full"
   echo "run-suite: booting ($mode preemption)"
   rc=0

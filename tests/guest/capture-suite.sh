@@ -1,0 +1,79 @@
+#!/bin/bash
+# Capture/replay suite (issue 4).  Usage: tests/guest/capture-suite.sh [BUILD_DIR]
+#   Needs BUILD_DIR/module/kjit.ko and BUILD_DIR/os/userspace-sim/kjit-sim.
+#   Env: KJIT_CAPTURE_SYSCALLS (the list below), KJIT_CAPTURE_KEEP=DIR (copy the
+#        captures there), KJIT_CAPTURE_MIN (passing replays required, default 20).
+# In the guest: insmod kjit.ko, then for each system call
+#   kjitctl capture --syscall NAME -o caps/NAME.kjitcap -- ./capture_workload NAME
+# (the workload's first invocation of NAME is recorded).  On the host every
+# capture is replayed: kjit-sim replay FILE must exit 0 (block sequence, reads,
+# writes, return value, and icount/bbcount/calltrace equal to the kernel's).
+# Prints one line per system call and a summary; fails when fewer than
+# KJIT_CAPTURE_MIN replay exactly or the kernel log has errors.
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+B="$(cd "${1:-$root/build}" && pwd)"
+SYSCALLS="${KJIT_CAPTURE_SYSCALLS:-getppid getpid getuid umask newuname read write pipe2 openat close newfstat lseek dup fcntl ioctl brk mprotect munmap kill rt_sigaction rt_sigprocmask socket getsockname sendto recvfrom poll epoll_create1 clock_gettime clock_getres gettimeofday timerfd_create timerfd_settime getitimer times sysinfo getrusage getcwd}"
+MIN="${KJIT_CAPTURE_MIN:-20}"
+ko="$B/module/kjit.ko"
+sim="$B/os/userspace-sim/kjit-sim"
+[ -f "$ko" ] || { echo "capture-suite: $ko missing (os/linux/build.sh $B)" >&2; exit 2; }
+[ -x "$sim" ] || { echo "capture-suite: $sim missing (cmake --build $B --target kjit-sim)" >&2; exit 2; }
+
+share="$B/guest-capture"
+rm -rf "$share"; mkdir -p "$share/caps"
+cp "$ko" "$share/"
+gcc -O2 -static -Wall -o "$share/capture_workload" "$root/tests/guest/capture_workload.c"
+gcc -O2 -static -Wall -I "$root/os/linux" -o "$share/kjitctl" "$root/tools/kjitctl/kjitctl.c"
+
+cat > "$share/capture-guest.sh" <<GUEST
+#!/bin/sh
+set -u
+insmod ./kjit.ko || { echo CAPTURE-FAIL insmod; exit 1; }
+for s in $SYSCALLS; do
+  echo "== \$s"
+  ./kjitctl capture --syscall \$s -o caps/\$s.kjitcap -- ./capture_workload \$s > caps/\$s.log 2>&1
+  echo "rc \$?" >> caps/\$s.log
+  cat caps/\$s.log
+  sync
+done
+# recording overhead: the same workload natively and while capturing
+t0=\$(cut -d' ' -f1 /proc/uptime)
+for i in 1 2 3 4 5 6 7 8 9 10; do ./capture_workload read > /dev/null; done
+t1=\$(cut -d' ' -f1 /proc/uptime)
+for i in 1 2 3 4 5 6 7 8 9 10; do ./kjitctl capture --syscall read -o /tmp/x.kjitcap -- ./capture_workload read > /dev/null; done
+t2=\$(cut -d' ' -f1 /proc/uptime)
+echo "overhead: native 10 runs \$t0..\$t1, capturing 10 runs \$t1..\$t2"
+rmmod kjit || echo CAPTURE-FAIL rmmod
+dmesg > dmesg.txt
+cat /proc/sys/kernel/tainted > tainted.txt
+echo CAPTURE-GUEST-DONE
+sync
+GUEST
+
+rc=0
+"$root/tools/lab/run-guest.sh" --share "$share" --script "$share/capture-guest.sh" --smp 2 --timeout 900 || rc=$?
+fail=0
+bad() { echo "capture-suite: FAIL: $*" >&2; fail=1; }
+[ "$rc" = 0 ] || bad "guest script status $rc"
+grep -q CAPTURE-GUEST-DONE "$share/guest.log" 2>/dev/null || bad "guest did not finish"
+if grep -E 'Oops:|BUG:|kernel BUG|WARNING:|soft lockup|hard LOCKUP|general protection|Kernel panic' \
+     "$share/console.log" "$share/dmesg.txt" 2>/dev/null >&2; then
+  bad "kernel log has error lines"
+fi
+pass=0; total=0
+for s in $SYSCALLS; do
+  total=$((total + 1))
+  f="$share/caps/$s.kjitcap"
+  if [ ! -f "$f" ]; then echo "$s: NO CAPTURE ($(tail -2 "$share/caps/$s.log" 2>/dev/null | tr '\n' ' '))"; continue; fi
+  if out=$("$sim" replay "$f" 2>&1); then
+    pass=$((pass + 1)); echo "$s: REPLAY OK $(stat -c %s "$f") bytes; $(echo "$out" | grep '^summary' || true)"
+  else
+    echo "$s: REPLAY FAILED ($(stat -c %s "$f") bytes)"; echo "$out" | sed 's/^/    /' | head -20
+  fi
+done
+grep overhead "$share/guest.log" || true
+if [ -n "${KJIT_CAPTURE_KEEP:-}" ]; then mkdir -p "$KJIT_CAPTURE_KEEP"; cp "$share"/caps/*.kjitcap "$KJIT_CAPTURE_KEEP"/; fi
+echo "capture-suite: $pass of $total system calls replay exactly (need $MIN)"
+[ "$pass" -ge "$MIN" ] || fail=1
+exit "$fail"

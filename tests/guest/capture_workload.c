@@ -1,0 +1,106 @@
+/* capture_workload NAME: sets up, then makes system call NAME once (raw
+ * syscall(2), no vDSO), for tests/guest/capture-suite.sh.  The setup avoids
+ * NAME itself where it can, so the first invocation is the interesting one.
+ * Prints "NAME = result". */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/time.h>
+#include <sys/times.h>
+#include <sys/utsname.h>
+#include <sys/sysinfo.h>
+#include <sys/timerfd.h>
+#include <time.h>
+#include <unistd.h>
+
+static char buf[4096];
+
+int main(int argc, char **argv)
+{
+  if (argc != 2) return 2;
+  const char *n = argv[1];
+  long r = -1;
+  int p[2], s;
+  struct sockaddr_in a;
+  socklen_t al = sizeof a;
+  memset(&a, 0, sizeof a);
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (!strcmp(n, "getppid")) r = syscall(SYS_getppid);
+  else if (!strcmp(n, "getpid")) r = syscall(SYS_getpid);
+  else if (!strcmp(n, "getuid")) r = syscall(SYS_getuid);
+  else if (!strcmp(n, "umask")) r = syscall(SYS_umask, 022);
+  else if (!strcmp(n, "newuname")) { struct utsname u; r = syscall(SYS_uname, &u); }
+  else if (!strcmp(n, "read")) {
+    syscall(SYS_pipe2, p, 0); syscall(SYS_write, p[1], "hello", 5);
+    r = syscall(SYS_read, p[0], buf, sizeof buf);
+  } else if (!strcmp(n, "write")) { syscall(SYS_pipe2, p, 0); r = syscall(SYS_write, p[1], "hello", 5); }
+  else if (!strcmp(n, "pipe2")) r = syscall(SYS_pipe2, p, O_CLOEXEC);
+  else if (!strcmp(n, "openat")) r = syscall(SYS_openat, AT_FDCWD, "/proc/version", O_RDONLY);
+  else if (!strcmp(n, "close")) { syscall(SYS_pipe2, p, 0); r = syscall(SYS_close, p[0]); }
+  else if (!strcmp(n, "newfstat")) { struct stat st; syscall(SYS_pipe2, p, 0); r = syscall(SYS_fstat, p[0], &st); }
+  else if (!strcmp(n, "lseek")) { int fd = open("/proc/version", O_RDONLY); r = syscall(SYS_lseek, fd, 3, SEEK_SET); }
+  else if (!strcmp(n, "dup")) { syscall(SYS_pipe2, p, 0); r = syscall(SYS_dup, p[0]); }
+  else if (!strcmp(n, "fcntl")) { syscall(SYS_pipe2, p, 0); r = syscall(SYS_fcntl, p[0], F_GETFL); }
+  else if (!strcmp(n, "ioctl")) {
+    syscall(SYS_pipe2, p, 0); syscall(SYS_write, p[1], "abc", 3); int k = 0;
+    r = syscall(SYS_ioctl, p[0], FIONREAD, &k);
+  } else if (!strcmp(n, "brk")) r = syscall(SYS_brk, 0);
+  else if (!strcmp(n, "mprotect")) {
+    void *m = mmap(0, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    r = syscall(SYS_mprotect, m, 4096, PROT_READ);
+  } else if (!strcmp(n, "munmap")) {
+    void *m = mmap(0, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    r = syscall(SYS_munmap, m, 4096);
+  } else if (!strcmp(n, "kill")) r = syscall(SYS_kill, getpid(), 0);
+  else if (!strcmp(n, "rt_sigaction")) {
+    struct sigaction sa; memset(&sa, 0, sizeof sa);
+    r = syscall(SYS_rt_sigaction, SIGUSR1, NULL, &sa, 8);
+  } else if (!strcmp(n, "rt_sigprocmask")) {
+    unsigned long old = 0; r = syscall(SYS_rt_sigprocmask, SIG_BLOCK, NULL, &old, 8);
+  } else if (!strcmp(n, "socket")) r = syscall(SYS_socket, AF_INET, SOCK_DGRAM, 0);
+  else if (!strcmp(n, "getsockname")) {
+    s = socket(AF_INET, SOCK_DGRAM, 0); bind(s, (void *)&a, sizeof a);
+    r = syscall(SYS_getsockname, s, &a, &al);
+  } else if (!strcmp(n, "sendto")) {
+    s = socket(AF_INET, SOCK_DGRAM, 0); bind(s, (void *)&a, sizeof a); getsockname(s, (void *)&a, &al);
+    r = syscall(SYS_sendto, s, "ping", 4, 0, &a, sizeof a);
+  } else if (!strcmp(n, "recvfrom")) {
+    s = socket(AF_INET, SOCK_DGRAM, 0); bind(s, (void *)&a, sizeof a); getsockname(s, (void *)&a, &al);
+    sendto(s, "ping", 4, 0, (void *)&a, sizeof a);
+    r = syscall(SYS_recvfrom, s, buf, sizeof buf, MSG_DONTWAIT, NULL, NULL);
+  } else if (!strcmp(n, "poll")) {
+    syscall(SYS_pipe2, p, 0); syscall(SYS_write, p[1], "x", 1);
+    struct pollfd f = {p[0], POLLIN, 0};
+    r = syscall(SYS_poll, &f, 1, 0);
+  } else if (!strcmp(n, "epoll_create1")) r = syscall(SYS_epoll_create1, 0);
+  else if (!strcmp(n, "clock_gettime")) { struct timespec t; r = syscall(SYS_clock_gettime, CLOCK_MONOTONIC, &t); }
+  else if (!strcmp(n, "clock_getres")) { struct timespec t; r = syscall(SYS_clock_getres, CLOCK_MONOTONIC, &t); }
+  else if (!strcmp(n, "gettimeofday")) { struct timeval t; r = syscall(SYS_gettimeofday, &t, NULL); }
+  else if (!strcmp(n, "timerfd_create")) r = syscall(SYS_timerfd_create, CLOCK_MONOTONIC, 0);
+  else if (!strcmp(n, "timerfd_settime")) {
+    int t = timerfd_create(CLOCK_MONOTONIC, 0);
+    struct itimerspec its = {{0, 0}, {10, 0}};
+    r = syscall(SYS_timerfd_settime, t, 0, &its, NULL);
+  } else if (!strcmp(n, "getitimer")) { struct itimerval v; r = syscall(SYS_getitimer, ITIMER_REAL, &v); }
+  else if (!strcmp(n, "times")) { struct tms t; r = syscall(SYS_times, &t) != -1; }
+  else if (!strcmp(n, "sysinfo")) { struct sysinfo si; r = syscall(SYS_sysinfo, &si); }
+  else if (!strcmp(n, "getrusage")) { struct rusage ru; r = syscall(SYS_getrusage, RUSAGE_SELF, &ru); }
+  else if (!strcmp(n, "getcwd")) r = syscall(SYS_getcwd, buf, sizeof buf);
+  else { fprintf(stderr, "unknown %s\n", n); return 2; }
+  printf("%s = %ld\n", n, r);
+  return 0;
+}

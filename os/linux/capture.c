@@ -478,12 +478,16 @@ static void cap_on_block(struct kjit_block *block, void *arg)
 		u32 len = kjit_insn_length(in), dest;
 		struct op o;
 
-		if (kjit_insn_reads_memory(in))
+		bool have = bytes && decode_op(bytes + total, len, &o);
+
+		/* nopl (the fentry site), prefetch: an address, no read */
+		if (kjit_insn_reads_memory(in) &&
+		    !(have && o.op0 == 0x0f && (o.op1 == 0x1f || o.op1 == 0x18 || o.op1 == 0x0d)))
 			kjit_insert_call(in, KJIT_IPOINT_BEFORE, (void *)cap_read, 4,
 					 KJIT_ARG_INSN_PC(), KJIT_ARG_MEM_EA(),
 					 KJIT_ARG_CONST(kjit_insn_memory_size(in)),
 					 KJIT_ARG_CONST(kjit_insn_mem_segment(in)));
-		if (bytes && decode_op(bytes + total, len, &o)) {
+		if (have) {
 			u32 width = o.rexw ? 8 : o.opsize ? 2 : 4, kind = 0;
 
 			switch (o.op0) {

@@ -199,9 +199,9 @@ std::string parse_capture(const uint8_t *data, size_t size, Capture *out) {
   uint32_t version, count, flags, reserved;
   if (!r.u32(&version) || !r.u32(&count) || !r.u32(&flags) || !r.u32(&reserved))
     return "truncated header (file is " + std::to_string(size) + " bytes)";
-  if (version != kCaptureVersion)
+  if (version < kMinCaptureVersion || version > kCaptureVersion)
     return "unsupported version " + std::to_string(version) + " (this loader reads " +
-           std::to_string(kCaptureVersion) + ")";
+           std::to_string(kMinCaptureVersion) + " to " + std::to_string(kCaptureVersion) + ")";
   // No flags are defined yet; a set flag means a feature we do not know.
   if (flags != 0) return "unknown header flags " + hex(flags);
   if (reserved != 0) return "reserved header field is not zero";

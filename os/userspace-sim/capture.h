@@ -65,7 +65,10 @@ struct Capture {
   const Region *find_region(uint64_t addr) const;
 };
 
-constexpr uint32_t kCaptureVersion = 1;
+// Version 2 adds the replay sections (MEMREAD, NONDET, BLOCKS, KRESULT,
+// SYMBOLS: os/userspace-sim/replay_log.h); version 1 files still load.
+constexpr uint32_t kCaptureVersion = 2;
+constexpr uint32_t kMinCaptureVersion = 1;
 constexpr char kCaptureMagic[8] = {'K', 'J', 'I', 'T', 'C', 'A', 'P', '\0'};
 constexpr uint64_t kMaxNameLength = 4096;
 

@@ -7,5 +7,6 @@ int cmd_run(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 int cmd_sweep(int argc, char **argv);
 int cmd_kernel_diff(int argc, char **argv);
+int cmd_replay(int argc, char **argv);
 }  // namespace kjit::sim
 #endif

@@ -486,6 +486,8 @@ static int cmd_blocks_calls(int blocks, int json)
   return 0;
 }
 
+#include "kjitctl_capture.h"
+
 static int usage(void)
 {
   fprintf(stderr,
@@ -494,6 +496,7 @@ static int usage(void)
           "       kjitctl attach SYSCALL|NR|FUNC|all-syscalls ...\n"
           "       kjitctl detach SYSCALL|FUNC|all | list | stats | flush | reset\n"
           "       kjitctl report [--json|--folded|--trace] | blocks [--json] | calls [--json]\n"
+          "       kjitctl capture --syscall NAME|--func FUNC [--pid P] [--count N] -o FILE [-- CMD...]\n"
           "tools: none icount bbcount calltrace branch_hints lock_contention entry_count callstack\n");
   return 2;
 }
@@ -510,6 +513,7 @@ int main(int argc, char **argv)
   if (!strcmp(cmd, "detach")) return argc != 3 ? usage() : cmd_detach(argv[2]);
   if (!strcmp(cmd, "list")) return cmd_list();
   if (!strcmp(cmd, "stats")) return cmd_stats();
+  if (!strcmp(cmd, "capture")) return cmd_capture(argc - 2, argv + 2);
   if (!strcmp(cmd, "report"))
     return cmd_report(json, argc > 2 && !strcmp(argv[2], "--folded"), argc > 2 && !strcmp(argv[2], "--trace"));
   if (!strcmp(cmd, "blocks")) return cmd_blocks_calls(1, json);

@@ -1,0 +1,462 @@
+#include "replay.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <functional>
+#include <set>
+#include <sstream>
+
+#include "sim_shim.h"
+#include "thunks.h"
+#include "tool_registry.h"
+#include "translated_runner.h"
+
+namespace kjit::sim {
+namespace {
+
+const char *const kRegNames[16] = {"rax", "rcx", "rdx", "rbx", "rsp", "rbp", "rsi", "rdi",
+                                   "r8",  "r9",  "r10", "r11", "r12", "r13", "r14", "r15"};
+constexpr uint64_t kArith = 0x8d5;
+
+std::string hex(uint64_t v) {
+  char buf[32];
+  snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
+  return buf;
+}
+
+// Where a logged read goes in the replay: GS/FS-relative reads at the
+// capture's base (the task may have migrated while the kernel ran it).
+uint64_t read_address(const LoggedRead &r, const Capture &cap) {
+  if (r.segment() == 5) return r.ea + cap.regs.gs_base;
+  if (r.segment() == 4) return r.ea + cap.regs.fs_base;
+  return r.addr;
+}
+
+// Destination GPR of a non-deterministic instruction at `pc` (rax unless
+// rdrand/rdseed/rdpid name another), or -1 when the bytes are not one.
+int nondet_dest(const Emulator &emu, uint64_t pc, uint32_t size) {
+  uint8_t b[15];
+  const uint32_t n = std::min<uint32_t>(size, sizeof b);
+  if (n == 0 || !emu.read(pc, b, n)) return -1;
+  uint32_t i = 0, rexb = 0;
+  while (i < n && (b[i] == 0x66 || b[i] == 0x67 || b[i] == 0xf2 || b[i] == 0xf3 || b[i] == 0x2e ||
+                   b[i] == 0x3e || b[i] == 0x26 || b[i] == 0x36 || b[i] == 0x64 || b[i] == 0x65 || b[i] == 0xf0))
+    i++;
+  if (i < n && (b[i] & 0xf0) == 0x40) rexb = b[i++] & 1;
+  if (i >= n) return -1;
+  const uint8_t op0 = b[i++];
+  if (op0 == 0x0f) {
+    if (i >= n) return -1;
+    const uint8_t op1 = b[i++], modrm = i < n ? b[i] : 0;
+    switch (op1) {
+      case 0x31: case 0x32: case 0x33: case 0xa2: return KJIT_REG_RAX;
+      case 0x01: return modrm == 0xf9 ? KJIT_REG_RAX : -1;
+      case 0xc7:
+        if ((modrm >> 6) == 3 && ((modrm >> 3) & 7) >= 6) return static_cast<int>((modrm & 7) | (rexb << 3));
+        return -1;
+      default: return -1;
+    }
+  }
+  switch (op0) {
+    case 0xe4: case 0xe5: case 0xec: case 0xed: case 0xe6: case 0xe7: case 0xee: case 0xef:
+      return KJIT_REG_RAX;
+    default: return -1;
+  }
+}
+
+// True for the instructions whose memory operand is only an address: the
+// multi-byte nop (`nopl 0x0(%rax,%rax,1)`, the fentry site) and prefetches.
+// A capture may log them (the engine reports a memory operand); nothing is
+// read.
+bool address_only_at(const Emulator &emu, uint64_t pc) {
+  uint8_t b[15];
+  uint32_t n = 0;
+  while (n < sizeof b && emu.read(pc + n, b + n, 1)) n++;
+  uint32_t i = 0;
+  while (i < n && (b[i] == 0x66 || b[i] == 0x67 || b[i] == 0xf2 || b[i] == 0xf3 || b[i] == 0x2e || b[i] == 0x3e ||
+                   b[i] == 0x26 || b[i] == 0x36 || b[i] == 0x64 || b[i] == 0x65))
+    i++;
+  if (i < n && (b[i] & 0xf0) == 0x40) i++;
+  return i + 1 < n && b[i] == 0x0f && (b[i + 1] == 0x1f || b[i + 1] == 0x18 || b[i + 1] == 0x0d);
+}
+
+// Serves the log to one run.  `to_orig` maps an executing pc to the
+// original instruction's pc (0: not program code).
+class LogServer {
+ public:
+  // `translated`: pcs are code-cache pcs; a block start only counts at the
+  // copy of the original instruction (exit stubs map to the next original
+  // pc too).
+  LogServer(const Capture &cap, const ReplayLog &log, std::function<uint64_t(uint64_t)> to_orig, bool translated)
+      : cap_(cap), log_(log), to_orig_(std::move(to_orig)), translated_(translated) {}
+
+  void attach(Emulator &emu) {
+    emu.add_code_hook(1, ~uint64_t{0}, [this](Emulator &e, uint64_t pc, uint32_t size) { on_insn(e, pc, size); });
+  }
+  const ServeState &state() const { return st_; }
+
+ private:
+  void problem(Emulator &emu, uint64_t pc, const std::string &why) {
+    if (st_.error.empty()) st_.error = why;
+    emu.fail(pc, why);
+  }
+
+  void on_insn(Emulator &emu, uint64_t pc, uint32_t size) {
+    const uint64_t orig = to_orig_(pc);
+    if (orig == 0) return;
+    // A rep-prefixed instruction re-runs its pc per iteration, and one
+    // original instruction may become several cache instructions: the log
+    // is served once, at the first.
+    const bool first = orig != last_orig_;
+    last_orig_ = orig;
+    if (st_.blocks < log_.blocks.size() && orig != last_block_) {
+      const size_t b = st_.blocks;
+      // In the code cache a block that is only a transfer (a lone `ret` or
+      // `jmp`) has no copied instruction: no cache pc maps to it.  Its
+      // successor proves it ran.
+      if (log_.blocks[b].pc == orig) {
+        st_.blocks++;
+        last_block_ = orig;
+      } else if (translated_ && log_.blocks[b].ninsns == 1 && b + 1 < log_.blocks.size() &&
+                 log_.blocks[b + 1].pc == orig) {
+        st_.blocks += 2;
+        last_block_ = orig;
+      }
+    }
+    if (orig != last_block_) last_block_ = 0;
+    if (first) {
+      while (st_.reads < log_.reads.size() && log_.reads[st_.reads].pc == orig) {
+        const LoggedRead &r = log_.reads[st_.reads];
+        if ((r.flags & kReadFailed) && address_only_at(emu, pc)) {
+          st_.reads++;
+          continue;
+        }
+        if (r.flags & kReadFailed)
+          return problem(emu, pc, "the read at " + hex(orig) + " faulted in the kernel (exception-table "
+                                  "fixup): not replayable");
+        if (!emu.write(read_address(r, cap_), r.bytes.data(), r.bytes.size()))
+          return problem(emu, pc, "cannot place logged read of " + hex(read_address(r, cap_)));
+        st_.reads++;
+      }
+    }
+    if (st_.nondets < log_.nondets.size() && log_.nondets[st_.nondets].pc == orig) {
+      const int dest = nondet_dest(emu, pc, size);
+      if (dest < 0) return;  // not the instruction itself (instrumentation around it)
+      const LoggedNondet &n = log_.nondets[st_.nondets++];
+      emu.set_gpr(KJIT_REG_RCX, n.rcx);
+      emu.set_gpr(KJIT_REG_RDX, n.rdx);
+      emu.set_gpr(KJIT_REG_RBX, n.rbx);
+      emu.set_gpr(dest, n.dest);
+      emu.set_rflags(n.rflags);
+      emu.set_rip(pc + size);
+    }
+  }
+
+  bool is_copy(const Emulator &emu, uint64_t pc, uint64_t orig) const {
+    uint8_t a[2], b[2];
+    const Region *r = cap_.find_region(orig);
+    if (!r || orig + 2 > r->end() || !emu.read(pc, a, 2)) return false;
+    memcpy(b, r->bytes.data() + (orig - r->addr), 2);
+    return a[0] == b[0] && a[1] == b[1];
+  }
+
+  const Capture &cap_;
+  const ReplayLog &log_;
+  std::function<uint64_t(uint64_t)> to_orig_;
+  bool translated_;
+  uint64_t last_orig_ = 0, last_block_ = 0;
+  ServeState st_;
+};
+
+// The capture plus zero rw- pages for every logged read and every scratch
+// page, outside the captured regions.
+std::string augment(const Capture &cap, const std::set<uint64_t> &pages, Capture *out) {
+  *out = cap;
+  for (uint64_t p : pages) {
+    uint64_t at = p;
+    const uint64_t end = p + kPageSize;  // 0 for the last page: not used by kernels
+    if (end == 0) return "page " + hex(p) + " at the end of the address space";
+    while (at < end) {
+      const Region *r = cap.find_region(at);
+      if (r) {
+        at = std::min(end, r->end());
+        continue;
+      }
+      // gap until the next region start
+      uint64_t next = end;
+      for (const Region &q : cap.regions)
+        if (q.addr > at && q.addr < next) next = q.addr;
+      Region z;
+      z.addr = at;
+      z.perms = kPermR | kPermW;
+      z.bytes.assign(next - at, 0);
+      out->regions.push_back(std::move(z));
+      at = next;
+    }
+  }
+  std::sort(out->regions.begin(), out->regions.end(), [](const Region &a, const Region &b) { return a.addr < b.addr; });
+  // Adjacent zero pages are fine as separate regions; validate the result.
+  return validate_capture(*out);
+}
+
+bool write_fault(const RunResult &r, uint64_t *page) {
+  if (r.reason != StopReason::kFault || r.message.rfind("write to unmapped", 0) != 0) return false;
+  *page = page_down(r.fault_addr);
+  return true;
+}
+
+bool read_fault(const RunResult &r) {
+  return r.reason == StopReason::kFault && r.message.rfind("read from unmapped", 0) == 0;
+}
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+ReplayRun run_original(const Capture &aug, const ReplayLog &log, const ThunkMap &thunks, const ReplayOptions &opt,
+                       ReferenceCounts *counts) {
+  ReplayRun rr;
+  rr.what = "original";
+  const auto t0 = std::chrono::steady_clock::now();
+  Emulator emu;
+  std::string err = emu.load_capture(aug);
+  if (err.empty()) err = emu.map_sentinel(aug.sentinel);
+  if (err.empty()) err = emu.map_stack(aug.regs.gpr[KJIT_REG_RSP], 64 * 1024);
+  if (err.empty() && !emu.push(aug.sentinel)) err = "cannot push the sentinel";
+  if (!err.empty()) {
+    rr.error = err;
+    return rr;
+  }
+  ReferenceCounter counter(aug.entry_pc, thunks.empty() ? nullptr : &thunks);
+  counter.attach(emu);  // first: a skipped nondet instruction still counts
+  LogServer server(aug, log, [](uint64_t pc) { return pc; }, false);
+  server.attach(emu);
+  rr.run = emu.run(aug.entry_pc, aug.sentinel, opt.budget);
+  counter.finish(emu);
+  *counts = counter.counts();
+  rr.final_regs = emu.regs();
+  for (const MemWrite &w : emu.writes())
+    if (!thunks.inside(w.pc)) rr.writes.push_back(w);
+  rr.served = server.state();
+  rr.insns = rr.run.insns;
+  rr.seconds = seconds_since(t0);
+  return rr;
+}
+
+ReplayRun run_translated(const Capture &aug, const ReplayLog &log, const SymbolTable *syms, const Tool *tool,
+                         const ReplayOptions &opt) {
+  ReplayRun rr;
+  rr.what = std::string("translated") + (tool ? " (" + tool->name + ")" : "");
+  const auto t0 = std::chrono::steady_clock::now();
+  TranslatedOptions to;
+  if (opt.engine_set) to.engine = opt.engine;
+  to.budget = opt.budget;
+  to.symbols = syms;
+  to.quiet = opt.quiet;
+  if (tool) {
+    to.plugin_init = tool->init;
+    to.plugin = tool->plugin();
+  }
+  TranslatedRunner tr(aug, to);
+  LogServer server(aug, log, [&tr](uint64_t pc) -> uint64_t {
+    if (tr.is_cache_address(pc)) return tr.original_pc(pc);
+    if (tr.is_engine_address(pc)) return 0;
+    return pc;
+  }, true);
+  server.attach(tr.emulator());
+  TranslatedResult res = tr.run();
+  if (!res.error.empty()) {
+    rr.error = res.error;
+    return rr;
+  }
+  rr.run = res.run;
+  rr.final_regs = res.final_regs;
+  for (const MemWrite &w : res.writes) {
+    if (w.protocol || tr.is_engine_address(w.addr)) continue;
+    if (tr.is_engine_address(w.pc) && !tr.is_cache_address(w.pc)) continue;
+    const uint64_t orig = tr.original_pc(w.pc);
+    if (orig == 0) continue;
+    MemWrite m = w;
+    m.pc = orig;
+    rr.writes.push_back(m);
+  }
+  rr.served = server.state();
+  rr.insns = res.run.insns;
+  if (tool) rr.tool_result = tool->report();
+  rr.seconds = seconds_since(t0);
+  return rr;
+}
+
+// Runs `fn` on the capture augmented with `pages`, adding the page of each
+// write fault and starting again.
+template <typename Fn>
+ReplayRun with_scratch(const Capture &cap, std::set<uint64_t> *pages, uint32_t max_restarts, uint32_t *restarts,
+                       Fn fn) {
+  for (;;) {
+    Capture aug;
+    ReplayRun rr;
+    std::string err = augment(cap, *pages, &aug);
+    if (!err.empty()) {
+      rr.error = "scratch pages: " + err;
+      return rr;
+    }
+    rr = fn(aug);
+    uint64_t page;
+    if (!rr.error.empty() || !write_fault(rr.run, &page) || pages->count(page) || *restarts >= max_restarts)
+      return rr;
+    pages->insert(page);
+    (*restarts)++;
+  }
+}
+
+std::string describe_write(const MemWrite &w) {
+  return std::to_string(w.size) + " bytes " + hex(w.value) + " at " + hex(w.addr) + " (pc " + hex(w.pc) + ")";
+}
+
+// "" when the two runs' program-visible effects are equal.
+std::string compare_runs(const ReplayRun &a, const ReplayRun &b) {
+  for (size_t i = 0; i < std::min(a.writes.size(), b.writes.size()); i++) {
+    const MemWrite &x = a.writes[i], &y = b.writes[i];
+    if (x.addr != y.addr || x.size != y.size || x.value != y.value)
+      return "write #" + std::to_string(i) + ": original " + describe_write(x) + ", " + b.what + " " +
+             describe_write(y);
+  }
+  if (a.writes.size() != b.writes.size())
+    return "original made " + std::to_string(a.writes.size()) + " writes, " + b.what + " " +
+           std::to_string(b.writes.size());
+  for (int r = 0; r < 16; r++)
+    if (a.final_regs.gpr[r] != b.final_regs.gpr[r])
+      return std::string("final ") + kRegNames[r] + ": original " + hex(a.final_regs.gpr[r]) + ", " + b.what +
+             " " + hex(b.final_regs.gpr[r]);
+  if ((a.final_regs.rflags & kArith) != (b.final_regs.rflags & kArith))
+    return "final arithmetic flags differ: original " + hex(a.final_regs.rflags & kArith) + ", " + b.what + " " +
+           hex(b.final_regs.rflags & kArith);
+  return "";
+}
+
+void check_run(const ReplayRun &rr, const ReplayLog &log, std::vector<std::string> *problems) {
+  if (!rr.error.empty()) {
+    problems->push_back(rr.what + ": " + rr.error);
+    return;
+  }
+  if (rr.run.reason != StopReason::kSentinel) {
+    std::string m = rr.what + " run: " + stop_reason_name(rr.run.reason) +
+                    (rr.run.message.empty() ? "" : " (" + rr.run.message + ")");
+    if (read_fault(rr.run) && rr.served.reads == log.reads.size())
+      m += "; the read log is exhausted (" + std::to_string(log.reads.size()) + " reads)";
+    else if (read_fault(rr.run) && rr.served.reads < log.reads.size())
+      m += "; next logged read is " + hex(log.reads[rr.served.reads].addr) + " at pc " +
+           hex(log.reads[rr.served.reads].pc);
+    problems->push_back(m);
+    return;
+  }
+  if (rr.served.blocks != log.blocks.size())
+    problems->push_back(rr.what + ": block sequence differs from the recording after block " +
+                        std::to_string(rr.served.blocks) + " of " + std::to_string(log.blocks.size()) +
+                        (rr.served.blocks < log.blocks.size()
+                             ? " (expected " + hex(log.blocks[rr.served.blocks].pc) + ")"
+                             : std::string()));
+  if (rr.served.reads != log.reads.size())
+    problems->push_back(rr.what + ": " + std::to_string(rr.served.reads) + " of " +
+                        std::to_string(log.reads.size()) + " logged reads were made");
+  if (rr.served.nondets != log.nondets.size())
+    problems->push_back(rr.what + ": " + std::to_string(rr.served.nondets) + " of " +
+                        std::to_string(log.nondets.size()) + " non-deterministic results were used");
+}
+
+std::string kernel_value(const std::string &tool, const ReplayLog &log) {
+  if (tool == "icount") return std::to_string(log.kernel_icount());
+  if (tool == "bbcount") return std::to_string(log.kernel_blocks());
+  if (tool == "calltrace") return format_call_trace(log.kernel_call_trace());
+  return "";
+}
+
+}  // namespace
+
+std::string replay_capture(const Capture &cap, const ReplayLog &log, const ReplayOptions &opt,
+                           ReplayReport *report) {
+  *report = ReplayReport{};
+  if (!log.present) return "the capture has no replay log (MEMREAD/NONDET/BLOCKS/KRESULT): not a kernel capture";
+  SymbolTable syms;
+  for (const SymbolTable::Sym &s : log.symbols) syms.add(s.addr, s.name);
+  syms.finalize();
+  ThunkMap thunks;
+  if (!syms.empty()) thunks = ThunkMap(syms);
+
+  std::set<uint64_t> pages;
+  for (const LoggedRead &r : log.reads) {
+    if (r.flags & kReadFailed) continue;
+    const uint64_t a = read_address(r, cap);
+    for (uint64_t p = page_down(a); p <= page_down(a + r.bytes.size() - 1); p += kPageSize) pages.insert(p);
+  }
+  if (pages.count(page_down(cap.sentinel))) return "a logged read hits the sentinel page";
+
+  ReplayReport &rep = *report;
+  rep.original = with_scratch(cap, &pages, opt.max_restarts, &rep.restarts, [&](const Capture &aug) {
+    return run_original(aug, log, thunks, opt, &rep.reference);
+  });
+  for (const std::string &name : opt.tools) {
+    const Tool *tool = name.empty() || name == "none" ? nullptr : find_tool(name);
+    if (!tool && !(name.empty() || name == "none")) return "unknown tool " + name;
+    rep.translated.push_back(with_scratch(cap, &pages, opt.max_restarts, &rep.restarts, [&](const Capture &aug) {
+      return run_translated(aug, log, syms.empty() ? nullptr : &syms, tool, opt);
+    }));
+    if (tool) {
+      ToolCheck c;
+      c.tool = name;
+      c.kernel = kernel_value(name, log);
+      c.original = tool->reference(rep.reference);
+      c.translated = rep.translated.back().tool_result;
+      rep.tools.push_back(c);
+    }
+  }
+  if (opt.tools.empty())
+    rep.translated.push_back(with_scratch(cap, &pages, opt.max_restarts, &rep.restarts, [&](const Capture &aug) {
+      return run_translated(aug, log, syms.empty() ? nullptr : &syms, nullptr, opt);
+    }));
+  rep.scratch_pages = pages.size();
+
+  if (log.kernel.end != EndReason::kReturned)
+    rep.problems.push_back(std::string("the capture is incomplete: the invocation ended with ") +
+                           end_reason_name(log.kernel.end) + " in the kernel");
+  check_run(rep.original, log, &rep.problems);
+  for (const ReplayRun &t : rep.translated) {
+    check_run(t, log, &rep.problems);
+    if (t.error.empty() && t.run.reason == StopReason::kSentinel &&
+        rep.original.run.reason == StopReason::kSentinel) {
+      const std::string d = compare_runs(rep.original, t);
+      if (!d.empty()) rep.problems.push_back(d);
+    }
+  }
+  for (const ToolCheck &c : rep.tools) {
+    if (c.original != c.translated)
+      rep.problems.push_back("tool " + c.tool + ": original run " + c.original + ", translated " + c.translated);
+    if (!c.kernel.empty() && c.kernel != c.translated)
+      rep.problems.push_back("tool " + c.tool + ": kernel " + c.kernel + ", replay " + c.translated);
+  }
+  rep.ok = rep.problems.empty();
+  return "";
+}
+
+std::string ReplayReport::text() const {
+  std::ostringstream o;
+  o << (ok ? "REPLAY OK" : "REPLAY FAILED") << "\n";
+  auto line = [&o](const ReplayRun &r) {
+    o << "  " << r.what << ": " << stop_reason_name(r.run.reason) << ", " << r.insns << " insns, "
+      << r.served.blocks << " blocks matched, " << r.served.reads << " reads served, " << r.served.nondets
+      << " nondet, " << r.writes.size() << " writes, rax " << hex(r.final_regs.gpr[KJIT_REG_RAX]) << ", "
+      << static_cast<uint64_t>(r.seconds * 1e6) << " us\n";
+  };
+  line(original);
+  for (const ReplayRun &t : translated) line(t);
+  for (const ToolCheck &c : tools)
+    o << "  tool " << c.tool << ": kernel " << (c.kernel.empty() ? "-" : c.kernel) << " | original " << c.original
+      << " | translated " << c.translated << (c.ok() || (c.kernel.empty() && c.original == c.translated) ? "" : "  MISMATCH")
+      << "\n";
+  o << "  scratch pages " << scratch_pages << ", restarts " << restarts << "\n";
+  for (const std::string &p : problems) o << "  problem: " << p << "\n";
+  return o.str();
+}
+
+}  // namespace kjit::sim

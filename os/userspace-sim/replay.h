@@ -1,0 +1,81 @@
+// Deterministic replay of a kernel capture (kjitctl capture) on the emulated
+// CPU, once with the original code and once through the engine per tool.
+//
+// Model: the captured code blocks are mapped r-x, the task stack rw- (its
+// part above rsp as copied at entry), and EVERY explicit memory read is
+// served from the MEMREAD log in order: before the instruction that made it
+// executes (found by its original pc), the logged bytes are written at the
+// logged address, on a zero page mapped for it.  Implicit stack reads (pop,
+// ret) see the stack copy plus the replayed pushes.  Writes go to those
+// pages; a write to memory nobody read maps a scratch page and the run
+// restarts (replay is cheap).  rdtsc & co. are skipped and their logged
+// outputs set (NONDET).  The BLOCKS log is the kernel's block sequence: each
+// run must enter the logged blocks in order, and the tools' results must
+// equal what the kernel's blocks imply.
+#ifndef KJIT_SIM_REPLAY_H
+#define KJIT_SIM_REPLAY_H
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "capture.h"
+#include "emulator.h"
+#include "reference_runner.h"
+#include "replay_log.h"
+#include "symbols.h"
+#include "kjit/engine.h"
+
+namespace kjit::sim {
+
+struct ReplayOptions {
+  std::vector<std::string> tools = {"icount", "bbcount", "calltrace"};
+  uint64_t budget = 20'000'000;
+  uint32_t max_restarts = 1024;  // scratch pages discovered by write faults
+  bool quiet = true;             // engine log
+  kjit_engine_options engine{};  // kjit_engine_default_options() unless set
+  bool engine_set = false;
+};
+
+// One run's view of the log.
+struct ServeState {
+  size_t reads = 0, nondets = 0, blocks = 0;  // consumed
+  std::string error;                          // first serving problem
+};
+
+struct ReplayRun {
+  std::string what;  // "original" or "translated (tool)"
+  RunResult run;
+  Regs final_regs;
+  std::vector<MemWrite> writes;  // program writes, original pcs
+  ServeState served;
+  uint64_t insns = 0;
+  double seconds = 0;
+  std::string tool_result;      // translated runs
+  std::string error;            // setup error
+};
+
+struct ToolCheck {
+  std::string tool, kernel, original, translated;
+  bool ok() const { return kernel == translated && original == translated; }
+};
+
+struct ReplayReport {
+  bool ok = false;
+  ReplayRun original;
+  std::vector<ReplayRun> translated;
+  ReferenceCounts reference;
+  std::vector<ToolCheck> tools;
+  std::vector<std::string> problems;  // why not ok
+  uint32_t restarts = 0;
+  size_t scratch_pages = 0;
+  std::string text() const;  // human-readable report
+};
+
+// Replays a capture with its log.  Returns "" (see report->ok) or an error
+// that prevented replay (no log, bad capture for replay).
+std::string replay_capture(const Capture &cap, const ReplayLog &log, const ReplayOptions &opt,
+                           ReplayReport *report);
+
+}  // namespace kjit::sim
+#endif

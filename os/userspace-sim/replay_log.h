@@ -1,0 +1,87 @@
+// The replay sections of a capture (format version 2, docs/capture-format.md):
+// what a kernel capture recorded besides memory and registers.  Parsed from
+// Capture::extra, strictly: a malformed section is an error, never a crash.
+#ifndef KJIT_SIM_REPLAY_LOG_H
+#define KJIT_SIM_REPLAY_LOG_H
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "capture.h"
+#include "symbols.h"
+
+namespace kjit::sim {
+
+enum class ReplaySection : uint32_t {
+  kMemRead = 0x100,
+  kNondet = 0x101,
+  kBlocks = 0x102,
+  kKernelResult = 0x103,
+  kSymbols = 0x104,
+};
+
+// MEMREAD flags (low 4 bits: segment, 4 = FS, 5 = GS).
+enum : uint32_t {
+  kReadSegMask = 0xf,
+  kReadFailed = 0x10,
+  kReadUser = 0x20,
+  kReadString = 0x40,
+  kReadFlagsMask = 0x7f,
+};
+constexpr uint32_t kMaxReadSize = 1u << 20;
+
+struct LoggedRead {
+  uint64_t pc = 0;
+  uint64_t addr = 0;  // as the kernel read it (segment base included)
+  uint64_t ea = 0;    // without the segment base
+  uint32_t flags = 0;
+  std::vector<uint8_t> bytes;
+  uint32_t segment() const { return flags & kReadSegMask; }
+};
+
+struct LoggedNondet {
+  uint64_t pc = 0;
+  uint64_t dest = 0, rcx = 0, rdx = 0, rbx = 0, rflags = 0;
+};
+
+struct LoggedBlock {
+  uint64_t pc = 0;
+  uint32_t ninsns = 0;
+  uint32_t flags = 0;  // bit 0: the block ends in a call
+};
+
+enum class EndReason : uint32_t { kNone = 0, kReturned = 1, kOverflow = 2, kLeftCache = 3, kStopped = 4 };
+const char *end_reason_name(EndReason r);
+
+struct KernelResult {
+  EndReason end = EndReason::kNone;
+  uint32_t capture_flags = 0;  // bit 0: event buffer overflow, bit 1: code buffer overflow
+  uint64_t icount_tool_begin = 0, icount_tool_end = 0;
+  uint32_t pid = 0, cpu = 0;
+};
+
+struct ReplayLog {
+  bool present = false;  // the capture has replay sections at all
+  std::vector<LoggedRead> reads;
+  std::vector<LoggedNondet> nondets;
+  std::vector<LoggedBlock> blocks;
+  KernelResult kernel;
+  std::vector<SymbolTable::Sym> symbols;
+
+  // What the kernel's tools saw for this invocation, derived from the block
+  // sequence (the icount tool adds each block's size when it runs; bbcount
+  // counts blocks; calltrace logs the block after each call).
+  uint64_t kernel_icount() const;
+  uint64_t kernel_blocks() const { return blocks.size(); }
+  std::vector<uint64_t> kernel_call_trace() const;
+};
+
+// Parses the replay sections among cap.extra.  "" or an error naming the
+// section and record.  A capture without them gives present = false.
+std::string parse_replay_log(const Capture &cap, ReplayLog *out);
+// Serialises `log` back into the extra sections of `cap` (replacing any).
+void put_replay_log(const ReplayLog &log, Capture *cap);
+
+}  // namespace kjit::sim
+#endif

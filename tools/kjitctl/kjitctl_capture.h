@@ -1,0 +1,370 @@
+/* kjitctl capture: records invocations of a system call (or function) with
+ * kjit.ko's capture plugin and writes each as a capture file
+ * (docs/capture-format.md, version 2) for `kjit-sim replay`.
+ *
+ *   kjitctl capture --syscall NAME|--func FUNC [--pid P] [--count N]
+ *                   [--timeout S] -o FILE [-- CMD ARGS...]
+ *
+ * With CMD, kjitctl runs it (the pid filter is the child's) and collects when
+ * it exits; without, it waits until N invocations ended or the timeout.  One
+ * invocation gives FILE; N > 1 give FILE.1 ... FILE.N.  Included by
+ * kjitctl.c (kept header-only so kjitctl stays one compilation unit). */
+#include <signal.h>
+#include <sys/wait.h>
+#include <time.h>
+
+#define CAPF_SENTINEL 0xfffffffff0000000ull
+
+struct capf_buf { unsigned char *p; size_t n, cap; };
+
+static void capf_put(struct capf_buf *b, const void *v, size_t n)
+{
+  if (b->n + n > b->cap) {
+    size_t c = b->cap ? b->cap * 2 : 4096;
+    while (c < b->n + n) c *= 2;
+    b->p = realloc(b->p, c);
+    if (!b->p) { fprintf(stderr, "kjitctl: out of memory\n"); exit(1); }
+    b->cap = c;
+  }
+  memcpy(b->p + b->n, v, n);
+  b->n += n;
+}
+static void capf_u32(struct capf_buf *b, uint32_t v) { capf_put(b, &v, 4); }
+static void capf_u64(struct capf_buf *b, uint64_t v) { capf_put(b, &v, 8); }
+
+static uint32_t capf_crc_update(uint32_t crc, const unsigned char *p, size_t n)
+{
+  static uint32_t t[256];
+  if (!t[1])
+    for (uint32_t i = 0; i < 256; i++) {
+      uint32_t c = i;
+      for (int k = 0; k < 8; k++) c = (c & 1) ? 0xedb88320u ^ (c >> 1) : c >> 1;
+      t[i] = c;
+    }
+  uint32_t c = crc ^ 0xffffffffu;
+  for (size_t i = 0; i < n; i++) c = t[(c ^ p[i]) & 0xff] ^ (c >> 8);
+  return c ^ 0xffffffffu;
+}
+
+static void capf_section(struct capf_buf *out, uint32_t type, const struct capf_buf *pl)
+{
+  unsigned char head[12];
+  uint64_t len = pl->n;
+  memcpy(head, &type, 4);
+  memcpy(head + 4, &len, 8);
+  uint32_t crc = capf_crc_update(capf_crc_update(0, head, 12), pl->p, pl->n);
+  capf_u32(out, type);
+  capf_u64(out, len);
+  capf_u32(out, crc);
+  if (pl->n) capf_put(out, pl->p, pl->n);
+}
+
+struct capf_code { uint64_t pc; uint32_t len; const unsigned char *bytes; };
+static int capf_code_cmp(const void *a, const void *b)
+{
+  const struct capf_code *x = a, *y = b;
+  return x->pc < y->pc ? -1 : x->pc > y->pc;
+}
+
+/* Symbols the replay needs (thunks, the entry): from /proc/kallsyms. */
+static void capf_symbols(struct capf_buf *pl, const char *entry_name)
+{
+  FILE *f = fopen("/proc/kallsyms", "r");
+  uint32_t count = 0;
+  struct capf_buf body = {0};
+  char line[512];
+  while (f && fgets(line, sizeof line, f)) {
+    unsigned long long a; char type, name[256];
+    if (sscanf(line, "%llx %c %255s", &a, &type, name) != 3 || !a) continue;
+    if (strcmp(name, "__x86_return_thunk") && strncmp(name, "__x86_indirect_thunk_", 21) &&
+        strncmp(name, "__x86_indirect_its_thunk_", 25) && strncmp(name, "__x86_indirect_jump_thunk_", 26) &&
+        strcmp(name, "__fentry__") && strcmp(name, "__schedule") && strcmp(name, entry_name))
+      continue;
+    uint32_t n = strlen(name);
+    capf_u64(&body, a);
+    capf_u32(&body, n);
+    capf_put(&body, name, n);
+    count++;
+  }
+  if (f) fclose(f);
+  capf_u32(pl, count);
+  if (body.n) capf_put(pl, body.p, body.n);
+  free(body.p);
+}
+
+/* Writes invocation [ev, evend) (BEGIN .. END) as a capture file. */
+static int capf_write(const char *path, const char *name, const unsigned char *ev, const unsigned char *evend,
+                      struct capf_code *codes, size_t ncodes, uint32_t cap_flags, const char *entry_name,
+                      int verbose)
+{
+  const struct kjit_cap_rec *h = (const void *)ev;
+  if (h->type != KJIT_CAP_BEGIN) return -1;
+  const uint64_t *bg = (const uint64_t *)(h + 1);
+  /* entry_pc, gpr[16], rflags, gs_base, fs_base, icount; u32 pid, cpu */
+  uint64_t entry_pc = bg[0], rflags = bg[17], gs = bg[18], fs = bg[19], icount0 = bg[20];
+  uint32_t pid = ((const uint32_t *)(bg + 21))[0], cpu = ((const uint32_t *)(bg + 21))[1];
+  uint64_t gpr[16];
+  memcpy(gpr, bg + 1, sizeof gpr);
+  struct capf_buf reads = {0}, nondet = {0}, blocks = {0}, regions = {0}, tmp = {0}, out = {0};
+  uint32_t nreads = 0, nnondet = 0, nblocks = 0, end_reason = 0;
+  uint64_t icount1 = 0, st_base = 0, st_size = 0, st_from = 0, read_bytes = 0;
+  const unsigned char *st_bytes = NULL;
+  for (const unsigned char *p = ev; p < evend;) {
+    const struct kjit_cap_rec *r = (const void *)p;
+    const unsigned char *pl = p + sizeof *r;
+    if (r->len < sizeof *r || p + r->len > evend) break;
+    switch (r->type) {
+      case KJIT_CAP_STACK: {
+        const uint64_t *s = (const void *)pl;
+        st_base = s[0]; st_size = s[1]; st_from = s[2]; st_bytes = pl + 24;
+        break;
+      }
+      case KJIT_CAP_BLOCK:
+        capf_put(&blocks, pl, 16);
+        nblocks++;
+        break;
+      case KJIT_CAP_READ: {
+        uint32_t size = ((const uint32_t *)(pl + 24))[0];
+        capf_put(&reads, pl, 32 + size);
+        read_bytes += size;
+        nreads++;
+        break;
+      }
+      case KJIT_CAP_NONDET:
+        capf_put(&nondet, pl, 48);
+        nnondet++;
+        break;
+      case KJIT_CAP_END: {
+        end_reason = ((const uint32_t *)pl)[0];
+        icount1 = ((const uint64_t *)pl)[1];
+        break;
+      }
+    }
+    p += r->len;
+  }
+  /* REGIONS: merged code ranges (r-x) and the task stack (rw-). */
+  uint32_t nreg = 0;
+  struct capf_buf rl = {0};
+  for (size_t i = 0; i < ncodes;) {
+    uint64_t start = codes[i].pc, end = codes[i].pc + codes[i].len;
+    size_t j = i + 1;
+    while (j < ncodes && codes[j].pc <= end) {
+      if (codes[j].pc + codes[j].len > end) end = codes[j].pc + codes[j].len;
+      j++;
+    }
+    if (st_size && start < st_base + st_size && st_base < end) { i = j; continue; }
+    unsigned char *bytes = calloc(1, end - start);
+    for (size_t k = i; k < j; k++) memcpy(bytes + (codes[k].pc - start), codes[k].bytes, codes[k].len);
+    capf_u64(&rl, start); capf_u64(&rl, end - start); capf_u32(&rl, 5); capf_u32(&rl, 0);
+    capf_put(&rl, bytes, end - start);
+    free(bytes);
+    nreg++;
+    i = j;
+  }
+  if (st_size) {
+    unsigned char *bytes = calloc(1, st_size);
+    if (st_from >= st_base && st_from <= st_base + st_size)
+      memcpy(bytes + (st_from - st_base), st_bytes, st_base + st_size - st_from);
+    /* the stack lies below the code in the address space (vmalloc) */
+    struct capf_buf s = {0};
+    capf_u64(&s, st_base); capf_u64(&s, st_size); capf_u32(&s, 3); capf_u32(&s, 0);
+    capf_put(&s, bytes, st_size);
+    capf_put(&s, rl.p, rl.n);
+    free(rl.p);
+    rl = s;
+    free(bytes);
+    nreg++;
+  }
+  capf_u32(&regions, nreg);
+  capf_put(&regions, rl.p, rl.n);
+  free(rl.p);
+
+  uint32_t nsec = 0;
+  struct capf_buf secs = {0};
+  capf_section(&secs, 1, &regions); nsec++;
+  /* REGS: the state before `call entry`: rsp one slot above the return address. */
+  tmp.n = 0;
+  for (int i = 0; i < 16; i++) capf_u64(&tmp, i == 4 ? gpr[4] + 8 : gpr[i]);
+  capf_u64(&tmp, entry_pc); capf_u64(&tmp, rflags); capf_u64(&tmp, gs); capf_u64(&tmp, fs);
+  capf_section(&secs, 2, &tmp); nsec++;
+  tmp.n = 0;
+  capf_u64(&tmp, entry_pc); capf_u64(&tmp, CAPF_SENTINEL);
+  capf_section(&secs, 3, &tmp); nsec++;
+  tmp.n = 0;
+  capf_put(&tmp, name, strlen(name));
+  capf_section(&secs, 4, &tmp); nsec++;
+  struct capf_buf sec = {0};
+  capf_u32(&sec, nreads); if (reads.n) capf_put(&sec, reads.p, reads.n);
+  capf_section(&secs, 0x100, &sec); nsec++;
+  sec.n = 0;
+  capf_u32(&sec, nnondet); if (nondet.n) capf_put(&sec, nondet.p, nondet.n);
+  capf_section(&secs, 0x101, &sec); nsec++;
+  sec.n = 0;
+  capf_u32(&sec, nblocks); if (blocks.n) capf_put(&sec, blocks.p, blocks.n);
+  capf_section(&secs, 0x102, &sec); nsec++;
+  /* KRESULT: how the invocation ended and the icount tool's counter. */
+  sec.n = 0;
+  capf_u32(&sec, end_reason); capf_u32(&sec, cap_flags);
+  capf_u64(&sec, icount0); capf_u64(&sec, icount1);
+  capf_u32(&sec, pid); capf_u32(&sec, cpu);
+  capf_section(&secs, 0x103, &sec); nsec++;
+  sec.n = 0;
+  capf_symbols(&sec, entry_name);
+  capf_section(&secs, 0x104, &sec); nsec++;
+
+  capf_put(&out, "KJITCAP", 8);
+  capf_u32(&out, 2); capf_u32(&out, nsec); capf_u32(&out, 0); capf_u32(&out, 0);
+  capf_put(&out, secs.p, secs.n);
+  FILE *f = fopen(path, "wb");
+  int ok = f && fwrite(out.p, 1, out.n, f) == out.n;
+  if (f && fclose(f)) ok = 0;
+  uint64_t icount = 0;
+  for (uint32_t i = 0; i < nblocks; i++) icount += ((const uint32_t *)(blocks.p + 16 * i + 8))[0];
+  if (verbose || !ok)
+    printf("%s: %s %zu bytes: %u blocks, %llu insns, %u reads (%llu bytes), %u nondet, end %s%s\n", path,
+           ok ? "wrote" : "FAILED", out.n, nblocks, (unsigned long long)icount, nreads,
+           (unsigned long long)read_bytes, nnondet,
+           end_reason == KJIT_CAP_END_RETURNED ? "returned" : end_reason == KJIT_CAP_END_OVERFLOW ? "overflow"
+           : end_reason == KJIT_CAP_END_LEFT_CACHE ? "left-cache" : end_reason == KJIT_CAP_END_STOPPED ? "stopped"
+           : "none", (cap_flags & KJIT_CAP_F_CODE_OVERFLOW) ? " (code buffer overflowed)" : "");
+  free(reads.p); free(nondet.p); free(blocks.p); free(regions.p); free(tmp.p); free(out.p); free(secs.p);
+  free(sec.p);
+  return ok ? 0 : -1;
+}
+
+static int cmd_capture(int argc, char **argv)
+{
+  const char *sys = NULL, *func = NULL, *out = NULL;
+  unsigned pid = 0, count = 1, timeout = 30;
+  char **cmdv = NULL;
+  for (int i = 0; i < argc; i++) {
+    if (!strcmp(argv[i], "--syscall") && i + 1 < argc) sys = argv[++i];
+    else if (!strcmp(argv[i], "--func") && i + 1 < argc) func = argv[++i];
+    else if (!strcmp(argv[i], "--pid") && i + 1 < argc) pid = strtoul(argv[++i], NULL, 0);
+    else if (!strcmp(argv[i], "--count") && i + 1 < argc) count = strtoul(argv[++i], NULL, 0);
+    else if (!strcmp(argv[i], "--timeout") && i + 1 < argc) timeout = strtoul(argv[++i], NULL, 0);
+    else if (!strcmp(argv[i], "-o") && i + 1 < argc) out = argv[++i];
+    else if (!strcmp(argv[i], "--")) { cmdv = argv + i + 1; break; }
+    else { fprintf(stderr, "kjitctl capture: unexpected %s\n", argv[i]); return 2; }
+  }
+  if ((!sys == !func) || !out || count < 1) {
+    fprintf(stderr, "usage: kjitctl capture --syscall NAME|--func FUNC [--pid P] [--count N] [--timeout S] -o FILE [-- CMD...]\n");
+    return 2;
+  }
+  char name[KJIT_NAME_MAX];
+  if (sys) snprintf(name, sizeof name, "%s%s", strncmp(sys, "__", 2) ? "__x64_sys_" : "", sys);
+  else snprintf(name, sizeof name, "%s", func);
+
+  int go[2] = {-1, -1};
+  pid_t child = 0;
+  if (cmdv && *cmdv) {
+    if (pipe(go)) { perror("pipe"); return 1; }
+    child = fork();
+    if (child < 0) { perror("fork"); return 1; }
+    if (child == 0) {
+      char c;
+      close(go[1]);
+      if (read(go[0], &c, 1) != 1) _exit(126);
+      close(go[0]);
+      execvp(cmdv[0], cmdv);
+      perror("exec");
+      _exit(127);
+    }
+    close(go[0]);
+    pid = child;
+  }
+  struct kjit_ioc_target t;
+  memset(&t, 0, sizeof t);
+  t.size = sizeof t;
+  snprintf(t.name, sizeof t.name, "%s", name);
+  int attached = ioctl(fd, KJIT_IOC_ATTACH, &t) == 0;
+  if (!attached && errno != EEXIST) {
+    fprintf(stderr, "kjitctl capture: attach %s: %s\n", name, strerror(errno));
+    if (child) kill(child, SIGKILL);
+    return 1;
+  }
+  struct kjit_ioc_capture c;
+  memset(&c, 0, sizeof c);
+  c.size = sizeof c;
+  snprintf(c.name, sizeof c.name, "%s", name);
+  c.pid = pid;
+  c.count = count;
+  if (ioctl(fd, KJIT_IOC_CAPTURE_START, &c) < 0) {
+    fprintf(stderr, "kjitctl capture: start: %s\n", strerror(errno));
+    if (child) kill(child, SIGKILL);
+    return 1;
+  }
+  struct timespec t0, t1;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  struct kjit_ioc_capture_read r;
+  if (child) {
+    int st;
+    if (write(go[1], "g", 1) != 1) perror("write");
+    close(go[1]);
+    waitpid(child, &st, 0);
+  } else {
+    for (;;) {
+      memset(&r, 0, sizeof r);
+      r.size = sizeof r;
+      if (ioctl(fd, KJIT_IOC_CAPTURE_READ, &r) < 0) break;
+      if (r.state == KJIT_CAP_STATE_DONE) break;
+      clock_gettime(CLOCK_MONOTONIC, &t1);
+      if (t1.tv_sec - t0.tv_sec >= (long)timeout) break;
+      usleep(20000);
+    }
+  }
+  ioctl(fd, KJIT_IOC_CAPTURE_STOP, 0);
+  memset(&r, 0, sizeof r);
+  r.size = sizeof r;
+  if (ioctl(fd, KJIT_IOC_CAPTURE_READ, &r) < 0) { perror("kjitctl capture: read"); return 1; }
+  unsigned char *evb = malloc(r.event_bytes + 8), *cob = malloc(r.code_bytes + 8);
+  r.buf_ptr = (uintptr_t)evb; r.buf_len = r.event_bytes;
+  r.code_ptr = (uintptr_t)cob; r.code_len = r.code_bytes;
+  if (ioctl(fd, KJIT_IOC_CAPTURE_READ, &r) < 0) { perror("kjitctl capture: read"); return 1; }
+  if (attached) ioctl(fd, KJIT_IOC_DETACH, &t);
+
+  /* Code records, sorted by pc. */
+  size_t ncodes = 0, capc = 64;
+  struct capf_code *codes = malloc(capc * sizeof *codes);
+  for (unsigned char *p = cob; p < cob + r.code_bytes;) {
+    struct kjit_cap_rec *h = (void *)p;
+    if (h->len < sizeof *h || p + h->len > cob + r.code_bytes) break;
+    if (h->type == KJIT_CAP_CODE) {
+      if (ncodes == capc) codes = realloc(codes, (capc *= 2) * sizeof *codes);
+      codes[ncodes].pc = *(uint64_t *)(h + 1);
+      codes[ncodes].len = *(uint32_t *)(p + 16);
+      codes[ncodes].bytes = p + 24;
+      ncodes++;
+    }
+    p += h->len;
+  }
+  qsort(codes, ncodes, sizeof *codes, capf_code_cmp);
+
+  /* Invocations: BEGIN ... END. */
+  unsigned k = 0;
+  unsigned char *begin = NULL;
+  int rc = 0;
+  for (unsigned char *p = evb; p < evb + r.event_bytes;) {
+    struct kjit_cap_rec *h = (void *)p;
+    if (h->len < sizeof *h || p + h->len > evb + r.event_bytes) break;
+    if (h->type == KJIT_CAP_BEGIN) begin = p;
+    p += h->len;
+    if (h->type == KJIT_CAP_END && begin) {
+      char path[4096], nm[256];
+      k++;
+      if (count == 1) snprintf(path, sizeof path, "%s", out);
+      else snprintf(path, sizeof path, "%s.%u", out, k);
+      snprintf(nm, sizeof nm, "%s#%u", name, k);
+      if (capf_write(path, nm, begin, p, codes, ncodes, r.flags, name, 1)) rc = 1;
+      begin = NULL;
+      if (k == count) break;
+    }
+  }
+  clock_gettime(CLOCK_MONOTONIC, &t1);
+  printf("capture %s: %u invocation(s) written, events %llu bytes, code %llu bytes (%zu blocks)%s\n", name, k,
+         (unsigned long long)r.event_bytes, (unsigned long long)r.code_bytes, ncodes,
+         (r.flags & KJIT_CAP_F_OVERFLOW) ? ", OVERFLOW" : "");
+  free(evb); free(cob); free(codes);
+  if (k == 0) { fprintf(stderr, "kjitctl capture: no invocation of %s was recorded\n", name); return 1; }
+  return rc;
+}

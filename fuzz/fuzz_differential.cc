@@ -84,6 +84,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (d.reference.run.reason != StopReason::kSentinel)
       fail(cap, prog, std::string(what) + ": the original program did not return (generator bug?)", &d);
     if (!d.equal) fail(cap, prog, std::string(what) + ": translation diverges", &d);
+    // The programs are plain kernel-style code: the engine must really run
+    // them from the cache (a silent native fallback would make the
+    // comparison vacuous).
+    if (d.translated.cache_insns == 0)
+      fail(cap, prog, std::string(what) + ": nothing ran in the code cache", &d);
   };
 
   DiffOptions opt = base_options();
@@ -91,14 +96,27 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   opt.translated.engine.inline_instrumentation = (mode & 1) ? 0 : 1;
   opt.translated.engine.use_liveness = (mode & 2) ? 0 : 1;
   opt.translated.engine.max_chain_length = 1 + (mode >> 2) % 4;
+  if (mode & 0x40) {
+    // A tiny code cache: translation fills it mid-run, switches epochs and
+    // falls back to native code until the host reclaims (flush paths).
+    opt.translated.code_size = 8192;
+    opt.translated.arena_size = 1 << 20;
+  }
+  if (mode & 0x80) opt.translated.engine.max_block_insns = 1 + (mode >> 2) % 8;  // short blocks
   {
     const DiffResult d = run_diff(cap, opt);
     check(d, "no tool");
     if (print)
-      fprintf(stderr, "program: %zu insns, %zu bytes; ran %llu insns, %llu blocks, %zu calls, %llu lock cmpxchg\n",
+      fprintf(stderr, "program: %zu insns, %zu bytes; ran %llu insns, %llu blocks, %zu calls, %llu lock cmpxchg; "
+                      "cache insns %llu, blocks built %llu, fallbacks %llu, gates %llu/%llu\n",
               prog.insns, prog.code.size(), static_cast<unsigned long long>(d.reference.counts.instructions),
               static_cast<unsigned long long>(d.reference.counts.blocks), d.reference.counts.call_trace.size(),
-              static_cast<unsigned long long>(d.reference.counts.lock_cmpxchg));
+              static_cast<unsigned long long>(d.reference.counts.lock_cmpxchg),
+              static_cast<unsigned long long>(d.translated.cache_insns),
+              static_cast<unsigned long long>(d.translated.stats.blocks_built),
+              static_cast<unsigned long long>(d.translated.stats.fallbacks),
+              static_cast<unsigned long long>(d.translated.direct_gates),
+              static_cast<unsigned long long>(d.translated.indirect_gates));
   }
 
   // Each tool in turn (all of them: the runs are short).

@@ -51,7 +51,7 @@ setup() {
   case "$CONFIG" in
     native) ;;
     kjit-none)            kjit_load "" none ;;
-    kjit-syscount)        kjit_load "" syscount ;;
+    kjit-syscount)        kjit_load "" entry_count ;;
     kjit-calltrace)       kjit_load "" calltrace ;;
     kjit-bbcount)         kjit_load "" bbcount ;;
     kjit-icount)          kjit_load "" icount ;;
@@ -59,7 +59,7 @@ setup() {
     kjit-bb-noinline)     kjit_load "" bbcount inline=0 ;;
     kjit-bb-noopt)        kjit_load "" bbcount liveness=0 inline=0 ;;
     kjit-flush)           kjit_load "" bbcount flush_every_entry=1 ;;
-    kjit-cache*)          kjit_load "cache_kb=${CONFIG#kjit-cache}" bbcount ;;
+    kjit-cache*)          kjit_load "${CONFIG#kjit-cache}" bbcount ;;
     kprobe-sys)           kprobe_load "$OUT/addr-sys.txt" ;;
     kprobe-call)          kprobe_load "$OUT/addr-call.txt" ;;
     kprobe-bb)            kprobe_load "$OUT/addr-bb.txt" ;;
@@ -75,7 +75,8 @@ setup() {
       bpftrace -e 'tracepoint:raw_syscalls:sys_enter { @[args->id] = count(); }' \
         > "$OUT/bpftrace.out" 2>&1 &
       BPF_PID=$!
-      for i in $(seq 1 600); do
+      local w
+      for w in $(seq 1 600); do
         grep -q Attaching "$OUT/bpftrace.out" 2>/dev/null && break; sleep 0.5
       done
       sleep 1
@@ -123,15 +124,21 @@ discover() {
         log "kjitctl calls missing: call list from ftrace function_graph (see bench/NEEDS.md)"
       fi
       # probe/trace only what ftrace/kprobes can: names in available_filter_functions
-      awk '{print $NF}' "$OUT/funcs-call.raw" | sed 's/\[.*//' | sort -u \
-        | grep -Fxf <(sed 's/ .*//' /sys/kernel/tracing/available_filter_functions | sort -u) \
-        > "$OUT/funcs-call.txt"
-      cp "$OUT/funcs-call.txt" "$OUT/addr-call.txt"
-      log "call list: $(wc -l < "$OUT/funcs-call.txt") functions" ;;
+      # ftrace can trace only names in available_filter_functions; kprobes
+      # go on the discovered addresses (kjitctl calls) or names (fallback)
+      sed 's/ .*//' /sys/kernel/tracing/available_filter_functions | sort -u > /tmp/aff.txt
+      awk '{print $NF}' "$OUT/funcs-call.raw" | sed 's/+0x0$//; s/\[.*//' | grep -v '+' | sort -u \
+        | grep -Fxf /tmp/aff.txt > "$OUT/funcs-call.txt"
+      if grep -q '^0x' "$OUT/funcs-call.raw"; then
+        awk '/^0x/ {print $1}' "$OUT/funcs-call.raw" | sort -u > "$OUT/addr-call.txt"
+      else
+        cp "$OUT/funcs-call.txt" "$OUT/addr-call.txt"
+      fi
+      log "call list: $(wc -l < "$OUT/addr-call.txt") probe targets, $(wc -l < "$OUT/funcs-call.txt") ftrace-able functions" ;;
     kprobe-bb)
       if kjit_has blocks; then
         kjit_load "" bbcount && workload_short && kjit_blocks > "$OUT/addr-bb.raw"; kjit_unload
-        grep -oE '0x[0-9a-f]+' "$OUT/addr-bb.raw" | sort -u > "$OUT/addr-bb.txt"
+        awk '/^0x/ {print $1}' "$OUT/addr-bb.raw" | sort -u > "$OUT/addr-bb.txt"
         log "block list from kjitctl blocks: $(wc -l < "$OUT/addr-bb.txt")"
       else
         : > "$OUT/addr-bb.txt"; log "kjitctl blocks missing (bench/NEEDS.md)"; return 1

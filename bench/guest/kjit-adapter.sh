@@ -1,27 +1,35 @@
 # kjit-adapter.sh: the only place the bench knows kjit's control interface
 # (sourced by driver.sh in the guest).  Feature detection reads kjitctl's
-# usage text, so the bench runs against older and newer kjitctl alike;
-# configurations whose feature is missing are skipped (see bench/NEEDS.md).
+# usage text, so the bench runs against the old kjitctl (attach/stats/flush,
+# module parameter icount) and the new one (config --tool ..., blocks,
+# calls); configurations whose feature is missing are skipped and say so.
 KJITCTL=/mnt/kjit/bin/kjitctl
 KJIT_KO=/mnt/kjit/bin/kjit.ko
-kjit_usage() { "$KJITCTL" 2>&1 | tr '|' '\n'; "$KJITCTL" help 2>&1; }
+kjit_usage() { "$KJITCTL" --help 2>&1; }
 kjit_has() { kjit_usage | grep -qE "(^|[^a-z_-])$1([^a-z_-]|\$)"; }
 
-# kjit_load MODPARAMS TOOL [liveness=0] [inline=0] [flush_every_entry=1]
+# kjit_load CACHE_KB|"" TOOL [liveness=0] [inline=0] [flush_every_entry=1]
 kjit_load() {
-  local params="$1" tool="$2"; shift 2
-  local opts="$*"
+  local cache="$1" tool="$2" o; shift 2
   if kjit_has config; then
-    insmod "$KJIT_KO" icount=0 $params || return 1
-    local cache=""
-    case "$params" in cache_kb=*) cache="cache_kb=${params#cache_kb=}" ;; esac
-    "$KJITCTL" config tool="$tool" $opts $cache || { rmmod kjit; return 1; }
+    local args="--tool $tool"
+    [ -z "$cache" ] || args="$args --cache-kb $cache"
+    for o in "$@"; do
+      case "$o" in
+        liveness=*) args="$args --liveness ${o#*=}" ;;
+        inline=*) args="$args --inline ${o#*=}" ;;
+        flush_every_entry=*) args="$args --flush-every-entry ${o#*=}" ;;
+      esac
+    done
+    insmod "$KJIT_KO" || return 1
+    echo "kjitctl config $args"
+    "$KJITCTL" config $args || { rmmod kjit; return 1; }
   else
-    # kjitctl without `config`: only the module's built-in icount tool exists
-    [ -z "$opts" ] || { echo "kjit-adapter: engine options need kjitctl config"; return 1; }
+    [ $# = 0 ] || { echo "kjit-adapter: engine options need kjitctl config"; return 1; }
+    local p=""; [ -z "$cache" ] || p="cache_kb=$cache"
     case "$tool" in
-      none) insmod "$KJIT_KO" icount=0 $params || return 1 ;;
-      icount) insmod "$KJIT_KO" icount=1 $params || return 1 ;;
+      none) insmod "$KJIT_KO" icount=0 $p || return 1 ;;
+      icount) insmod "$KJIT_KO" icount=1 $p || return 1 ;;
       *) echo "kjit-adapter: tool $tool needs kjitctl config"; return 1 ;;
     esac
   fi
@@ -38,6 +46,6 @@ kjit_attach_syscalls() {
 kjit_unload() { "$KJITCTL" detach all >/dev/null 2>&1; rmmod kjit; }
 kjit_stats() { "$KJITCTL" stats; }
 kjit_flush() { "$KJITCTL" flush; }
-# block start addresses (one 0x... per line) / called functions (names)
+# "0xADDR count symbol" lines: block starts (bbcount) / called functions (calltrace)
 kjit_blocks() { "$KJITCTL" blocks; }
 kjit_calls() { "$KJITCTL" calls; }

@@ -144,9 +144,14 @@ uint64_t kjit_engine_indirect_miss(uint64_t stub_return, uint64_t target) {
   if (!from) return 0;
   auto *site = static_cast<ChainSite *>(from->record_of(read_stub_id(*from, stub_return)));
   Block *b = lookup_or_build_locked(target, site->is_call);
-  if (!b) return target;
-  if (from == &g.epoch() && from->contains_exec(b->exec)) chain_append(*from, site, target, b);
-  return b->exec;
+  uint64_t dest = b ? b->exec : target;
+  // Only the active epoch is extended.  A native target is linked only when
+  // it is native for good (stop address, untranslatable), not when the
+  // engine declined because the cache is full.
+  bool native_for_good = !b && (g.is_stop(target) || !kjit_os_may_translate(target));
+  if (from == &g.epoch() && (b ? from->contains_exec(b->exec) : native_for_good))
+    chain_append(*from, site, target, dest);
+  return dest;
 }
 
 int kjit_engine_is_cache_address(uint64_t addr) {
@@ -208,6 +213,25 @@ uint64_t kjit_engine_original_pc(uint64_t cache_pc) {
   }
   return 0;  // code the engine added
 }
+
+// Entry/exit notifications go to every registered plugin.  The list is
+// copied under the lock; callbacks run without it (they may allocate).
+static void notify(uint64_t pc, bool entry) {
+  EngineState &g = g_engine;
+  const kjit_plugin *list[kMaxPlugins];
+  uint32_t n;
+  {
+    EngineLock lock;
+    n = g.nplugins;
+    for (uint32_t i = 0; i < n; i++) list[i] = g.plugins[i];
+  }
+  for (uint32_t i = 0; i < n; i++) {
+    auto cb = entry ? list[i]->on_entry : list[i]->on_exit;
+    if (cb) cb(pc, list[i]->arg);
+  }
+}
+void kjit_engine_notify_entry(uint64_t entry_pc) { notify(entry_pc, true); }
+void kjit_engine_notify_exit(uint64_t entry_pc) { notify(entry_pc, false); }
 
 void kjit_engine_get_stats(kjit_engine_stats *out) {
   EngineState &g = g_engine;

@@ -5,7 +5,7 @@
 
 namespace kjit {
 
-bool chain_append(Epoch &epoch, ChainSite *site, uint64_t pc, const Block *block) {
+bool chain_append(Epoch &epoch, ChainSite *site, uint64_t pc, uint64_t dest) {
   if (site->links >= g_engine.opt.max_chain_length) return false;
   int64_t minus = -static_cast<int64_t>(pc);
   if (!x86::fits_i32(minus) || !x86::fits_simm32(pc)) return false;
@@ -20,7 +20,7 @@ bool chain_append(Epoch &epoch, ChainSite *site, uint64_t pc, const Block *block
   w.u32(static_cast<uint32_t>(pc));
   int32_t next_field = w.jmp(epoch.exec_at(site->miss_stub));
   w.pop_reg(KJIT_REG_RCX);
-  int32_t hit_field = w.jmp(block->exec);
+  int32_t hit_field = w.jmp(dest);
   if (w.overflowed() || next_field < 0 || hit_field < 0) return false;
   epoch.code_used += w.size();
   kjit_os_code_written(epoch.exec_at(start), w.size());

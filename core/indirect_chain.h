@@ -16,9 +16,12 @@
 
 namespace kjit {
 
-// Appends a link for target `pc` translated as `block`; false if the chain
-// is at its maximum length, the target cannot be encoded, or the cache is
-// full (the miss path still works: the dispatcher serves it every time).
-bool chain_append(Epoch &epoch, ChainSite *site, uint64_t pc, const Block *block);
+// Appends a link for target `pc` whose hit jumps to `dest`: its translation,
+// or `pc` itself when it runs natively (a stop address such as the entry
+// function's return: the common exit then costs a compare, not a dispatcher
+// round trip).  False if the chain is at its maximum length, the target
+// cannot be encoded, or the cache is full (the miss path still works: the
+// dispatcher serves it every time).
+bool chain_append(Epoch &epoch, ChainSite *site, uint64_t pc, uint64_t dest);
 
 }  // namespace kjit

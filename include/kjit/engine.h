@@ -58,6 +58,11 @@ int kjit_engine_is_cache_address(uint64_t addr);
  * (the return address of an entry point, the simulator's sentinel). */
 int kjit_engine_add_stop_address(uint64_t orig_pc);
 
+/* The host announces each entry into and exit from an instrumented entry
+ * point; the engine calls every registered plugin's on_entry / on_exit. */
+void kjit_engine_notify_entry(uint64_t entry_pc);
+void kjit_engine_notify_exit(uint64_t entry_pc);
+
 /* Drops every translation.  Safe while translated code runs elsewhere: new
  * entries go to fresh code, and the old contents are only reused after
  * kjit_os_quiesce().  Calls kjit_os_quiesce(), so the host calls it where

@@ -130,6 +130,8 @@ int kjit_engine_add_stop_address(uint64_t pc) {
 int kjit_engine_flush(void) { return 0; }
 int kjit_engine_reclaim_pending(void) { return 0; }
 int kjit_engine_reclaim(void) { return 0; }
+void kjit_engine_notify_entry(uint64_t) {}
+void kjit_engine_notify_exit(uint64_t) {}
 uint64_t kjit_engine_original_pc(uint64_t) { return 0; }  // everything is stub code
 void kjit_engine_get_stats(struct kjit_engine_stats *out) { *out = g.stats; }
 int kjit_engine_build_only(uint64_t, uint64_t *, uint32_t *nsucc, uint32_t *ninsns) {

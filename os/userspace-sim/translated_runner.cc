@@ -109,7 +109,7 @@ std::string TranslatedRunner::setup() {
   }
   if (kjit_engine_add_stop_address(cap_.sentinel) != 0) return "kjit_engine_add_stop_address failed";
   // The host announces each instrumented entry, as the module does.
-  if (opt_.plugin && opt_.plugin->on_entry) opt_.plugin->on_entry(cap_.entry_pc, opt_.plugin->arg);
+  kjit_engine_notify_entry(cap_.entry_pc);
 
   const uint64_t gd = shim_gate_direct(), gi = shim_gate_indirect();
   emu.add_code_hook(gd, gd, [this](Emulator &e, uint64_t pc, uint32_t) { on_gate_direct(e, pc); });

@@ -115,12 +115,11 @@ class LogServer {
       // In the code cache a block that is only a transfer (a lone `ret` or
       // `jmp`) has no copied instruction: no cache pc maps to it.  Its
       // successor proves it ran.
-      if (log_.blocks[b].pc == orig) {
-        st_.blocks++;
-        last_block_ = orig;
-      } else if (translated_ && log_.blocks[b].ninsns == 1 && b + 1 < log_.blocks.size() &&
-                 log_.blocks[b + 1].pc == orig) {
-        st_.blocks += 2;
+      size_t k = b;
+      if (translated_)
+        while (k < log_.blocks.size() && k - b < 8 && log_.blocks[k].pc != orig && log_.blocks[k].ninsns == 1) k++;
+      if (k < log_.blocks.size() && log_.blocks[k].pc == orig) {
+        st_.blocks = k + 1;
         last_block_ = orig;
       }
     }

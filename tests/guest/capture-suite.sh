@@ -4,8 +4,10 @@
 #   Env: KJIT_CAPTURE_SYSCALLS (the list below), KJIT_CAPTURE_KEEP=DIR (copy the
 #        captures there), KJIT_CAPTURE_MIN (passing replays required, default 20).
 # In the guest: insmod kjit.ko, then for each system call
-#   kjitctl capture --syscall NAME -o caps/NAME.kjitcap -- ./capture_workload NAME
-# (the workload's first invocation of NAME is recorded).  On the host every
+#   kjitctl capture --syscall NAME --count 4 --first-complete -o caps/NAME.kjitcap \
+#           -- ./capture_workload NAME 4
+# (the first of the workload's 4 invocations that returned inside the code
+# cache is kept: one preempted into __schedule runs natively from there).  On the host every
 # capture is replayed: kjit-sim replay FILE must exit 0 (block sequence, reads,
 # writes, return value, and icount/bbcount/calltrace equal to the kernel's).
 # Prints one line per system call and a summary; fails when fewer than
@@ -32,7 +34,7 @@ set -u
 insmod ./kjit.ko || { echo CAPTURE-FAIL insmod; exit 1; }
 for s in $SYSCALLS; do
   echo "== \$s"
-  ./kjitctl capture --syscall \$s -o caps/\$s.kjitcap -- ./capture_workload \$s > caps/\$s.log 2>&1
+  ./kjitctl capture --syscall \$s --count 4 --first-complete -o caps/\$s.kjitcap -- ./capture_workload \$s 4 > caps/\$s.log 2>&1
   echo "rc \$?" >> caps/\$s.log
   cat caps/\$s.log
   sync

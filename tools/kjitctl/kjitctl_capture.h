@@ -3,11 +3,13 @@
  * (docs/capture-format.md, version 2) for `kjit-sim replay`.
  *
  *   kjitctl capture --syscall NAME|--func FUNC [--pid P] [--count N]
- *                   [--timeout S] -o FILE [-- CMD ARGS...]
+ *                   [--timeout S] [--first-complete] -o FILE [-- CMD ARGS...]
  *
  * With CMD, kjitctl runs it (the pid filter is the child's) and collects when
  * it exits; without, it waits until N invocations ended or the timeout.  One
- * invocation gives FILE; N > 1 give FILE.1 ... FILE.N.  Included by
+ * invocation gives FILE; N > 1 give FILE.1 ... FILE.N, or with
+ * --first-complete only the first invocation that returned inside the cache
+ * (one that was preempted or left the cache is not replayable), as FILE.  Included by
  * kjitctl.c (kept header-only so kjitctl stays one compilation unit). */
 #include <signal.h>
 #include <sys/wait.h>
@@ -236,6 +238,7 @@ static int cmd_capture(int argc, char **argv)
 {
   const char *sys = NULL, *func = NULL, *out = NULL;
   unsigned pid = 0, count = 1, timeout = 30;
+  int first_complete = 0;
   char **cmdv = NULL;
   for (int i = 0; i < argc; i++) {
     if (!strcmp(argv[i], "--syscall") && i + 1 < argc) sys = argv[++i];
@@ -244,6 +247,7 @@ static int cmd_capture(int argc, char **argv)
     else if (!strcmp(argv[i], "--count") && i + 1 < argc) count = strtoul(argv[++i], NULL, 0);
     else if (!strcmp(argv[i], "--timeout") && i + 1 < argc) timeout = strtoul(argv[++i], NULL, 0);
     else if (!strcmp(argv[i], "-o") && i + 1 < argc) out = argv[++i];
+    else if (!strcmp(argv[i], "--first-complete")) first_complete = 1;
     else if (!strcmp(argv[i], "--")) { cmdv = argv + i + 1; break; }
     else { fprintf(stderr, "kjitctl capture: unexpected %s\n", argv[i]); return 2; }
   }
@@ -351,13 +355,17 @@ static int cmd_capture(int argc, char **argv)
     p += h->len;
     if (h->type == KJIT_CAP_END && begin) {
       char path[4096], nm[256];
+      if (first_complete) {
+        const unsigned char *q = p - h->len;   /* the END record */
+        if (((const uint32_t *)(q + sizeof *h))[0] != KJIT_CAP_END_RETURNED) { begin = NULL; continue; }
+      }
       k++;
-      if (count == 1) snprintf(path, sizeof path, "%s", out);
+      if (count == 1 || first_complete) snprintf(path, sizeof path, "%s", out);
       else snprintf(path, sizeof path, "%s.%u", out, k);
       snprintf(nm, sizeof nm, "%s#%u", name, k);
       if (capf_write(path, nm, begin, p, codes, ncodes, r.flags, name, 1)) rc = 1;
       begin = NULL;
-      if (k == count) break;
+      if (k == count || first_complete) break;
     }
   }
   clock_gettime(CLOCK_MONOTONIC, &t1);

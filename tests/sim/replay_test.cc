@@ -1,0 +1,163 @@
+// Replay of real kernel captures (tests/data/captures/*.kjitcap, recorded in
+// the guest by kjitctl capture) and the loader's handling of bad files.
+#include <dirent.h>
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <vector>
+
+#include "capture.h"
+#include "replay.h"
+#include "replay_log.h"
+
+namespace kjit::sim {
+namespace {
+
+const std::string kDir = KJIT_CAPTURE_DIR;
+
+std::vector<std::string> captures() {
+  std::vector<std::string> out;
+  if (DIR *d = opendir(kDir.c_str())) {
+    while (dirent *e = readdir(d)) {
+      std::string n = e->d_name;
+      if (n.size() > 8 && n.substr(n.size() - 8) == ".kjitcap") out.push_back(kDir + "/" + n);
+    }
+    closedir(d);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::vector<uint8_t> slurp(const std::string &p) {
+  std::ifstream f(p, std::ios::binary);
+  return std::vector<uint8_t>((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+}
+
+// Loader + replay-log parser, as kjit-sim replay and the fuzzer use them.
+std::string load(const uint8_t *p, size_t n, Capture *cap, ReplayLog *log) {
+  std::string err = parse_capture(p, n, cap);
+  if (err.empty()) err = parse_replay_log(*cap, log);
+  return err;
+}
+
+TEST(Replay, SampleCapturesReplayExactly) {
+  const auto files = captures();
+  ASSERT_GE(files.size(), 3u) << "no sample captures in " << kDir;
+  for (const std::string &f : files) {
+    SCOPED_TRACE(f);
+    Capture cap;
+    ReplayLog log;
+    ASSERT_EQ(load_capture_file(f, &cap), "");
+    ASSERT_EQ(parse_replay_log(cap, &log), "");
+    ASSERT_TRUE(log.present);
+    EXPECT_EQ(log.kernel.end, EndReason::kReturned);
+    ReplayReport rep;
+    ASSERT_EQ(replay_capture(cap, log, ReplayOptions{}, &rep), "");
+    EXPECT_TRUE(rep.ok) << rep.text();
+    ASSERT_EQ(rep.tools.size(), 3u);
+    for (const ToolCheck &c : rep.tools) {
+      EXPECT_EQ(c.kernel, c.translated) << c.tool;
+      EXPECT_EQ(c.original, c.translated) << c.tool;
+    }
+    EXPECT_EQ(rep.reference.instructions, log.kernel_icount());
+    EXPECT_EQ(rep.original.served.reads, log.reads.size());
+    EXPECT_EQ(rep.original.served.blocks, log.blocks.size());
+  }
+}
+
+TEST(Replay, RewrittenCaptureIsIdentical) {
+  for (const std::string &f : captures()) {
+    const std::vector<uint8_t> bytes = slurp(f);
+    Capture cap;
+    ReplayLog log;
+    ASSERT_EQ(load(bytes.data(), bytes.size(), &cap, &log), "");
+    put_replay_log(log, &cap);
+    std::vector<uint8_t> again;
+    ASSERT_EQ(serialize_capture(cap, &again), "");
+    Capture cap2;
+    ReplayLog log2;
+    ASSERT_EQ(load(again.data(), again.size(), &cap2, &log2), "");
+    EXPECT_EQ(log2.reads.size(), log.reads.size());
+    EXPECT_EQ(log2.blocks.size(), log.blocks.size());
+    EXPECT_EQ(log2.kernel_call_trace(), log.kernel_call_trace());
+  }
+}
+
+TEST(Replay, EverySingleByteCorruptionIsRejected) {
+  const auto files = captures();
+  ASSERT_FALSE(files.empty());
+  const std::vector<uint8_t> good = slurp(files.front());
+  for (size_t i = 0; i < good.size(); i += (i < 4096 ? 1 : 7)) {
+    std::vector<uint8_t> bad = good;
+    bad[i] ^= 0x5a;
+    Capture cap;
+    ReplayLog log;
+    EXPECT_NE(load(bad.data(), bad.size(), &cap, &log), "") << "byte " << i;
+  }
+}
+
+TEST(Replay, TruncationIsRejected) {
+  const std::vector<uint8_t> good = slurp(captures().front());
+  for (size_t n = 0; n < good.size(); n += 97) {
+    Capture cap;
+    ReplayLog log;
+    EXPECT_NE(load(good.data(), n, &cap, &log), "") << "length " << n;
+  }
+}
+
+// Well-checksummed but hostile replay sections.
+TEST(Replay, HostileSectionsAreRejected) {
+  const std::vector<uint8_t> good = slurp(captures().front());
+  Capture base;
+  ReplayLog log;
+  ASSERT_EQ(load(good.data(), good.size(), &base, &log), "");
+  auto with = [&](uint32_t type, std::vector<uint8_t> payload) {
+    Capture c = base;
+    for (RawSection &s : c.extra)
+      if (s.type == type) s.payload = payload;
+    std::vector<uint8_t> bytes;
+    EXPECT_EQ(serialize_capture(c, &bytes), "");
+    Capture out;
+    ReplayLog l;
+    return load(bytes.data(), bytes.size(), &out, &l);
+  };
+  EXPECT_NE(with(0x100, {0xff, 0xff, 0xff, 0xff}), "");        // absurd read count
+  EXPECT_NE(with(0x101, {1, 0, 0, 0, 1, 2, 3}), "");           // short NONDET
+  EXPECT_NE(with(0x102, {2, 0, 0, 0}), "");                    // BLOCKS count without records
+  EXPECT_NE(with(0x103, std::vector<uint8_t>(31, 0)), "");     // KRESULT length
+  std::vector<uint8_t> kr(32, 0);
+  kr[0] = 9;                                                   // unknown end reason
+  EXPECT_NE(with(0x103, kr), "");
+  std::vector<uint8_t> rd = {1, 0, 0, 0};                      // one read, size 0
+  rd.resize(4 + 32 + 1, 0);
+  EXPECT_NE(with(0x100, rd), "");
+  // A missing MEMREAD with the others present.
+  Capture c = base;
+  c.extra.erase(std::remove_if(c.extra.begin(), c.extra.end(), [](const RawSection &s) { return s.type == 0x100; }),
+                c.extra.end());
+  std::vector<uint8_t> bytes;
+  ASSERT_EQ(serialize_capture(c, &bytes), "");
+  Capture out;
+  ReplayLog l;
+  EXPECT_NE(load(bytes.data(), bytes.size(), &out, &l), "");
+}
+
+// A log that does not describe the run is noticed: the block sequence.
+TEST(Replay, TamperedLogIsDetected) {
+  Capture cap;
+  ReplayLog log;
+  ASSERT_EQ(load_capture_file(captures().front(), &cap), "");
+  ASSERT_EQ(parse_replay_log(cap, &log), "");
+  ASSERT_GT(log.blocks.size(), 3u);
+  log.blocks[2].pc += 1;  // the kernel "ran" a block the replay never enters
+  ReplayReport rep;
+  ReplayOptions opt;
+  opt.tools = {"icount"};
+  ASSERT_EQ(replay_capture(cap, log, opt, &rep), "");
+  EXPECT_FALSE(rep.ok);
+}
+
+}  // namespace
+}  // namespace kjit::sim

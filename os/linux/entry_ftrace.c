@@ -55,6 +55,12 @@ static struct kjit_attachment *kjit_att;
 static int kjit_natt;
 static struct ftrace_ops kjit_ops;
 static bool kjit_ops_registered;
+/* Parking address: a rarely called traceable function kept in the filter
+ * while the ops is registered, so that detaching the last function does not
+ * need unregister_ftrace_function (an RCU-tasks wait, ~1 s under TCG): the
+ * ops stays registered until unload and detach is one filter update.  The
+ * handler ignores the parking address. */
+static unsigned long kjit_park_ip;
 static unsigned long (*p_ftrace_location)(unsigned long ip);
 static unsigned long *kjit_sys_call_table;
 
@@ -157,6 +163,8 @@ static void kjit_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 	u32 pid;
 	u64 target;
 
+	if (unlikely(ip == kjit_park_ip))
+		return;
 	if (!regs || !READ_ONCE(kjit_entry_enabled) || in_nmi() ||
 	    kjit_os_lock_held_here() || !ensure_stop(parent_ip)) {
 		atomic64_inc(&c_skipped);
@@ -210,6 +218,8 @@ static int check_target(const char *name, unsigned long *addr_out)
 		return -ENOENT;
 	if (!kjit_os_may_translate(addr))
 		return -EPERM;
+	if (addr == kjit_park_ip)
+		return -EBUSY;           /* kjit's parking address */
 	if (!p_ftrace_location || p_ftrace_location(addr) != addr)
 		return -EINVAL;          /* no fentry site at the entry */
 	if (find_att(addr) >= 0)
@@ -230,6 +240,8 @@ static int add_ips(unsigned long *ips, unsigned int n)
 	if (ret)
 		goto undo;
 	if (!kjit_ops_registered) {
+		if (kjit_park_ip)
+			ftrace_set_filter_ip(&kjit_ops, kjit_park_ip, 0, 0);
 		ret = register_ftrace_function(&kjit_ops);
 		if (ret)
 			goto undo;
@@ -353,7 +365,8 @@ out_free:
 	return ret;
 }
 
-static void unregister_all_locked(void)
+/* The real unregistration (unload, or no parking address). */
+static void unregister_ops_locked(void)
 {
 	if (kjit_ops_registered) {
 		/* a module's (DYNAMIC) ops: this waits for RCU-tasks, so no CPU
@@ -363,8 +376,26 @@ static void unregister_all_locked(void)
 	}
 	ftrace_free_filter(&kjit_ops);
 	ops_reinit();
-	if (kjit_natt)
-		pr_info("kjit: detached from %d functions\n", kjit_natt);
+}
+
+static void unregister_all_locked(void)
+{
+	unsigned long *ips;
+	int i, n = kjit_natt;
+
+	if (!n)
+		return;
+	ips = kvmalloc_array(n, sizeof(*ips), GFP_KERNEL);
+	if (kjit_park_ip && kjit_ops_registered && ips) {
+		for (i = 0; i < n; i++)
+			ips[i] = kjit_att[i].addr;
+		if (ftrace_set_filter_ips(&kjit_ops, ips, n, 1, 0))
+			unregister_ops_locked();
+	} else {
+		unregister_ops_locked();
+	}
+	kvfree(ips);
+	pr_info("kjit: detached from %d functions\n", n);
 	WRITE_ONCE(kjit_natt, 0);
 }
 
@@ -381,7 +412,7 @@ int kjit_detach(const char *name)
 	for (i = 0; i < kjit_natt; i++) {
 		if (strcmp(kjit_att[i].name, name))
 			continue;
-		if (kjit_natt == 1) {
+		if (kjit_natt == 1 && !kjit_park_ip) {
 			unregister_all_locked();
 		} else {
 			ret = ftrace_set_filter_ip(&kjit_ops, kjit_att[i].addr, 1, 0);
@@ -439,6 +470,17 @@ int kjit_entry_init(void)
 	kjit_sys_call_table = (void *)kjit_ksym("sys_call_table");
 	if (!p_ftrace_location)
 		pr_warn("kjit: ftrace_location not found: attach refused\n");
+	else {
+		static const char *const park[] = { "__x64_sys_ni_syscall", "__ia32_sys_ni_syscall" };
+		int i;
+
+		for (i = 0; i < ARRAY_SIZE(park) && !kjit_park_ip; i++) {
+			unsigned long a = kjit_ksym(park[i]);
+
+			if (a && p_ftrace_location(a) == a)
+				kjit_park_ip = a;
+		}
+	}
 	ops_reinit();
 	WRITE_ONCE(kjit_entry_enabled, true);
 	return 0;
@@ -454,7 +496,10 @@ void kjit_entry_quiesce(void)
 
 void kjit_detach_all(void)
 {
-	kjit_detach("*");
+	mutex_lock(&kjit_attach_mutex);
+	unregister_all_locked();
+	unregister_ops_locked();
+	mutex_unlock(&kjit_attach_mutex);
 	kjit_entry_quiesce();
 }
 

@@ -158,23 +158,33 @@ void Instrumenter::load_reg_args(const InlineArgs &args, const uint8_t *src_reg,
   }
 }
 
-void Instrumenter::emit_outlined(const CallRequest &req, const InlineArgs &args,
-                                 const uint8_t *src_reg, LiveSet live) {
-  uint16_t arg_regs = 0;
-  for (uint32_t i = 0; i < args.nargs; i++) arg_regs |= static_cast<uint16_t>(1u << kSysvArgRegs[i]);
-  uint16_t save = g_engine.opt.use_liveness ? (kCallerSaved & live.regs) : kCallerSaved;
-  bool save_flags = !g_engine.opt.use_liveness || (live.flags != 0);
+// Saves flags (outermost) and registers; returns the bytes pushed.
+uint32_t Instrumenter::save(SavedState st) {
   uint32_t pushed = 0;
-  if (save_flags) {
+  if (st.flags) {
     w_->pushfq();
     pushed += 8;
   }
   for (uint32_t r = 0; r < 16; r++)
-    if (save >> r & 1) {
+    if (st.regs >> r & 1) {
       w_->push_reg(static_cast<uint8_t>(r));
       pushed += 8;
     }
-  load_reg_args(args, src_reg, pushed);
+  return pushed;
+}
+
+void Instrumenter::restore(SavedState st) {
+  for (uint32_t r = 16; r-- > 0;)
+    if (st.regs >> r & 1) w_->pop_reg(static_cast<uint8_t>(r));
+  if (st.flags) w_->popfq();
+}
+
+void Instrumenter::emit_outlined(const CallRequest &req, const InlineArgs &args,
+                                 const uint8_t *src_reg, LiveSet live) {
+  bool liveness = g_engine.opt.use_liveness;
+  SavedState st{static_cast<uint16_t>(liveness ? (kCallerSaved & live.regs) : kCallerSaved),
+                !liveness || live.flags != 0};
+  load_reg_args(args, src_reg, save(st));
   for (uint32_t i = 0; i < args.nargs; i++)
     if (args.is_const[i]) w_->mov_reg_imm(static_cast<uint8_t>(kSysvArgRegs[i]), args.value[i]);
   uint64_t target = reinterpret_cast<uint64_t>(req.routine);
@@ -185,10 +195,7 @@ void Instrumenter::emit_outlined(const CallRequest &req, const InlineArgs &args,
     w_->bytes(kCallSlot, sizeof(kCallSlot));
     w_->u64(target);
   }
-  for (uint32_t r = 16; r-- > 0;)
-    if (save >> r & 1) w_->pop_reg(static_cast<uint8_t>(r));
-  if (save_flags) w_->popfq();
-  (void)arg_regs;
+  restore(st);
   g_engine.stats.outlined_calls++;
 }
 
@@ -204,23 +211,11 @@ void Instrumenter::emit(const CallRequest &req, const x86::Insn &insn, LiveSet l
   }
   bool liveness = g_engine.opt.use_liveness;
   uint16_t clobber = code->clobbered_regs | code->needs_arg_regs;
-  uint16_t save = liveness ? static_cast<uint16_t>(clobber & live.regs) : clobber;
-  bool save_flags = code->flags_written && (!liveness || (code->flags_written & live.flags));
-  uint32_t pushed = 0;
-  if (save_flags) {
-    w_->pushfq();
-    pushed += 8;
-  }
-  for (uint32_t r = 0; r < 16; r++)
-    if (save >> r & 1) {
-      w_->push_reg(static_cast<uint8_t>(r));
-      pushed += 8;
-    }
-  load_reg_args(args, src, pushed);
+  SavedState st{liveness ? static_cast<uint16_t>(clobber & live.regs) : clobber,
+                code->flags_written && (!liveness || (code->flags_written & live.flags))};
+  load_reg_args(args, src, save(st));
   w_->bytes(code->code, code->size);
-  for (uint32_t r = 16; r-- > 0;)
-    if (save >> r & 1) w_->pop_reg(static_cast<uint8_t>(r));
-  if (save_flags) w_->popfq();
+  restore(st);
   g_engine.stats.inlined_calls++;
 }
 

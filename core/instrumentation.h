@@ -27,6 +27,12 @@ class Instrumenter {
   const InlinedCode *specialise(const CallRequest &req, const x86::Insn &insn);
   void load_reg_args(const InlineArgs &args, const uint8_t *src_reg, uint32_t pushed_bytes);
   void push_effective_address(uint32_t below);
+  struct SavedState {
+    uint16_t regs;
+    bool flags;
+  };
+  uint32_t save(SavedState st);
+  void restore(SavedState st);
   void emit_outlined(const CallRequest &req, const InlineArgs &args, const uint8_t *src_reg,
                      LiveSet live);
   Epoch *epoch_;

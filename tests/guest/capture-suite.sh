@@ -34,8 +34,13 @@ set -u
 insmod ./kjit.ko || { echo CAPTURE-FAIL insmod; exit 1; }
 for s in $SYSCALLS; do
   echo "== \$s"
-  ./kjitctl capture --syscall \$s --count 4 --first-complete -o caps/\$s.kjitcap -- ./capture_workload \$s 4 > caps/\$s.log 2>&1
-  echo "rc \$?" >> caps/\$s.log
+  : > caps/\$s.log
+  for try in 1 2 3; do
+    ./kjitctl capture --syscall \$s --count 4 --first-complete -o caps/\$s.kjitcap -- ./capture_workload \$s 4 >> caps/\$s.log 2>&1
+    rc=\$?
+    echo "try \$try rc \$rc" >> caps/\$s.log
+    [ \$rc = 0 ] && break
+  done
   cat caps/\$s.log
   sync
 done

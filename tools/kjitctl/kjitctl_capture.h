@@ -357,7 +357,12 @@ static int cmd_capture(int argc, char **argv)
       char path[4096], nm[256];
       if (first_complete) {
         const unsigned char *q = p - h->len;   /* the END record */
-        if (((const uint32_t *)(q + sizeof *h))[0] != KJIT_CAP_END_RETURNED) { begin = NULL; continue; }
+        uint32_t why = ((const uint32_t *)(q + sizeof *h))[0];
+        if (why != KJIT_CAP_END_RETURNED) {
+          printf("invocation skipped: end reason %u\n", why);
+          begin = NULL;
+          continue;
+        }
       }
       k++;
       if (count == 1 || first_complete) snprintf(path, sizeof path, "%s", out);

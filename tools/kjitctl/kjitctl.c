@@ -79,14 +79,6 @@ static const char *symbolize(unsigned long long a, char *buf, size_t len)
   return buf;
 }
 
-static int sym_exists(const char *name)
-{
-  load_syms();
-  for (size_t i = 0; i < nsyms; i++)
-    if (!strcmp(syms[i].name, name)) return 1;
-  return 0;
-}
-
 /* ---- helpers ----------------------------------------------------------- */
 static int open_dev(void)
 {
@@ -217,11 +209,20 @@ static int cmd_attach(int argc, char **argv)
       t.flags = KJIT_TARGET_SYSNR;
       t.addr = nr;
     } else {
-      char alt[KJIT_NAME_MAX];
-      snprintf(alt, sizeof alt, "__x64_sys_%s", a);
-      const char *name = (strncmp(a, "__x64_sys_", 10) && sym_exists(alt)) ? alt : a;
-      if (strlen(name) >= sizeof t.name) { fprintf(stderr, "kjitctl: name too long\n"); return 2; }
-      strcpy(t.name, name);
+      if (strlen(a) + 10 >= sizeof t.name) { fprintf(stderr, "kjitctl: name too long\n"); return 2; }
+      /* a system call name first (openat -> __x64_sys_openat), then the
+       * name itself (no kallsyms scan: this stays cheap in loops) */
+      if (strncmp(a, "__x64_sys_", 10)) {
+        snprintf(t.name, sizeof t.name, "__x64_sys_%s", a);
+        if (ioctl(fd, KJIT_IOC_ATTACH, &t) == 0) {
+          printf("attached %s at 0x%llx\n", t.name, (unsigned long long)t.addr);
+          continue;
+        }
+        if (errno != ENOENT) { fprintf(stderr, "kjitctl: attach %s: %s\n", t.name, strerror(errno)); rc = 1; continue; }
+        memset(&t, 0, sizeof t);
+        t.size = sizeof t;
+      }
+      strcpy(t.name, a);
     }
     if (ioctl(fd, KJIT_IOC_ATTACH, &t) < 0) {
       const char *why = errno == EPERM ? " (never instrumented: noinstr/entry/kprobes blacklist/scheduler)"
@@ -241,12 +242,14 @@ static int cmd_detach(const char *a)
   struct kjit_ioc_target t;
   memset(&t, 0, sizeof t);
   t.size = sizeof t;
-  char alt[KJIT_NAME_MAX];
-  snprintf(alt, sizeof alt, "__x64_sys_%s", a);
-  const char *name = !strcmp(a, "all") ? "*" : (strncmp(a, "__x64_sys_", 10) && sym_exists(alt)) ? alt : a;
-  if (strlen(name) >= sizeof t.name) return 2;
-  strcpy(t.name, name);
-  if (ioctl(fd, KJIT_IOC_DETACH, &t) < 0) {
+  if (strlen(a) + 10 >= sizeof t.name) return 2;
+  int ok = 0;
+  if (strcmp(a, "all") && strncmp(a, "__x64_sys_", 10)) {
+    snprintf(t.name, sizeof t.name, "__x64_sys_%s", a);
+    ok = ioctl(fd, KJIT_IOC_DETACH, &t) == 0;
+  }
+  strcpy(t.name, !strcmp(a, "all") ? "*" : a);
+  if (!ok && ioctl(fd, KJIT_IOC_DETACH, &t) < 0) {
     fprintf(stderr, "kjitctl: detach %s: %s\n", a, strerror(errno));
     return 1;
   }

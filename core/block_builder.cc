@@ -244,6 +244,14 @@ bool Emitter::emit_terminator() {
       break;
     case KJIT_CF_CALL:
     case KJIT_CF_FENTRY:
+      if (!kjit_os_may_translate(in.target) && !g_engine.is_stop(in.target) &&
+          kjit_os_callable_natively(in.target)) {
+        // A leaf the OS lets us call as is: it returns into the cache.
+        if (w_.call(in.target) < 0) exit_native(in.pc);
+        g_engine.stats.native_calls++;
+        exit_jump(fall, false);
+        break;
+      }
       // The stack gets the ORIGINAL return address (transparency).
       push_return_address(in);
       if (!kjit_os_may_translate(in.target) || g_engine.is_stop(in.target)) exit_native(in.target);

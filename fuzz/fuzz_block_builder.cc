@@ -172,6 +172,7 @@ enum kjit_os_site_kind kjit_os_classify_site(uint64_t addr) {
   return KJIT_SITE_PLAIN;
 }
 
+int kjit_os_callable_natively(uint64_t) { return 0; }
 int kjit_os_mirror_extable(uint64_t orig_addr, uint64_t copy_addr) {
   if (!kjit_os_may_translate(orig_addr)) fail("mirror_extable: original outside text", orig_addr);
   if (copy_addr < kCodeExec || copy_addr - kCodeExec >= kCodeSize) fail("mirror_extable: copy outside cache", copy_addr);

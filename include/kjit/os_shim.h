@@ -52,6 +52,14 @@ uint64_t kjit_os_read_code(uint64_t addr, uint8_t *out, uint64_t len);
  * noinstr/kprobes blacklist; in the simulator: inside a captured region). */
 int kjit_os_may_translate(uint64_t addr);
 
+/* True when a call from translated code to `target`, which is not
+ * translated (kjit_os_may_translate() is 0), may run natively and return
+ * into the cache: the callee then runs with a code-cache return address on
+ * the stack.  Only functions that never sleep, never unwind and never look
+ * at their return address qualify (memcpy/memset in noinstr text).  When 0,
+ * execution leaves the cache for the rest of the entry point. */
+int kjit_os_callable_natively(uint64_t target);
+
 /* Instruction sites that are looked up by their original address: an
  * exception-table site (user access that faults by design), or a bug-table
  * `ud2`.  The engine never moves such an instruction silently. */

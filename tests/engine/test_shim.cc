@@ -37,6 +37,7 @@ int kjit_os_may_translate(uint64_t addr) {
   return kjit_os_read_code(addr, &b, 1) == 1;
 }
 enum kjit_os_site_kind kjit_os_classify_site(uint64_t) { return KJIT_SITE_PLAIN; }
+int kjit_os_callable_natively(uint64_t) { return 0; }
 int kjit_os_mirror_extable(uint64_t, uint64_t) { return 1; }
 void kjit_os_code_written(uint64_t, uint64_t) {}
 void kjit_os_lock(void) {}

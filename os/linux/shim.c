@@ -98,6 +98,24 @@ int kjit_shim_init(void)
 	return err ? -ENOENT : 0;
 }
 
+/* Leaves in noinstr text that syscalls call all the time: run natively and
+ * come back into the cache.  None of them sleeps, unwinds or looks at its
+ * return address; a fault in them is fixed up by address (extable) inside
+ * the function itself. */
+static const char *const native_leaf_names[] = {
+	"memcpy", "memset", "memmove", "__memcpy", "__memset", "__memmove",
+	"memcpy_orig", "memset_orig",
+};
+static unsigned long native_leaves[ARRAY_SIZE(native_leaf_names)];
+
+static void kjit_resolve_native_leaves(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(native_leaf_names); i++)
+		native_leaves[i] = kjit_ksym(native_leaf_names[i]);
+}
+
 void kjit_shim_fill_facts(struct kjit_os_kernel_facts *f)
 {
 	char name[64];
@@ -165,24 +183,6 @@ int kjit_os_may_translate(uint64_t addr64)
 	if (p_within_kprobe_blacklist(addr))
 		return 0;
 	return 1;
-}
-
-/* Leaves in noinstr text that syscalls call all the time: run natively and
- * come back into the cache.  None of them sleeps, unwinds or looks at its
- * return address; a fault in them is fixed up by address (extable) inside
- * the function itself. */
-static const char *const native_leaf_names[] = {
-	"memcpy", "memset", "memmove", "__memcpy", "__memset", "__memmove",
-	"memcpy_orig", "memset_orig",
-};
-static unsigned long native_leaves[ARRAY_SIZE(native_leaf_names)];
-
-static void kjit_resolve_native_leaves(void)
-{
-	unsigned int i;
-
-	for (i = 0; i < ARRAY_SIZE(native_leaf_names); i++)
-		native_leaves[i] = kjit_ksym(native_leaf_names[i]);
 }
 
 int kjit_os_callable_natively(uint64_t target)

@@ -86,7 +86,10 @@ first=$(awk '$3 ~ /^__x64_sys_openat\+0x5$/ {print $2}' blocks-openat.txt)
 chk openat_entry_block_counted [ "${first:-0}" -ge 10 ]
 nb=$(grep -c '^0x' blocks-openat.txt)
 bb=$(awk '$1=="blocks_built"{print $2}' stats-bb-openat.txt)
-[ "$nb" -gt 5 -a "$nb" -le "${bb:-0}" ] && pass blocks_listed_le_built "listed=$nb built=$bb" || fail blocks_listed_le_built "listed=$nb built=$bb"
+fb=$(awk '$1=="fallbacks"{print $2}' stats-bb-openat.txt)
+# a block start can be instrumented by a build that is then retried (the
+# plugin saw it), so distinct listed starts <= built + fallbacks
+[ "$nb" -gt 5 -a "$nb" -le $((${bb:-0} + ${fb:-0})) ] && pass blocks_listed_le_built "listed=$nb built=$bb fallbacks=$fb" || fail blocks_listed_le_built "listed=$nb built=$bb fallbacks=$fb"
 
 # --- hazards ----------------------------------------------------------------
 step hazards
@@ -106,8 +109,8 @@ echo function > $T/current_tracer
 e0=$(stat_of entries)
 $W getppid 200 > /dev/null
 e1=$(stat_of entries)
+n=$(grep -c "sys_getppid" $T/trace)     # before `nop`: switching tracers clears the buffer
 echo nop > $T/current_tracer
-n=$(grep -c "sys_getppid" $T/trace)
 echo > $T/set_ftrace_filter
 echo > $T/trace
 [ "$n" -ge 200 -a $((e1 - e0)) -ge 200 ] && pass ftrace_function_tracer_coexists "trace=$n kjit_entries=$((e1 - e0))" || fail ftrace_function_tracer_coexists "trace=$n kjit_entries=$((e1 - e0)) $(head -c 300 $T/trace | tail -c 150)"
@@ -115,8 +118,8 @@ echo > $T/trace
 echo $FN > $T/set_ftrace_filter; echo function > $T/current_tracer
 $K detach all > /dev/null; $K attach getppid > /dev/null
 e0=$(stat_of entries); $W getppid 100 > /dev/null; e1=$(stat_of entries)
+n=$(grep -c "sys_getppid" $T/trace)     # before `nop`: switching tracers clears the buffer
 echo nop > $T/current_tracer
-n=$(grep -c "sys_getppid" $T/trace)
 [ $((e1 - e0)) -ge 100 -a "$n" -ge 100 ] && pass ftrace_tracer_first_coexists "trace=$n kjit_entries=$((e1 - e0))" || fail ftrace_tracer_first_coexists "trace=$n kjit_entries=$((e1 - e0))"
 echo > $T/set_ftrace_filter; echo > $T/trace
 $K detach all > /dev/null

@@ -44,6 +44,7 @@ bool must_run_natively(const x86::Insn &in, kjit_os_site_kind site) {
 }
 
 void run_plugins(BuildContext &ctx) {
+  g_engine.callback_cpu = static_cast<int32_t>(kjit_os_cpu());
   for (uint32_t p = 0; p < g_engine.nplugins; p++) {
     const kjit_plugin *pl = g_engine.plugins[p];
     ctx.in_block_callback = 1;
@@ -53,6 +54,7 @@ void run_plugins(BuildContext &ctx) {
     if (pl->on_insn)
       for (uint32_t i = 0; i < ctx.n; i++) pl->on_insn(&ctx.insns[i], pl->arg);
   }
+  g_engine.callback_cpu = -1;
 }
 
 // A block-level request may go before any instruction of the block: put it

@@ -94,6 +94,7 @@ int kjit_engine_init(const kjit_os_memory *mem, const kjit_os_kernel_facts *fact
   if (opt) g.opt = *opt;
   else kjit_engine_default_options(&g.opt);
   g.decoder.init(facts);
+  g.callback_cpu = -1;
   uint64_t half_arena = mem->arena_size / 2, half_code = (mem->code_size / 2) & ~15ull;
   for (uint8_t i = 0; i < 2; i++) {
     Epoch &e = g.epochs[i];

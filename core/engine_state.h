@@ -25,6 +25,9 @@ struct EngineState {
   const kjit_plugin *plugins[kMaxPlugins];
   uint32_t nplugins;
   kjit_engine_stats stats;
+  // The CPU running plugin callbacks (under the engine lock), or -1: plugin
+  // calls back into the engine (kjit_alloc) must not take the lock again.
+  int32_t callback_cpu;
 
   Epoch &epoch() { return epochs[current]; }
   bool is_stop(uint64_t pc) const {

@@ -145,16 +145,24 @@ int kjit_insert_call(kjit_insn *insn, enum kjit_ipoint where, void *routine, uin
   return kjit_insert_call_argv(insn, where, routine, nargs, args);
 }
 
-void *kjit_alloc(uint64_t size) {
+static void *alloc_locked(uint64_t size) {
   EngineState &g = g_engine;
-  if (!g.initialized || size == 0) return nullptr;
-  EngineLock lock;
   uint64_t start = (g.data_used + 63) & ~63ull;  // own cache line: counters are hot
   if (start + size > g.mem.data_size || start + size < start) return nullptr;
   g.data_used = start + size;
   uint8_t *p = g.mem.data_host_view + start;
   __builtin_memset(p, 0, size);
   return p;
+}
+
+void *kjit_alloc(uint64_t size) {
+  EngineState &g = g_engine;
+  if (!g.initialized || size == 0) return nullptr;
+  // From a plugin callback the lock is already held by this CPU (the lock
+  // disables preemption, so the CPU number is stable).
+  if (g.callback_cpu == static_cast<int32_t>(kjit_os_cpu())) return alloc_locked(size);
+  EngineLock lock;
+  return alloc_locked(size);
 }
 
 int kjit_register_plugin(const kjit_plugin *plugin) {

@@ -256,9 +256,10 @@ int kjit_engine_build_only(uint64_t orig_pc, uint64_t *succ, uint32_t *nsucc, ui
   if (!b) {
     b = lookup_or_build_locked(orig_pc, false);
     if (!b) return -1;
+  } else if (!decode_block(orig_pc)) {
+    return -1;
   }
-  // Successors come from the decode of the same block.
-  if (!decode_block(orig_pc)) return -1;
+  // Successors come from the builder's decode of this block (g_build).
   const BuildContext &ctx = g_build;
   *ninsns = ctx.n;
   const x86::Insn &last = ctx.insns[ctx.n - 1].insn;

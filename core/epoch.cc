@@ -1,8 +1,11 @@
 #include "core/epoch.h"
 
+#include "core/liveness.h"
+
 namespace kjit {
 
 bool Epoch::reset() {
+  forget_liveness();
   arena.reset();
   code_used = 0;
   nblocks = 0;

@@ -1,6 +1,7 @@
 #include "core/liveness.h"
 
 namespace kjit {
+static LiveSet compute_live_in(const x86::Decoder &decoder, uint64_t pc);
 namespace {
 constexpr uint16_t kRspBit = 1u << KJIT_REG_RSP;
 constexpr uint32_t kLookahead = 16;
@@ -13,7 +14,29 @@ LiveSet live_before(const x86::Insn &insn, LiveSet after) {
   return in;
 }
 
+// Live-in of recently analysed addresses: successors are shared by many
+// blocks.  Used under the engine lock; cleared whenever an epoch is reset,
+// because the code may have been patched since (flushes follow patching).
+struct LiveMemo {
+  uint64_t pc;
+  LiveSet live;
+};
+constexpr uint32_t kMemoSize = 4096;
+constinit LiveMemo g_memo[kMemoSize]{};
+
 LiveSet live_in_at(const x86::Decoder &decoder, uint64_t pc) {
+  LiveMemo &m = g_memo[(pc ^ (pc >> 12)) & (kMemoSize - 1)];
+  if (m.pc == pc && pc != 0) return m.live;
+  LiveSet live = compute_live_in(decoder, pc);
+  m = {pc, live};
+  return live;
+}
+
+void forget_liveness() {
+  for (LiveMemo &m : g_memo) m.pc = 0;
+}
+
+static LiveSet compute_live_in(const x86::Decoder &decoder, uint64_t pc) {
   if (!kjit_os_may_translate(pc)) return LiveSet::all();
   static x86::Insn seq[kLookahead];  // under the engine lock; keeps kernel stacks small
   uint32_t n = 0;

@@ -19,8 +19,10 @@ struct LiveSet {
 LiveSet live_before(const x86::Insn &insn, LiveSet after);
 
 // Live-in of the code at `pc`, by decoding ahead up to its first control
-// transfer (everything is live past the horizon).
+// transfer (everything is live past the horizon).  Memoised.
 LiveSet live_in_at(const x86::Decoder &decoder, uint64_t pc);
+// Drops the memo (the code may have changed: called at every epoch reset).
+void forget_liveness();
 
 // Live-out of a block's last instruction from its direct successors.
 LiveSet live_out_of_terminator(const x86::Decoder &decoder, const x86::Insn &last,

@@ -21,7 +21,10 @@ LiveSet live_before(const x86::Insn &insn, LiveSet after);
 // Live-in of the code at `pc`, by decoding ahead up to its first control
 // transfer (everything is live past the horizon).  Memoised.
 LiveSet live_in_at(const x86::Decoder &decoder, uint64_t pc);
-// Drops the memo (the code may have changed: called at every epoch reset).
+// Drops the memo.  Called at every epoch reset: the host flushes after
+// patching text, so a memoised live-in never outlives the code it describes
+// by more than the window between the patch and the flush, the same window
+// in which already translated blocks are stale.
 void forget_liveness();
 
 // Live-out of a block's last instruction from its direct successors.

@@ -26,7 +26,8 @@ struct Exit {
 struct ChainSite {
   Block *from;
   uint32_t tail_field;   // rel32 that currently leads to the miss stub
-  uint32_t miss_stub;    // code-region offset of the miss stub
+  uint32_t miss_stub;    // code-region offset of the miss stub (calls the gate)
+  uint32_t fallback;     // where the chain's last link goes: the IBL prelude or the miss stub
   uint32_t links;
   uint64_t site_pc;
   uint8_t is_call;

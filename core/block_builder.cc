@@ -298,11 +298,18 @@ bool Emitter::emit_stubs() {
   }
   if (plan.chain) {
     ChainSite *c = plan.chain;
+    c->fallback = epoch_.code_used + w_.size();
+    if (epoch_.ibl_routine) {
+      // IBL prelude: push the miss stub (right after it), probe the table.
+      constexpr uint32_t kPreludeSize = 10;  // push imm32 + jmp rel32
+      w_.push_imm(epoch_.exec_at(c->fallback + kPreludeSize));
+      w_.jmp(epoch_.exec_at(epoch_.ibl_routine));
+    }
     c->miss_stub = epoch_.code_used + w_.size();
     w_.call(f.gate_indirect);
     w_.u32(epoch_.id_of(c));
     if (w_.overflowed()) return false;
-    w_.patch_rel32(c->tail_field - epoch_.code_used, epoch_.exec_at(c->miss_stub));
+    w_.patch_rel32(c->tail_field - epoch_.code_used, epoch_.exec_at(c->fallback));
   }
   return true;
 }

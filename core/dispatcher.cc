@@ -4,6 +4,7 @@
 #include "core/block_builder.h"
 #include "core/build_context.h"
 #include "core/engine_state.h"
+#include "core/ibl.h"
 #include "core/indirect_chain.h"
 #include "core/linker.h"
 
@@ -40,6 +41,7 @@ Block *lookup_or_build_locked(uint64_t pc, bool routine_start) {
     Block *b = nullptr;
     switch (build_block(e, pc, routine_start, &b)) {
       case BuildResult::kBuilt:
+        ibl_insert(e, pc, b->exec);
         return b;
       case BuildResult::kDeclined:
         g.stats.fallbacks++;
@@ -115,7 +117,15 @@ int kjit_engine_init(const kjit_os_memory *mem, const kjit_os_kernel_facts *fact
 void kjit_engine_fini(void) { g_engine.initialized = false; }
 
 uint64_t kjit_engine_enter(uint64_t orig_pc) {
-  if (!g_engine.initialized) return orig_pc;
+  EngineState &g = g_engine;
+  if (!g.initialized) return orig_pc;
+  // Fast path without the lock: the active epoch's IBL table.  An epoch is
+  // reset only after quiescence, which the caller (not yet in the cache,
+  // not sleeping) holds off.
+  if (uint64_t d = ibl_lookup(g.epochs[__atomic_load_n(&g.current, __ATOMIC_ACQUIRE) & 1], orig_pc)) {
+    __atomic_fetch_add(&g.stats.fast_entries, 1, __ATOMIC_RELAXED);  // lock-free path
+    return d;
+  }
   EngineLock lock;
   Block *b = lookup_or_build_locked(orig_pc, true);
   return b ? b->exec : orig_pc;
@@ -150,8 +160,10 @@ uint64_t kjit_engine_indirect_miss(uint64_t stub_return, uint64_t target) {
   // it is native for good (stop address, untranslatable), not when the
   // engine declined because the cache is full.
   bool native_for_good = !b && (g.is_stop(target) || !kjit_os_may_translate(target));
-  if (from == &g.epoch() && (b ? from->contains_exec(b->exec) : native_for_good))
+  if (from == &g.epoch() && (b ? from->contains_exec(b->exec) : native_for_good)) {
     chain_append(*from, site, target, dest);
+    if (native_for_good) ibl_insert(*from, target, target);
+  }
   return dest;
 }
 

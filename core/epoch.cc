@@ -1,5 +1,6 @@
 #include "core/epoch.h"
 
+#include "core/ibl.h"
 #include "core/liveness.h"
 
 namespace kjit {
@@ -9,6 +10,7 @@ bool Epoch::reset() {
   arena.reset();
   code_used = 0;
   nblocks = 0;
+  ibl_setup(*this);
   // Sizing: a block averages well over 64 bytes of code, so code_size/64
   // bounds the number of blocks; the table keeps twice that many slots.
   max_blocks = code_size / 64 + 16;

@@ -25,6 +25,9 @@ struct Epoch {
   uint32_t code_used;
   BlockTable table;
   InlineCache inline_cache;
+  uint32_t ibl_table_offset;  // see ibl.h; ibl_routine == 0: no IBL
+  uint32_t ibl_routine;
+  uint32_t ibl_mask;
   Block **blocks;       // in code order (bump allocation keeps them sorted)
   uint32_t nblocks;
   uint32_t max_blocks;

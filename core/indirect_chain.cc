@@ -18,7 +18,7 @@ bool chain_append(Epoch &epoch, ChainSite *site, uint64_t pc, uint64_t dest) {
   w.byte(12);
   w.bytes(lea_rcx, 3);
   w.u32(static_cast<uint32_t>(pc));
-  int32_t next_field = w.jmp(epoch.exec_at(site->miss_stub));
+  int32_t next_field = w.jmp(epoch.exec_at(site->fallback));
   w.pop_reg(KJIT_REG_RCX);
   int32_t hit_field = w.jmp(dest);
   if (w.overflowed() || next_field < 0 || hit_field < 0) return false;

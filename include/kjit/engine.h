@@ -94,6 +94,7 @@ struct kjit_engine_stats {
   uint64_t outlined_calls;
   uint64_t cache_full;         /* flushes forced by a full cache half        */
   uint64_t native_calls;       /* call sites to leaves run natively (shim)   */
+  uint64_t fast_entries;       /* entries served by the IBL without the lock */
 };
 void kjit_engine_get_stats(struct kjit_engine_stats *out);
 

@@ -65,6 +65,7 @@ int cmd_kernel_diff(int argc, char **argv) {
     else if (a == "--save" && i + 1 < argc) save_dir = argv[++i];
     else if (a == "--no-inline") engine.inline_instrumentation = 0;
     else if (a == "--no-liveness") engine.use_liveness = 0;
+    else if (a == "--chain" && i + 1 < argc) engine.max_chain_length = static_cast<uint32_t>(atoi(argv[++i]));
     else if (a == "--code-bytes" && i + 1 < argc) code_bytes = strtoull(argv[++i], nullptr, 0);
     else {
       fprintf(stderr, "kernel-diff: unexpected argument %s\n", a.c_str());
@@ -73,7 +74,7 @@ int cmd_kernel_diff(int argc, char **argv) {
   }
   if (vmlinux.empty() || kallsyms.empty()) {
     fprintf(stderr, "usage: kjit-sim kernel-diff --vmlinux FILE --symbols KALLSYMS[.xz] [--only FN] "
-                    "[--variants N] [--seed S] [--no-tools] [--no-inline] [--no-liveness] [--code-bytes N] [--save DIR]\n");
+                    "[--variants N] [--seed S] [--no-tools] [--no-inline] [--no-liveness] [--code-bytes N] [--chain N] [--save DIR]\n");
     return 2;
   }
   KernelImage img;

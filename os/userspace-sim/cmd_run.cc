@@ -28,6 +28,8 @@ int cmd_run(int argc, char **argv) {
       opt.translated.engine.inline_instrumentation = 0;
     } else if (a == "--no-liveness") {
       opt.translated.engine.use_liveness = 0;
+    } else if (a == "--chain" && i + 1 < argc) {
+      opt.translated.engine.max_chain_length = static_cast<uint32_t>(strtoul(argv[++i], nullptr, 0));
     } else if (a == "--code-bytes" && i + 1 < argc) {
       opt.translated.code_size = strtoull(argv[++i], nullptr, 0);
     } else if (a == "--quiet") {

@@ -1,0 +1,112 @@
+#include "core/ibl.h"
+
+#include "arch/x86/code_writer.h"
+
+namespace kjit {
+namespace {
+
+constexpr uint32_t kMinCodeForIbl = 16 * 1024;
+
+uint32_t hash_index(uint64_t pc, uint32_t mask) { return static_cast<uint32_t>((pc ^ (pc >> 12)) & mask); }
+
+IblEntry *table_of(const Epoch &e) {
+  return reinterpret_cast<IblEntry *>(e.write_at(e.ibl_table_offset));
+}
+
+// The shared routine.  On entry: rcx = original target, [rsp] = the site's
+// miss stub, [rsp+8] = the program's rcx (the chain protocol).  A hit
+// restores everything and `ret`s into the translation; a miss restores
+// everything and `ret`s into the site's miss stub, which calls the gate.
+void emit_routine(x86::CodeWriter &w, uint64_t table_exec, uint32_t mask) {
+  static const uint8_t kPrologue[] = {
+      0x50,              // push rax
+      0x9c,              // pushfq
+      0x52,              // push rdx
+      0x48, 0x89, 0xc8,  // mov rax, rcx
+      0x48, 0x89, 0xca,  // mov rdx, rcx
+      0x48, 0xc1, 0xea, 0x0c,  // shr rdx, 12
+      0x48, 0x31, 0xd0,  // xor rax, rdx
+  };
+  w.bytes(kPrologue, sizeof(kPrologue));
+  w.byte(0x48);  // and rax, imm32
+  w.byte(0x25);
+  w.u32(mask);
+  static const uint8_t kScale[] = {0x48, 0xc1, 0xe0, 0x04};  // shl rax, 4
+  w.bytes(kScale, sizeof(kScale));
+  w.byte(0x48);  // add rax, simm32 (the table's exec address)
+  w.byte(0x05);
+  w.u32(static_cast<uint32_t>(table_exec));
+  // Probe: cmp rcx, [rax]; je hit; add rax, 16 (x kIblProbes)
+  int32_t hit_jumps[kIblProbes];
+  for (uint32_t i = 0; i < kIblProbes; i++) {
+    static const uint8_t kCmp[] = {0x48, 0x3b, 0x08};  // cmp rcx, [rax]
+    w.bytes(kCmp, sizeof(kCmp));
+    hit_jumps[i] = w.jcc(0x4, w.here());  // je hit (patched below)
+    static const uint8_t kNext[] = {0x48, 0x83, 0xc0, 0x10};  // add rax, 16
+    w.bytes(kNext, sizeof(kNext));
+  }
+  // Miss: restore, return into the site's miss stub.
+  static const uint8_t kMiss[] = {0x5a, 0x9d, 0x58, 0xc3};  // pop rdx; popfq; pop rax; ret
+  w.bytes(kMiss, sizeof(kMiss));
+  uint64_t hit = w.here();
+  for (int32_t f : hit_jumps)
+    if (f >= 0) w.patch_rel32(static_cast<uint32_t>(f), hit);
+  static const uint8_t kHit[] = {
+      0x48, 0x8b, 0x40, 0x08,        // mov rax, [rax+8]     translation
+      0x48, 0x8b, 0x4c, 0x24, 0x20,  // mov rcx, [rsp+32]    the program's rcx
+      0x48, 0x89, 0x44, 0x24, 0x20,  // mov [rsp+32], rax    becomes the return target
+      0x5a, 0x9d, 0x58,              // pop rdx; popfq; pop rax
+      0x48, 0x8d, 0x64, 0x24, 0x08,  // lea rsp, [rsp+8]     drop the miss-stub slot
+      0xc3,                          // ret                  into the translation
+  };
+  w.bytes(kHit, sizeof(kHit));
+}
+
+}  // namespace
+
+void ibl_setup(Epoch &e) {
+  e.ibl_routine = 0;
+  if (e.code_size < kMinCodeForIbl) return;
+  uint32_t entries = 64;
+  while (entries * 2 <= e.code_size / 256) entries *= 2;
+  uint32_t table_bytes = (entries + kIblProbes) * sizeof(IblEntry);
+  uint64_t table_exec = e.exec_at(0);
+  if (!x86::fits_simm32(table_exec) || !x86::fits_simm32(table_exec + table_bytes)) return;
+  __builtin_memset(e.write_at(0), 0, table_bytes);
+  e.ibl_table_offset = 0;
+  e.ibl_mask = entries - 1;
+  uint32_t start = (table_bytes + 63) & ~63u;
+  x86::CodeWriter w(e.write_at(start), e.exec_at(start), e.code_size - start);
+  emit_routine(w, table_exec, e.ibl_mask);
+  if (w.overflowed()) return;
+  e.ibl_routine = start;
+  e.code_used = start + w.size();
+}
+
+void ibl_insert(Epoch &e, uint64_t pc, uint64_t dest) {
+  if (!e.ibl_routine || pc == 0) return;
+  IblEntry *t = table_of(e);
+  uint32_t i = hash_index(pc, e.ibl_mask);
+  for (uint32_t p = 0; p < kIblProbes; p++) {
+    IblEntry &slot = t[i + p];
+    if (slot.pc == pc) return;
+    if (slot.pc == 0) {
+      slot.dest = dest;
+      // Publish the translation before the key (readers load pc, then dest).
+      __atomic_store_n(&slot.pc, pc, __ATOMIC_RELEASE);
+      return;
+    }
+  }
+  // All probe slots taken: this target keeps using the dispatcher.
+}
+
+uint64_t ibl_lookup(const Epoch &e, uint64_t pc) {
+  if (!e.ibl_routine) return 0;
+  const IblEntry *t = table_of(e);
+  uint32_t i = hash_index(pc, e.ibl_mask);
+  for (uint32_t p = 0; p < kIblProbes; p++)
+    if (__atomic_load_n(&t[i + p].pc, __ATOMIC_ACQUIRE) == pc) return t[i + p].dest;
+  return 0;
+}
+
+}  // namespace kjit

@@ -1,0 +1,29 @@
+// The indirect-branch lookup (IBL): a hash table from original address to
+// translation, kept at the start of each epoch's code region, that
+// translated code probes itself when an indirect site's predicated chain
+// misses, without the engine lock and without leaving the cache.  Only
+// when the table misses too does the site go to the dispatcher gate.
+//
+// Readers (translated code, kjit_engine_enter) never lock: an entry's
+// translation is written before its pc, entries are never removed while
+// the epoch is live, and an epoch is reset only after quiescence.
+#pragma once
+#include "core/epoch.h"
+
+namespace kjit {
+
+struct IblEntry {
+  uint64_t pc;    // 0 = empty
+  uint64_t dest;  // translation, or pc itself for code that runs natively
+};
+constexpr uint32_t kIblProbes = 4;  // slots tried from the hash position
+
+// Lays out the table and the shared lookup routine at the start of a freshly
+// reset epoch (advances code_used).  Leaves the IBL off for caches too small
+// to afford it.
+void ibl_setup(Epoch &epoch);
+void ibl_insert(Epoch &epoch, uint64_t pc, uint64_t dest);
+// dest for pc, or 0.
+uint64_t ibl_lookup(const Epoch &epoch, uint64_t pc);
+
+}  // namespace kjit

@@ -159,7 +159,6 @@ static void kjit_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 				struct ftrace_ops *ops, struct ftrace_regs *fregs)
 {
 	struct pt_regs *regs = ftrace_get_regs(fregs);
-	void (*on_entry)(uint64_t, void *);
 	u32 pid;
 	u64 target;
 
@@ -183,9 +182,9 @@ static void kjit_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 		return;
 	}
 	atomic64_inc(&c_entries);
-	on_entry = READ_ONCE(kjit_tool.on_entry);
-	if (on_entry)
-		on_entry(ip, READ_ONCE(kjit_tool.on_entry_arg));
+	/* every registered plugin's on_entry: the built-in tool and plugin
+	 * modules alike */
+	kjit_engine_notify_entry(ip);
 	if (kjit_tool.id == KJIT_TOOL_CALLSTACK)
 		kjit_callstack_entry(ip, regs->sp);
 	ftrace_instruction_pointer_set(fregs, target);

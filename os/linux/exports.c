@@ -3,9 +3,10 @@
  * external module in C is written the way the JIFL paper's Figure 3 is (see
  * plugins/linux/).  The functions live in the engine object of this module.
  * Limits: kjit_alloc memory lives until the next KJIT_IOC_CONFIG (which is
- * refused while a plugin module uses kjit); a plugin's on_entry/on_exit are
- * not called for plugin modules (only for built-in tools: the engine keeps
- * its plugin list private; see ENGINE-REQUESTS.md). */
+ * refused while a plugin module uses kjit).  on_entry is called for every
+ * registered plugin (kjit_engine_notify_entry from the ftrace handler);
+ * on_exit is not called: the return to the stop address is a chain link
+ * straight to native code, invisible to the host (see ENGINE-REQUESTS.md). */
 #include <linux/module.h>
 #include "kjit/plugin.h"
 #include "kjit/engine.h"

@@ -63,8 +63,6 @@ struct kjit_ioc_results;
 struct kjit_tool_state {
   u32 id, pid, flush_every_entry;
   u64 cache_size;
-  void (*on_entry)(uint64_t entry_pc, void *arg);
-  void *on_entry_arg;
 };
 extern struct kjit_tool_state kjit_tool;
 int kjit_tools_init(const struct kjit_os_memory *mem);

@@ -120,7 +120,6 @@ static int bring_up(const struct kjit_ioc_config *c)
 	if (ret)
 		return ret;
 	engine_up = true;
-	WRITE_ONCE(kjit_tool.on_entry, NULL);
 	ret = tool_init(c->tool, &p);
 	if (ret)
 		return ret;
@@ -136,14 +135,11 @@ static int bring_up(const struct kjit_ioc_config *c)
 	kjit_tool.cache_size = mem.code_size;
 	WRITE_ONCE(kjit_tool.pid, c->pid);
 	WRITE_ONCE(kjit_tool.flush_every_entry, c->flush_every_entry);
-	WRITE_ONCE(kjit_tool.on_entry, p ? p->on_entry : NULL);
-	WRITE_ONCE(kjit_tool.on_entry_arg, p ? p->arg : NULL);
 	return 0;
 }
 
 static void tear_down(void)
 {
-	WRITE_ONCE(kjit_tool.on_entry, NULL);
 	if (active_plugin)
 		kjit_unregister_plugin(active_plugin);
 	active_plugin = NULL;

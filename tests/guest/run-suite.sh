@@ -7,7 +7,10 @@
 #   default, and preempt=full) running tests/guest/suite-guest.sh, and fails
 #   on any FAIL check, a guest that did not finish, or kernel-log errors.
 # Env: KJIT_SUITE_MODES ("voluntary full"), KJIT_SUITE_QUICK=1 (skip the
-#   start/stop x100 and insmod/rmmod x20 phases), KJIT_SUITE_ITERS (1).
+#   start/stop x100 and insmod/rmmod x20 phases), KJIT_SUITE_ITERS (1),
+#   KJIT_SUITE_APPEND (extra kernel args for every boot, e.g. loglevel=7 to
+#   see kernel messages on the console despite `quiet`), KJIT_SUITE_MTTCG=1
+#   (multi-threaded TCG; the default is single-threaded, see below).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 B="$(cd "${1:-$root/build}" && pwd)"
@@ -22,6 +25,24 @@ hz="$B/hazard"; mkdir -p "$hz"
 cp "$root"/tests/guest/hazard/{kjit_hazard.c,Kbuild} "$hz/"
 make -C "$KDIR" M="$hz" -j2 modules > "$hz/build.log" 2>&1 || { cat "$hz/build.log" >&2; exit 1; }
 
+# Single-threaded TCG (one host thread runs both vCPUs) unless
+# KJIT_SUITE_MTTCG=1.  With multi-threaded TCG (QEMU 7.2, Debian 12) the
+# start/stop phase hung: both vCPUs trapped forever on an int3 at
+# __x64_sys_openat+0 that memory no longer held (kprobe_int3_handler read
+# the new `call` byte and rewound; execution still saw int3), i.e. a stale
+# translation of text patched by text_poke_bp.  See os/linux/README.md.
+# run-guest.sh starts qemu-system-x86_64 from PATH: a wrapper adds the option.
+if [ "${KJIT_SUITE_MTTCG:-0}" != 1 ]; then
+  mkdir -p "$B/qemu-single"
+  cat > "$B/qemu-single/qemu-system-x86_64" <<'WRAP'
+#!/bin/bash
+args=(); for a in "$@"; do [ "$a" = tcg ] && a="tcg,thread=single"; args+=("$a"); done
+exec /usr/bin/qemu-system-x86_64 "${args[@]}"
+WRAP
+  chmod +x "$B/qemu-single/qemu-system-x86_64"
+  export PATH="$B/qemu-single:$PATH"
+fi
+
 fail=0
 for mode in $MODES; do
   share="$B/guest-suite-$mode"
@@ -30,7 +51,7 @@ for mode in $MODES; do
   gcc -O2 -static -Wall -Wno-unused-result -o "$share/workload" "$root/tests/guest/workload.c"
   gcc -O2 -static -Wall -I "$root/os/linux" -o "$share/kjitctl" "$root/tools/kjitctl/kjitctl.c"
   { echo "QUICK=${KJIT_SUITE_QUICK:-0} ITERS=${KJIT_SUITE_ITERS:-1}"; echo "export QUICK ITERS"; cat "$root/tests/guest/suite-guest.sh"; } > "$share/suite.sh"
-  append=""; [ "$mode" = full ] && append="preempt=full"
+  append="${KJIT_SUITE_APPEND:-}"; [ "$mode" = full ] && append="$append preempt=full"
   echo "run-suite: booting ($mode preemption)"
   rc=0
   "$root/tools/lab/run-guest.sh" --share "$share" --script "$share/suite.sh" --smp 2 --mem 1024 \

@@ -58,6 +58,15 @@ Block *lookup_or_build_locked(uint64_t pc, bool routine_start) {
   return nullptr;
 }
 
+// Whether every return to a stop address must reach the host's gate.
+bool exits_observed() {
+  const EngineState &g = g_engine;
+  if (g.opt.observe_exits) return true;
+  for (uint32_t i = 0; i < g.nplugins; i++)
+    if (g.plugins[i]->on_exit) return true;
+  return false;
+}
+
 Epoch *epoch_of_exec(uint64_t exec) {
   for (Epoch &e : g_engine.epochs)
     if (e.state != EpochState::kFree && e.contains_exec(exec)) return &e;
@@ -82,6 +91,7 @@ void kjit_engine_default_options(kjit_engine_options *opt) {
   opt->use_liveness = 1;
   opt->max_chain_length = 4;
   opt->max_block_insns = 64;
+  opt->observe_exits = 0;
 }
 
 int kjit_engine_init(const kjit_os_memory *mem, const kjit_os_kernel_facts *facts,
@@ -159,7 +169,8 @@ uint64_t kjit_engine_indirect_miss(uint64_t stub_return, uint64_t target) {
   // Only the active epoch is extended.  A native target is linked only when
   // it is native for good (stop address, untranslatable), not when the
   // engine declined because the cache is full.
-  bool native_for_good = !b && (g.is_stop(target) || !kjit_os_may_translate(target));
+  bool stop = g.is_stop(target);
+  bool native_for_good = !b && (stop || !kjit_os_may_translate(target)) && !(stop && exits_observed());
   if (from == &g.epoch() && (b ? from->contains_exec(b->exec) : native_for_good)) {
     chain_append(*from, site, target, dest);
     if (native_for_good) ibl_insert(*from, target, target);

@@ -38,6 +38,11 @@ struct kjit_engine_options {
   uint32_t use_liveness;           /* 1: save only live flags/regs (default)   */
   uint32_t max_chain_length;       /* predicated links per indirect site (4)   */
   uint32_t max_block_insns;        /* instructions per dynamic block (64)      */
+  /* 1: returns to stop addresses always reach the gate, so the host sees
+   * every exit; 0 (default): they are chained straight to native code, a
+   * compare instead of a dispatcher trip.  Exits are also observed while a
+   * registered plugin has on_exit. */
+  uint32_t observe_exits;
 };
 void kjit_engine_default_options(struct kjit_engine_options *opt);
 

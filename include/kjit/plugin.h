@@ -145,7 +145,10 @@ struct kjit_plugin {
   void (*on_block)(struct kjit_block *block, void *arg);
   void (*on_routine)(struct kjit_block *first_block, void *arg);
   void (*on_insn)(struct kjit_insn *insn, void *arg);
-  /* Entry and exit of an instrumented entry point (syscall or function). */
+  /* Entry and exit of an instrumented entry point (syscall or function):
+   * on_entry gets the entry point's address, on_exit the original address
+   * execution returns to.  While a plugin has on_exit, returns are not
+   * chained to native code, so every exit costs a dispatcher trip. */
   void (*on_entry)(uint64_t entry_pc, void *arg);
   void (*on_exit)(uint64_t entry_pc, void *arg);
 };

@@ -124,6 +124,8 @@ static void escaped(u64 t)
 	if (!is_stop(t))
 		return;
 	atomic64_inc(&c_exits);
+	/* Plugins' on_exit (the engine routes every exit here while one has it). */
+	kjit_engine_notify_exit(t);
 	/* flush-every-entry (benchmarks): only where sleeping is allowed; the
 	 * gate's caller has left the cache (its stub's return address is gone). */
 	if (unlikely(READ_ONCE(kjit_tool.flush_every_entry)) && preemptible() &&

@@ -110,6 +110,8 @@ static int bring_up(const struct kjit_ioc_config *c)
 	kjit_engine_default_options(&opt);
 	opt.inline_instrumentation = c->inline_instrumentation;
 	opt.use_liveness = c->use_liveness;
+	/* Flushing at every exit needs to see every exit. */
+	opt.observe_exits = c->flush_every_entry ? 1 : 0;
 	if (c->max_block_insns)
 		opt.max_block_insns = c->max_block_insns;
 	if (c->cache_kb)

@@ -431,19 +431,46 @@ bool exc_evex_rounding(const Both &x, const Prefixes &p) {
          x.c_cf == KJIT_CF_NONE;
 }
 
+bool is_null_segment_prefix(uint8_t b) { return b == 0x26 || b == 0x2e || b == 0x36 || b == 0x3e; }
+// A legacy prefix byte that occurs again before the opcode (REX excluded).
+bool repeated_prefix(const uint8_t *b, uint32_t opcode_at, uint32_t j) {
+  if ((b[j] & 0xf0) == 0x40) return false;
+  for (uint32_t i = 0; i < opcode_at; i++)
+    if (i != j && b[i] == b[j]) return true;
+  return false;
+}
+
 // E19: a missing mandatory 0x66 (0F 38 / 0F 3A SSE4 forms that only exist
 // with 66, such as phminposuw): Zydis rejects, Capstone 4 decodes the 66
 // form anyway.  Checked mechanically: with a 66 inserted in front, Capstone
-// decodes the same instruction, one byte longer.
+// decodes the same instruction, one byte longer (at the 15-byte limit the
+// 66 replaces a repeated segment prefix, and the length stays).
 bool exc_missing_66(const Both &x, const Prefixes &p, csh cs) {
   if (x.z_ok || !x.c || x.c_cf != KJIT_CF_NONE || x.z_raw_status != ZYDIS_STATUS_DECODING_ERROR || p.opsize)
     return false;
+  // Capstone decodes the first instruction only, so a 16-byte buffer is fine.
   uint8_t with66[16];
   with66[0] = 0x66;
   memcpy(with66 + 1, x.bytes, x.n);
   cs_insn *ci = nullptr;
-  const size_t k = cs_disasm(cs, with66, x.n + 1, kPc, 1, &ci);
-  const bool same = k && ci->id == x.c->id && ci->size == x.c->size + 1u;
+  size_t k = cs_disasm(cs, with66, x.n + 1, kPc, 1, &ci);
+  bool same = k && ci->id == x.c->id && ci->size == x.c->size + 1u;
+  if (!same && x.c->size == 15) {
+    // The 66 form would be 16 bytes: let the 66 take the place of a prefix
+    // with no effect (ES/CS/SS/DS in 64-bit mode, or a repeated prefix).
+    uint32_t j = 0;
+    while (j < p.opcode_at && !is_null_segment_prefix(x.bytes[j]) &&
+           !repeated_prefix(x.bytes, p.opcode_at, j))
+      j++;
+    if (j < p.opcode_at) {
+      if (ci) cs_free(ci, k);
+      ci = nullptr;
+      memcpy(with66, x.bytes, x.n);
+      with66[j] = 0x66;
+      k = cs_disasm(cs, with66, x.n, kPc, 1, &ci);
+      same = k && ci->id == x.c->id && ci->size == x.c->size;
+    }
+  }
   if (ci) cs_free(ci, k);
   return same;
 }

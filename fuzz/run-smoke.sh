@@ -7,7 +7,8 @@
 #
 # BUILD_DIR is a clang build configured with -DKJIT_FUZZ=ON (targets in
 # BUILD_DIR/fuzz/).  New inputs go to a scratch directory, never into
-# fuzz/corpus/; crash reproducers are left in BUILD_DIR/fuzz/smoke-artifacts/.
+# fuzz/corpus/; the seed is fixed (KJIT_FUZZ_SEED, default 1) so that CI runs
+# are repeatable; crash reproducers are left in BUILD_DIR/fuzz/smoke-artifacts/.
 set -u
 if [ $# -ne 2 ]; then
   echo "usage: $0 BUILD_DIR SECONDS" >&2
@@ -36,7 +37,7 @@ $t: MISSING"
   mkdir -p "$scratch/$t"
   log=$scratch/$t.log
   echo "== $t: ${seconds}s over fuzz/corpus/$t"
-  "$bin" -max_total_time="$seconds" -print_final_stats=1 -timeout=30 \
+  "$bin" -max_total_time="$seconds" -print_final_stats=1 -timeout=30 -seed="${KJIT_FUZZ_SEED:-1}" \
       -artifact_prefix="$artifacts/$t-" "$scratch/$t" "$here/corpus/$t" >"$log" 2>&1
   rc=$?
   execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)

@@ -181,14 +181,20 @@ void Instrumenter::restore(SavedState st) {
 
 void Instrumenter::emit_outlined(const CallRequest &req, const InlineArgs &args,
                                  const uint8_t *src_reg, LiveSet live) {
+  uint64_t target = reinterpret_cast<uint64_t>(req.routine);
+  if (!g_engine.routines_in_same_space()) target = kjit_os_host_call_gate(target);
+  if (target == 0) {
+    // The host has no way to call this routine (its gates are exhausted):
+    // leave the call out rather than emit a call to nowhere.
+    g_engine.stats.fallbacks++;
+    return;
+  }
   bool liveness = g_engine.opt.use_liveness;
   SavedState st{static_cast<uint16_t>(liveness ? (kCallerSaved & live.regs) : kCallerSaved),
                 !liveness || live.flags != 0};
   load_reg_args(args, src_reg, save(st));
   for (uint32_t i = 0; i < args.nargs; i++)
     if (args.is_const[i]) w_->mov_reg_imm(static_cast<uint8_t>(kSysvArgRegs[i]), args.value[i]);
-  uint64_t target = reinterpret_cast<uint64_t>(req.routine);
-  if (!g_engine.routines_in_same_space()) target = kjit_os_host_call_gate(target);
   if (w_->call(target) < 0 && !w_->overflowed()) {
     // Out of rel32 reach: call through an inline slot (no register needed).
     static const uint8_t kCallSlot[] = {0xff, 0x15, 0x02, 0, 0, 0, 0xeb, 0x08};

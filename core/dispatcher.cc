@@ -41,7 +41,9 @@ Block *lookup_or_build_locked(uint64_t pc, bool routine_start) {
     Block *b = nullptr;
     switch (build_block(e, pc, routine_start, &b)) {
       case BuildResult::kBuilt:
-        ibl_insert(e, pc, b->exec);
+        // Not put in the IBL table here: only entries and indirect targets
+        // go there (below), so blocks only reached directly do not crowd
+        // out the ones the table is for.
         return b;
       case BuildResult::kDeclined:
         g.stats.fallbacks++;
@@ -138,6 +140,7 @@ uint64_t kjit_engine_enter(uint64_t orig_pc) {
   }
   EngineLock lock;
   Block *b = lookup_or_build_locked(orig_pc, true);
+  if (b && g.epoch().contains_exec(b->exec)) ibl_insert(g.epoch(), orig_pc, b->exec);
   return b ? b->exec : orig_pc;
 }
 
@@ -173,7 +176,7 @@ uint64_t kjit_engine_indirect_miss(uint64_t stub_return, uint64_t target) {
   bool native_for_good = !b && (stop || !kjit_os_may_translate(target)) && !(stop && exits_observed());
   if (from == &g.epoch() && (b ? from->contains_exec(b->exec) : native_for_good)) {
     chain_append(*from, site, target, dest);
-    if (native_for_good) ibl_insert(*from, target, target);
+    ibl_insert(*from, target, dest);
   }
   return dest;
 }

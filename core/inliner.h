@@ -51,9 +51,13 @@ class InlineCache {
   struct Entry {
     const void *routine;
     InlineArgs args;
-    InlinedCode *code;  // nullptr = known not inlinable
+    InlinedCode *code;     // nullptr = known not inlinable
+    InlinedCode *storage;  // the entry's own buffer, reused on replacement
     uint8_t used;
   };
+  static constexpr uint32_t kProbeWindow = 8;
+  const InlinedCode *fill(Entry &e, const x86::Decoder &decoder, const void *routine,
+                          const InlineArgs &args, bool same_space);
   Arena *arena_ = nullptr;
   Entry *entries_ = nullptr;
   uint32_t mask_ = 0;

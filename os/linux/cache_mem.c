@@ -40,7 +40,7 @@ MODULE_PARM_DESC(cache_kb, "code cache size in KiB (max 8192)");
 static unsigned int data_kb = 512;
 module_param(data_kb, uint, 0444);
 MODULE_PARM_DESC(data_kb, "data window size in KiB (max 1024)");
-static unsigned int arena_kb = 8192;
+static unsigned int arena_kb = 32768;
 module_param(arena_kb, uint, 0444);
 MODULE_PARM_DESC(arena_kb, "engine arena size in KiB");
 

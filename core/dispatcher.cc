@@ -199,11 +199,20 @@ int kjit_engine_reclaim(void) {
   EngineState &g = g_engine;
   if (!g.initialized) return 0;
   // Nobody can enter a retired epoch any more; wait until nobody is in it.
-  kjit_os_quiesce();
+  // Only the epochs seen retired (and so quiesced) here are freed: one
+  // retired after this check waits for the next reclaim.
+  bool quiesced[2] = {false, false};
+  for (Epoch &e : g.epochs)
+    if (__atomic_load_n(&e.state, __ATOMIC_ACQUIRE) == EpochState::kRetired) {
+      kjit_os_quiesce(e.code_exec, e.code_exec + e.code_size);
+      quiesced[e.index] = true;
+    }
   EngineLock lock;
   for (Epoch &e : g.epochs)
-    if (e.state == EpochState::kRetired) e.state = EpochState::kFree;
+    if (quiesced[e.index] && e.state == EpochState::kRetired) e.state = EpochState::kFree;
   g.reclaim_pending = 0;
+  for (Epoch &e : g.epochs)
+    if (e.state == EpochState::kRetired) g.reclaim_pending = 1;
   return 0;
 }
 

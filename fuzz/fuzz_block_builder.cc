@@ -191,7 +191,8 @@ void kjit_os_unlock(void) {
   if (--g_shim.lock_depth != 0) fail("unlock without lock");
 }
 uint32_t kjit_os_cpu(void) { return 0; }
-void kjit_os_quiesce(void) {
+void kjit_os_quiesce(uint64_t lo, uint64_t hi) {
+  if (lo >= hi) fail("quiesce of an empty range");
   if (g_shim.lock_depth) fail("quiesce under the engine lock");
 }
 void kjit_os_log(const char *msg) {

@@ -87,9 +87,11 @@ void kjit_os_lock(void);
 void kjit_os_unlock(void);
 /* Current CPU number, for per-CPU statistics. */
 uint32_t kjit_os_cpu(void);
-/* Waits until no CPU can still be executing old code-cache contents (RCU
- * tasks-style quiescence in the kernel; immediate in the simulator). */
-void kjit_os_quiesce(void);
+/* Waits until no task can still execute, or return into, code-cache
+ * addresses in [exec_lo, exec_hi): none is running there, preempted there,
+ * or sleeping in an exception handler (a page fault on user memory) taken
+ * there.  Immediate in the simulator. */
+void kjit_os_quiesce(uint64_t exec_lo, uint64_t exec_hi);
 
 /* Logging: a short NUL-terminated message. */
 void kjit_os_log(const char *msg);

@@ -113,6 +113,13 @@ void kjit_mem_exit(void)
 	arena = NULL;
 }
 
+/* The whole cache section, whatever part of it the engine uses. */
+void kjit_mem_cache_range(unsigned long *lo, unsigned long *hi)
+{
+	*lo = (unsigned long)kjit_cache_area;
+	*hi = *lo + KJIT_CACHE_MAX;
+}
+
 int kjit_mem_is_cache(unsigned long addr)
 {
 	return addr - (unsigned long)kjit_cache_area < cache_bytes;

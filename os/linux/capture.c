@@ -566,8 +566,7 @@ static void cap_stop_locked(void)
 		kjit_unregister_plugin(&cap_plugin);
 		cap_registered = false;
 		/* Code translated before the flush may still call the routines. */
-		synchronize_rcu_tasks();
-		synchronize_rcu();
+		kjit_entry_quiesce();
 	}
 	if (READ_ONCE(cap_owner))
 		cap_end(KJIT_CAP_END_STOPPED);

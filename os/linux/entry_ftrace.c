@@ -491,8 +491,10 @@ int kjit_entry_init(void)
  * (see the comment at the top). */
 void kjit_entry_quiesce(void)
 {
-	synchronize_rcu_tasks();
-	synchronize_rcu();
+	unsigned long lo, hi;
+
+	kjit_mem_cache_range(&lo, &hi);
+	kjit_quiesce_range(lo, hi);
 }
 
 void kjit_detach_all(void)

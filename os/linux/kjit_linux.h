@@ -22,6 +22,12 @@ int kjit_mem_init(struct kjit_os_memory *mem);
 void kjit_mem_exit(void);
 int kjit_mem_selftest(void);
 int kjit_mem_is_cache(unsigned long addr);
+void kjit_mem_cache_range(unsigned long *lo, unsigned long *hi);
+
+/* quiesce.c: wait until no task can run or return into [lo, hi) of the
+ * cache (RCU-tasks plus stack checks of every task).  May sleep long. */
+int kjit_quiesce_init(void);
+void kjit_quiesce_range(unsigned long lo, unsigned long hi);
 
 /* dispatch_gates.S */
 void kjit_gate_direct(void);

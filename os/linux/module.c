@@ -20,6 +20,9 @@ static int __init kjit_init(void)
 	ret = kjit_shim_init();
 	if (ret)
 		return ret;
+	ret = kjit_quiesce_init();
+	if (ret)
+		return ret;
 	ret = kjit_mem_init(&kjit_mem);
 	if (ret)
 		return ret;

@@ -246,13 +246,12 @@ uint32_t kjit_os_cpu(void)
 	return raw_smp_processor_id();
 }
 
-void kjit_os_quiesce(void)
+void kjit_os_quiesce(uint64_t exec_lo, uint64_t exec_hi)
 {
-	/* RCU-tasks: every task has voluntarily scheduled or been in user
-	 * mode, so no task is still preempted inside old cache contents.  This
-	 * sleeps: it cannot be honoured in atomic context. */
+	/* Sleeps (RCU-tasks, then stack checks: quiesce.c); it cannot be
+	 * honoured in atomic context, where the engine never calls it. */
 	if (preemptible()) {
-		synchronize_rcu_tasks();
+		kjit_quiesce_range((unsigned long)exec_lo, (unsigned long)exec_hi);
 		return;
 	}
 	pr_warn_ratelimited("kjit: quiesce requested in atomic context; not waiting\n");

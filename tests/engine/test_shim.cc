@@ -49,7 +49,7 @@ void kjit_os_code_written(uint64_t, uint64_t) {}
 void kjit_os_lock(void) {}
 void kjit_os_unlock(void) {}
 uint32_t kjit_os_cpu(void) { return 0; }
-void kjit_os_quiesce(void) {}
+void kjit_os_quiesce(uint64_t, uint64_t) {}
 void kjit_os_log(const char *msg) { fprintf(stderr, "kjit: %s\n", msg); }
 void kjit_os_symbolize(uint64_t, char *out, uint64_t len) {
   if (len) out[0] = 0;

@@ -50,13 +50,18 @@ for mode in $MODES; do
   cp "$ko" "$B"/plugins-linux/*.ko "$hz/kjit_hazard.ko" "$share/"
   gcc -O2 -static -Wall -Wno-unused-result -o "$share/workload" "$root/tests/guest/workload.c"
   gcc -O2 -static -Wall -I "$root/os/linux" -o "$share/kjitctl" "$root/tools/kjitctl/kjitctl.c"
+  gcc -O2 -static -Wall -pthread -o "$share/uffd_fault" "$root/tests/guest/uffd_fault.c"
   { echo "QUICK=${KJIT_SUITE_QUICK:-0} ITERS=${KJIT_SUITE_ITERS:-1}"; echo "export QUICK ITERS"; cat "$root/tests/guest/suite-guest.sh"; } > "$share/suite.sh"
   append="${KJIT_SUITE_APPEND:-}"; [ "$mode" = full ] && append="$append preempt=full"
   echo "run-suite: booting ($mode preemption)"
   rc=0
   "$root/tools/lab/run-guest.sh" --share "$share" --script "$share/suite.sh" --smp 2 --mem 1024 \
      --timeout 900 ${append:+--append "$append"} || rc=$?
-  [ "$rc" = 0 ] || { echo "run-suite: FAIL: guest status $rc ($mode)" >&2; fail=1; }
+  if [ "$rc" != 0 ]; then
+    echo "run-suite: FAIL: guest status $rc ($mode); the console's last lines:" >&2
+    tail -n 40 "$share/console.log" >&2 || true
+    fail=1
+  fi
   grep -q SUITE-GUEST-DONE "$share/guest.log" 2>/dev/null || { echo "run-suite: FAIL: guest did not finish ($mode)" >&2; fail=1; }
   if [ -f "$share/checks.txt" ]; then
     np=$(grep -c ' PASS' "$share/checks.txt" || true); nf=$(grep -c ' FAIL' "$share/checks.txt" || true)

@@ -12,7 +12,12 @@ pass() { echo "CHECK $1 PASS ${2:-}" | tee -a checks.txt; }
 fail() { echo "CHECK $1 FAIL ${2:-}" | tee -a checks.txt; sync; }
 chk() { name=$1; shift; if "$@"; then pass "$name"; else fail "$name"; fi; }
 stat_of() { $K stats | awk -v k="$1" '$1==k{print $2}'; }
-step() { echo "== $* ($(cut -d' ' -f1 /proc/uptime)s)"; }
+# Steps also go to the console (/dev/kmsg at KERN_CRIT, shown despite
+# `quiet`): if the guest hangs, the host's console.log says where.
+step() {
+  echo "== $* ($(cut -d' ' -f1 /proc/uptime)s)"
+  echo "<2>kjit-suite: step $*" > /dev/kmsg 2>/dev/null
+}
 
 ifconfig lo 127.0.0.1 up 2>/dev/null || ip link set lo up
 echo 0 > /proc/sys/kernel/kptr_restrict 2>/dev/null
@@ -163,6 +168,28 @@ chk static_key_results_same sh -c "cmp -s native.txt sk-before.txt && cmp -s nat
 chk static_key_flush_seen [ $((te1 - te0)) -ge 2 -a "${tf:-0}" -ge 1 ]
 chk static_key_tracepoint_fires [ "$n_ev" -ge 1 ]
 
+# --- unload while a task sleeps in a page fault taken in the cache -----------
+# RCU-tasks counts a task sleeping in a fault handler as quiescent, but the
+# fault's frame holds a cache address: detach/rmmod must wait for it.
+step "unload waits for a task asleep in a fault taken in the cache"
+$K config --tool icount > /dev/null
+rm -f uffd-blocked uffd-release unload-rc
+$K attach newuname > /dev/null
+e0=$(stat_of entries)
+./uffd_fault . > uffd.txt 2>&1 & up=$!
+n=0; while [ ! -f uffd-blocked ] && [ $n -lt 200 ]; do sleep 0.1; n=$((n + 1)); done
+e1=$(stat_of entries)
+chk uffd_blocked_in_instrumented_uname [ -f uffd-blocked -a $((e1 - e0)) -ge 1 ]
+( $K detach all > /dev/null; rmmod kjit; echo $? > unload-rc ) & dp=$!
+sleep 4
+chk unload_waits_for_sleeping_fault [ ! -f unload-rc ]
+touch uffd-release
+wait $up; wait $dp
+chk uffd_result_after_unload grep -q "uffd ok" uffd.txt
+chk unload_after_fault_resolved [ "$(cat unload-rc 2>/dev/null)" = 0 ]
+insmod ./kjit.ko || fail insmod_after_uffd
+$K config --tool icount > /dev/null
+
 # --- plugin modules (Figure 3 and branch hints) ----------------------------
 step "plugin modules"
 $K config --tool none > /dev/null
@@ -203,7 +230,7 @@ if [ "$Q" != 1 ]; then
 # --- start/stop 100 times under load ------------------------------------------
 step "start/stop x100 under load"
 # 100 cycles of attach (5 system calls) / detach, then 3 of all-syscalls
-( i=0; while [ ! -f stop-load ]; do $W 1 > load-$i.txt 2>&1; i=$((i + 1)); [ $i -ge 8 ] && i=0; done ) & lp=$!
+( i=0; while [ ! -f stop-load ]; do timeout 300 $W 1 > load-$i.txt 2>&1 || echo "load workload $i: status $?" >> load-status.txt; i=$((i + 1)); [ $i -ge 8 ] && i=0; done ) & lp=$!
 ss_fail=0
 i=0
 while [ $i -lt 100 ]; do
@@ -226,7 +253,7 @@ chk start_stop_100 [ $ss_fail -eq 0 -a $bad -eq 0 ]
 step "insmod/rmmod x20 under load"
 rmmod kjit_hazard
 rmmod kjit || fail rmmod_before_loop
-( i=0; while [ ! -f stop-load ]; do $W 1 > uload-$i.txt 2>&1; i=$((i + 1)); [ $i -ge 8 ] && i=0; done ) & lp=$!
+( i=0; while [ ! -f stop-load ]; do timeout 300 $W 1 > uload-$i.txt 2>&1 || echo "uload workload $i: status $?" >> load-status.txt; i=$((i + 1)); [ $i -ge 8 ] && i=0; done ) & lp=$!
 lu_fail=0
 i=0
 while [ $i -lt 20 ]; do

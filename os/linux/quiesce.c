@@ -1,0 +1,172 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Waiting until no task can still execute, or return into, a range of the
+ * code cache (before an epoch's memory is reused, and before unload).
+ *
+ * RCU-tasks alone is not enough.  It counts a task as quiescent once it has
+ * switched voluntarily, and a task that takes a page fault on user memory
+ * from translated code (copy_to_user in the cache, with its mirrored
+ * extable entry) may sleep in the fault handler (mmap_lock, I/O,
+ * userfaultfd) with the cache address in the exception frame: when it wakes
+ * it returns into the cache.  Calls from the cache push original return
+ * addresses, so such exception frames (and a task interrupted in the cache)
+ * are the only way a cache address is live on a stack.
+ *
+ * So after the grace period every other task is checked:
+ *  - not on a CPU: its stack is unwound (ORC) and every frame, exception
+ *    frames included, must lie outside the range;
+ *  - on a CPU: an IPI to that CPU looks at the interrupted context (user
+ *    mode is clean; kernel mode is unwound from the IRQ frame).
+ * A task that switched while it was looked at is looked at again.  The
+ * wait has no time limit (unloading under a userfaultfd stall must stay
+ * safe); it says who it waits for every ten seconds.
+ */
+#include <linux/delay.h>
+#include <linux/sched.h>
+#include <linux/sched/signal.h>
+#include <linux/slab.h>
+#include <linux/smp.h>
+#include <asm/irq_regs.h>
+#include <asm/ptrace.h>
+#include "kjit_linux.h"
+
+#define KJIT_QUIESCE_DEPTH 96
+
+static unsigned int (*p_save_tsk)(struct task_struct *t, unsigned long *store, unsigned int size,
+				  unsigned int skip);
+static unsigned int (*p_save_regs)(struct pt_regs *regs, unsigned long *store, unsigned int size,
+				   unsigned int skip);
+
+struct kjit_range {
+	unsigned long lo, hi;
+};
+
+enum holds { CLEAN, HOLDS, CHANGED };
+
+struct cpu_look {
+	struct task_struct *task;
+	struct kjit_range r;
+	enum holds result;
+	unsigned long store[KJIT_QUIESCE_DEPTH];
+};
+
+static bool any_in(const unsigned long *e, unsigned int n, const struct kjit_range *r)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		if (e[i] >= r->lo && e[i] < r->hi)
+			return true;
+	return false;
+}
+
+static unsigned long switches(struct task_struct *t)
+{
+	return READ_ONCE(t->nvcsw) + READ_ONCE(t->nivcsw);
+}
+
+/* IPI handler: the task this CPU was running when interrupted. */
+static void look_here(void *arg)
+{
+	struct cpu_look *c = arg;
+	struct pt_regs *regs = get_irq_regs();
+	unsigned int n;
+
+	if (current != c->task) {
+		c->result = CHANGED;
+		return;
+	}
+	if (!regs) {            /* not from an interrupt: be conservative */
+		c->result = HOLDS;
+		return;
+	}
+	if (user_mode(regs)) {
+		c->result = CLEAN;
+		return;
+	}
+	c->store[0] = regs->ip;
+	n = p_save_regs(regs, c->store + 1, KJIT_QUIESCE_DEPTH - 1, 0);
+	c->result = any_in(c->store, n + 1, &c->r) ? HOLDS : CLEAN;
+}
+
+static enum holds look_at(struct task_struct *t, const struct kjit_range *r, struct cpu_look *c)
+{
+	unsigned long sw = switches(t);
+	unsigned int n, cpu;
+
+	if (READ_ONCE(t->on_cpu)) {
+		cpu = task_cpu(t);
+		if (cpu == get_cpu()) {         /* mid-switch on this CPU */
+			put_cpu();
+			return CHANGED;
+		}
+		put_cpu();
+		c->task = t;
+		c->r = *r;
+		c->result = CHANGED;
+		if (smp_call_function_single(cpu, look_here, c, 1))
+			return CHANGED;
+		return switches(t) == sw ? c->result : CHANGED;
+	}
+	n = p_save_tsk(t, c->store, KJIT_QUIESCE_DEPTH, 0);
+	if (READ_ONCE(t->on_cpu) || switches(t) != sw)
+		return CHANGED;
+	return any_in(c->store, n, r) ? HOLDS : CLEAN;
+}
+
+/* One pass over every task; the pid of one still in the range, else 0. */
+static pid_t pass(const struct kjit_range *r, struct cpu_look *c)
+{
+	struct task_struct *g, *t;
+	pid_t busy = 0;
+
+	rcu_read_lock();
+	for_each_process_thread(g, t) {
+		enum holds h = CHANGED;
+		int tries;
+
+		if (t == current)
+			continue;
+		for (tries = 0; tries < 8 && h == CHANGED; tries++)
+			h = look_at(t, r, c);
+		if (h != CLEAN) {
+			busy = task_pid_nr(t) ? task_pid_nr(t) : -1;
+			break;
+		}
+	}
+	rcu_read_unlock();
+	return busy;
+}
+
+void kjit_quiesce_range(unsigned long lo, unsigned long hi)
+{
+	struct kjit_range r = { lo, hi };
+	struct cpu_look *c;
+	unsigned long waited = 0;
+	pid_t busy;
+
+	might_sleep();
+	synchronize_rcu_tasks();
+	synchronize_rcu();
+	if (!p_save_tsk || !p_save_regs)
+		return;         /* init refused to load without them */
+	c = kmalloc(sizeof(*c), GFP_KERNEL | __GFP_NOFAIL);
+	while ((busy = pass(&r, c)) != 0) {
+		if (++waited % 1000 == 0)
+			pr_warn("kjit: still waiting for task %d to leave the code cache (%lu s)\n",
+				busy, waited / 100);
+		msleep(10);
+	}
+	kfree(c);
+}
+
+int kjit_quiesce_init(void)
+{
+	p_save_tsk = (void *)kjit_ksym("stack_trace_save_tsk");
+	p_save_regs = (void *)kjit_ksym("stack_trace_save_regs");
+	if (!p_save_tsk || !p_save_regs) {
+		pr_err("kjit: stack_trace_save_tsk/regs not found: cannot prove the cache unused\n");
+		return -ENOENT;
+	}
+	return 0;
+}

@@ -42,7 +42,14 @@ used_kb="$(du -sk "$share" | cut -f1)"
 img="$work/share.img"
 truncate -s "$(( used_kb * 2 / 1024 + 256 ))M" "$img"
 mkfs.ext4 -q -F -L kjit -E root_owner=0:0 -d "$share" "$img"
-qemu=(qemu-system-x86_64 -accel tcg -cpu max -smp "$smp" -m "$mem"
+# -cx16: QEMU 7.2's TCG computes cmpxchg16b's flags from a stale cc_op
+# (translate.c calls the helper without gen_update_cc_op; QEMU 8.0 inlined
+# the instruction): right after a popfq, as kjit's outlined calls end with,
+# the flags of SLUB's `cmpxchg16b gs:[rdi]` fast path come out as garbage
+# (bits from rax) and an interrupt there double-faulted the guest
+# (kjit-bb-noopt under nginx, 2026-11-21).  Without CX16 the kernel's SLUB
+# uses its locked path, the same for every configuration of a boot.
+qemu=(qemu-system-x86_64 -accel tcg -cpu max,-cx16 -smp "$smp" -m "$mem"
       -nographic -no-reboot -nic none
       -kernel "$kdir/vmlinuz" -initrd "$initrd"
       -append "console=ttyS0 panic=-1 nokaslr quiet$extra"

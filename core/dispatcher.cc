@@ -202,11 +202,12 @@ int kjit_engine_reclaim(void) {
   // Only the epochs seen retired (and so quiesced) here are freed: one
   // retired after this check waits for the next reclaim.
   bool quiesced[2] = {false, false};
+  {
+    EngineLock lock;
+    for (Epoch &e : g.epochs) quiesced[e.index] = e.state == EpochState::kRetired;
+  }
   for (Epoch &e : g.epochs)
-    if (__atomic_load_n(&e.state, __ATOMIC_ACQUIRE) == EpochState::kRetired) {
-      kjit_os_quiesce(e.code_exec, e.code_exec + e.code_size);
-      quiesced[e.index] = true;
-    }
+    if (quiesced[e.index]) kjit_os_quiesce(e.code_exec, e.code_exec + e.code_size);
   EngineLock lock;
   for (Epoch &e : g.epochs)
     if (quiesced[e.index] && e.state == EpochState::kRetired) e.state = EpochState::kFree;

@@ -17,13 +17,16 @@
  *    frames included, must lie outside the range;
  *  - on a CPU: an IPI to that CPU looks at the interrupted context (user
  *    mode is clean; kernel mode is unwound from the IRQ frame).
- * A task that switched while it was looked at is looked at again.  The
- * wait has no time limit (unloading under a userfaultfd stall must stay
- * safe); it says who it waits for every ten seconds.
+ * A task that switched while it was looked at is looked at again, alone:
+ * under load (TCG especially) a whole pass rarely sees every task still.
+ * The wait has no time limit (unloading under a userfaultfd stall must stay
+ * safe); it says who it waits for every ten seconds or so.
  */
 #include <linux/delay.h>
 #include <linux/sched.h>
 #include <linux/sched/signal.h>
+#include <linux/sched/task.h>
+#include <linux/mm.h>
 #include <linux/slab.h>
 #include <linux/smp.h>
 #include <asm/irq_regs.h>
@@ -114,11 +117,17 @@ static enum holds look_at(struct task_struct *t, const struct kjit_range *r, str
 	return any_in(c->store, n, r) ? HOLDS : CLEAN;
 }
 
-/* One pass over every task; the pid of one still in the range, else 0. */
-static pid_t pass(const struct kjit_range *r, struct cpu_look *c)
+/* Tasks not proved clean in the first pass, held by a reference and looked
+ * at again until they are.  A clean task stays clean: nothing enters a
+ * retired epoch (entries and new links go to the active one) or, after
+ * detach, the cache at all; a task forked later starts on a fresh stack. */
+#define KJIT_QUIESCE_PENDING 1024
+
+static unsigned int first_pass(const struct kjit_range *r, struct cpu_look *c,
+			       struct task_struct **pending, bool *overflow)
 {
 	struct task_struct *g, *t;
-	pid_t busy = 0;
+	unsigned int n = 0;
 
 	rcu_read_lock();
 	for_each_process_thread(g, t) {
@@ -127,23 +136,40 @@ static pid_t pass(const struct kjit_range *r, struct cpu_look *c)
 
 		if (t == current)
 			continue;
-		for (tries = 0; tries < 8 && h == CHANGED; tries++)
+		for (tries = 0; tries < 4 && h == CHANGED; tries++)
 			h = look_at(t, r, c);
-		if (h != CLEAN) {
-			busy = task_pid_nr(t) ? task_pid_nr(t) : -1;
+		if (h == CLEAN)
+			continue;
+		if (n == KJIT_QUIESCE_PENDING) {
+			*overflow = true;
 			break;
 		}
+		get_task_struct(t);
+		pending[n++] = t;
 	}
 	rcu_read_unlock();
-	return busy;
+	return n;
+}
+
+static void wait_until_clean(struct task_struct *t, const struct kjit_range *r, struct cpu_look *c)
+{
+	unsigned long waited = 0;
+
+	while (!(READ_ONCE(t->exit_state) & EXIT_DEAD) && look_at(t, r, c) != CLEAN) {
+		if (++waited % 2000 == 0)
+			pr_warn("kjit: still waiting for task %d (%s) to leave the code cache (%lu s)\n",
+				task_pid_nr(t), t->comm, waited / 200);
+		usleep_range(2000, 5000);
+	}
 }
 
 void kjit_quiesce_range(unsigned long lo, unsigned long hi)
 {
 	struct kjit_range r = { lo, hi };
+	struct task_struct **pending;
 	struct cpu_look *c;
-	unsigned long waited = 0;
-	pid_t busy;
+	unsigned int n, i;
+	bool overflow;
 
 	might_sleep();
 	synchronize_rcu_tasks();
@@ -151,12 +177,16 @@ void kjit_quiesce_range(unsigned long lo, unsigned long hi)
 	if (!p_save_tsk || !p_save_regs)
 		return;         /* init refused to load without them */
 	c = kmalloc(sizeof(*c), GFP_KERNEL | __GFP_NOFAIL);
-	while ((busy = pass(&r, c)) != 0) {
-		if (++waited % 1000 == 0)
-			pr_warn("kjit: still waiting for task %d to leave the code cache (%lu s)\n",
-				busy, waited / 100);
-		msleep(10);
-	}
+	pending = kvmalloc_array(KJIT_QUIESCE_PENDING, sizeof(*pending), GFP_KERNEL | __GFP_NOFAIL);
+	do {
+		overflow = false;
+		n = first_pass(&r, c, pending, &overflow);
+		for (i = 0; i < n; i++) {
+			wait_until_clean(pending[i], &r, c);
+			put_task_struct(pending[i]);
+		}
+	} while (overflow);
+	kvfree(pending);
 	kfree(c);
 }
 

@@ -257,6 +257,7 @@ static void notify(uint64_t pc, bool entry) {
   EngineState &g = g_engine;
   const kjit_plugin *list[kMaxPlugins];
   uint32_t n;
+  if (!__atomic_load_n(entry ? &g.entry_callbacks : &g.exit_callbacks, __ATOMIC_ACQUIRE)) return;
   {
     EngineLock lock;
     n = g.nplugins;

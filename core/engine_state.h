@@ -24,6 +24,11 @@ struct EngineState {
   uint32_t nstop;
   const kjit_plugin *plugins[kMaxPlugins];
   uint32_t nplugins;
+  // How many registered plugins have on_entry / on_exit, kept under the
+  // lock and read without it: entries and exits with no callback to run
+  // (the common case) skip the lock.
+  uint32_t entry_callbacks;
+  uint32_t exit_callbacks;
   kjit_engine_stats stats;
   // The CPU running plugin callbacks (under the engine lock), or -1: plugin
   // calls back into the engine (kjit_alloc) must not take the lock again.

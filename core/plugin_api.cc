@@ -165,6 +165,17 @@ void *kjit_alloc(uint64_t size) {
   return alloc_locked(size);
 }
 
+static void count_callbacks_locked() {
+  EngineState &g = g_engine;
+  uint32_t on_entry = 0, on_exit = 0;
+  for (uint32_t i = 0; i < g.nplugins; i++) {
+    on_entry += g.plugins[i]->on_entry != nullptr;
+    on_exit += g.plugins[i]->on_exit != nullptr;
+  }
+  __atomic_store_n(&g.entry_callbacks, on_entry, __ATOMIC_RELEASE);
+  __atomic_store_n(&g.exit_callbacks, on_exit, __ATOMIC_RELEASE);
+}
+
 int kjit_register_plugin(const kjit_plugin *plugin) {
   EngineState &g = g_engine;
   if (!plugin) return kEINVAL;
@@ -174,6 +185,7 @@ int kjit_register_plugin(const kjit_plugin *plugin) {
       if (g.plugins[i] == plugin) return kEBUSY;
     if (g.nplugins >= kMaxPlugins) return kENOSPC;
     g.plugins[g.nplugins++] = plugin;
+    count_callbacks_locked();
   }
   // Everything translated so far lacks this plugin's instrumentation.
   kjit_engine_flush();
@@ -189,6 +201,7 @@ int kjit_unregister_plugin(const kjit_plugin *plugin) {
     if (i == g.nplugins) return kEINVAL;
     for (; i + 1 < g.nplugins; i++) g.plugins[i] = g.plugins[i + 1];
     g.nplugins--;
+    count_callbacks_locked();
   }
   kjit_engine_flush();
   return 0;

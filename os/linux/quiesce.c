@@ -53,14 +53,23 @@ struct cpu_look {
 	unsigned long store[KJIT_QUIESCE_DEPTH];
 };
 
-static bool any_in(const unsigned long *e, unsigned int n, const struct kjit_range *r)
+/* The innermost cache address decides: in the range, the task holds it;
+ * elsewhere in the cache, the unwinder had no ORC data from there on (the
+ * frames it reports after it are guesses), so the task is looked at again
+ * later.  No cache address at all: clean. */
+static enum holds judge(const unsigned long *e, unsigned int n, const struct kjit_range *r)
 {
+	unsigned long cache_lo, cache_hi;
 	unsigned int i;
 
-	for (i = 0; i < n; i++)
+	kjit_mem_cache_range(&cache_lo, &cache_hi);
+	for (i = 0; i < n; i++) {
 		if (e[i] >= r->lo && e[i] < r->hi)
-			return true;
-	return false;
+			return HOLDS;
+		if (e[i] >= cache_lo && e[i] < cache_hi)
+			return CHANGED;
+	}
+	return CLEAN;
 }
 
 static unsigned long switches(struct task_struct *t)
@@ -89,7 +98,7 @@ static void look_here(void *arg)
 	}
 	c->store[0] = regs->ip;
 	n = p_save_regs(regs, c->store + 1, KJIT_QUIESCE_DEPTH - 1, 0);
-	c->result = any_in(c->store, n + 1, &c->r) ? HOLDS : CLEAN;
+	c->result = judge(c->store, n + 1, &c->r);
 }
 
 static enum holds look_at(struct task_struct *t, const struct kjit_range *r, struct cpu_look *c)
@@ -114,7 +123,7 @@ static enum holds look_at(struct task_struct *t, const struct kjit_range *r, str
 	n = p_save_tsk(t, c->store, KJIT_QUIESCE_DEPTH, 0);
 	if (READ_ONCE(t->on_cpu) || switches(t) != sw)
 		return CHANGED;
-	return any_in(c->store, n, r) ? HOLDS : CLEAN;
+	return judge(c->store, n, r);
 }
 
 /* Tasks not proved clean in the first pass, held by a reference and looked
@@ -154,11 +163,13 @@ static unsigned int first_pass(const struct kjit_range *r, struct cpu_look *c,
 static void wait_until_clean(struct task_struct *t, const struct kjit_range *r, struct cpu_look *c)
 {
 	unsigned long waited = 0;
+	enum holds h;
 
-	while (!(READ_ONCE(t->exit_state) & EXIT_DEAD) && look_at(t, r, c) != CLEAN) {
-		if (++waited % 2000 == 0)
-			pr_warn("kjit: still waiting for task %d (%s) to leave the code cache (%lu s)\n",
-				task_pid_nr(t), t->comm, waited / 200);
+	while (!(READ_ONCE(t->exit_state) & EXIT_DEAD) && (h = look_at(t, r, c)) != CLEAN) {
+		if (++waited % 2000 == 300)
+			pr_warn("kjit: waiting for task %d (%s, %s) to leave code cache range %lx-%lx (%lu tries)\n",
+				task_pid_nr(t), t->comm, h == HOLDS ? "holds it" : "unsettled",
+				r->lo, r->hi, waited);
 		usleep_range(2000, 5000);
 	}
 }

@@ -173,13 +173,23 @@ chk static_key_tracepoint_fires [ "$n_ev" -ge 1 ]
 # fault's frame holds a cache address: detach/rmmod must wait for it.
 step "unload waits for a task asleep in a fault taken in the cache"
 $K config --tool icount > /dev/null
-rm -f uffd-blocked uffd-release unload-rc
+# The fault is in the cache unless the task left it before (a cond_resched
+# in down_read, for instance, continues natively): /proc/PID/task/*/stack
+# shows the exception frame's cache address.  Up to five tries.
+try=0; in_cache=0
 $K attach newuname > /dev/null
 e0=$(stat_of entries)
-./uffd_fault . > uffd.txt 2>&1 & up=$!
-n=0; while [ ! -f uffd-blocked ] && [ $n -lt 200 ]; do sleep 0.1; n=$((n + 1)); done
+while [ $try -lt 5 -a $in_cache = 0 ]; do
+  rm -f uffd-blocked uffd-release unload-rc
+  ./uffd_fault . > uffd.txt 2>&1 & up=$!
+  n=0; while [ ! -f uffd-blocked ] && [ $n -lt 200 ]; do sleep 0.1; n=$((n + 1)); done
+  cat /proc/$up/task/*/stack > uffd-stack.txt 2>/dev/null
+  grep -q kjit_cache_area uffd-stack.txt && in_cache=1
+  [ $in_cache = 1 ] || { touch uffd-release; wait $up; }
+  try=$((try + 1))
+done
 e1=$(stat_of entries)
-chk uffd_blocked_in_instrumented_uname [ -f uffd-blocked -a $((e1 - e0)) -ge 1 ]
+chk uffd_blocked_in_instrumented_uname [ -f uffd-blocked -a $((e1 - e0)) -ge 1 -a $in_cache = 1 ]
 ( $K detach all > /dev/null; rmmod kjit; echo $? > unload-rc ) & dp=$!
 sleep 4
 chk unload_waits_for_sleeping_fault [ ! -f unload-rc ]
@@ -215,14 +225,22 @@ echo "branch_hints module on openat: $r" >> fig3.txt
 step "tiny cache"
 $K config --tool bbcount --cache-kb 16 > /dev/null
 $K attach all-syscalls > /dev/null
-$W $ITERS > tiny-a.txt 2>&1 & b1=$!
-$W $ITERS > tiny-b.txt 2>&1
-$W efault > tiny-efault.txt 2>&1
-wait $b1
+# Rounds of two concurrent workloads until at least 5 reclaims happened
+# (each waits for an RCU-tasks grace period, ~0.15 s under TCG); every
+# round's results must equal native.
+round=0; tiny_bad=0; fl=0
+while [ $round -lt 8 -a "${fl:-0}" -lt 5 ]; do
+  $W $ITERS > tiny-a.txt 2>&1 & b1=$!
+  $W $ITERS > tiny-b.txt 2>&1
+  $W efault > tiny-efault.txt 2>&1
+  wait $b1
+  cmp -s native.txt tiny-a.txt && cmp -s native.txt tiny-b.txt && cmp -s native-efault.txt tiny-efault.txt || tiny_bad=$((tiny_bad + 1))
+  fl=$(stat_of reclaims)
+  round=$((round + 1))
+done
 $K stats > stats-tiny.txt
 $K detach all > /dev/null
-fl=$(awk '$1=="reclaims"{print $2}' stats-tiny.txt)
-chk tiny_cache_same sh -c "cmp -s native.txt tiny-a.txt && cmp -s native.txt tiny-b.txt && cmp -s native-efault.txt tiny-efault.txt"
+chk tiny_cache_same [ $tiny_bad -eq 0 ]
 chk tiny_cache_flushed [ "${fl:-0}" -ge 5 ]
 $K config --tool icount --cache-kb 0 > /dev/null
 

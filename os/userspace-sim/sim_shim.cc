@@ -189,7 +189,7 @@ void kjit_os_unlock(void) {
 
 uint32_t kjit_os_cpu(void) { return 0; }
 
-void kjit_os_quiesce(void) {}
+void kjit_os_quiesce(uint64_t, uint64_t) {}
 
 void kjit_os_log(const char *msg) {
   auto &s = state();

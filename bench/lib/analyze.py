@@ -84,9 +84,17 @@ def main():
         "macro": "nginx-light serving a 1 KiB file to wrk (-t1 -c4) over loopback in the guest; ratio = native req/s / config req/s",
         "icount_caveat": "-icount counts guest instructions: it does not charge the hardware cost of int3 traps (kprobes) or of TCG's own work, so it flatters kprobes",
     }, "modes": {}}
+    # A mode not measured by this run (BENCH_MODES=tcg, say) keeps the figures
+    # of the last run that measured it, so one mode can be refreshed alone.
+    try:
+        previous = json.load(open(os.path.join(res, "summary.json"))).get("modes", {})
+    except (OSError, ValueError):
+        previous = {}
     for mode in MODES:
         mdir = os.path.join(runs, mode)
         if not os.path.isdir(mdir):
+            if mode in previous:
+                summary["modes"][mode] = previous[mode]
             continue
         M = summary["modes"][mode] = {}
         for cfg in CONFIGS:

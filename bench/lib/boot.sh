@@ -4,21 +4,23 @@
 #   --root IMG   a Debian root (ext4) as a second NVMe disk, serial "kjitroot",
 #                attached with snapshot=on (guest writes are thrown away)
 #   --icount     -icount shift=0,sleep=off (guest clock = guest instructions)
+#   --gdb PORT   QEMU's gdbstub on tcp::PORT (bench/profile/entry-path.sh)
 # Usage: bench/lib/boot.sh --share DIR --script S [--root IMG] [--icount]
-#          [--smp N] [--mem MB] [--timeout SECS] [--append X]
+#          [--smp N] [--mem MB] [--timeout SECS] [--append X] [--gdb PORT]
 # Exit status: the script's; 124 timeout; 125 no `done` (crash/hang).
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 top="$(cd "$here/../.." && pwd)"
 lab="$top/tools/lab"
 LABBUILD="${KJIT_BUILD:-$top/build/lab}"
-share="" script="" root="" icount=0 smp=2 mem=2048 tmo=900 extra=""
+share="" script="" root="" icount=0 smp=2 mem=2048 tmo=900 extra="" gdbport=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --share) share="$2"; shift 2 ;;
     --script) script="$2"; shift 2 ;;
     --root) root="$2"; shift 2 ;;
     --icount) icount=1; shift ;;
+    --gdb) gdbport="$2"; shift 2 ;;
     --smp) smp="$2"; shift 2 ;;
     --mem) mem="$2"; shift 2 ;;
     --timeout) tmo="$2"; shift 2 ;;
@@ -58,6 +60,7 @@ qemu=(qemu-system-x86_64 -accel tcg -cpu max,-cx16 -smp "$smp" -m "$mem"
 [ -z "$root" ] || qemu+=(-drive "file=$root,if=none,format=raw,id=kjitroot,snapshot=on,cache=unsafe"
                          -device "nvme,drive=kjitroot,serial=kjitroot")
 [ "$icount" = 0 ] || qemu+=(-icount shift=0,sleep=off)
+[ -z "$gdbport" ] || qemu+=(-gdb "tcp:127.0.0.1:$gdbport")
 rc=0
 timeout -k 5 "$tmo" "${qemu[@]}" </dev/null >"$share/console.log" 2>&1 || rc=$?
 out="$work/out"; mkdir -p "$out"

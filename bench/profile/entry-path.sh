@@ -1,0 +1,71 @@
+#!/bin/bash
+# Where kjit's per-syscall cost goes: boots the pinned kernel (one vCPU,
+# QEMU gdbstub), attaches kjit (no tool) to getppid, single-steps whole
+# getppid system calls from entry_SYSCALL_64 to sysret through the gdbstub,
+# then does the same natively (detached) in the same boot, and breaks the
+# instructions down per kernel symbol (the guest's /proc/kallsyms: the
+# module, the code cache `kjit_cache_area`, ftrace's trampoline).
+# Usage: bench/profile/entry-path.sh [BUILD_DIR]   (needs BUILD_DIR/module/kjit.ko)
+# Writes bench/results/entry-path.md.  Env: PROFILE_SAMPLES (7), PROFILE_PORT (12345).
+set -euo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+top="$(cd "$here/../.." && pwd)"
+B="$(cd "${1:-$top/build}" && pwd)"
+samples="${PROFILE_SAMPLES:-7}" port="${PROFILE_PORT:-12345}"
+command -v gdb >/dev/null || sudo apt-get install -y gdb >/dev/null
+[ -f "$B/module/kjit.ko" ] || { echo "entry-path: $B/module/kjit.ko missing (os/linux/build.sh $B)" >&2; exit 2; }
+share="$B/profile-entry"; rm -rf "$share"; mkdir -p "$share"
+cp "$B/module/kjit.ko" "$share/"
+gcc -O2 -static -Wall -o "$share/loop" "$here/syscall_loop.c"
+gcc -O2 -static -Wall -I "$top/os/linux" -o "$share/kjitctl" "$top/tools/kjitctl/kjitctl.c"
+stop="0x$(nm "$share/loop" | awk '$3 == "kjit_profile_stop" { print $1 }')"
+[ "$stop" != 0x ] || { echo "entry-path: kjit_profile_stop not found in loop" >&2; exit 1; }
+
+cat > "$share/guest.sh" <<'GUEST'
+#!/bin/sh
+set -u
+say() { echo "<2>kjit-profile: $*" > /dev/kmsg; }
+insmod ./kjit.ko || { say failed insmod; exit 1; }
+./kjitctl config --tool none || { say failed config; exit 1; }
+./kjitctl attach getppid || { say failed attach; exit 1; }
+say "entry 0x$(awk '$3 == "entry_SYSCALL_64" { print $1 }' /proc/kallsyms)"
+./loop 2   # warm up: translations built, lookup table filled
+say "ready attached"
+./loop 900 || say "loop timed out"
+./kjitctl stats > stats.txt
+./kjitctl detach all
+./loop 2
+say "ready native"
+./loop 900 || say "loop timed out"
+cat /proc/kallsyms > kallsyms.txt
+rmmod kjit
+GUEST
+
+"$top/bench/lib/boot.sh" --share "$share" --script "$share/guest.sh" --smp 1 --gdb "$port" \
+  --timeout 1800 > "$share/boot.log" 2>&1 &
+boot=$!
+wait_for() {  # wait_for PATTERN: the line of the console that has it
+  local i
+  for i in $(seq 600); do
+    grep -a "kjit-profile: failed" "$share/console.log" 2>/dev/null && return 1
+    grep -a -m1 "kjit-profile: $1" "$share/console.log" 2>/dev/null && return 0
+    kill -0 "$boot" 2>/dev/null || return 1
+    sleep 1
+  done
+  return 1
+}
+step() {  # step PHASE
+  wait_for "ready $1" >/dev/null || { echo "entry-path: guest never got to $1" >&2; kill "$boot"; exit 1; }
+  PORT="$port" ENTRY="$entry" NR=110 STOP="$stop" SAMPLES="$samples" OUT="$share/$1.txt" \
+    timeout 900 gdb -nx -batch -x "$here/step_syscall.py" > "$share/gdb-$1.log" 2>&1 \
+    || { echo "entry-path: gdb failed ($share/gdb-$1.log)" >&2; kill "$boot"; exit 1; }
+}
+line="$(wait_for "entry 0x")" || { echo "entry-path: guest failed, $share/console.log" >&2; exit 1; }
+entry="$(echo "$line" | sed 's/.*entry //' | tr -d '\r')"
+step attached
+step native
+wait "$boot" || { echo "entry-path: guest status $? ($share/boot.log)" >&2; exit 1; }
+cache_bytes="0x$(readelf -SW "$share/kjit.ko" | awk '$2 == ".kjit_cache" { print $6 }')"
+python3 "$here/symbolize.py" "$share/kallsyms.txt" "$cache_bytes" "$share/attached.txt" "$share/native.txt" \
+  > "$top/bench/results/entry-path.md"
+cat "$top/bench/results/entry-path.md"

@@ -563,6 +563,7 @@ static void cap_stop_locked(void)
 {
 	if (cap_registered) {
 		WRITE_ONCE(cap_state, KJIT_CAP_STATE_DONE);
+		kjit_shim_translate_leaves(false);   /* before the flush below */
 		kjit_unregister_plugin(&cap_plugin);
 		cap_registered = false;
 		/* Code translated before the flush may still call the routines. */
@@ -614,9 +615,12 @@ static long cap_start(struct kjit_ioc_capture *c)
 	cap_add_thunks();
 	WRITE_ONCE(cap_state, KJIT_CAP_STATE_ARMED);
 	/* Registration flushes: every block is rebuilt, so its bytes are
-	 * copied and its instrumentation includes ours. */
+	 * copied and its instrumentation includes ours, and memcpy/memset are
+	 * translated (their reads are part of the invocation). */
+	kjit_shim_translate_leaves(true);
 	ret = kjit_register_plugin(&cap_plugin);
 	if (ret) {
+		kjit_shim_translate_leaves(false);
 		WRITE_ONCE(cap_state, KJIT_CAP_STATE_IDLE);
 		return ret;
 	}

@@ -272,6 +272,29 @@ void kjit_extable_code_written(unsigned long addr, unsigned long len)
 	}
 }
 
+/* [lo, hi) of the cache was quiesced: no CPU runs code there and nothing
+ * links into it until it is rewritten, so its entries can go now.  Dropping
+ * them at once matters: left in the table they sit above the code of the
+ * new epoch, every mirror there becomes a mid-table insertion that needs a
+ * rebuild, and a second rebuild within one RCU grace period is declined
+ * (the task leaves the cache before the site).  Engine lock held. */
+void kjit_extable_retire(unsigned long lo, unsigned long hi)
+{
+	unsigned int i;
+	bool any = false;
+
+	if (!active)
+		return;
+	for (i = 0; i < nsh; i++) {
+		if (sh[i].insn >= lo && sh[i].insn < hi && !sh[i].stale) {
+			sh[i].stale = true;
+			any = true;
+		}
+	}
+	if (any && other_free())
+		rebuild_publish();
+}
+
 void kjit_extable_stats(u64 *mirrored, u64 *declined, u64 *entries)
 {
 	*mirrored = st_mirrored;

@@ -12,6 +12,9 @@ unsigned long kjit_ksym(const char *name);
 /* shim.c: kernel facts and the symbol-derived ranges may_translate needs. */
 int kjit_shim_init(void);
 void kjit_shim_fill_facts(struct kjit_os_kernel_facts *facts);
+/* Capture: translate memcpy/memset & co. instead of calling them natively,
+ * so their reads are recorded.  Takes effect at the next flush. */
+void kjit_shim_translate_leaves(bool on);
 /* True when this CPU holds the engine lock (the ftrace handler must not
  * enter the engine then). */
 bool kjit_os_lock_held_here(void);
@@ -60,6 +63,7 @@ int kjit_extable_init(void);
 void kjit_extable_exit(void);
 void kjit_extable_reset(void);
 void kjit_extable_code_written(unsigned long addr, unsigned long len);
+void kjit_extable_retire(unsigned long lo, unsigned long hi);   /* engine lock held */
 void kjit_extable_stats(u64 *mirrored, u64 *declined, u64 *entries);
 
 /* tools.c: engine lifetime, built-in tools, configuration, results. */

@@ -104,16 +104,44 @@ int kjit_shim_init(void)
  * the function itself. */
 static const char *const native_leaf_names[] = {
 	"memcpy", "memset", "memmove", "__memcpy", "__memset", "__memmove",
-	"memcpy_orig", "memset_orig",
+	"memcpy_orig", "memset_orig", "memcpy_erms", "memset_erms",
 };
 static unsigned long native_leaves[ARRAY_SIZE(native_leaf_names)];
+static unsigned long native_leaf_end[ARRAY_SIZE(native_leaf_names)];
+/* Capture needs every read of the invocation, including those the leaves
+ * make: while it is armed the leaves are translated like any other code
+ * (they are noinstr only so that noinstr callers may use them, nothing in
+ * them depends on where they run).  Read under the engine lock by the
+ * builder; the capture flushes the cache after each change. */
+static bool leaves_translated;
 
 static void kjit_resolve_native_leaves(void)
 {
 	unsigned int i;
 
-	for (i = 0; i < ARRAY_SIZE(native_leaf_names); i++)
-		native_leaves[i] = kjit_ksym(native_leaf_names[i]);
+	for (i = 0; i < ARRAY_SIZE(native_leaf_names); i++) {
+		unsigned long size = 0, off = 0, a = kjit_ksym(native_leaf_names[i]);
+
+		native_leaves[i] = a;
+		native_leaf_end[i] = a;
+		if (a && p_kallsyms_lookup_size_offset(a, &size, &off) && !off)
+			native_leaf_end[i] = a + size;
+	}
+}
+
+void kjit_shim_translate_leaves(bool on)
+{
+	WRITE_ONCE(leaves_translated, on);
+}
+
+static bool in_native_leaf(unsigned long addr)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(native_leaves); i++)
+		if (addr >= native_leaves[i] && addr < native_leaf_end[i])
+			return true;
+	return false;
 }
 
 void kjit_shim_fill_facts(struct kjit_os_kernel_facts *f)
@@ -204,6 +232,8 @@ int kjit_os_may_translate(uint64_t addr64)
 	for (i = 0; i < KJIT_NEVER; i++)
 		if (kjit_in_range(addr, never_start[i], never_end[i]))
 			return 0;
+	if (READ_ONCE(leaves_translated) && in_native_leaf(addr))
+		return 1;
 	if (kjit_in_range(addr, noinstr_start, noinstr_end) ||
 	    kjit_in_range(addr, kprobes_start, kprobes_end) ||
 	    kjit_in_range(addr, entry_start, entry_end) ||
@@ -227,6 +257,8 @@ int kjit_os_callable_natively(uint64_t target)
 {
 	unsigned int i;
 
+	if (READ_ONCE(leaves_translated))
+		return 0;
 	for (i = 0; i < ARRAY_SIZE(native_leaves); i++)
 		if (native_leaves[i] && native_leaves[i] == (unsigned long)target)
 			return 1;
@@ -297,6 +329,10 @@ void kjit_os_quiesce(uint64_t exec_lo, uint64_t exec_hi)
 	 * honoured in atomic context, where the engine never calls it. */
 	if (preemptible()) {
 		kjit_quiesce_range((unsigned long)exec_lo, (unsigned long)exec_hi);
+		/* Nothing runs there now: its exception-table mirrors can go. */
+		kjit_os_lock();
+		kjit_extable_retire((unsigned long)exec_lo, (unsigned long)exec_hi);
+		kjit_os_unlock();
 		return;
 	}
 	pr_warn_ratelimited("kjit: quiesce requested in atomic context; not waiting\n");

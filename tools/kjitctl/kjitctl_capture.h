@@ -3,7 +3,8 @@
  * (docs/capture-format.md, version 2) for `kjit-sim replay`.
  *
  *   kjitctl capture --syscall NAME|--func FUNC [--pid P] [--count N]
- *                   [--timeout S] [--first-complete] -o FILE [-- CMD ARGS...]
+ *                   [--timeout S] [--buf-kb KB] [--first-complete] -o FILE
+ *                   [-- CMD ARGS...]
  *
  * With CMD, kjitctl runs it (the pid filter is the child's) and collects when
  * it exits; without, it waits until N invocations ended or the timeout.  One
@@ -237,7 +238,7 @@ static int capf_write(const char *path, const char *name, const unsigned char *e
 static int cmd_capture(int argc, char **argv)
 {
   const char *sys = NULL, *func = NULL, *out = NULL;
-  unsigned pid = 0, count = 1, timeout = 30;
+  unsigned pid = 0, count = 1, timeout = 30, buf_kb = 0;
   int first_complete = 0;
   char **cmdv = NULL;
   for (int i = 0; i < argc; i++) {
@@ -247,12 +248,13 @@ static int cmd_capture(int argc, char **argv)
     else if (!strcmp(argv[i], "--count") && i + 1 < argc) count = strtoul(argv[++i], NULL, 0);
     else if (!strcmp(argv[i], "--timeout") && i + 1 < argc) timeout = strtoul(argv[++i], NULL, 0);
     else if (!strcmp(argv[i], "-o") && i + 1 < argc) out = argv[++i];
+    else if (!strcmp(argv[i], "--buf-kb") && i + 1 < argc) buf_kb = strtoul(argv[++i], NULL, 0);
     else if (!strcmp(argv[i], "--first-complete")) first_complete = 1;
     else if (!strcmp(argv[i], "--")) { cmdv = argv + i + 1; break; }
     else { fprintf(stderr, "kjitctl capture: unexpected %s\n", argv[i]); return 2; }
   }
   if ((!sys == !func) || !out || count < 1) {
-    fprintf(stderr, "usage: kjitctl capture --syscall NAME|--func FUNC [--pid P] [--count N] [--timeout S] -o FILE [-- CMD...]\n");
+    fprintf(stderr, "usage: kjitctl capture --syscall NAME|--func FUNC [--pid P] [--count N] [--timeout S] [--buf-kb KB] -o FILE [-- CMD...]\n");
     return 2;
   }
   char name[KJIT_NAME_MAX];
@@ -293,6 +295,7 @@ static int cmd_capture(int argc, char **argv)
   snprintf(c.name, sizeof c.name, "%s", name);
   c.pid = pid;
   c.count = count;
+  c.buf_kb = buf_kb;   /* 0: the module's default (4 MiB); it rejects > 64 MiB */
   if (ioctl(fd, KJIT_IOC_CAPTURE_START, &c) < 0) {
     fprintf(stderr, "kjitctl capture: start: %s\n", strerror(errno));
     if (child) kill(child, SIGKILL);

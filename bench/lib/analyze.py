@@ -84,8 +84,9 @@ def main():
         "macro": "nginx-light serving a 1 KiB file to wrk (-t1 -c4) over loopback in the guest; ratio = native req/s / config req/s",
         "icount_caveat": "-icount counts guest instructions: it does not charge the hardware cost of int3 traps (kprobes) or of TCG's own work, so it flatters kprobes",
     }, "modes": {}}
-    # A mode not measured by this run (BENCH_MODES=tcg, say) keeps the figures
-    # of the last run that measured it, so one mode can be refreshed alone.
+    # A mode or configuration not measured by this run (BENCH_MODES=tcg,
+    # BENCH_CONFIGS=...) keeps the figures of the last run that measured it,
+    # so one mode or a few configurations can be refreshed alone.
     try:
         previous = json.load(open(os.path.join(res, "summary.json"))).get("modes", {})
     except (OSError, ValueError):
@@ -100,6 +101,10 @@ def main():
         for cfg in CONFIGS:
             od = os.path.join(mdir, cfg, "out", cfg)
             if not os.path.isdir(od):
+                # Not in this run (BENCH_CONFIGS chose others): keep the
+                # figures of the last run that measured it.
+                if cfg in previous.get(mode, {}):
+                    M[cfg] = previous[mode][cfg]
                 continue
             status = open(os.path.join(od, "status")).read().strip() if os.path.exists(os.path.join(od, "status")) else "crashed"
             try:

@@ -12,9 +12,12 @@
  *  - re-entry is correct: a task that reaches an attached function's ftrace
  *    trampoline has already left the cache (the call runs natively), so
  *    redirecting it again starts a fresh, correct translation;
- *  - the only recursion hazard is the engine lock: the shim calls traceable
- *    kernel functions while holding it, so the handler skips when this CPU
- *    holds the lock (kjit_os_lock_held_here());
+ *  - recursion: the handler takes ftrace's per-context recursion guard
+ *    itself (an attached function called by the handler, a plugin's
+ *    on_entry included, runs natively), and skips when this CPU holds the
+ *    engine lock: the shim calls traceable kernel functions while holding
+ *    it, also from the dispatcher gates, outside the handler
+ *    (kjit_os_lock_held_here());
  *  - unload safety: no task can sleep with a code-cache address as its resume
  *    point (translated calls push original return addresses and __schedule is
  *    never translated, see shim.c), so after the ftrace ops are gone an
@@ -26,6 +29,7 @@
 #include <linux/kernel.h>
 #include <linux/module.h>
 #include <linux/ftrace.h>
+#include <linux/trace_recursion.h>
 #include <linux/mutex.h>
 #include <linux/sched.h>
 #include <linux/workqueue.h>
@@ -157,15 +161,13 @@ u64 kjit_linux_indirect_miss(u64 stub_ret, u64 target)
 	return t;
 }
 
-static void kjit_ftrace_handler(unsigned long ip, unsigned long parent_ip,
-				struct ftrace_ops *ops, struct ftrace_regs *fregs)
+static void kjit_ftrace_enter(unsigned long ip, unsigned long parent_ip,
+			      struct ftrace_regs *fregs)
 {
 	struct pt_regs *regs = ftrace_get_regs(fregs);
 	u32 pid;
 	u64 target;
 
-	if (unlikely(ip == kjit_park_ip))
-		return;
 	if (!regs || !READ_ONCE(kjit_entry_enabled) || in_nmi() ||
 	    kjit_os_lock_held_here() || !ensure_stop(parent_ip)) {
 		atomic64_inc(&c_skipped);
@@ -192,12 +194,34 @@ static void kjit_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 	ftrace_instruction_pointer_set(fregs, target);
 }
 
+/* The ops has no FTRACE_OPS_FL_RECURSION: ftrace then calls this directly
+ * from the ops' trampoline instead of through ftrace_ops_assist_func (an
+ * indirect call and ~50 instructions per entry, measured with
+ * bench/profile/entry-path.sh).  The same per-context recursion guard is
+ * taken here, inline; it also disables preemption for the handler as the
+ * assist function did. */
+static void kjit_ftrace_handler(unsigned long ip, unsigned long parent_ip,
+				struct ftrace_ops *ops, struct ftrace_regs *fregs)
+{
+	int bit;
+
+	if (unlikely(ip == kjit_park_ip))
+		return;
+	bit = ftrace_test_recursion_trylock(ip, parent_ip);
+	if (bit < 0) {
+		atomic64_inc(&c_skipped);
+		return;
+	}
+	kjit_ftrace_enter(ip, parent_ip, fregs);
+	ftrace_test_recursion_unlock(bit);
+}
+
 static void ops_reinit(void)
 {
 	memset(&kjit_ops, 0, sizeof(kjit_ops));
 	kjit_ops.func = kjit_ftrace_handler;
-	kjit_ops.flags = FTRACE_OPS_FL_SAVE_REGS | FTRACE_OPS_FL_IPMODIFY |
-			 FTRACE_OPS_FL_RECURSION;
+	/* No FTRACE_OPS_FL_RECURSION: the handler guards itself (see there). */
+	kjit_ops.flags = FTRACE_OPS_FL_SAVE_REGS | FTRACE_OPS_FL_IPMODIFY;
 }
 
 static int find_att(unsigned long addr)

@@ -280,9 +280,18 @@ static int timers(void)
   sa.sa_handler = on_sig;
   sigaction(SIGALRM, &sa, NULL);
   got_sig = 0;
+  /* SIGALRM stays blocked until sigsuspend unblocks it atomically: with
+   * `while (!got_sig) pause();` a signal that arrived between the test and
+   * pause() (a 3 ms timer on a loaded TCG guest) left the task in pause()
+   * for good, and the suite's load workload hit its 300 s timeout. */
+  sigset_t alrm, old;
+  sigemptyset(&alrm);
+  sigaddset(&alrm, SIGALRM);
+  sigprocmask(SIG_BLOCK, &alrm, &old);
   struct itimerval iv = {{0, 0}, {0, 3000}};
   ok &= S(SYS_setitimer, ITIMER_REAL, (long)&iv, 0) == 0;
-  while (!got_sig) pause();
+  while (!got_sig) sigsuspend(&old);
+  sigprocmask(SIG_SETMASK, &old, NULL);
   ok &= got_sig == SIGALRM;
   return ok;
 }

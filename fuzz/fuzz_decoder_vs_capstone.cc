@@ -19,6 +19,8 @@ namespace {
 
 constexpr uint64_t kPc = 0xffffffff81000000ull;
 
+csh g_cs;  // Capstone, x86-64, with operand detail
+
 const char *cf_name(int cf) {
   static const char *const kNames[] = {"NONE", "JCC", "JMP", "CALL", "RET", "JMP_INDIRECT",
                                        "CALL_INDIRECT", "FENTRY", "TRAP", "SYSTEM"};
@@ -174,6 +176,33 @@ bool exc_far_indirect(const Both &x, const Prefixes &p) {
   return (z_far || !x.z_ok) && (c_far || !x.c);
 }
 
+// Vector register number (xmm/ymm/zmm N -> N), or -1 for anything else.
+int vector_reg_number(csh cs, x86_reg reg) {
+  const char *name = reg == X86_REG_INVALID ? nullptr : cs_reg_name(cs, reg);
+  if (!name || strlen(name) < 4 || (name[0] != 'x' && name[0] != 'y' && name[0] != 'z') || strncmp(name + 1, "mm", 2))
+    return -1;
+  return atoi(name + 3);
+}
+
+// A gather whose destination, VSIB index and (VEX) mask registers are not
+// pairwise distinct: the SDM makes that #UD.  Checked on Capstone's operands.
+bool gather_registers_overlap(csh cs, const cs_insn *in) {
+  if (!strstr(in->mnemonic, "gather")) return false;
+  int nums[4];
+  int count = 0;
+  const cs_x86 &d = in->detail->x86;
+  for (uint8_t i = 0; i < d.op_count && count < 4; i++) {
+    const int n = d.operands[i].type == X86_OP_REG ? vector_reg_number(cs, d.operands[i].reg)
+                  : d.operands[i].type == X86_OP_MEM ? vector_reg_number(cs, d.operands[i].mem.index)
+                                                     : -1;
+    if (n >= 0) nums[count++] = n;
+  }
+  for (int i = 0; i < count; i++)
+    for (int j = i + 1; j < count; j++)
+      if (nums[i] == nums[j]) return true;
+  return false;
+}
+
 // E5: Zydis rejects with a precise architectural reason for #UD that
 // Capstone 4 does not check: LOCK on a non-lockable instruction or a
 // register destination, a move to CS / a segment register > GS, a legacy or
@@ -185,7 +214,8 @@ bool exc_zydis_ud(const Both &x, const Prefixes &p) {
     case ZYDIS_STATUS_ILLEGAL_LOCK:
       return memchr(x.bytes, 0xf0, p.opcode_at) != nullptr;
     case ZYDIS_STATUS_BAD_REGISTER:
-      return x.c->id == X86_INS_MOV;  // sreg moves (8c/8e)
+      // sreg moves (8c/8e); gathers whose registers overlap
+      return x.c->id == X86_INS_MOV || gather_registers_overlap(g_cs, x.c);
     case ZYDIS_STATUS_MALFORMED_EVEX:
     case ZYDIS_STATUS_INVALID_MASK:
       return p.opcode_at < x.n && x.bytes[p.opcode_at] == 0x62 && x.c_cf == KJIT_CF_NONE;
@@ -492,7 +522,6 @@ void report(const Both &x, const char *what) {
   if (!report_only) __builtin_trap();
 }
 
-csh g_cs;
 kjit::x86::Decoder g_dec;
 ZydisDecoder g_zydis;
 

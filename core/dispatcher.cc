@@ -189,11 +189,10 @@ int kjit_engine_is_cache_address(uint64_t addr) {
 int kjit_engine_add_stop_address(uint64_t orig_pc) {
   EngineState &g = g_engine;
   EngineLock lock;
-  if (g.is_stop(orig_pc)) return 0;
-  if (g.nstop >= kMaxStopAddresses) return -28;  // -ENOSPC
-  g.stop[g.nstop++] = orig_pc;
-  return 0;
+  return g.stops.insert(orig_pc) ? 0 : -28;  // -ENOSPC
 }
+
+int kjit_engine_is_stop_address(uint64_t orig_pc) { return g_engine.stops.contains(orig_pc); }
 
 int kjit_engine_reclaim(void) {
   EngineState &g = g_engine;

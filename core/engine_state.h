@@ -2,12 +2,12 @@
 // initialisation only: the core has no global constructors.
 #pragma once
 #include "arch/x86/decoder.h"
+#include "core/address_set.h"
 #include "core/epoch.h"
 #include "kjit/engine.h"
 
 namespace kjit {
 
-constexpr uint32_t kMaxStopAddresses = 64;
 constexpr uint32_t kMaxPlugins = 8;
 
 struct EngineState {
@@ -20,8 +20,9 @@ struct EngineState {
   uint8_t current;
   uint8_t reclaim_pending;
   uint64_t data_used;
-  uint64_t stop[kMaxStopAddresses];
-  uint32_t nstop;
+  // Return addresses of entries (every call site of every attached
+  // function that has entered) and the simulator's sentinel: 3,072 at most.
+  AddressSet<12> stops;
   const kjit_plugin *plugins[kMaxPlugins];
   uint32_t nplugins;
   // How many registered plugins have on_entry / on_exit, kept under the
@@ -35,11 +36,7 @@ struct EngineState {
   int32_t callback_cpu;
 
   Epoch &epoch() { return epochs[current]; }
-  bool is_stop(uint64_t pc) const {
-    for (uint32_t i = 0; i < nstop; i++)
-      if (stop[i] == pc) return true;
-    return false;
-  }
+  bool is_stop(uint64_t pc) const { return stops.contains(pc); }
   // Routines of plugins live in the same address space as translated code
   // (kernel), or behind host call gates (simulator).
   bool routines_in_same_space() const { return kjit_os_host_call_gate(0) == 0; }

@@ -61,7 +61,9 @@ int kjit_engine_is_cache_address(uint64_t addr);
 
 /* Addresses at which translation stops and execution returns to native code
  * (the return address of an entry point, the simulator's sentinel). */
-int kjit_engine_add_stop_address(uint64_t orig_pc);
+int kjit_engine_add_stop_address(uint64_t orig_pc);   /* 0, or -ENOSPC when full */
+/* Without the lock: for the host's exit path. */
+int kjit_engine_is_stop_address(uint64_t orig_pc);
 
 /* The host announces each entry into and exit from an instrumented entry
  * point; the engine calls every registered plugin's on_entry / on_exit. */

@@ -9,9 +9,10 @@
  *  - at the entry block (the attached function + 5, after its fentry call)
  *    three calls that take every GPR and rflags: the BEGIN event, the GS
  *    base (the per-CPU offset) and a copy of the task's stack above rsp;
- *  - before every instruction with an explicit memory read, a READ event
- *    with the address (segment base added) and the value read now, with
- *    the nofault accessors (user addresses through copy_from_user_nofault);
+ *  - for every instruction with an explicit memory read, a READ event with
+ *    the address (segment base added) and the value, read with the nofault
+ *    accessors (user addresses through copy_from_user_nofault): right after
+ *    a plain load, before any other instruction (cap_instrument_read);
  *  - before string instructions that read (movs, lods, cmps, scas), the
  *    whole source range (rsi, rcx, DF);
  *  - after rdtsc/rdtscp/rdrand/rdseed/rdpid/cpuid/rdmsr/rdpmc/in, their
@@ -90,6 +91,28 @@ static void cap_commit(struct cap_buf *b, void *rec)
 }
 
 static void cap_end(u32 reason);
+static void cap_log_read(u64 pc, u64 addr, u64 ea, u32 size, u32 flags);
+static u64 cap_seg_base(u64 seg);
+
+/* The owner's plain load whose value is not logged yet: its call after the
+ * load logs it.  A load that faults by design continues at its fixup, not
+ * after it; the next event of the owner logs it first, so the order of the
+ * log is the order of execution. */
+struct cap_pending_read {
+	u64 pc, ea, size, seg;
+	bool set;
+};
+static struct cap_pending_read cap_pending;
+
+static void cap_flush_pending(void)
+{
+	struct cap_pending_read r = cap_pending;
+
+	if (!r.set)
+		return;
+	cap_pending.set = false;
+	cap_log_read(r.pc, r.ea + cap_seg_base(r.seg), r.ea, r.size, r.seg);
+}
 
 /* Event space for the owner, or NULL after ending the capture (overflow). */
 static void *ev_reserve(u32 len, u32 type)
@@ -110,6 +133,8 @@ static u64 cap_icount(void)
 static void cap_end(u32 reason)
 {
 	struct { struct kjit_cap_rec h; u32 reason, pad; u64 icount; } *e;
+
+	cap_pending.set = false;   /* flushed by cap_ret; else the invocation is cut short */
 
 	e = cap_reserve(&ev, sizeof(*e), KJIT_CAP_END, true);
 	if (e) {
@@ -236,6 +261,7 @@ static void cap_block(u64 pc, u64 ninsns, u64 flags)
 
 	if (!is_owner())
 		return;
+	cap_flush_pending();
 	r = ev_reserve(sizeof(*r), KJIT_CAP_BLOCK);
 	if (!r)
 		return;
@@ -283,17 +309,37 @@ static void cap_log_read(u64 pc, u64 addr, u64 ea, u32 size, u32 flags)
 	cap_commit(&ev, r);
 }
 
+static u64 cap_seg_base(u64 seg)
+{
+	if (seg == KJIT_SEG_GS)
+		return raw_cpu_read(this_cpu_off);
+	if (seg == KJIT_SEG_FS)
+		return current->thread.fsbase;
+	return 0;
+}
+
 static void cap_read(u64 pc, u64 ea, u64 size, u64 seg)
 {
-	u64 base = 0;
-
 	if (!is_owner())
 		return;
-	if (seg == KJIT_SEG_GS)
-		base = raw_cpu_read(this_cpu_off);
-	else if (seg == KJIT_SEG_FS)
-		base = current->thread.fsbase;
-	cap_log_read(pc, ea + base, ea, size, seg);
+	cap_flush_pending();
+	cap_log_read(pc, ea + cap_seg_base(seg), ea, size, seg);
+}
+
+/* A plain load is logged after it ran (see cap_on_block): the call before
+ * it only notes the address, which the load may overwrite (mov (%rax),%rax). */
+static void cap_load_before(u64 pc, u64 ea, u64 size, u64 seg)
+{
+	if (!is_owner())
+		return;
+	cap_flush_pending();
+	cap_pending = (struct cap_pending_read){ .pc = pc, .ea = ea, .size = size, .seg = seg, .set = true };
+}
+
+static void cap_load_after(void)
+{
+	if (is_owner())
+		cap_flush_pending();
 }
 
 /* kind: width (1,2,4,8) | rep << 8 | two_sources << 9 | rdi_only << 10 */
@@ -304,6 +350,7 @@ static void cap_string(u64 pc, u64 rsi, u64 rdi, u64 rcx, u64 flags, u64 kind)
 
 	if (!is_owner())
 		return;
+	cap_flush_pending();
 	if (kind & 0x100)
 		n = rcx * width;
 	if (n == 0)
@@ -329,6 +376,7 @@ static void cap_nondet(u64 pc, u64 dest, u64 rcx, u64 rdx, u64 rbx, u64 flags, u
 
 	if (!is_owner())
 		return;
+	cap_flush_pending();
 	r = ev_reserve(sizeof(*r), KJIT_CAP_NONDET);
 	if (!r)
 		return;
@@ -351,7 +399,10 @@ static void cap_nondet6(u64 pc, u64 dest, u64 rcx, u64 rdx, u64 rbx, u64 flags)
 
 static void cap_ret(u64 pc, u64 rsp)
 {
-	if (!is_owner() || rsp != cap_entry_sp)
+	if (!is_owner())
+		return;
+	cap_flush_pending();
+	if (rsp != cap_entry_sp)
 		return;
 	cap_end(KJIT_CAP_END_RETURNED);
 }
@@ -426,6 +477,34 @@ static bool is_nondet(const struct op *o, u32 *dest)
 	return false;
 }
 
+static bool is_string_op(u8 op0)
+{
+	return op0 >= 0xa4 && op0 <= 0xaf;
+}
+
+/* The READ event of one instruction.  A plain load (it writes no memory,
+ * falls through, runs once) is logged after it: a value read before it,
+ * across the logging call, can differ from what the load then sees when an
+ * interrupt or another CPU writes in between (a tick bumping the timekeeper's
+ * seqcount made a replay retry a loop the kernel did not).  Under TCG no
+ * interrupt or vCPU switch falls between a load and the call after it.
+ * Read-modify-writes, transfers and string instructions keep the call
+ * before: their memory afterwards is not what they read. */
+static void cap_instrument_read(struct kjit_insn *in, bool simple)
+{
+	u32 size = kjit_insn_memory_size(in), seg = kjit_insn_mem_segment(in);
+
+	if (simple && !kjit_insn_writes_memory(in) && kjit_insn_cf_class(in) == KJIT_CF_NONE &&
+	    kjit_insert_call(in, KJIT_IPOINT_AFTER, (void *)cap_load_after, 0) == 0) {
+		kjit_insert_call(in, KJIT_IPOINT_BEFORE, (void *)cap_load_before, 4,
+				 KJIT_ARG_INSN_PC(), KJIT_ARG_MEM_EA(), KJIT_ARG_CONST(size),
+				 KJIT_ARG_CONST(seg));
+		return;
+	}
+	kjit_insert_call(in, KJIT_IPOINT_BEFORE, (void *)cap_read, 4, KJIT_ARG_INSN_PC(),
+			 KJIT_ARG_MEM_EA(), KJIT_ARG_CONST(size), KJIT_ARG_CONST(seg));
+}
+
 static void cap_on_block(struct kjit_block *block, void *arg)
 {
 	u32 n = kjit_block_insn_count(block), i, total = 0, flags = 0;
@@ -483,10 +562,7 @@ static void cap_on_block(struct kjit_block *block, void *arg)
 		/* nopl (the fentry site), prefetch: an address, no read */
 		if (kjit_insn_reads_memory(in) &&
 		    !(have && o.op0 == 0x0f && (o.op1 == 0x1f || o.op1 == 0x18 || o.op1 == 0x0d)))
-			kjit_insert_call(in, KJIT_IPOINT_BEFORE, (void *)cap_read, 4,
-					 KJIT_ARG_INSN_PC(), KJIT_ARG_MEM_EA(),
-					 KJIT_ARG_CONST(kjit_insn_memory_size(in)),
-					 KJIT_ARG_CONST(kjit_insn_mem_segment(in)));
+			cap_instrument_read(in, have && !o.rep && !is_string_op(o.op0));
 		if (have) {
 			u32 width = o.rexw ? 8 : o.opsize ? 2 : 4, kind = 0;
 

@@ -43,7 +43,6 @@
 #include "uapi/kjit_ioctl.h"
 
 #define KJIT_MAX_ATTACH 1024
-#define KJIT_STOP_SLOTS 64
 
 /* All attachments share one ftrace_ops whose filter holds their addresses:
  * attaching every system call is one ftrace update, not hundreds.  The ops
@@ -68,7 +67,6 @@ static unsigned long kjit_park_ip;
 static unsigned long (*p_ftrace_location)(unsigned long ip);
 static unsigned long *kjit_sys_call_table;
 
-static unsigned long kjit_stops[KJIT_STOP_SLOTS];
 static atomic64_t c_entries, c_declined, c_skipped, c_escapes, c_reclaims, c_filtered, c_exits;
 static bool kjit_entry_enabled;
 
@@ -85,47 +83,18 @@ static void maybe_reclaim(void)
 		schedule_work(&kjit_reclaim_work);
 }
 
-static bool is_stop(unsigned long a)
-{
-	int i;
-
-	for (i = 0; i < KJIT_STOP_SLOTS; i++) {
-		unsigned long v = READ_ONCE(kjit_stops[i]);
-
-		if (v == a)
-			return true;
-		if (!v)
-			break;
-	}
-	return false;
-}
-
-/* Registers `ret` as a stop address once; false if the engine refused. */
+/* Registers an entry's return address as a stop address once (the engine's
+ * lock only the first time); false when the engine's set is full. */
 static bool ensure_stop(unsigned long ret)
 {
-	int i;
-
-	if (is_stop(ret))
-		return true;
-	if (kjit_engine_add_stop_address(ret) < 0)
-		return false;
-	for (i = 0; i < KJIT_STOP_SLOTS; i++)
-		if (!READ_ONCE(kjit_stops[i]) && !cmpxchg(&kjit_stops[i], 0UL, ret))
-			break;
-	return true;
-}
-
-/* The engine was re-created: it has no stop addresses any more. */
-void kjit_entry_reset_stops(void)
-{
-	memset(kjit_stops, 0, sizeof(kjit_stops));
+	return kjit_engine_is_stop_address(ret) || kjit_engine_add_stop_address(ret) == 0;
 }
 
 /* Leaving the cache at an entry's return address: the entry returned. */
 static void escaped(u64 t)
 {
 	atomic64_inc(&c_escapes);
-	if (!is_stop(t))
+	if (!kjit_engine_is_stop_address(t))
 		return;
 	atomic64_inc(&c_exits);
 	/* Plugins' on_exit (the engine routes every exit here while one has it). */

@@ -44,7 +44,6 @@ int kjit_attach_many(const char __user *names, s32 __user *results, u32 count);
 int kjit_detach(const char *name);     /* "*" = all */
 void kjit_detach_all(void);
 void kjit_entry_quiesce(void);
-void kjit_entry_reset_stops(void);
 int kjit_nattached(void);
 bool kjit_attachment(int i, char *name, u64 *addr);
 int kjit_syscall_name(u64 nr, char *name, size_t len);

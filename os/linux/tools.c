@@ -117,7 +117,6 @@ static int bring_up(const struct kjit_ioc_config *c)
 	if (c->cache_kb)
 		mem.code_size = min_t(u64, (u64)c->cache_kb << 10, base_mem.code_size);
 	kjit_extable_reset();
-	kjit_entry_reset_stops();
 	ret = kjit_engine_init(&mem, &facts, &opt);
 	if (ret)
 		return ret;

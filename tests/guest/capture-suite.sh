@@ -3,7 +3,7 @@
 #   Needs BUILD_DIR/module/kjit.ko and BUILD_DIR/os/userspace-sim/kjit-sim.
 #   Env: KJIT_CAPTURE_SYSCALLS (the list below), KJIT_CAPTURE_KEEP=DIR (copy the
 #        captures there), KJIT_CAPTURE_MIN (passing replays required, default:
-#        all but two, see below).
+#        all but one, see below).
 # In the guest: insmod kjit.ko, then for each system call
 #   kjitctl capture --syscall NAME --count 4 --first-complete -o caps/NAME.kjitcap \
 #           -- ./capture_workload NAME 4
@@ -12,19 +12,22 @@
 # capture is replayed: kjit-sim replay FILE must exit 0 (block sequence, reads,
 # writes, return value, and icount/bbcount/calltrace equal to the kernel's).
 # Prints one line per system call and a summary; fails when fewer than
-# KJIT_CAPTURE_MIN (default: all but two) replay exactly or the kernel log
+# KJIT_CAPTURE_MIN (default: all but one) replay exactly or the kernel log
 # has errors.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 B="$(cd "${1:-$root/build}" && pwd)"
 SYSCALLS="${KJIT_CAPTURE_SYSCALLS:-getppid getpid getuid umask newuname read write pipe2 openat close newfstat lseek dup fcntl ioctl brk mprotect munmap kill rt_sigaction rt_sigprocmask socket getsockname sendto recvfrom poll epoll_create1 clock_gettime clock_getres gettimeofday timerfd_create timerfd_settime getitimer times sysinfo getrusage getcwd}"
-# All but two must replay.  37 of 37 did in four runs of 2026-11-23; in two
-# others read's capture did not replay (once two blocks more than the
-# kernel recorded, once a read from an address no logged value explains).
-# Not understood yet: the line printed for each failure says which one, and
-# the summary line how many.
+# All but one must replay.  Before 2026-11-23 (second session) read's or
+# timerfd_create's capture failed now and then (2 of 6 suite runs; 1 of 227
+# captures in a repro): the recorder read a load's value before the load,
+# across its own call, and a timer tick in between changed the timekeeper's
+# seqcount, so the replay retried a loop the kernel did not (or skipped one
+# it took).  Plain loads are now logged after they ran (os/linux/capture.c):
+# 0 of 227 failed.  One failure is still allowed because nothing proves the
+# window closed on every path; each failure prints its first problem.
 set -- $SYSCALLS
-MIN="${KJIT_CAPTURE_MIN:-$(($# - 2))}"
+MIN="${KJIT_CAPTURE_MIN:-$(($# - 1))}"
 ko="$B/module/kjit.ko"
 sim="$B/os/userspace-sim/kjit-sim"
 [ -f "$ko" ] || { echo "capture-suite: $ko missing (os/linux/build.sh $B)" >&2; exit 2; }

@@ -274,6 +274,7 @@ void kjit_engine_get_stats(kjit_engine_stats *out) {
   EngineState &g = g_engine;
   EngineLock lock;
   *out = g.stats;
+  out->stop_addresses = g.stops.size();
   out->cache_bytes_used = 0;
   out->arena_bytes_used = 0;
   for (Epoch &e : g.epochs) {

@@ -102,6 +102,7 @@ struct kjit_engine_stats {
   uint64_t cache_full;         /* flushes forced by a full cache half        */
   uint64_t native_calls;       /* call sites to leaves run natively (shim)   */
   uint64_t fast_entries;       /* entries served by the IBL without the lock */
+  uint64_t stop_addresses;     /* distinct entry return addresses known     */
 };
 void kjit_engine_get_stats(struct kjit_engine_stats *out);
 

@@ -125,6 +125,7 @@ static long kjit_ctl_ioctl(struct file *file, unsigned int cmd, unsigned long ar
 		s.arena_bytes_used = es.arena_bytes_used;
 		s.inlined_calls = es.inlined_calls;
 		s.outlined_calls = es.outlined_calls;
+		s.stop_addresses = es.stop_addresses;
 		s.entries = ec.entries;
 		s.entry_declined = ec.entry_declined;
 		s.entry_skipped = ec.entry_skipped;

@@ -98,6 +98,26 @@ fb=$(awk '$1=="fallbacks"{print $2}' stats-bb-openat.txt)
 it=$(awk '$1=="insns_translated"{print $2}' stats-bb-openat.txt)
 [ "$nb" -gt 5 -a "$nb" -le "${it:-0}" ] && pass blocks_listed_le_translated "listed=$nb built=$bb fallbacks=$fb insns=$it" || fail blocks_listed_le_translated "listed=$nb built=$bb fallbacks=$fb insns=$it"
 
+# --- hot kernel functions with many callers --------------------------------
+# Every caller's return address becomes a stop address: 207 in one run of
+# 2026-11-23 (the engine held 64 before that day; entries from more call
+# sites ran natively).  Allocator and mutex functions also run in softirq
+# and under locks.
+step "allocator and mutex functions: many call sites"
+$K config --tool icount > /dev/null
+$K attach kfree kmem_cache_free kmem_cache_alloc __kmalloc kmalloc_trace mutex_lock mutex_unlock > attach-hot.txt 2>&1 \
+  || fail attach_hot_functions "$(tr '\n' ' ' < attach-hot.txt)"
+$W $ITERS > wl-hot.txt 2>&1
+$W efault > efault-hot.txt 2>&1
+$K stats > stats-hot.txt
+$K detach all > /dev/null
+chk workload_same_hot_functions cmp -s native.txt wl-hot.txt
+chk efault_same_hot_functions cmp -s native-efault.txt efault-hot.txt
+sa=$(awk '$1=="stop_addresses"{print $2}' stats-hot.txt)
+e=$(awk '$1=="entries"{print $2}' stats-hot.txt)
+[ "${sa:-0}" -gt 64 -a "${e:-0}" -gt 1000 ] && pass hot_functions_many_call_sites "stop_addresses=$sa entries=$e" \
+  || fail hot_functions_many_call_sites "stop_addresses=$sa entries=$e"
+
 # --- hazards ----------------------------------------------------------------
 step hazards
 $K config --tool icount > /dev/null

@@ -283,6 +283,7 @@ static int cmd_stats(void)
   P(entries); P(entry_declined); P(entry_skipped); P(gate_escapes); P(reclaims); P(icount);
   P(filtered); P(exits); P(extable_mirrored); P(extable_declined); P(extable_entries);
   P(cache_size); P(text_events); P(text_flushes); P(pid); P(inline_instrumentation); P(use_liveness); P(flush_every_entry);
+  P(stop_addresses);
   printf("%-18s %s\n", "tool", s.tool < 8 ? tool_names[s.tool] : "?");
   return 0;
 }

@@ -76,6 +76,7 @@ struct kjit_ioc_stats {
   __u32 tool;                  /* KJIT_TOOL_* */
   __u32 pid;                   /* pid filter, 0 = all */
   __u32 inline_instrumentation, use_liveness, flush_every_entry, pad;
+  __u64 stop_addresses;        /* distinct entry return addresses (call sites) */
 };
 
 /* Built-in tools (the paper's examples in plugins/, plus callstack, a

@@ -326,7 +326,7 @@ static void cap_read(u64 pc, u64 ea, u64 size, u64 seg)
 	cap_log_read(pc, ea + cap_seg_base(seg), ea, size, seg);
 }
 
-/* A plain load is logged after it ran (see cap_on_block): the call before
+/* A plain load is logged after it ran (see cap_instrument_read): the call before
  * it only notes the address, which the load may overwrite (mov (%rax),%rax). */
 static void cap_load_before(u64 pc, u64 ea, u64 size, u64 seg)
 {
@@ -477,6 +477,7 @@ static bool is_nondet(const struct op *o, u32 *dest)
 	return false;
 }
 
+/* movs cmps stos lods scas; a8/a9 (test al/eax, imm) have no memory operand */
 static bool is_string_op(u8 op0)
 {
 	return op0 >= 0xa4 && op0 <= 0xaf;

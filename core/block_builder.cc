@@ -160,7 +160,9 @@ void Emitter::exit_jump(uint64_t target, bool is_call, int cond) {
     w_.jmp_far(target);  // out of arena: leave to native code (still correct)
     return;
   }
-  int32_t field = cond >= 0 ? w_.jcc(static_cast<uint8_t>(cond), w_.here()) : w_.jmp(w_.here());
+  // Linking re-points this jump while other CPUs may run the block.
+  int32_t field = cond >= 0 ? w_.jcc_patchable(static_cast<uint8_t>(cond), w_.here())
+                            : w_.jmp_patchable(w_.here());
   e->field_offset = epoch_.code_used + static_cast<uint32_t>(field < 0 ? 0 : field);
 }
 
@@ -177,7 +179,7 @@ void Emitter::indirect_site(const x86::Insn &in) {
   site->from = b_;
   site->site_pc = in.pc;
   site->is_call = in.cf == KJIT_CF_CALL_INDIRECT;
-  int32_t field = w_.jmp(w_.here());
+  int32_t field = w_.jmp_patchable(w_.here());  // re-pointed by chain_append
   site->tail_field = epoch_.code_used + static_cast<uint32_t>(field < 0 ? 0 : field);
   plan.chain = site;
 }
@@ -225,12 +227,18 @@ bool Emitter::emit_terminator() {
         else exit_jump(in.target, false, in.jcc_cond);
       } else {
         // loop/jrcxz only have rel8: hop over a short jmp to a rel32 one.
+        // The short jmp's displacement is set once the taken exit (padded,
+        // or a far jmp when the arena is full) has its final size.
         w_.bytes(in.bytes, static_cast<uint32_t>(in.length - 1));
         w_.byte(2);
         w_.byte(0xeb);
-        w_.byte(5);
+        uint32_t skip_at = w_.size();
+        w_.byte(0);
         if (taken_instr) local = w_.jmp(w_.here());
         else exit_jump(in.target, false);
+        uint32_t skip = w_.size() - (skip_at + 1);
+        if (!w_.overflowed() && skip > 127) return false;
+        if (!w_.overflowed()) *w_.write_ptr(skip_at) = static_cast<uint8_t>(skip);
       }
       requests_at(ki.index, KJIT_IPOINT_NOT_TAKEN, out);
       exit_jump(fall, false);

@@ -6,7 +6,7 @@
 namespace kjit {
 
 static bool patch(Epoch &epoch, uint32_t field, uint64_t target) {
-  if (!x86::patch_rel32_at(epoch.write_at(field), epoch.exec_at(field), target)) return false;
+  if (!x86::patch_rel32_live(epoch.write_at(field), epoch.exec_at(field), target)) return false;
   kjit_os_code_written(epoch.exec_at(field), 4);
   return true;
 }

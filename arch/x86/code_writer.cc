@@ -44,6 +44,11 @@ bool patch_rel32_at(uint8_t *field_write, uint64_t field_exec, uint64_t target) 
   return true;
 }
 
+bool patch_rel32_live(uint8_t *field_write, uint64_t field_exec, uint64_t target) {
+  if ((field_exec & 3) != 0 || (reinterpret_cast<uintptr_t>(field_write) & 3) != 0) return false;
+  return patch_rel32_at(field_write, field_exec, target);
+}
+
 bool CodeWriter::patch_rel32(uint32_t field_offset, uint64_t target) {
   return patch_rel32_at(w_ + field_offset, exec_ + field_offset, target);
 }
@@ -74,6 +79,25 @@ int32_t CodeWriter::jcc(uint8_t cond, uint64_t target) {
   u32(0);
   if (!patch_rel32(field, target)) return -1;
   return static_cast<int32_t>(field);
+}
+
+uint32_t CodeWriter::patch_pad(uint32_t opcode_len, uint32_t ahead) const {
+  return static_cast<uint32_t>((4 - ((here() + ahead + opcode_len) & 3)) & 3);
+}
+
+void CodeWriter::nops(uint32_t n) {
+  static const uint8_t kNop[4][3] = {{0}, {0x90}, {0x66, 0x90}, {0x0f, 0x1f, 0x00}};
+  if (n > 0 && n <= 3) bytes(kNop[n], n);
+}
+
+int32_t CodeWriter::jmp_patchable(uint64_t target) {
+  nops(patch_pad(1));
+  return jmp(target);
+}
+
+int32_t CodeWriter::jcc_patchable(uint8_t cond, uint64_t target) {
+  nops(patch_pad(2));
+  return jcc(cond, target);
 }
 
 void CodeWriter::jmp_far(uint64_t target) {

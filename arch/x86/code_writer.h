@@ -32,8 +32,19 @@ class CodeWriter {
   int32_t jmp(uint64_t target);
   int32_t call(uint64_t target);
   int32_t jcc(uint8_t cond, uint64_t target);
+  // A jmp/jcc whose rel32 is re-pointed later while other CPUs may be
+  // executing it (exits, chain tails).  NOP padding first puts the field on
+  // a 4-byte boundary: an aligned 4-byte store is atomic and never straddles
+  // a cache line, so another CPU fetches the old or the new target, never
+  // half of each (see patch_rel32_live).
+  int32_t jmp_patchable(uint64_t target);
+  int32_t jcc_patchable(uint8_t cond, uint64_t target);
+  // The padding jmp_patchable (opcode_len 1) or jcc_patchable (2) emits
+  // when it starts `ahead` bytes after the current position.
+  uint32_t patch_pad(uint32_t opcode_len, uint32_t ahead = 0) const;
   // jmp through an inline 8-byte slot: reaches any address, no registers.
   void jmp_far(uint64_t target);
+  void nops(uint32_t n);                // one NOP instruction of n <= 3 bytes
 
   void push_imm(uint64_t value);        // flag-free, register-free
   void push_reg(uint8_t reg);
@@ -59,7 +70,13 @@ class CodeWriter {
   bool overflow_ = false;
 };
 
-// Patches a rel32 field given both views; false when out of reach.
+// Patches a rel32 field given both views; false when out of reach.  Only
+// for code no other CPU can be executing yet.
 bool patch_rel32_at(uint8_t *field_write, uint64_t field_exec, uint64_t target);
+// Re-points a published rel32 with one aligned atomic store.  False when out
+// of reach or when the field is not 4-byte aligned: such a field can be
+// fetched torn by another CPU, so it is never patched live (the caller keeps
+// the old, still correct target).
+bool patch_rel32_live(uint8_t *field_write, uint64_t field_exec, uint64_t target);
 
 }  // namespace kjit::x86

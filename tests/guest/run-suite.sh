@@ -66,13 +66,13 @@ for mode in $MODES; do
   if [ -f "$share/checks.txt" ]; then
     np=$(grep -c ' PASS' "$share/checks.txt" || true); nf=$(grep -c ' FAIL' "$share/checks.txt" || true)
     echo "run-suite: $mode: $np checks passed, $nf failed"
-    grep ' FAIL' "$share/checks.txt" >&2 && fail=1 || true
+    if grep ' FAIL' "$share/checks.txt" >&2; then fail=1; fi
   else
     echo "run-suite: FAIL: no checks.txt ($mode)" >&2; fail=1
   fi
   # console: anything before the deliberate WARN test must be clean
   if sed '/== WARN at the original address/,$d' "$share/console.log" | \
-       grep -E 'Oops:|BUG:|kernel BUG|soft lockup|hard LOCKUP|rcu.*stall|general protection|Kernel panic' >&2; then
+       "$root/tools/lab/kernel-log-errors.sh" >&2; then
     echo "run-suite: FAIL: console has error lines ($mode)" >&2; fail=1
   fi
   [ -f "$share/cost.txt" ] && echo "run-suite: $mode: entry/exit cost: $(cat "$share/cost.txt")"

@@ -11,7 +11,7 @@ pkgs=(
   libzydis-dev libzycore-dev libcapstone-dev libunicorn-dev
   googletest libgtest-dev
   clang libfuzzer-14-dev libclang-rt-14-dev
-  lz4 xz-utils qemu-system-x86 busybox-static cpio kmod e2fsprogs gnuplot-nox
+  lz4 xz-utils qemu-system-x86 busybox-static cpio kmod e2fsprogs gnuplot-nox stress-ng
   "linux-headers-$ABI" dpkg-dev
 )
 

@@ -1,0 +1,51 @@
+#!/bin/bash
+# Long soak of kjit under stress-ng (not part of ./kjit-lab test): every
+# system call attached, tools and cache sizes rotated, multi-threaded TCG,
+# one boot per preemption mode.  Fails on any kernel-log error or any
+# stressor that fails under kjit but passed natively in the same boot.
+# Usage: tests/guest/soak.sh BUILD_DIR [MINUTES_PER_MODE]   (default 30)
+# Env: KJIT_SOAK_MODES ("voluntary full"), KJIT_SOAK_SECS (3).
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+B="$(cd "${1:-$root/build}" && pwd)"
+MIN="${2:-30}"
+ko="$B/module/kjit.ko"
+[ -f "$ko" ] || { echo "soak: $ko missing" >&2; exit 2; }
+sng="$(command -v stress-ng)" || { echo "soak: stress-ng missing (tools/lab/deps.sh)" >&2; exit 2; }
+# stress-ng classes os, filesystem, pipe, memory and scheduler, a few
+# stressors of each that run in the lab's busybox guest.
+STRESSORS="fork clone get kill prctl sigsegv dentry dir open rename fstat link lockf flock \
+pipe pipeherd fifo malloc mmap brk memfd yield sched switch futex nanosleep clock timer"
+fail=0
+for mode in ${KJIT_SOAK_MODES:-voluntary full}; do
+  share="$B/guest-soak-$mode"
+  rm -rf "$share"; mkdir -p "$share/lib"
+  cp "$ko" "$share/"
+  gcc -O2 -static -Wall -I "$root/os/linux" -o "$share/kjitctl" "$root/tools/kjitctl/kjitctl.c"
+  cp "$sng" "$share/stress-ng"
+  for l in $(ldd "$sng" | awk '/=>/{print $3} /ld-linux/{print $1}'); do cp -L "$l" "$share/lib/"; done
+  {
+    echo "MINUTES='$MIN' SECS='${KJIT_SOAK_SECS:-3}' STRESSORS='$STRESSORS'"
+    echo "TOOLS='icount bbcount calltrace lock_contention' CACHES='64 256 1024 4096'"
+    cat "$root/tests/guest/soak-guest.sh"
+  } > "$share/soak.sh"
+  echo "soak: $mode preemption, $MIN minutes"
+  rc=0
+  "$root/tools/lab/run-guest.sh" --share "$share" --script "$share/soak.sh" --smp 2 --mem 1024 \
+     --timeout $((MIN * 60 + 1200)) --append "preempt=$mode" || rc=$?
+  [ "$rc" = 0 ] || { echo "soak: FAIL: guest status $rc ($mode)" >&2; tail -n 40 "$share/console.log" >&2; fail=1; }
+  grep -q SOAK-GUEST-DONE "$share/guest.log" 2>/dev/null || { echo "soak: FAIL: guest did not finish ($mode)" >&2; fail=1; }
+  if "$root/tools/lab/kernel-log-errors.sh" "$share/console.log" >&2; then
+    echo "soak: FAIL: kernel log has errors ($mode)" >&2; fail=1
+  fi
+  # A stressor failing under kjit counts only if it passed natively.
+  bad=$(awk '$1=="native"{nat[$2]=$3} $1=="run" && $6!=0 && nat[$5]==0 {print}' "$share/soak.txt")
+  runs=$(awk '$1=="run"{r[$2]=1} END{print length(r)}' "$share/soak.txt")
+  nat_fail=$(awk '$1=="native" && $3!=0 {printf "%s ", $2}' "$share/soak.txt")
+  recl=$(awk '$1=="stats" && $3=="reclaims"{s+=$4} END{print s+0}' "$share/soak.txt")
+  echo "soak: $mode: $runs configurations, $recl reclaims, native failures: ${nat_fail:-none}"
+  [ -z "$bad" ] || { echo "soak: FAIL: stressors failing under kjit only ($mode):" >&2; echo "$bad" >&2; fail=1; }
+  grep -q '^rmmod 0' "$share/soak.txt" || { echo "soak: FAIL: rmmod ($mode)" >&2; fail=1; }
+done
+[ "$fail" = 0 ] && echo "soak: PASS" || echo "soak: FAIL"
+exit "$fail"

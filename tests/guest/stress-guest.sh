@@ -1,0 +1,46 @@
+#!/bin/sh
+# Runs in the guest (busybox sh, cwd = the share) for tests/guest/stress-reclaim.sh.
+# Parameters come from the preamble the host puts before this file:
+#   TOOL (built-in tool), CACHE_KB (code cache), ORDERS (stressor lists,
+#   separated by '|'), SECS (seconds per stressor).
+# Prints "CHECK name PASS|FAIL detail" lines to checks.txt.
+set -u
+K=./kjitctl
+: > checks.txt
+pass() { echo "CHECK $1 PASS ${2:-}" | tee -a checks.txt; }
+fail() { echo "CHECK $1 FAIL ${2:-}" | tee -a checks.txt; sync; }
+stat_of() { $K stats | awk -v k="$1" '$1==k{print $2}'; }
+step() { echo "<2>kjit-stress: $*" > /dev/kmsg 2>/dev/null; echo "== $*"; }
+
+insmod ./kjit.ko || { fail insmod; exit 1; }
+if $K config --tool "$TOOL" --cache-kb "$CACHE_KB" > config.txt 2>&1; then
+  pass config "$TOOL ${CACHE_KB}K"
+else
+  fail config "$(cat config.txt)"; exit 1
+fi
+n=$($K attach all-syscalls 2>/dev/null | grep -c attached)
+if [ "$n" -gt 0 ]; then pass attach "$n"; else fail attach "nothing attached"; fi
+
+echo "$ORDERS" | tr '|' '\n' > orders.txt
+i=0
+while read -r order; do
+  i=$((i + 1))
+  for s in $order; do
+    step "order $i: $s"
+    timeout 120 ./lib/ld-linux-x86-64.so.2 --library-path ./lib ./stress-ng --"$s" 2 --timeout "${SECS}s" --verify --temp-path /tmp -q > "sng-$i-$s.txt" 2>&1
+    rc=$?
+    if [ "$rc" = 0 ]; then pass "stress_${i}_$s"; else fail "stress_${i}_$s" "rc $rc: $(tr '\n' ' ' < "sng-$i-$s.txt" | cut -c1-300)"; fi
+  done
+done < orders.txt
+
+$K stats > stats.txt
+r=$(stat_of reclaims); f=$(stat_of flushes); e=$(stat_of entries)
+# Without reclaims under load the run proves nothing.
+if [ "${r:-0}" -ge 10 ]; then
+  pass reclaims "reclaims=$r flushes=$f entries=$e"
+else
+  fail reclaims "reclaims=${r:-?} flushes=${f:-?} entries=${e:-?}"
+fi
+$K detach all > /dev/null
+if rmmod kjit; then pass rmmod; else fail rmmod; fi
+echo STRESS-GUEST-DONE

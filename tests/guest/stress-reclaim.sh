@@ -1,0 +1,55 @@
+#!/bin/bash
+# Cache reclaims under concurrent load: Debian's stress-ng (file locks,
+# clocks, timers, fork, futex) with every system call attached, block
+# counting and a small code cache, so the cache is flushed and refilled
+# many times while both vCPUs run translated code.
+# Usage: tests/guest/stress-reclaim.sh BUILD_DIR
+#   Boots multi-threaded TCG (each vCPU on its own host thread: a code patch
+#   and another CPU's fetch of it really overlap, which round-robin TCG never
+#   shows) once per preemption mode, and fails on a stressor failure
+#   (--verify and stress-ng's metrics check catch silent corruption), an
+#   error in the kernel log, too few reclaims, or a guest that did not finish.
+# Env: KJIT_STRESS_MODES ("voluntary full"), KJIT_STRESS_SECS (8),
+#   KJIT_STRESS_CACHE_KB (256), KJIT_STRESS_TOOL (bbcount).
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+B="$(cd "${1:-$root/build}" && pwd)"
+MODES="${KJIT_STRESS_MODES:-voluntary full}"
+ko="$B/module/kjit.ko"
+[ -f "$ko" ] || { echo "stress-reclaim: $ko missing (os/linux/build.sh $B)" >&2; exit 2; }
+sng="$(command -v stress-ng)" || { echo "stress-reclaim: stress-ng missing (tools/lab/deps.sh installs it)" >&2; exit 2; }
+# Stressor orders: the one that first oopsed, and two others.
+ORDERS="flock lockf clock fork timer futex|clock flock lockf|fork futex timer clock"
+
+fail=0
+for mode in $MODES; do
+  share="$B/guest-stress-$mode"
+  rm -rf "$share"; mkdir -p "$share/lib"
+  cp "$ko" "$share/"
+  gcc -O2 -static -Wall -I "$root/os/linux" -o "$share/kjitctl" "$root/tools/kjitctl/kjitctl.c"
+  cp "$sng" "$share/stress-ng"
+  for l in $(ldd "$sng" | awk '/=>/{print $3} /ld-linux/{print $1}'); do cp -L "$l" "$share/lib/"; done
+  {
+    echo "TOOL='${KJIT_STRESS_TOOL:-bbcount}' CACHE_KB='${KJIT_STRESS_CACHE_KB:-256}'"
+    echo "ORDERS='$ORDERS' SECS='${KJIT_STRESS_SECS:-8}'"
+    cat "$root/tests/guest/stress-guest.sh"
+  } > "$share/stress.sh"
+  echo "stress-reclaim: booting ($mode preemption, multi-threaded TCG)"
+  rc=0
+  "$root/tools/lab/run-guest.sh" --share "$share" --script "$share/stress.sh" --smp 2 --mem 1024 \
+     --timeout 900 --append "preempt=$mode" || rc=$?
+  [ "$rc" = 0 ] || { echo "stress-reclaim: FAIL: guest status $rc ($mode)" >&2; tail -n 40 "$share/console.log" >&2 || true; fail=1; }
+  grep -q STRESS-GUEST-DONE "$share/guest.log" 2>/dev/null || { echo "stress-reclaim: FAIL: guest did not finish ($mode)" >&2; fail=1; }
+  if [ -f "$share/checks.txt" ]; then
+    np=$(grep -c ' PASS' "$share/checks.txt" || true); nf=$(grep -c ' FAIL' "$share/checks.txt" || true)
+    echo "stress-reclaim: $mode: $np checks passed, $nf failed; $(grep ' reclaims ' "$share/checks.txt" | cut -d' ' -f4-)"
+    if grep ' FAIL' "$share/checks.txt" >&2; then fail=1; fi
+  else
+    echo "stress-reclaim: FAIL: no checks.txt ($mode)" >&2; fail=1
+  fi
+  if "$root/tools/lab/kernel-log-errors.sh" "$share/console.log" >&2; then
+    echo "stress-reclaim: FAIL: kernel log has errors ($mode)" >&2; fail=1
+  fi
+done
+[ "$fail" = 0 ] && echo "stress-reclaim: PASS" || echo "stress-reclaim: FAIL"
+exit "$fail"

@@ -21,6 +21,7 @@ export KJIT_BUILD="${KJIT_BUILD:-$root/build/lab}"
 [ -d "$KDIR" ] || { echo "build.sh: kernel headers $KDIR missing (apt-get install linux-headers-$ABI)" >&2; exit 1; }
 [ -f "$ENGINE" ] || { echo "build.sh: $ENGINE missing: build the cmake target kjit_engine_kernel first" >&2; exit 1; }
 "$root/cmake/check-freestanding.sh" "$ENGINE" >/dev/null
+"$here/check-exports.sh" >/dev/null
 
 # 1. Zydis (decoder + encoder, no formatter) with the kernel's code-generation
 #    flags, fetched from Debian at build time (never vendored).

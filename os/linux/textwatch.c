@@ -75,8 +75,12 @@ int kjit_textwatch_init(void)
 				kps[i].symbol_name, ret);
 	}
 	ret = register_module_notifier(&kjit_module_nb);
-	if (ret)
+	if (ret) {
+		for (i = 0; i < ARRAY_SIZE(kps); i++)
+			if (kp_ok[i])
+				unregister_kprobe(&kps[i]);
 		return ret;
+	}
 	WRITE_ONCE(watching, true);
 	return 0;
 }

@@ -26,6 +26,16 @@
  *    published (poll_state_synchronize_rcu); if that grace period has not
  *    elapsed the mirror request is declined and the engine leaves the cache
  *    before the site (correct, less coverage).
+ *
+ * Everything here that runs under the engine lock takes no kernel lock and
+ * wakes no task.  The engine lock is innermost: translated code on another
+ * CPU may hold any kernel lock (an rq lock, an rcu_node lock, a timer base)
+ * and spin for the engine lock at a dispatcher gate, so taking one of those
+ * under it deadlocks both CPUs with interrupts off.  That is why the grace
+ * period cookie comes from get_state_synchronize_rcu(), a plain read, and
+ * the grace period itself is started by the retire path after it has
+ * dropped the engine lock (start_poll_synchronize_rcu locks an rcu_node and
+ * may wake the grace-period kthread).
  * Both buffers are in this module's .bss: entries are 32-bit relative, so the
  * table must be within +/-2 GiB of kernel text and of the cache.
  *
@@ -56,7 +66,7 @@ static struct exception_table_entry ext_buf[2][KJIT_EXT_CAP];
 static struct shadow sh[KJIT_EXT_CAP];
 static unsigned int nsh;          /* real entries, sorted by insn        */
 static unsigned int pub;          /* index of the published buffer       */
-static unsigned long cookie[2];   /* RCU state when a buffer was retired */
+static unsigned long gp_cookie[2]; /* RCU state when a buffer was retired */
 static bool cookie_valid[2];
 static unsigned long sentinel;
 static struct exception_table_entry *orig_extable;
@@ -87,10 +97,11 @@ static bool other_free(void)
 {
 	unsigned int o = pub ^ 1;
 
-	return !cookie_valid[o] || poll_state_synchronize_rcu(cookie[o]);
+	return !cookie_valid[o] || poll_state_synchronize_rcu(gp_cookie[o]);
 }
 
-/* Drops stale entries from the shadow and publishes the other buffer. */
+/* Drops stale entries from the shadow and publishes the other buffer; the
+ * one it replaces is reusable after a full grace period from now. */
 static void rebuild_publish(void)
 {
 	unsigned int i, j, o = pub ^ 1;
@@ -102,7 +113,7 @@ static void rebuild_publish(void)
 	build(o);
 	smp_wmb();
 	WRITE_ONCE(THIS_MODULE->extable, ext_buf[o]);
-	cookie[pub] = start_poll_synchronize_rcu();
+	gp_cookie[pub] = get_state_synchronize_rcu();
 	cookie_valid[pub] = true;
 	pub = o;
 }
@@ -277,7 +288,8 @@ void kjit_extable_code_written(unsigned long addr, unsigned long len)
  * them at once matters: left in the table they sit above the code of the
  * new epoch, every mirror there becomes a mid-table insertion that needs a
  * rebuild, and a second rebuild within one RCU grace period is declined
- * (the task leaves the cache before the site).  Engine lock held. */
+ * (the task leaves the cache before the site).  Engine lock held; the
+ * caller starts a grace period once it has dropped it. */
 void kjit_extable_retire(unsigned long lo, unsigned long hi)
 {
 	unsigned int i;

@@ -333,6 +333,9 @@ void kjit_os_quiesce(uint64_t exec_lo, uint64_t exec_hi)
 		kjit_os_lock();
 		kjit_extable_retire((unsigned long)exec_lo, (unsigned long)exec_hi);
 		kjit_os_unlock();
+		/* The buffer retire replaced is reusable after a grace period;
+		 * start one here, never under the engine lock (extable.c). */
+		start_poll_synchronize_rcu();
 		return;
 	}
 	pr_warn_ratelimited("kjit: quiesce requested in atomic context; not waiting\n");

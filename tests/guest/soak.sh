@@ -15,7 +15,7 @@ sng="$(command -v stress-ng)" || { echo "soak: stress-ng missing (tools/lab/deps
 # stress-ng classes os, filesystem, pipe, memory and scheduler, a few
 # stressors of each that run in the lab's busybox guest.
 STRESSORS="fork clone get kill prctl sigsegv dentry dir open rename fstat link lockf flock \
-pipe pipeherd fifo malloc mmap brk memfd yield sched switch futex nanosleep clock timer"
+pipe pipeherd fifo malloc mmap brk memfd yield switch futex nanosleep clock timer"
 fail=0
 for mode in ${KJIT_SOAK_MODES:-voluntary full}; do
   share="$B/guest-soak-$mode"

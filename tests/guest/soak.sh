@@ -4,7 +4,7 @@
 # one boot per preemption mode.  Fails on any kernel-log error or any
 # stressor that fails under kjit but passed natively in the same boot.
 # Usage: tests/guest/soak.sh BUILD_DIR [MINUTES_PER_MODE]   (default 30)
-# Env: KJIT_SOAK_MODES ("voluntary full"), KJIT_SOAK_SECS (3).
+# Env: KJIT_SOAK_MODES ("voluntary full"), KJIT_SOAK_SECS (2).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 B="$(cd "${1:-$root/build}" && pwd)"
@@ -25,7 +25,7 @@ for mode in ${KJIT_SOAK_MODES:-voluntary full}; do
   cp "$sng" "$share/stress-ng"
   for l in $(ldd "$sng" | awk '/=>/{print $3} /ld-linux/{print $1}'); do cp -L "$l" "$share/lib/"; done
   {
-    echo "MINUTES='$MIN' SECS='${KJIT_SOAK_SECS:-3}' STRESSORS='$STRESSORS'"
+    echo "MINUTES='$MIN' SECS='${KJIT_SOAK_SECS:-2}' STRESSORS='$STRESSORS'"
     echo "TOOLS='icount bbcount calltrace lock_contention' CACHES='64 256 1024 4096'"
     cat "$root/tests/guest/soak-guest.sh"
   } > "$share/soak.sh"

@@ -11,7 +11,8 @@ B="$(cd "${1:-$root/build}" && pwd)"
 MIN="${2:-30}"
 ko="$B/module/kjit.ko"
 [ -f "$ko" ] || { echo "soak: $ko missing" >&2; exit 2; }
-sng="$(command -v stress-ng)" || { echo "soak: stress-ng missing (tools/lab/deps.sh)" >&2; exit 2; }
+# shellcheck source=tests/guest/stress-share.sh
+. "$root/tests/guest/stress-share.sh"
 # stress-ng classes os, filesystem, pipe, memory and scheduler, a few
 # stressors of each that run in the lab's busybox guest.
 STRESSORS="fork clone get kill prctl sigsegv dentry dir open rename fstat link lockf flock \
@@ -19,11 +20,7 @@ pipe pipeherd fifo malloc mmap brk memfd yield switch futex nanosleep clock time
 fail=0
 for mode in ${KJIT_SOAK_MODES:-voluntary full}; do
   share="$B/guest-soak-$mode"
-  rm -rf "$share"; mkdir -p "$share/lib"
-  cp "$ko" "$share/"
-  gcc -O2 -static -Wall -I "$root/os/linux" -o "$share/kjitctl" "$root/tools/kjitctl/kjitctl.c"
-  cp "$sng" "$share/stress-ng"
-  for l in $(ldd "$sng" | awk '/=>/{print $3} /ld-linux/{print $1}'); do cp -L "$l" "$share/lib/"; done
+  make_stress_share "$share" "$ko" "$root" || exit 2
   {
     echo "MINUTES='$MIN' SECS='${KJIT_SOAK_SECS:-2}' STRESSORS='$STRESSORS'"
     echo "TOOLS='icount bbcount calltrace lock_contention' CACHES='64 256 1024 4096'"

@@ -17,18 +17,15 @@ B="$(cd "${1:-$root/build}" && pwd)"
 MODES="${KJIT_STRESS_MODES:-voluntary full}"
 ko="$B/module/kjit.ko"
 [ -f "$ko" ] || { echo "stress-reclaim: $ko missing (os/linux/build.sh $B)" >&2; exit 2; }
-sng="$(command -v stress-ng)" || { echo "stress-reclaim: stress-ng missing (tools/lab/deps.sh installs it)" >&2; exit 2; }
+# shellcheck source=tests/guest/stress-share.sh
+. "$root/tests/guest/stress-share.sh"
 # Stressor orders: the one that first oopsed, and two others.
 ORDERS="flock lockf clock fork timer futex|clock flock lockf|fork futex timer clock"
 
 fail=0
 for mode in $MODES; do
   share="$B/guest-stress-$mode"
-  rm -rf "$share"; mkdir -p "$share/lib"
-  cp "$ko" "$share/"
-  gcc -O2 -static -Wall -I "$root/os/linux" -o "$share/kjitctl" "$root/tools/kjitctl/kjitctl.c"
-  cp "$sng" "$share/stress-ng"
-  for l in $(ldd "$sng" | awk '/=>/{print $3} /ld-linux/{print $1}'); do cp -L "$l" "$share/lib/"; done
+  make_stress_share "$share" "$ko" "$root" || exit 2
   {
     echo "TOOL='${KJIT_STRESS_TOOL:-bbcount}' CACHE_KB='${KJIT_STRESS_CACHE_KB:-256}'"
     echo "ORDERS='$ORDERS' SECS='${KJIT_STRESS_SECS:-8}'"

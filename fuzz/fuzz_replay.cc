@@ -1,4 +1,4 @@
-// Real kernel captures as seeds (issue 4): the input is one option byte
+// Real kernel captures as seeds: the input is one option byte
 // followed by a capture file (tests/data/captures/, written in the guest by
 // `kjitctl capture`).  A capture that parses is replayed original vs
 // translated under the engine configuration the option byte selects

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* kprobench: the kprobes side of kjit's bench (issue 5).  Registers many
+/* kprobench: the kprobes side of kjit's bench.  Registers many
  * kprobes, each with a pre_handler that counts its hits (a plain increment,
  * like kjit's counters), from an address list written to debugfs:
  *

@@ -1,4 +1,4 @@
-/* lmb: lmbench-style kernel micro-benchmarks for kjit's bench (issue 5).
+/* lmb: lmbench-style kernel micro-benchmarks for kjit's bench.
  *
  * Usage: lmb [-t SECONDS] [-x HELLO] [-f FILE] [BENCH...]
  *   -t  guest-time budget per benchmark (default 0.2 s)

@@ -1,5 +1,5 @@
 #!/bin/bash
-# kjit bench (issue 5): kjit against kprobes, ftrace and bpftrace, in one boot
+# kjit bench: kjit against kprobes, ftrace and bpftrace, in one boot
 # per configuration with its native baseline, in two modes (TCG wall clock,
 # -icount).  Regenerates bench/results/{RESULTS.md,summary.json,*.svg}.
 #

@@ -39,7 +39,7 @@ while [ $# -gt 0 ]; do
     --tcg-single) accel=tcg,thread=single; shift ;;
     --verbose|-v) verbose=1; shift ;;
     --shell) shell=1; shift ;;
-    -h|--help) sed -n '2,25p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,/^set /{/^#/p}' "$0"; exit 0 ;;
     *) echo "run-guest: unknown argument $1" >&2; exit 2 ;;
   esac
 done

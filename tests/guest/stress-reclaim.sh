@@ -8,7 +8,7 @@
 #   and another CPU's fetch of it really overlap, which round-robin TCG never
 #   shows) once per preemption mode, and fails on a stressor failure
 #   (--verify and stress-ng's metrics check catch silent corruption), an
-#   error in the kernel log, too few reclaims, or a guest that did not finish.
+#   error in the kernel log (console and dmesg), too few reclaims, or a guest that did not finish.
 # Env: KJIT_STRESS_MODES ("voluntary full"), KJIT_STRESS_SECS (8),
 #   KJIT_STRESS_CACHE_KB (256), KJIT_STRESS_TOOL (bbcount).
 set -euo pipefail
@@ -44,7 +44,7 @@ for mode in $MODES; do
   else
     echo "stress-reclaim: FAIL: no checks.txt ($mode)" >&2; fail=1
   fi
-  if "$root/tools/lab/kernel-log-errors.sh" "$share/console.log" >&2; then
+  if "$root/tools/lab/kernel-log-errors.sh" "$share/console.log" "$share/dmesg.txt" >&2; then
     echo "stress-reclaim: FAIL: kernel log has errors ($mode)" >&2; fail=1
   fi
 done

@@ -1,5 +1,5 @@
 #!/bin/bash
-# kjit bench (issue 5): kjit against kprobes, ftrace and bpftrace, in one boot
+# kjit bench: kjit against kprobes, ftrace and bpftrace, in one boot
 # per configuration with its native baseline, in two modes (TCG wall clock,
 # -icount).  Regenerates bench/results/{RESULTS.md,summary.json,*.svg}.
 #
@@ -27,8 +27,10 @@ t0=$(date +%s)
 if [ "${BENCH_ANALYZE_ONLY:-0}" != 1 ]; then
   # --- build ------------------------------------------------------------------
   if [ ! -f "$B/module/kjit.ko" ]; then
-    cmake -S "$top" -B "$B" >/dev/null && cmake --build "$B" -j2 --target kjit_engine_kernel \
-      && "$top/os/linux/build.sh" "$B" || { echo "bench: kjit build failed" >&2; exit 1; }
+    if ! { cmake -S "$top" -B "$B" >/dev/null && cmake --build "$B" -j2 --target kjit_engine_kernel \
+             && "$top/os/linux/build.sh" "$B"; }; then
+      echo "bench: kjit build failed" >&2; exit 1
+    fi
   fi
   bin="$W/bin"; rm -rf "$bin"; mkdir -p "$bin"
   gcc -O2 -static -Wall -o "$bin/lmb" "$top/bench/micro/lmb.c" || exit 1

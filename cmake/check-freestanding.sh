@@ -34,6 +34,7 @@ fi
 rt="$("$NM" "$obj" | awk '{print $NF}' | grep -E '^(__cxa_|_Unwind_|_Znw|_Zna|_Zdl|_Zda|__stack_chk_fail|__dso_handle|__gxx_personality)' | sort -u || true)"
 if [ -n "$rt" ]; then
   echo "check-freestanding: $obj: C++ runtime references:" >&2
+  # shellcheck disable=SC2086  # one symbol per word: split on purpose
   printf '  %s\n' $rt >&2
   fail=1
 fi

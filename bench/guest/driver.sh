@@ -6,9 +6,11 @@
 # and "macro rps X"), repN-stats-{micro,macro}.txt (kjitctl stats / probe
 # stats), setup.log, and discovery lists.
 set -u
-cd /mnt/kjit
+cd /mnt/kjit || exit 1
 export PATH=/mnt/kjit/bin:/usr/sbin:/usr/bin:/sbin:/bin
+# shellcheck source=/dev/null  # written by bench/guest/run.sh for each boot
 . ./config.env
+# shellcheck source=bench/guest/kjit-adapter.sh
 . ./kjit-adapter.sh
 OUT="out/$CONFIG"; mkdir -p "$OUT"
 log() { echo "bench[$CONFIG]: $*"; echo "$*" >> "$OUT/setup.log"; }
@@ -75,8 +77,7 @@ setup() {
       bpftrace -e 'tracepoint:raw_syscalls:sys_enter { @[args->id] = count(); }' \
         > "$OUT/bpftrace.out" 2>&1 &
       BPF_PID=$!
-      local w
-      for w in $(seq 1 600); do
+      for _ in $(seq 1 600); do
         grep -q Attaching "$OUT/bpftrace.out" 2>/dev/null && break; sleep 0.5
       done
       sleep 1
@@ -116,16 +117,11 @@ discover() {
       for s in $SYSCALLS; do grep -q " __x64_sys_$s\$" /proc/kallsyms && echo "__x64_sys_$s"; done \
         > "$OUT/addr-sys.txt" ;;
     kprobe-call|ftrace-func)
-      if kjit_has calls; then
-        kjit_load "" calltrace && workload_short && kjit_calls > "$OUT/funcs-call.raw"; kjit_unload
-        log "call list from kjitctl calls"
-      else
-        ftrace_graph_calls > "$OUT/funcs-call.raw"
-        log "kjitctl calls missing: call list from ftrace function_graph (see bench/NEEDS.md)"
-      fi
-      # probe/trace only what ftrace/kprobes can: names in available_filter_functions
+      kjit_load "" calltrace && workload_short && kjit_calls > "$OUT/funcs-call.raw"; kjit_unload
+      log "call list from kjitctl calls"
       # ftrace can trace only names in available_filter_functions; kprobes
-      # go on the discovered addresses (kjitctl calls) or names (fallback)
+      # go on the discovered addresses (kjitctl calls), or on the names when
+      # no address was listed
       sed 's/ .*//' /sys/kernel/tracing/available_filter_functions | sort -u > /tmp/aff.txt
       awk '{print $NF}' "$OUT/funcs-call.raw" | sed 's/+0x0$//; s/\[.*//' | grep -v '+' | sort -u \
         | grep -Fxf /tmp/aff.txt > "$OUT/funcs-call.txt"
@@ -136,27 +132,12 @@ discover() {
       fi
       log "call list: $(wc -l < "$OUT/addr-call.txt") probe targets, $(wc -l < "$OUT/funcs-call.txt") ftrace-able functions" ;;
     kprobe-bb)
-      if kjit_has blocks; then
-        kjit_load "" bbcount && workload_short && kjit_blocks > "$OUT/addr-bb.raw"; kjit_unload
-        awk '/^0x/ {print $1}' "$OUT/addr-bb.raw" | sort -u > "$OUT/addr-bb.txt"
-        log "block list from kjitctl blocks: $(wc -l < "$OUT/addr-bb.txt")"
-      else
-        : > "$OUT/addr-bb.txt"; log "kjitctl blocks missing (bench/NEEDS.md)"; return 1
-      fi ;;
+      kjit_load "" bbcount && workload_short && kjit_blocks > "$OUT/addr-bb.raw"; kjit_unload
+      awk '/^0x/ {print $1}' "$OUT/addr-bb.raw" | sort -u > "$OUT/addr-bb.txt"
+      log "block list from kjitctl blocks: $(wc -l < "$OUT/addr-bb.txt")" ;;
   esac
   return 0
 }
-ftrace_graph_calls() {
-  T=/sys/kernel/tracing
-  for s in $SYSCALLS; do echo "__x64_sys_$s"; done > $T/set_graph_function 2>/dev/null
-  echo 8192 > $T/buffer_size_kb
-  echo function_graph > $T/current_tracer
-  workload_short
-  echo nop > $T/current_tracer
-  grep -oE '[A-Za-z_][A-Za-z0-9_.]*\(\)' $T/trace | tr -d '()' | sort -u
-  echo > $T/set_graph_function; echo > $T/trace; echo 1408 > $T/buffer_size_kb
-}
-
 # --- main --------------------------------------------------------------------
 log "kernel $(uname -r); kprobes-optimization=$(cat /proc/sys/debug/kprobes-optimization 2>/dev/null)"
 discover || { log "SKIPPED: discovery failed"; echo skipped > "$OUT/status"; exit 0; }

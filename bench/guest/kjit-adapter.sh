@@ -1,38 +1,25 @@
+# shellcheck shell=bash
 # kjit-adapter.sh: the only place the bench knows kjit's control interface
-# (sourced by driver.sh in the guest).  Feature detection reads kjitctl's
-# usage text, so the bench runs against the old kjitctl (attach/stats/flush,
-# module parameter icount) and the new one (config --tool ..., blocks,
-# calls); configurations whose feature is missing are skipped and say so.
+# (sourced by driver.sh in the guest).
 KJITCTL=/mnt/kjit/bin/kjitctl
 KJIT_KO=/mnt/kjit/bin/kjit.ko
-kjit_usage() { "$KJITCTL" --help 2>&1; }
-kjit_has() { kjit_usage | grep -qE "(^|[^a-z_-])$1([^a-z_-]|\$)"; }
 
 # kjit_load CACHE_KB|"" TOOL [liveness=0] [inline=0] [flush_every_entry=1]
 kjit_load() {
-  local cache="$1" tool="$2" o; shift 2
-  if kjit_has config; then
-    local args="--tool $tool"
-    [ -z "$cache" ] || args="$args --cache-kb $cache"
-    for o in "$@"; do
-      case "$o" in
-        liveness=*) args="$args --liveness ${o#*=}" ;;
-        inline=*) args="$args --inline ${o#*=}" ;;
-        flush_every_entry=*) args="$args --flush-every-entry ${o#*=}" ;;
-      esac
-    done
-    insmod "$KJIT_KO" || return 1
-    echo "kjitctl config $args"
-    "$KJITCTL" config $args || { rmmod kjit; return 1; }
-  else
-    [ $# = 0 ] || { echo "kjit-adapter: engine options need kjitctl config"; return 1; }
-    local p=""; [ -z "$cache" ] || p="cache_kb=$cache"
-    case "$tool" in
-      none) insmod "$KJIT_KO" icount=0 $p || return 1 ;;
-      icount) insmod "$KJIT_KO" icount=1 $p || return 1 ;;
-      *) echo "kjit-adapter: tool $tool needs kjitctl config"; return 1 ;;
+  local cache="$1" tool="$2" o
+  shift 2
+  local args=(--tool "$tool")
+  [ -z "$cache" ] || args+=(--cache-kb "$cache")
+  for o in "$@"; do
+    case "$o" in
+      liveness=*) args+=(--liveness "${o#*=}") ;;
+      inline=*) args+=(--inline "${o#*=}") ;;
+      flush_every_entry=*) args+=(--flush-every-entry "${o#*=}") ;;
     esac
-  fi
+  done
+  insmod "$KJIT_KO" || return 1
+  echo "kjitctl config ${args[*]}"
+  "$KJITCTL" config "${args[@]}" || { rmmod kjit; return 1; }
   kjit_attach_syscalls
 }
 kjit_attach_syscalls() {

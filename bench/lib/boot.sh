@@ -28,7 +28,7 @@ while [ $# -gt 0 ]; do
     *) echo "boot.sh: unknown argument $1" >&2; exit 2 ;;
   esac
 done
-[ -n "$share" ] && [ -n "$script" ] || { echo "boot.sh: --share and --script are required" >&2; exit 2; }
+if [ -z "$share" ] || [ -z "$script" ]; then echo "boot.sh: --share and --script are required" >&2; exit 2; fi
 mkdir -p "$share"; share="$(cd "$share" && pwd)"
 kdir="$(KJIT_BUILD="$LABBUILD" "$lab/fetch-kernel.sh" "$LABBUILD/kernel" | tail -n1)"
 initrd="$LABBUILD/initramfs.cpio.gz"
@@ -48,10 +48,11 @@ mkfs.ext4 -q -F -L kjit -E root_owner=0:0 -d "$share" "$img"
 # (translate.c calls the helper without gen_update_cc_op; QEMU 8.0 inlined
 # the instruction): right after a popfq, as kjit's outlined calls end with,
 # the flags of SLUB's `cmpxchg16b gs:[rdi]` fast path come out as garbage
-# (bits from rax) and an interrupt there double-faulted the guest
-# (kjit-bb-noopt under nginx, 2026-11-21).  Without CX16 the kernel's SLUB
-# uses its locked path, the same for every configuration of a boot.
-qemu=(qemu-system-x86_64 -accel tcg -cpu max,-cx16 -smp "$smp" -m "$mem"
+# (bits from rax) and an interrupt there can double-fault the guest.
+# Without CX16 the kernel's SLUB uses its locked path, the same for every
+# configuration of a boot.
+cpu=max,-cx16
+qemu=(qemu-system-x86_64 -accel tcg -cpu "$cpu" -smp "$smp" -m "$mem"
       -nographic -no-reboot -nic none
       -kernel "$kdir/vmlinuz" -initrd "$initrd"
       -append "console=ttyS0 panic=-1 nokaslr quiet$extra"
@@ -59,7 +60,8 @@ qemu=(qemu-system-x86_64 -accel tcg -cpu max,-cx16 -smp "$smp" -m "$mem"
       -device "nvme,drive=kjit,serial=kjit")
 [ -z "$root" ] || qemu+=(-drive "file=$root,if=none,format=raw,id=kjitroot,snapshot=on,cache=unsafe"
                          -device "nvme,drive=kjitroot,serial=kjitroot")
-[ "$icount" = 0 ] || qemu+=(-icount shift=0,sleep=off)
+icount_opts=shift=0,sleep=off
+[ "$icount" = 0 ] || qemu+=(-icount "$icount_opts")
 [ -z "$gdbport" ] || qemu+=(-gdb "tcp:127.0.0.1:$gdbport")
 rc=0
 timeout -k 5 "$tmo" "${qemu[@]}" </dev/null >"$share/console.log" 2>&1 || rc=$?

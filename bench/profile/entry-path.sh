@@ -45,8 +45,7 @@ GUEST
   --timeout 1800 > "$share/boot.log" 2>&1 &
 boot=$!
 wait_for() {  # wait_for PATTERN: the line of the console that has it
-  local i
-  for i in $(seq 600); do
+  for _ in $(seq 600); do
     grep -a "kjit-profile: failed" "$share/console.log" 2>/dev/null && return 1
     grep -a -m1 "kjit-profile: $1" "$share/console.log" 2>/dev/null && return 0
     kill -0 "$boot" 2>/dev/null || return 1

@@ -1,10 +1,10 @@
 #!/bin/bash
-# Capture/replay suite (issue 4).  Usage: tests/guest/capture-suite.sh [BUILD_DIR]
+# Capture/replay suite.  Usage: tests/guest/capture-suite.sh [BUILD_DIR]
 #   Needs BUILD_DIR/module/kjit.ko and BUILD_DIR/os/userspace-sim/kjit-sim.
 #   Env: KJIT_CAPTURE_SYSCALLS (the list below), KJIT_CAPTURE_KEEP=DIR (copy the
 #        captures there), KJIT_CAPTURE_MIN (passing replays required, default:
 #        all but one, see below).
-# In the guest: insmod kjit.ko, then for each system call
+# In the guest (tests/guest/capture-guest.sh): insmod kjit.ko, then for each system call
 #   kjitctl capture --syscall NAME --count 4 --first-complete -o caps/NAME.kjitcap \
 #           -- ./capture_workload NAME 4
 # (the first of the workload's 4 invocations that returned inside the code
@@ -13,79 +13,46 @@
 # writes, return value, and icount/bbcount/calltrace equal to the kernel's).
 # Prints one line per system call and a summary; fails when fewer than
 # KJIT_CAPTURE_MIN (default: all but one) replay exactly or the kernel log
-# has errors.
+# has errors, or a guest step printed CAPTURE-FAIL (insmod, rmmod).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 B="$(cd "${1:-$root/build}" && pwd)"
 SYSCALLS="${KJIT_CAPTURE_SYSCALLS:-getppid getpid getuid umask newuname read write pipe2 openat close newfstat lseek dup fcntl ioctl brk mprotect munmap kill rt_sigaction rt_sigprocmask socket getsockname sendto recvfrom poll epoll_create1 clock_gettime clock_getres gettimeofday timerfd_create timerfd_settime getitimer times sysinfo getrusage getcwd}"
-# All but one must replay.  Before 2026-11-23 (second session) read's or
-# timerfd_create's capture failed now and then (2 of 6 suite runs; 1 of 227
-# captures in a repro): the recorder read a load's value before the load,
-# across its own call, and a timer tick in between changed the timekeeper's
-# seqcount, so the replay retried a loop the kernel did not (or skipped one
-# it took).  Plain loads are now logged after they ran (os/linux/capture.c):
-# 0 of 227 failed.  One failure is still allowed because nothing proves the
-# window closed on every path; each failure prints its first problem.
-set -- $SYSCALLS
-MIN="${KJIT_CAPTURE_MIN:-$(($# - 1))}"
+# All but one must replay.  A recorder that logs a load's value at the wrong
+# moment lets a timer tick change what the kernel saw (the timekeeper's
+# seqcount), and the replay then retries a loop the kernel did not; plain
+# loads are logged after they ran (os/linux/capture.c), but nothing proves
+# that window is closed on every path, so one failure is allowed.  Each
+# failure prints its first problem.
+read -r -a syscalls <<< "$SYSCALLS"
+MIN="${KJIT_CAPTURE_MIN:-$((${#syscalls[@]} - 1))}"
 ko="$B/module/kjit.ko"
 sim="$B/os/userspace-sim/kjit-sim"
 [ -f "$ko" ] || { echo "capture-suite: $ko missing (os/linux/build.sh $B)" >&2; exit 2; }
 [ -x "$sim" ] || { echo "capture-suite: $sim missing (cmake --build $B --target kjit-sim)" >&2; exit 2; }
 
+# shellcheck source=tests/guest/share.sh
+. "$root/tests/guest/share.sh"
 share="$B/guest-capture"
-rm -rf "$share"; mkdir -p "$share/caps"
-cp "$ko" "$share/"
-gcc -O2 -static -Wall -o "$share/capture_workload" "$root/tests/guest/capture_workload.c"
-gcc -O2 -static -Wall -I "$root/os/linux" -o "$share/kjitctl" "$root/tools/kjitctl/kjitctl.c"
-
-cat > "$share/capture-guest.sh" <<GUEST
-#!/bin/sh
-set -u
-insmod ./kjit.ko || { echo CAPTURE-FAIL insmod; exit 1; }
-for s in $SYSCALLS; do
-  echo "== \$s"
-  : > caps/\$s.log
-  for try in 1 2 3; do
-    ./kjitctl capture --syscall \$s --count 4 --first-complete -o caps/\$s.kjitcap -- ./capture_workload \$s 4 >> caps/\$s.log 2>&1
-    rc=\$?
-    echo "try \$try rc \$rc" >> caps/\$s.log
-    [ \$rc = 0 ] && break
-  done
-  cat caps/\$s.log
-  sync
-done
-# recording overhead: 300 invocations natively, attached with no tool, and
-# every one of them recorded (one file written; time per invocation after 30 warm-up ones,
-# printed by the workload)
-for s in getppid newuname getrusage; do
-  ./capture_workload \$s 300 2>&1 >/dev/null | sed "s/^time/overhead native/"
-  ./kjitctl config --tool none >/dev/null && ./kjitctl attach __x64_sys_\$s >/dev/null
-  ./capture_workload \$s 300 2>&1 >/dev/null | sed "s/^time/overhead attached/"
-  ./kjitctl detach all >/dev/null
-  ./kjitctl capture --syscall \$s --count 300 --buf-kb 16384 --first-complete -o /tmp/ovh.kjitcap -- ./capture_workload \$s 300 2>&1 \
-    | grep -E "^time|invocation\(s\) written" | sed -e "s/^time/overhead capturing/" -e "s/^capture /overhead capture /"
-  rm -f /tmp/ovh.kjitcap*
-done
-rmmod kjit || echo CAPTURE-FAIL rmmod
-dmesg > dmesg.txt
-cat /proc/sys/kernel/tainted > tainted.txt
-echo CAPTURE-GUEST-DONE
-sync
-GUEST
+share_new "$share"
+mkdir -p "$share/caps"
+share_kjit "$share" "$ko" "$root"
+share_program "$share" capture_workload "$root/tests/guest/capture_workload.c"
+share_script "$share" "$root/tests/guest/capture-guest.sh" \
+  SYSCALLS="$SYSCALLS" OVERHEAD_SYSCALLS="getppid newuname getrusage"
 
 rc=0
-"$root/tools/lab/run-guest.sh" --share "$share" --script "$share/capture-guest.sh" --smp 2 --timeout 900 || rc=$?
+"$root/tools/lab/run-guest.sh" --share "$share" --script "$share/run.sh" --smp 2 --timeout 900 || rc=$?
 fail=0
 bad() { echo "capture-suite: FAIL: $*" >&2; fail=1; }
 [ "$rc" = 0 ] || bad "guest script status $rc"
 grep -q CAPTURE-GUEST-DONE "$share/guest.log" 2>/dev/null || bad "guest did not finish"
-if grep -E 'Oops:|BUG:|kernel BUG|WARNING:|soft lockup|hard LOCKUP|general protection|Kernel panic' \
-     "$share/console.log" "$share/dmesg.txt" 2>/dev/null >&2; then
+if grep CAPTURE-FAIL "$share/guest.log" >&2; then bad "a guest step failed"; fi
+if "$root/tools/lab/kernel-log-errors.sh" "$share/console.log" "$share/dmesg.txt" >&2; then
   bad "kernel log has error lines"
 fi
 pass=0; total=0
-for s in $SYSCALLS; do
+for s in "${syscalls[@]}"; do
   total=$((total + 1))
   f="$share/caps/$s.kjitcap"
   if [ ! -f "$f" ]; then echo "$s: NO CAPTURE ($(tail -2 "$share/caps/$s.log" 2>/dev/null | tr '\n' ' '))"; continue; fi

@@ -10,7 +10,10 @@
 #   start/stop x100 and insmod/rmmod x20 phases), KJIT_SUITE_ITERS (1),
 #   KJIT_SUITE_APPEND (extra kernel args for every boot, e.g. loglevel=7 to
 #   see kernel messages on the console despite `quiet`), KJIT_SUITE_MTTCG=1
-#   (multi-threaded TCG; the default is single-threaded, see below).
+#   (multi-threaded TCG; the default is single-threaded: the start/stop
+#   phase patches kernel text while both vCPUs run, and QEMU 7.2's
+#   multi-threaded TCG can keep executing a stale int3 from such a patch,
+#   see tools/lab/run-guest.sh --tcg-single).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 B="$(cd "${1:-$root/build}" && pwd)"
@@ -19,44 +22,33 @@ KDIR="${KDIR:-/usr/src/linux-headers-$ABI}"
 MODES="${KJIT_SUITE_MODES:-voluntary full}"
 ko="$B/module/kjit.ko"
 [ -f "$ko" ] || { echo "run-suite: $ko missing (os/linux/build.sh $B)" >&2; exit 2; }
+# shellcheck source=tests/guest/share.sh
+. "$root/tests/guest/share.sh"
 
 "$root/plugins/linux/build.sh" "$B" > "$B/plugins-linux.log" 2>&1 || { cat "$B/plugins-linux.log" >&2; exit 1; }
 hz="$B/hazard"; mkdir -p "$hz"
 cp "$root"/tests/guest/hazard/{kjit_hazard.c,Kbuild} "$hz/"
 make -C "$KDIR" M="$hz" -j2 modules > "$hz/build.log" 2>&1 || { cat "$hz/build.log" >&2; exit 1; }
 
-# Single-threaded TCG (one host thread runs both vCPUs) unless
-# KJIT_SUITE_MTTCG=1.  With multi-threaded TCG (QEMU 7.2, Debian 12) the
-# start/stop phase hung: both vCPUs trapped forever on an int3 at
-# __x64_sys_openat+0 that memory no longer held (kprobe_int3_handler read
-# the new `call` byte and rewound; execution still saw int3), i.e. a stale
-# translation of text patched by text_poke_bp.  See os/linux/README.md.
-# run-guest.sh starts qemu-system-x86_64 from PATH: a wrapper adds the option.
-if [ "${KJIT_SUITE_MTTCG:-0}" != 1 ]; then
-  mkdir -p "$B/qemu-single"
-  cat > "$B/qemu-single/qemu-system-x86_64" <<'WRAP'
-#!/bin/bash
-args=(); for a in "$@"; do [ "$a" = tcg ] && a="tcg,thread=single"; args+=("$a"); done
-exec /usr/bin/qemu-system-x86_64 "${args[@]}"
-WRAP
-  chmod +x "$B/qemu-single/qemu-system-x86_64"
-  export PATH="$B/qemu-single:$PATH"
-fi
+tcg=(--tcg-single)
+[ "${KJIT_SUITE_MTTCG:-0}" != 1 ] || tcg=()
 
 fail=0
 for mode in $MODES; do
   share="$B/guest-suite-$mode"
-  rm -rf "$share"; mkdir -p "$share"
-  cp "$ko" "$B"/plugins-linux/*.ko "$hz/kjit_hazard.ko" "$share/"
-  gcc -O2 -static -Wall -Wno-unused-result -o "$share/workload" "$root/tests/guest/workload.c"
-  gcc -O2 -static -Wall -I "$root/os/linux" -o "$share/kjitctl" "$root/tools/kjitctl/kjitctl.c"
-  gcc -O2 -static -Wall -pthread -o "$share/uffd_fault" "$root/tests/guest/uffd_fault.c"
-  { echo "QUICK=${KJIT_SUITE_QUICK:-0} ITERS=${KJIT_SUITE_ITERS:-1}"; echo "export QUICK ITERS"; cat "$root/tests/guest/suite-guest.sh"; } > "$share/suite.sh"
-  append="${KJIT_SUITE_APPEND:-}"; [ "$mode" = full ] && append="$append preempt=full"
+  share_new "$share"
+  share_kjit "$share" "$ko" "$root"
+  cp "$B"/plugins-linux/*.ko "$hz/kjit_hazard.ko" "$share/"
+  share_program "$share" workload "$root/tests/guest/workload.c" -Wno-unused-result
+  share_program "$share" uffd_fault "$root/tests/guest/uffd_fault.c" -pthread
+  share_script "$share" "$root/tests/guest/suite-guest.sh" \
+    QUICK="${KJIT_SUITE_QUICK:-0}" ITERS="${KJIT_SUITE_ITERS:-1}"
+  append="${KJIT_SUITE_APPEND:-}"
+  if [ "$mode" = full ]; then append="$append preempt=full"; fi
   echo "run-suite: booting ($mode preemption)"
   rc=0
-  "$root/tools/lab/run-guest.sh" --share "$share" --script "$share/suite.sh" --smp 2 --mem 1024 \
-     --timeout 900 ${append:+--append "$append"} || rc=$?
+  "$root/tools/lab/run-guest.sh" --share "$share" --script "$share/run.sh" --smp 2 --mem 1024 \
+     --timeout 900 ${tcg[@]+"${tcg[@]}"} ${append:+--append "$append"} || rc=$?
   if [ "$rc" != 0 ]; then
     echo "run-suite: FAIL: guest status $rc ($mode); the console's last lines:" >&2
     tail -n 40 "$share/console.log" >&2 || true
@@ -70,16 +62,19 @@ for mode in $MODES; do
   else
     echo "run-suite: FAIL: no checks.txt ($mode)" >&2; fail=1
   fi
-  # console: anything before the deliberate WARN test must be clean
+  # console: anything before the deliberate WARN test must be clean (the
+  # guest checks its dmesg up to there itself, kernel_log_clean)
   if sed '/== WARN at the original address/,$d' "$share/console.log" | \
        "$root/tools/lab/kernel-log-errors.sh" >&2; then
     echo "run-suite: FAIL: console has error lines ($mode)" >&2; fail=1
   fi
-  [ -f "$share/cost.txt" ] && echo "run-suite: $mode: entry/exit cost: $(cat "$share/cost.txt")"
+  if [ -f "$share/cost.txt" ]; then echo "run-suite: $mode: entry/exit cost: $(cat "$share/cost.txt")"; fi
   for t in icount bbcount; do
-    [ -f "$share/stats-$t.txt" ] && echo "run-suite: $mode: $t all-syscalls: $(awk '$1~/^(blocks_built|cache_bytes_used|entries|flushes|extable_mirrored|extable_declined)$/{printf "%s=%s ", $1, $2}' "$share/stats-$t.txt")"
+    if [ -f "$share/stats-$t.txt" ]; then
+      echo "run-suite: $mode: $t all-syscalls: $(awk '$1~/^(blocks_built|cache_bytes_used|entries|flushes|extable_mirrored|extable_declined)$/{printf "%s=%s ", $1, $2}' "$share/stats-$t.txt")"
+    fi
   done
-  [ -f "$share/attach-icount.txt" ] && echo "run-suite: $mode: $(tail -n1 "$share/attach-icount.txt")"
+  if [ -f "$share/attach-icount.txt" ]; then echo "run-suite: $mode: $(tail -n1 "$share/attach-icount.txt")"; fi
 done
-[ "$fail" = 0 ] && echo "run-suite: PASS" || echo "run-suite: FAIL"
+if [ "$fail" = 0 ]; then echo "run-suite: PASS"; else echo "run-suite: FAIL"; fi
 exit "$fail"

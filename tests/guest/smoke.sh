@@ -5,13 +5,14 @@
 #   Env: KJIT_SMOKE_ITERS (200), KJIT_SMOKE_FUNCS ("__x64_sys_getppid __x64_sys_openat"),
 #        KJIT_SMOKE_APPEND (extra kernel command line, e.g. "preempt=full"),
 #        KJIT_SMOKE_WIDE=1 (FUNCS += read write newfstat close newuname pipe2).
-# In the guest (--smp 2): insmod; the workload natively; attach to each
+# A quick single-boot check of the module (the full one is run-suite.sh).
+# In the guest (tests/guest/smoke-guest.sh, --smp 2): insmod; the workload natively; attach to each
 # function in turn and run the workload again (two copies in parallel); read
 # stats; detach; run natively again; re-attach all and rmmod while the
-# workload runs.
+# workload runs (it must be running, through kjit, when rmmod starts).
 # Fails when: a step fails, any workload output differs from the native one
 # (syscall results, -EFAULT for a bad pointer, -ENOENT), blocks_built or
-# dispatcher_exits is 0, the log has Oops/BUG/WARNING/lockup/RCU stall lines,
+# dispatcher_exits is 0, tools/lab/kernel-log-errors.sh finds errors,
 # or /proc/sys/kernel/tainted has bits beyond O (4096) and E (8192).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -25,55 +26,24 @@ fi
 ko="$B/module/kjit.ko"
 [ -f "$ko" ] || { echo "smoke: $ko missing (os/linux/build.sh $B)" >&2; exit 2; }
 
+# shellcheck source=tests/guest/share.sh
+. "$root/tests/guest/share.sh"
 share="$B/guest-smoke${KJIT_SMOKE_WIDE:+-wide}"
-rm -rf "$share"; mkdir -p "$share"
-cp "$ko" "$share/"
-gcc -O2 -static -Wall -o "$share/syscalls" "$root/tests/guest/syscalls.c"
-gcc -O2 -static -Wall -I "$root/os/linux" -o "$share/kjitctl" "$root/tools/kjitctl/kjitctl.c"
-
-cat > "$share/smoke-guest.sh" <<GUEST
-#!/bin/sh
-# runs in the guest, cwd = share
-set -u
-step() { echo "== \$*"; }
-die() { echo "SMOKE-FAIL: \$*"; dmesg > dmesg.txt; cat /proc/sys/kernel/tainted > tainted.txt; sync; exit 1; }
-ITERS=$ITERS
-work() { ./syscalls \$ITERS /mnt/kjit/kjit.ko > "\$1.a" 2>&1 & ./syscalls \$ITERS /proc/version > "\$1.b" 2>&1; wait; }
-step insmod; insmod ./kjit.ko || die insmod
-dmesg | grep 'kjit:' ; sync
-step native; work native || true
-i=0
-for f in $FUNCS; do
-  i=\$((i + 1))
-  step attach \$f; ./kjitctl attach \$f || die "attach \$f"
-  sync
-  step "run \$f"; work kjit\$i
-  ./kjitctl stats > stats\$i.txt || die stats; cat stats\$i.txt; sync
-done
-step detach; ./kjitctl detach all || die detach
-work after
-step "rmmod under load"
-for f in $FUNCS; do ./kjitctl attach \$f >/dev/null || die "re-attach \$f"; done
-./syscalls \$((ITERS * 5)) /proc/version > unload.a 2>&1 &
-bg=\$!
-sleep 1
-kill -0 \$bg 2>/dev/null && echo "workload running at rmmod: yes" || echo "workload running at rmmod: no"
-rmmod kjit || die rmmod
-wait \$bg
-dmesg > dmesg.txt
-cat /proc/sys/kernel/tainted > tainted.txt
-echo SMOKE-GUEST-DONE
-sync
-GUEST
+share_new "$share"
+share_kjit "$share" "$ko" "$root"
+share_program "$share" syscalls "$root/tests/guest/syscalls.c"
+share_script "$share" "$root/tests/guest/smoke-guest.sh" ITERS="$ITERS" FUNCS="$FUNCS"
 
 rc=0
-"$root/tools/lab/run-guest.sh" --share "$share" --script "$share/smoke-guest.sh" --smp 2 --timeout 600 \
+"$root/tools/lab/run-guest.sh" --share "$share" --script "$share/run.sh" --smp 2 --timeout 600 \
   ${APPEND:+--append "$APPEND"} || rc=$?
 fail=0
 bad() { echo "smoke: FAIL: $*" >&2; fail=1; }
 [ "$rc" = 0 ] || bad "guest script status $rc"
 grep -q SMOKE-GUEST-DONE "$share/guest.log" 2>/dev/null || bad "guest did not finish"
-n=$(echo $FUNCS | wc -w)
+grep -q '^workload running at rmmod: yes' "$share/guest.log" 2>/dev/null || bad "rmmod was not under load"
+read -r -a funcs <<< "$FUNCS"
+n=${#funcs[@]}
 cmp -s "$share/native.b" "$share/unload.a" || { bad "output differs from native: unload.a (rmmod under load)"; diff "$share/native.b" "$share/unload.a" >&2 || true; }
 for i in $(seq 1 "$n") after; do
   for s in a b; do
@@ -92,8 +62,7 @@ if [ -f "$last" ]; then
 else
   bad "no stats"
 fi
-if grep -E 'Oops:|BUG:|kernel BUG|WARNING:|soft lockup|hard LOCKUP|[Ss]tall|Call Trace:|general protection|Kernel panic' \
-     "$share/console.log" "$share/dmesg.txt" 2>/dev/null | grep -v 'loading out-of-tree\|module verification failed' >&2; then
+if "$root/tools/lab/kernel-log-errors.sh" "$share/console.log" "$share/dmesg.txt" >&2; then
   bad "kernel log has error lines"
 fi
 t=$(tr -d '[:space:]' < "$share/tainted.txt" 2>/dev/null || echo missing)

@@ -11,8 +11,8 @@ B="$(cd "${1:-$root/build}" && pwd)"
 MIN="${2:-30}"
 ko="$B/module/kjit.ko"
 [ -f "$ko" ] || { echo "soak: $ko missing" >&2; exit 2; }
-# shellcheck source=tests/guest/stress-share.sh
-. "$root/tests/guest/stress-share.sh"
+# shellcheck source=tests/guest/share.sh
+. "$root/tests/guest/share.sh"
 # stress-ng classes os, filesystem, pipe, memory and scheduler, a few
 # stressors of each that run in the lab's busybox guest.
 STRESSORS="fork clone get kill prctl sigsegv dentry dir open rename fstat link lockf flock \
@@ -20,15 +20,15 @@ pipe pipeherd fifo malloc mmap brk memfd yield switch futex nanosleep clock time
 fail=0
 for mode in ${KJIT_SOAK_MODES:-voluntary full}; do
   share="$B/guest-soak-$mode"
-  make_stress_share "$share" "$ko" "$root" || exit 2
-  {
-    echo "MINUTES='$MIN' SECS='${KJIT_SOAK_SECS:-2}' STRESSORS='$STRESSORS'"
-    echo "TOOLS='icount bbcount calltrace lock_contention' CACHES='64 256 1024 4096'"
-    cat "$root/tests/guest/soak-guest.sh"
-  } > "$share/soak.sh"
+  share_new "$share"
+  share_kjit "$share" "$ko" "$root"
+  share_stress_ng "$share" || exit 2
+  share_script "$share" "$root/tests/guest/soak-guest.sh" \
+    MINUTES="$MIN" SECS="${KJIT_SOAK_SECS:-2}" STRESSORS="$STRESSORS" \
+    TOOLS="icount bbcount calltrace lock_contention" CACHES="64 256 1024 4096"
   echo "soak: $mode preemption, $MIN minutes"
   rc=0
-  "$root/tools/lab/run-guest.sh" --share "$share" --script "$share/soak.sh" --smp 2 --mem 1024 \
+  "$root/tools/lab/run-guest.sh" --share "$share" --script "$share/run.sh" --smp 2 --mem 1024 \
      --timeout $((MIN * 60 + 1200)) --append "preempt=$mode" || rc=$?
   [ "$rc" = 0 ] || { echo "soak: FAIL: guest status $rc ($mode)" >&2; tail -n 40 "$share/console.log" >&2; fail=1; }
   grep -q SOAK-GUEST-DONE "$share/guest.log" 2>/dev/null || { echo "soak: FAIL: guest did not finish ($mode)" >&2; fail=1; }
@@ -44,5 +44,5 @@ for mode in ${KJIT_SOAK_MODES:-voluntary full}; do
   [ -z "$bad" ] || { echo "soak: FAIL: stressors failing under kjit only ($mode):" >&2; echo "$bad" >&2; fail=1; }
   grep -q '^rmmod 0' "$share/soak.txt" || { echo "soak: FAIL: rmmod ($mode)" >&2; fail=1; }
 done
-[ "$fail" = 0 ] && echo "soak: PASS" || echo "soak: FAIL"
+if [ "$fail" = 0 ]; then echo "soak: PASS"; else echo "soak: FAIL"; fi
 exit "$fail"

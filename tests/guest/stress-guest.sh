@@ -5,19 +5,14 @@
 #   separated by '|'), SECS (seconds per stressor).
 # Prints "CHECK name PASS|FAIL detail" lines to checks.txt.
 set -u
-K=./kjitctl
+# shellcheck source=tests/guest/guest-lib.sh
+. ./guest-lib.sh
 : > checks.txt
-pass() { echo "CHECK $1 PASS ${2:-}" | tee -a checks.txt; }
-fail() { echo "CHECK $1 FAIL ${2:-}" | tee -a checks.txt; sync; }
-stat_of() { $K stats | awk -v k="$1" '$1==k{print $2}'; }
 step() { echo "<2>kjit-stress: $*" > /dev/kmsg 2>/dev/null; echo "== $*"; }
 
 insmod ./kjit.ko || { fail insmod; exit 1; }
-if $K config --tool "$TOOL" --cache-kb "$CACHE_KB" > config.txt 2>&1; then
-  pass config "$TOOL ${CACHE_KB}K"
-else
-  fail config "$(cat config.txt)"; exit 1
-fi
+config_base
+config config "$TOOL" "$CACHE_KB" || exit 1
 n=$($K attach all-syscalls 2>/dev/null | grep -c attached)
 if [ "$n" -gt 0 ]; then pass attach "$n"; else fail attach "nothing attached"; fi
 
@@ -43,4 +38,7 @@ else
 fi
 $K detach all > /dev/null
 if rmmod kjit; then pass rmmod; else fail rmmod; fi
+# WARN splats and stalls print below the console's `quiet` level: the host
+# checks this copy of the whole log too.
+dmesg > dmesg.txt
 echo STRESS-GUEST-DONE

@@ -1,17 +1,15 @@
 #!/bin/sh
 # Runs in the guest (busybox sh, cwd = the share) for tests/guest/run-suite.sh.
 # Every check prints "CHECK name PASS|FAIL detail" to checks.txt; the host
-# fails on any FAIL.  QUICK=1 skips the slow stress phases.
+# fails on any FAIL.  Preamble parameters: QUICK=1 skips the slow stress
+# phases, ITERS (workload iterations).
 set -u
+# shellcheck source=tests/guest/guest-lib.sh
+. ./guest-lib.sh
 Q=${QUICK:-0}
-K=./kjitctl
 W=./workload
 ITERS=${ITERS:-1}
 : > checks.txt
-pass() { echo "CHECK $1 PASS ${2:-}" | tee -a checks.txt; }
-fail() { echo "CHECK $1 FAIL ${2:-}" | tee -a checks.txt; sync; }
-chk() { name=$1; shift; if "$@"; then pass "$name"; else fail "$name"; fi; }
-stat_of() { $K stats | awk -v k="$1" '$1==k{print $2}'; }
 # Steps also go to the console (/dev/kmsg at KERN_CRIT, shown despite
 # `quiet`): if the guest hangs, the host's console.log says where.
 step() {
@@ -23,63 +21,73 @@ ifconfig lo 127.0.0.1 up 2>/dev/null || ip link set lo up
 echo 0 > /proc/sys/kernel/kptr_restrict 2>/dev/null
 
 step native
-$W $ITERS > native.txt 2>&1; chk native_workload grep -q '^timers_sleep_timerfd_itimer *ok' native.txt
+$W "$ITERS" > native.txt 2>&1; chk native_workload grep -q '^timers_sleep_timerfd_itimer *ok' native.txt
 $W efault > native-efault.txt 2>&1
 n_ef=$(grep -c ' -14$' native-efault.txt)
 chk native_efault_count [ "$n_ef" -ge 15 ]
 
 step insmod
 insmod ./kjit.ko || { fail insmod; dmesg > dmesg.txt; sync; exit 1; }
+config_base
 sync
 
 # --- entry/exit cost (tool none, one boot) ---------------------------------
+# Times are only reported (TCG timing flakes); what is checked is that the
+# translated run went through kjit once per call and printed its figure.
 step cost
-$K config --tool none > /dev/null
+config config_cost none
 $W getppid 20000 > cost-native.txt
 $K attach getppid > /dev/null
+e0=$(stat_of entries)
 $W getppid 20000 > cost-kjit.txt
+e1=$(stat_of entries)
 $K stats > cost-stats.txt
 $K detach all > /dev/null
 $W getppid 20000 >> cost-native.txt
-echo "native: $(cat cost-native.txt | tr '\n' ' ') kjit: $(cat cost-kjit.txt)" > cost.txt
+echo "native: $(tr '\n' ' ' < cost-native.txt) kjit: $(cat cost-kjit.txt)" > cost.txt
 cat cost.txt
+if [ $((e1 - e0)) -ge 20000 ] && grep -q '^getppid_ns [0-9]' cost-kjit.txt; then
+  pass cost_run_translated "kjit_entries=$((e1 - e0)) for 20000 calls"
+else
+  fail cost_run_translated "kjit_entries=$((e1 - e0)) for 20000 calls; $(cat cost-kjit.txt)"
+fi
 
 # --- every tool, every system call ----------------------------------------
 for tool in icount bbcount calltrace branch_hints lock_contention entry_count callstack; do
   step "tool $tool, all system calls"
-  $K config --tool $tool > /dev/null || fail config_$tool
-  $K attach all-syscalls > attach-$tool.txt 2>&1 || fail attach_all_$tool
-  tail -n1 attach-$tool.txt
-  $W $ITERS > wl-$tool.txt 2>&1
-  $W efault > efault-$tool.txt 2>&1
-  $K stats > stats-$tool.txt
-  $K report > report-$tool.txt 2>&1
-  $K report --json > report-$tool.json 2>&1
+  config "config_$tool" "$tool"
+  $K attach all-syscalls > "attach-$tool.txt" 2>&1 || fail "attach_all_$tool"
+  tail -n1 "attach-$tool.txt"
+  $W "$ITERS" > "wl-$tool.txt" 2>&1
+  $W efault > "efault-$tool.txt" 2>&1
+  $K stats > "stats-$tool.txt"
+  $K report > "report-$tool.txt" 2>&1
+  $K report --json > "report-$tool.json" 2>&1
   $K detach all > /dev/null
-  chk "workload_same_$tool" cmp -s native.txt wl-$tool.txt
-  chk "efault_same_$tool" cmp -s native-efault.txt efault-$tool.txt
-  e=$(awk '$1=="entries"{print $2}' stats-$tool.txt)
+  chk "workload_same_$tool" cmp -s native.txt "wl-$tool.txt"
+  chk "efault_same_$tool" cmp -s native-efault.txt "efault-$tool.txt"
+  e=$(awk '$1=="entries"{print $2}' "stats-$tool.txt")
   chk "entered_$tool" [ "${e:-0}" -gt 1000 ]
   sync
 done
-grep -q '^instructions *[1-9]' report-icount.txt && pass icount_nonzero "$(cat report-icount.txt)" || fail icount_nonzero
-grep -q 'blocks executed [1-9]' report-bbcount.txt && pass bbcount_nonzero "$(head -1 report-bbcount.txt)" || fail bbcount_nonzero
-grep -q '^executed *[1-9]' report-branch_hints.txt && pass branch_hints_nonzero || fail branch_hints_nonzero
-grep -q '^cmpxchg_attempts *[1-9]' report-lock_contention.txt && pass lock_contention_nonzero "$(tr '\n' ' ' < report-lock_contention.txt)" || fail lock_contention_nonzero
-grep -q '__x64_sys_openat' report-entry_count.txt && pass entry_count_openat || fail entry_count_openat
-grep -q 'do_sys_openat2' report-calltrace.txt && pass calltrace_has_do_sys_openat2 || fail calltrace_has_do_sys_openat2
+if grep -q '^instructions *[1-9]' report-icount.txt; then pass icount_nonzero "$(cat report-icount.txt)"; else fail icount_nonzero; fi
+if grep -q 'blocks executed [1-9]' report-bbcount.txt; then pass bbcount_nonzero "$(head -1 report-bbcount.txt)"; else fail bbcount_nonzero; fi
+chk branch_hints_nonzero grep -q '^executed *[1-9]' report-branch_hints.txt
+if grep -q '^cmpxchg_attempts *[1-9]' report-lock_contention.txt; then pass lock_contention_nonzero "$(tr '\n' ' ' < report-lock_contention.txt)"; else fail lock_contention_nonzero; fi
+chk entry_count_openat grep -q '__x64_sys_openat' report-entry_count.txt
+chk calltrace_has_do_sys_openat2 grep -q 'do_sys_openat2' report-calltrace.txt
 
 # --- checkable counts on openat -------------------------------------------
 step "openat call trace and block counts"
-$K config --tool callstack > /dev/null
+config config_callstack_openat callstack
 $K attach openat > /dev/null
 cat /proc/version > /dev/null; $W 1 > /dev/null 2>&1
 $K report --folded > openat.folded
 $K detach all > /dev/null
 for f in do_sys_openat2 getname do_filp_open; do
-  grep -q "^__x64_sys_openat;.*$f" openat.folded && pass "openat_stack_has_$f" || fail "openat_stack_has_$f"
+  chk "openat_stack_has_$f" grep -q "^__x64_sys_openat;.*$f" openat.folded
 done
-$K config --tool bbcount > /dev/null
+config config_bbcount_openat bbcount
 $K attach openat > /dev/null
 for i in 1 2 3 4 5 6 7 8 9 10; do cat /proc/version > /dev/null; done
 $K stats > stats-bb-openat.txt
@@ -96,18 +104,22 @@ fb=$(awk '$1=="fallbacks"{print $2}' stats-bb-openat.txt)
 # abandoned or retried (extable mirror, cache switch), so the listed starts
 # are bounded by the instructions translated, not by the blocks built
 it=$(awk '$1=="insns_translated"{print $2}' stats-bb-openat.txt)
-[ "$nb" -gt 5 -a "$nb" -le "${it:-0}" ] && pass blocks_listed_le_translated "listed=$nb built=$bb fallbacks=$fb insns=$it" || fail blocks_listed_le_translated "listed=$nb built=$bb fallbacks=$fb insns=$it"
+if [ "$nb" -gt 5 ] && [ "$nb" -le "${it:-0}" ]; then
+  pass blocks_listed_le_translated "listed=$nb built=$bb fallbacks=$fb insns=$it"
+else
+  fail blocks_listed_le_translated "listed=$nb built=$bb fallbacks=$fb insns=$it"
+fi
 
 # --- hot kernel functions with many callers --------------------------------
-# Every caller's return address becomes a stop address: 207 in one run of
-# 2026-11-23 (the engine held 64 before that day; entries from more call
-# sites ran natively).  Allocator and mutex functions also run in softirq
-# and under locks.
+# Every caller's return address becomes a stop address (about 200 here);
+# more than 64 shows they are not capped at a small fixed table, past which
+# entries from further call sites would run natively.  Allocator and mutex
+# functions also run in softirq and under locks.
 step "allocator and mutex functions: many call sites"
-$K config --tool icount > /dev/null
+config config_icount_hot icount
 $K attach kfree kmem_cache_free kmem_cache_alloc __kmalloc kmalloc_trace mutex_lock mutex_unlock > attach-hot.txt 2>&1 \
   || fail attach_hot_functions "$(tr '\n' ' ' < attach-hot.txt)"
-$W $ITERS > wl-hot.txt 2>&1
+$W "$ITERS" > wl-hot.txt 2>&1
 $W efault > efault-hot.txt 2>&1
 $K stats > stats-hot.txt
 $K detach all > /dev/null
@@ -115,14 +127,17 @@ chk workload_same_hot_functions cmp -s native.txt wl-hot.txt
 chk efault_same_hot_functions cmp -s native-efault.txt efault-hot.txt
 sa=$(awk '$1=="stop_addresses"{print $2}' stats-hot.txt)
 e=$(awk '$1=="entries"{print $2}' stats-hot.txt)
-[ "${sa:-0}" -gt 64 -a "${e:-0}" -gt 1000 ] && pass hot_functions_many_call_sites "stop_addresses=$sa entries=$e" \
-  || fail hot_functions_many_call_sites "stop_addresses=$sa entries=$e"
+if [ "${sa:-0}" -gt 64 ] && [ "${e:-0}" -gt 1000 ]; then
+  pass hot_functions_many_call_sites "stop_addresses=$sa entries=$e"
+else
+  fail hot_functions_many_call_sites "stop_addresses=$sa entries=$e"
+fi
 
 # --- hazards ----------------------------------------------------------------
 step hazards
-$K config --tool icount > /dev/null
+config config_icount_hazards icount
 for f in __schedule exc_page_fault do_int3 notify_die kjit_gate_direct; do
-  if $K attach $f > attach-refused-$f.txt 2>&1; then fail "refused_$f"; $K detach all; else pass "refused_$f" "$(cat attach-refused-$f.txt)"; fi
+  if $K attach "$f" > "attach-refused-$f.txt" 2>&1; then fail "refused_$f"; $K detach all; else pass "refused_$f" "$(cat "attach-refused-$f.txt")"; fi
 done
 # another ftrace user on the same function
 T=/sys/kernel/tracing
@@ -131,7 +146,7 @@ $K attach getppid > /dev/null
 FN=$(grep -m1 -E '^(__x64_sys_getppid|__do_sys_getppid)' $T/available_filter_functions | cut -d' ' -f1)
 [ -n "$FN" ] || FN=__do_sys_getppid
 echo "ftrace name: $FN"
-echo $FN > $T/set_ftrace_filter
+echo "$FN" > $T/set_ftrace_filter
 echo function > $T/current_tracer
 e0=$(stat_of entries)
 $W getppid 200 > /dev/null
@@ -140,24 +155,39 @@ n=$(grep -c "sys_getppid" $T/trace)     # before `nop`: switching tracers clears
 echo nop > $T/current_tracer
 echo > $T/set_ftrace_filter
 echo > $T/trace
-[ "$n" -ge 200 -a $((e1 - e0)) -ge 200 ] && pass ftrace_function_tracer_coexists "trace=$n kjit_entries=$((e1 - e0))" || fail ftrace_function_tracer_coexists "trace=$n kjit_entries=$((e1 - e0)) $(head -c 300 $T/trace | tail -c 150)"
+if [ "$n" -ge 200 ] && [ $((e1 - e0)) -ge 200 ]; then
+  pass ftrace_function_tracer_coexists "trace=$n kjit_entries=$((e1 - e0))"
+else
+  fail ftrace_function_tracer_coexists "trace=$n kjit_entries=$((e1 - e0)) $(head -c 300 $T/trace | tail -c 150)"
+fi
 # the other order: tracer first, then kjit
-echo $FN > $T/set_ftrace_filter; echo function > $T/current_tracer
+echo "$FN" > $T/set_ftrace_filter; echo function > $T/current_tracer
 $K detach all > /dev/null; $K attach getppid > /dev/null
 e0=$(stat_of entries); $W getppid 100 > /dev/null; e1=$(stat_of entries)
 n=$(grep -c "sys_getppid" $T/trace)     # before `nop`: switching tracers clears the buffer
 echo nop > $T/current_tracer
-[ $((e1 - e0)) -ge 100 -a "$n" -ge 100 ] && pass ftrace_tracer_first_coexists "trace=$n kjit_entries=$((e1 - e0))" || fail ftrace_tracer_first_coexists "trace=$n kjit_entries=$((e1 - e0))"
+if [ $((e1 - e0)) -ge 100 ] && [ "$n" -ge 100 ]; then
+  pass ftrace_tracer_first_coexists "trace=$n kjit_entries=$((e1 - e0))"
+else
+  fail ftrace_tracer_first_coexists "trace=$n kjit_entries=$((e1 - e0))"
+fi
 echo > $T/set_ftrace_filter; echo > $T/trace
 $K detach all > /dev/null
-# stack of a task sleeping inside an instrumented syscall
+# stack of a task sleeping inside an instrumented syscall: it proves
+# something only if the sleeps really entered kjit
 $K attach nanosleep clock_nanosleep > /dev/null
+e0=$(stat_of entries)
 sleep 3 & sp=$!
 sleep 1
 cat /proc/$sp/stack > sleeping-stack.txt 2>&1
 wait $sp
+e1=$(stat_of entries)
 $K detach all > /dev/null
-if grep -q 'kjit' sleeping-stack.txt; then fail stack_has_original_addresses "$(tr '\n' ' ' < sleeping-stack.txt)"; else pass stack_has_original_addresses "$(tr '\n' ' ' < sleeping-stack.txt)"; fi
+if [ $((e1 - e0)) -ge 1 ] && ! grep -q 'kjit' sleeping-stack.txt; then
+  pass stack_has_original_addresses "kjit_entries=$((e1 - e0)) $(tr '\n' ' ' < sleeping-stack.txt)"
+else
+  fail stack_has_original_addresses "kjit_entries=$((e1 - e0)) $(tr '\n' ' ' < sleeping-stack.txt)"
+fi
 # __builtin_return_address from instrumented code
 insmod ./kjit_hazard.ko
 $K attach kjit_hazard_entry > /dev/null || fail attach_module_function
@@ -165,64 +195,71 @@ e0=$(stat_of entries)
 echo ra > /sys/module/kjit_hazard/parameters/cmd
 e1=$(stat_of entries)
 ra=$(cat /sys/module/kjit_hazard/parameters/ra)
-case "$ra" in ok*) [ $((e1 - e0)) -ge 1 ] && pass return_address_original "$ra" || fail return_address_original "not entered" ;; *) fail return_address_original "$ra" ;; esac
+case "$ra" in
+  ok*) if [ $((e1 - e0)) -ge 1 ]; then pass return_address_original "$ra"; else fail return_address_original "not entered"; fi ;;
+  *) fail return_address_original "$ra" ;;
+esac
 # static keys flipping under translated code: tracepoints inside openat's path
 $K detach all > /dev/null
-$K config --tool bbcount > /dev/null
+config config_bbcount_static_keys bbcount
 $K attach openat read close > /dev/null
-$W $ITERS > sk-before.txt 2>&1
+$W "$ITERS" > sk-before.txt 2>&1
 te0=$(stat_of text_events)
 echo 1 > $T/events/kmem/kmem_cache_alloc/enable
 echo 1 > $T/events/kmem/kfree/enable
 echo > $T/trace
-$W $ITERS > sk-on.txt 2>&1
+$W "$ITERS" > sk-on.txt 2>&1
 cat /proc/version > /dev/null
 n_ev=$(grep -c kmem_cache_alloc $T/trace)
 echo 0 > $T/events/kmem/kmem_cache_alloc/enable
 echo 0 > $T/events/kmem/kfree/enable
-$W $ITERS > sk-off.txt 2>&1
+$W "$ITERS" > sk-off.txt 2>&1
 te1=$(stat_of text_events); tf=$(stat_of text_flushes)
 $K detach all > /dev/null
 echo > $T/trace
 chk static_key_results_same sh -c "cmp -s native.txt sk-before.txt && cmp -s native.txt sk-on.txt && cmp -s native.txt sk-off.txt"
-chk static_key_flush_seen [ $((te1 - te0)) -ge 2 -a "${tf:-0}" -ge 1 ]
+if [ $((te1 - te0)) -ge 2 ] && [ "${tf:-0}" -ge 1 ]; then pass static_key_flush_seen; else fail static_key_flush_seen "text_events=$((te1 - te0)) text_flushes=${tf:-?}"; fi
 chk static_key_tracepoint_fires [ "$n_ev" -ge 1 ]
 
 # --- unload while a task sleeps in a page fault taken in the cache -----------
 # RCU-tasks counts a task sleeping in a fault handler as quiescent, but the
 # fault's frame holds a cache address: detach/rmmod must wait for it.
 step "unload waits for a task asleep in a fault taken in the cache"
-$K config --tool icount > /dev/null
+config config_icount_uffd icount
 # The fault is in the cache unless the task left it before (a cond_resched
 # in down_read, for instance, continues natively): /proc/PID/task/*/stack
 # shows the exception frame's cache address.  Up to five tries.
 try=0; in_cache=0
 $K attach newuname > /dev/null
 e0=$(stat_of entries)
-while [ $try -lt 5 -a $in_cache = 0 ]; do
+while [ $try -lt 5 ] && [ $in_cache = 0 ]; do
   rm -f uffd-blocked uffd-release unload-rc
   ./uffd_fault . > uffd.txt 2>&1 & up=$!
   n=0; while [ ! -f uffd-blocked ] && [ $n -lt 200 ]; do sleep 0.1; n=$((n + 1)); done
   cat /proc/$up/task/*/stack > uffd-stack.txt 2>/dev/null
   grep -q kjit_cache_area uffd-stack.txt && in_cache=1
-  [ $in_cache = 1 ] || { touch uffd-release; wait $up; }
+  [ $in_cache = 1 ] || { touch uffd-release; wait "$up"; }
   try=$((try + 1))
 done
 e1=$(stat_of entries)
-chk uffd_blocked_in_instrumented_uname [ -f uffd-blocked -a $((e1 - e0)) -ge 1 -a $in_cache = 1 ]
+if [ -f uffd-blocked ] && [ $((e1 - e0)) -ge 1 ] && [ $in_cache = 1 ]; then
+  pass uffd_blocked_in_instrumented_uname
+else
+  fail uffd_blocked_in_instrumented_uname "kjit_entries=$((e1 - e0)) in_cache=$in_cache"
+fi
 ( $K detach all > /dev/null; rmmod kjit; echo $? > unload-rc ) & dp=$!
 sleep 4
 chk unload_waits_for_sleeping_fault [ ! -f unload-rc ]
 touch uffd-release
-wait $up; wait $dp
+wait "$up"; wait "$dp"
 chk uffd_result_after_unload grep -q "uffd ok" uffd.txt
 chk unload_after_fault_resolved [ "$(cat unload-rc 2>/dev/null)" = 0 ]
 insmod ./kjit.ko || fail insmod_after_uffd
-$K config --tool icount > /dev/null
+config config_icount_after_reload icount
 
 # --- plugin modules (Figure 3 and branch hints) ----------------------------
 step "plugin modules"
-$K config --tool none > /dev/null
+config config_none_plugins none
 insmod ./kjit_fig3_icount.ko || fail insmod_fig3
 $K attach clone > /dev/null
 $W forks 20 > forks.txt
@@ -237,13 +274,14 @@ for i in 1 2 3 4 5; do cat /proc/version > /dev/null; done
 r=$(cat /sys/module/kjit_branch_hints/parameters/result)
 $K detach all > /dev/null
 rmmod kjit_branch_hints || fail rmmod_branch_hints
+# shellcheck disable=SC2086  # the module's result is a list of counts, split on purpose
 set -- $r
-chk plugin_branch_hints_openat [ "${1:-0}" -gt 10 -a $(($3 + $4)) -eq "${1:-0}" ]
+if [ "${1:-0}" -gt 10 ] && [ $(($3 + $4)) -eq "${1:-0}" ]; then pass plugin_branch_hints_openat; else fail plugin_branch_hints_openat "$r"; fi
 echo "branch_hints module on openat: $r" >> fig3.txt
 
 # --- tiny cache under load ---------------------------------------------------
 step "tiny cache"
-$K config --tool bbcount --cache-kb 16 > /dev/null
+config config_bbcount_tiny bbcount 16
 $K attach all-syscalls > /dev/null
 # Rounds of two concurrent workloads until at least 5 reclaims happened
 # (each waits for an RCU-tasks grace period, ~0.15 s under TCG); every
@@ -251,11 +289,11 @@ $K attach all-syscalls > /dev/null
 # the reclaim work item has run, so how many reclaims a round triggers
 # depends on timing: up to 40 rounds (a round takes about 0.4 s).
 round=0; tiny_bad=0; fl=0
-while [ $round -lt 40 -a "${fl:-0}" -lt 5 ]; do
-  $W $ITERS > tiny-a.txt 2>&1 & b1=$!
-  $W $ITERS > tiny-b.txt 2>&1
+while [ $round -lt 40 ] && [ "${fl:-0}" -lt 5 ]; do
+  $W "$ITERS" > tiny-a.txt 2>&1 & b1=$!
+  $W "$ITERS" > tiny-b.txt 2>&1
   $W efault > tiny-efault.txt 2>&1
-  wait $b1
+  wait "$b1"
   cmp -s native.txt tiny-a.txt && cmp -s native.txt tiny-b.txt && cmp -s native-efault.txt tiny-efault.txt || tiny_bad=$((tiny_bad + 1))
   fl=$(stat_of reclaims)
   round=$((round + 1))
@@ -265,7 +303,7 @@ $K detach all > /dev/null
 chk tiny_cache_same [ $tiny_bad -eq 0 ]
 echo "tiny cache: $round rounds, $fl reclaims"
 chk tiny_cache_flushed [ "${fl:-0}" -ge 5 ]
-$K config --tool icount --cache-kb 0 > /dev/null
+config config_icount_full_cache icount 0
 
 if [ "$Q" != 1 ]; then
 # --- start/stop 100 times under load ------------------------------------------
@@ -286,9 +324,9 @@ while [ $i -lt 3 ]; do
   i=$((i + 1))
 done
 echo "start/stop failures: $ss_fail"
-touch stop-load; wait $lp; rm -f stop-load
-bad=0; for f in load-*.txt; do cmp -s native.txt $f || bad=$((bad + 1)); done
-chk start_stop_100 [ $ss_fail -eq 0 -a $bad -eq 0 ]
+touch stop-load; wait "$lp"; rm -f stop-load
+bad=0; for f in load-*.txt; do cmp -s native.txt "$f" || bad=$((bad + 1)); done
+chk start_stop_100 [ $((ss_fail + bad)) -eq 0 ]
 
 # --- load/unload 20 times under load ------------------------------------------
 step "insmod/rmmod x20 under load"
@@ -304,9 +342,9 @@ while [ $i -lt 20 ]; do
   rmmod kjit || lu_fail=$((lu_fail + 1))
   i=$((i + 1))
 done
-touch stop-load; wait $lp; rm -f stop-load
-bad=0; for f in uload-*.txt; do cmp -s native.txt $f || bad=$((bad + 1)); done
-chk load_unload_20 [ $lu_fail -eq 0 -a $bad -eq 0 ]
+touch stop-load; wait "$lp"; rm -f stop-load
+bad=0; for f in uload-*.txt; do cmp -s native.txt "$f" || bad=$((bad + 1)); done
+chk load_unload_20 [ $((lu_fail + bad)) -eq 0 ]
 insmod ./kjit.ko
 insmod ./kjit_hazard.ko
 fi
@@ -315,7 +353,7 @@ fi
 step "log check"
 dmesg > dmesg.txt
 cat /proc/sys/kernel/tainted > tainted.txt
-if grep -E 'Oops|BUG:|kernel BUG|WARNING:|soft lockup|hard LOCKUP|rcu_.*stall|detected stall|Call Trace:|general protection|Kernel panic' dmesg.txt > bad-log.txt; then
+if ./kernel-log-errors.sh dmesg.txt > bad-log.txt; then
   fail kernel_log_clean "$(head -3 bad-log.txt | tr '\n' ' ')"
 else
   pass kernel_log_clean
@@ -335,7 +373,10 @@ if grep -q 'kjit_hazard_entry+0x' warn.txt && ! grep -q 'kjit_cache_area' warn.t
 else
   fail warn_reports_original_address "$(head -2 warn.txt | tr '\n' ' ')"
 fi
-if dmesg | grep -E 'Oops|BUG:|kernel BUG|invalid opcode' > /dev/null; then fail warn_not_bug; else pass warn_not_bug; fi
+# after the step marker the log may hold that WARN's splat and nothing else
+dmesg | sed -n '/kjit-suite: step WARN at the original address/,$p' | ./kernel-log-errors.sh \
+  | grep -v -e 'WARNING: CPU' -e 'Call Trace:' > warn-errors.txt
+if [ -s warn-errors.txt ]; then fail warn_not_bug "$(head -3 warn-errors.txt | tr '\n' ' ')"; else pass warn_not_bug; fi
 rmmod kjit_hazard
 rmmod kjit || fail final_rmmod
 echo SUITE-GUEST-DONE

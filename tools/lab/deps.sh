@@ -13,6 +13,7 @@ pkgs=(
   clang libfuzzer-14-dev libclang-rt-14-dev
   lz4 xz-utils qemu-system-x86 busybox-static cpio kmod e2fsprogs gnuplot-nox stress-ng
   "linux-headers-$ABI" dpkg-dev
+  shellcheck
 )
 
 missing=()

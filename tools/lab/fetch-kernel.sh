@@ -19,15 +19,15 @@ if [ -s "$OUT/vmlinux" ] && [ -s "$OUT/vmlinuz" ] && [ -s "$OUT/config" ] \
 fi
 
 pkg="linux-image-$ABI"
-deb="$(ls "$OUT"/${pkg}_*.deb 2>/dev/null | head -n1 || true)"
+deb="$(find "$OUT" -maxdepth 1 -name "${pkg}_*.deb" | head -n1)"
 if [ -z "$deb" ]; then
   # apt-get download runs as _apt when root: give it a writable directory.
   tmp="$(mktemp -d)"; chmod 777 "$tmp"
   (cd "$tmp" && apt-get download "$pkg" </dev/null) >&2 || {
     apt-get update </dev/null >&2 && (cd "$tmp" && apt-get download "$pkg" </dev/null) >&2; }
-  mv "$tmp"/${pkg}_*.deb "$OUT/"
+  mv "$tmp/${pkg}"_*.deb "$OUT/"
   rm -rf "$tmp"
-  deb="$(ls "$OUT"/${pkg}_*.deb | head -n1)"
+  deb="$(find "$OUT" -maxdepth 1 -name "${pkg}_*.deb" | head -n1)"
 fi
 
 rm -rf "$OUT/image"

@@ -43,7 +43,7 @@ tmp="$(mktemp -d "$OUT/.fetch.XXXXXX")"; chmod 777 "$tmp"
 (cd "$tmp" && apt-get source -q zydis </dev/null) >&2
 d="$(find "$tmp" -mindepth 1 -maxdepth 1 -type d -name 'zydis-*' | head -n1)"
 [ -n "$d" ] || { echo "fetch-zydis-source: apt-get source produced no directory" >&2; exit 1; }
-rm -rf "$OUT/$(basename "$d")"
+rm -rf "${OUT:?}/$(basename "$d")"
 mv "$tmp"/* "$OUT"/
 rm -rf "$tmp"
 src="$(find_src)"

@@ -1,7 +1,21 @@
-#!/bin/bash
-# Prints the error lines of a guest console log and succeeds if there are
-# any: oops/int3/GPF headers ("...: 0000 [#1]"), BUG, WARN splats, panics,
-# lockups, RCU stalls, hung tasks.  The patterns follow the kernel's own
-# formats, so test output that merely names a symbol (do_int3) does not match.
-# Usage: tools/lab/kernel-log-errors.sh CONSOLE_LOG   (- or nothing: stdin)
-grep -E '(Oops|int3|general protection fault[^:]*): [0-9a-f]+ \[#|BUG: |kernel BUG|WARNING: CPU|Kernel panic|soft lockup|hard LOCKUP|rcu.*stall|blocked for more than' "${1:--}"
+#!/bin/sh
+# Prints the error lines of a kernel log (a guest's console.log or dmesg)
+# and succeeds if there are any: die() headers ("Oops: 0002 [#1]",
+# "general protection fault ...: 0000 [#1]", "invalid opcode: 0000 [#1]"),
+# BUG, WARN splats, panics, lockups, RCU stalls, hung tasks, stack dumps.
+# The patterns follow the kernel's own formats, so test output that merely
+# names a symbol (do_int3, "stall") does not match.  A log that cannot be
+# read counts as an error: a missing log must not pass as a clean one.
+# POSIX sh and grep -E only: the guest (busybox) runs it too.
+# Usage: tools/lab/kernel-log-errors.sh [LOG...]   (none or -: stdin)
+[ $# -gt 0 ] || set -- -
+status=1
+for log in "$@"; do
+  if [ "$log" != - ] && [ ! -r "$log" ]; then
+    echo "kernel-log-errors: cannot read $log"
+    status=0
+    continue
+  fi
+  grep -E ': [0-9a-f]{4} \[#[0-9]+\]|BUG: |kernel BUG|WARNING: CPU|Kernel panic|soft lockup|hard LOCKUP|rcu.*stall|blocked for more than|Call Trace:' "$log" && status=0
+done
+exit "$status"

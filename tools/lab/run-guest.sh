@@ -4,7 +4,7 @@
 #
 # Usage: tools/lab/run-guest.sh --share DIR --script SCRIPT [--smp 2] [--mem 1024]
 #          [--append EXTRA] [--timeout SECS] [--disk-mb MB] [--initrd FILE]
-#          [--verbose] [--shell]
+#          [--tcg-single] [--verbose] [--shell]
 #
 # SCRIPT is copied to DIR/run.sh; the guest runs it as root with cwd
 # /mnt/kjit (= DIR), so it can e.g. `insmod ./foo.ko` and write result files.
@@ -12,6 +12,10 @@
 # image (mkfs.ext4 -d), attached as an NVMe disk (built into the kernel), and
 # after poweroff every file in the image is copied back into DIR (debugfs
 # rdump; files deleted in the guest are not deleted in DIR).
+# --tcg-single runs both vCPUs on one host thread (-accel tcg,thread=single);
+# the default is multi-threaded TCG.  QEMU 7.2's multi-threaded TCG can keep
+# executing a stale int3 after the kernel's text_poke_bp has replaced it, so
+# tests that patch kernel text while other vCPUs run need the single thread.
 # Outputs: DIR/console.log (serial), DIR/guest.log (script stdout+stderr),
 #          DIR/done (script exit status, written by the guest).
 # Exit status: the script's exit status; 124 on timeout; 125 if the guest
@@ -19,10 +23,9 @@
 # Env: KJIT_BUILD (default ./build/lab) caches kernel and initramfs.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-ABI="$(tr -d '[:space:]' < "$here/../kernel-version")"
 BUILD="${KJIT_BUILD:-$PWD/build/lab}"
 
-share="" script="" smp=2 mem=1024 extra="" tmo=300 disk_mb="" initrd="" verbose=0 shell=0
+share="" script="" smp=2 mem=1024 extra="" tmo=300 disk_mb="" initrd="" verbose=0 shell=0 accel=tcg
 while [ $# -gt 0 ]; do
   case "$1" in
     --share) share="$2"; shift 2 ;;
@@ -33,9 +36,10 @@ while [ $# -gt 0 ]; do
     --timeout) tmo="$2"; shift 2 ;;
     --disk-mb) disk_mb="$2"; shift 2 ;;
     --initrd) initrd="$2"; shift 2 ;;
+    --tcg-single) accel=tcg,thread=single; shift ;;
     --verbose|-v) verbose=1; shift ;;
     --shell) shell=1; shift ;;
-    -h|--help) sed -n '2,21p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,/^set /{/^#/p}' "$0"; exit 0 ;;
     *) echo "run-guest: unknown argument $1" >&2; exit 2 ;;
   esac
 done
@@ -71,14 +75,13 @@ mkfs.ext4 -q -F -L kjit -E root_owner=0:0 -d "$share" "$img"
 append="console=ttyS0 panic=-1 nokaslr quiet$extra"
 [ "$shell" = 0 ] || append="$append kjit.shell=1"
 # -cx16, as in bench/lib/boot.sh: QEMU 7.2's TCG computes cmpxchg16b's
-# flags from a stale cc_op (the helper is called without gen_update_cc_op;
-# QEMU 8.0 inlined the instruction).  Right after a popfq, which kjit's
-# outlined calls end with, SLUB's `cmpxchg16b gs:[rdi]` fast path got
-# garbage flags and the guest double-faulted (seen in the suite's insmod/
-# rmmod step under CI, 2026-11-23, and in the bench on 2026-11-21).  An
-# emulator bug, not a kjit one; without CX16 the kernel takes its
+# flags from a stale cc_op (the helper is called without gen_update_cc_op),
+# so right after a popfq, which kjit's outlined calls end with, SLUB's
+# cmpxchg16b fast path can see garbage flags and the guest double-faults.
+# An emulator bug, not a kjit one; without CX16 the kernel takes its
 # this_cpu_cmpxchg16b_emu path.
-qemu=(qemu-system-x86_64 -accel tcg -cpu max,-cx16 -smp "$smp" -m "$mem"
+cpu=max,-cx16
+qemu=(qemu-system-x86_64 -accel "$accel" -cpu "$cpu" -smp "$smp" -m "$mem"
       -nographic -no-reboot -nic none
       -kernel "$kdir/vmlinuz" -initrd "$initrd" -append "$append"
       -drive "file=$img,if=none,format=raw,id=kjit,cache=unsafe"

@@ -1,0 +1,28 @@
+# shellcheck shell=sh
+# Sourced by the guest scripts (busybox sh, cwd = the share): the CHECK
+# lines the host reads, kjitctl helpers and console markers.
+K=./kjitctl
+pass() { echo "CHECK $1 PASS ${2:-}" | tee -a checks.txt; }
+fail() { echo "CHECK $1 FAIL ${2:-}" | tee -a checks.txt; sync; }
+chk() { name=$1; shift; if "$@"; then pass "$name"; else fail "$name"; fi; }
+stat_of() { $K stats | awk -v k="$1" '$1==k{print $2}'; }
+
+# config CHECK_NAME TOOL [CACHE_KB]: `kjitctl config`, then `kjitctl stats`
+# must show the tool and the cache size (CACHE_KB 0 or none: the size the
+# module was loaded with, BASE_CACHE_SIZE, read by config_base).
+config_base() { BASE_CACHE_SIZE=$(stat_of cache_size); }
+config() {
+  c_name=$1 c_tool=$2 c_kb=${3:-0}
+  if ! $K config --tool "$c_tool" --cache-kb "$c_kb" > config.txt 2>&1; then
+    fail "$c_name" "kjitctl config --tool $c_tool --cache-kb $c_kb: $(tr '\n' ' ' < config.txt)"
+    return 1
+  fi
+  c_want=$((c_kb * 1024)); [ "$c_kb" != 0 ] || c_want=${BASE_CACHE_SIZE:-?}
+  c_got_tool=$(stat_of tool); c_got_size=$(stat_of cache_size)
+  if [ "$c_got_tool" = "$c_tool" ] && [ "$c_got_size" = "$c_want" ]; then
+    pass "$c_name" "tool $c_got_tool cache_size $c_got_size"
+  else
+    fail "$c_name" "stats show tool $c_got_tool cache_size $c_got_size, want $c_tool $c_want"
+    return 1
+  fi
+}

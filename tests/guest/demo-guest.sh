@@ -1,39 +1,44 @@
 #!/bin/sh
-# Runs in the guest (busybox sh, cwd = the share) for tests/guest/demo.sh;
-# everything it prints goes to demo.txt, which the host shows.
-K=./kjitctl
+# Runs in the guest (busybox sh, cwd = the share) for tests/guest/demo.sh:
+# the README's "First steps", each command echoed before its output, then a
+# tool of one's own as a plugin module.  Everything goes to demo.txt, which
+# the host shows; the capture (uname.kjitcap) is replayed on the host.
+PATH="$PWD:$PATH"
 exec > demo.txt 2>&1
+# Echoes a command line, then runs it.
+run() {
+  echo "\$ $*"
+  sh -c "$*"
+}
 insmod ./kjit.ko
-echo "### 1. Figure 3: instructions executed by clone while 20 processes fork"
-$K config --tool icount > /dev/null
-$K attach clone
-./workload forks 20
-$K report
-$K stats | grep -E '^(entries|blocks_built|cache_bytes_used) '
-$K detach all > /dev/null
-echo "--- the same as a plugin module (plugins/linux/fig3_icount.c)"
-$K config --tool none > /dev/null
-insmod ./kjit_fig3_icount.ko
-$K attach clone > /dev/null
-./workload forks 20
-echo "instructions (kjit_fig3_icount.ko): $(cat /sys/module/kjit_fig3_icount/parameters/count)"
-$K detach all > /dev/null
+echo "### 1. Count the instructions a system call executes"
+run "kjitctl config --tool icount && kjitctl attach getppid openat"
+run "cat /proc/version > /dev/null; kjitctl report"
+kjitctl detach all > /dev/null
+echo
+echo "### 2. Find the hottest basic blocks"
+run "kjitctl config --tool bbcount && kjitctl attach openat read close"
+run "for i in \$(seq 10); do cat /proc/version > /dev/null; done"
+run "kjitctl blocks | sort -k2 -nr | head -10"
+kjitctl detach all > /dev/null
+echo
+echo "### 3. See the call tree, as flame-graph stacks"
+run "kjitctl config --tool callstack && kjitctl attach openat"
+run "cat /proc/version > /dev/null; kjitctl report --folded | sort -k2 -nr | head -10"
+run "kjitctl calls | sort -k2 -nr | head -10"
+kjitctl detach all > /dev/null
+echo
+echo "### 4. Capture an invocation (replayed on the host below)"
+run "kjitctl config --tool none > /dev/null; kjitctl capture --syscall newuname -o uname.kjitcap -- uname -a"
+echo
+echo "### 5. Look at the engine, and let go"
+run "kjitctl stats | head -12"
+run "kjitctl detach all"
+echo
+echo "### A tool of your own: the paper's Figure 3 as a plugin module (plugins/linux/fig3_icount.c)"
+run "insmod ./kjit_fig3_icount.ko && kjitctl attach clone"
+run "./workload forks 20; cat /sys/module/kjit_fig3_icount/parameters/count"
+kjitctl detach all > /dev/null
 rmmod kjit_fig3_icount
-echo
-echo "### 2. Block count: openat, read, close while cat runs 10 times (top 25 blocks)"
-$K config --tool bbcount > /dev/null
-$K attach openat read close > /dev/null
-for _ in 1 2 3 4 5 6 7 8 9 10; do cat /proc/version > /dev/null; done
-$K blocks | sort -k2 -n -r | head -25
-$K detach all > /dev/null
-echo
-echo "### 3. Call trace of openat (folded stacks, ready for flamegraph.pl)"
-$K config --tool callstack > /dev/null
-$K attach openat > /dev/null
-cat /proc/version > /dev/null
-$K report --folded | sort -k2 -n -r | head -40
-echo "--- calls per function (top 20)"
-$K calls | sort -k2 -n -r | head -20
-$K detach all > /dev/null
 rmmod kjit
 sync

@@ -1,10 +1,8 @@
 #!/bin/bash
-# `./kjit-lab demo`: boots the guest, loads kjit.ko and shows
-#  1. the JIFL paper's Figure 3: instructions executed by clone while a small
-#     workload forks (the built-in icount tool attached to __x64_sys_clone,
-#     then the same with the Figure 3 plugin module);
-#  2. a block count of openat/read/close (per block start address);
-#  3. a call trace of openat as folded stacks, and per-function calls.
+# `./kjit-lab demo`: boots the guest, loads kjit.ko and runs the README's
+# "First steps" (instruction count, hottest blocks, folded call stacks, a
+# capture, the engine's statistics) and a plugin module; then replays the
+# guest's capture here with kjit-sim.
 # Usage: tests/guest/demo.sh BUILD_DIR   (kjit.ko from os/linux/build.sh)
 # The guest side is tests/guest/demo-guest.sh.
 set -euo pipefail
@@ -23,3 +21,7 @@ share_program "$share" workload "$root/tests/guest/workload.c" -Wno-unused-resul
 share_script "$share" "$root/tests/guest/demo-guest.sh"
 "$root/tools/lab/run-guest.sh" --share "$share" --script "$share/run.sh" --smp 2 --timeout 600 || { echo "demo: guest failed" >&2; tail -30 "$share/console.log" >&2; exit 1; }
 cat "$share/demo.txt"
+echo
+echo "### 4, continued: the capture replayed on the host, original and translated"
+echo "\$ kjit-sim replay uname.kjitcap"
+"$B/os/userspace-sim/kjit-sim" replay "$share/uname.kjitcap"

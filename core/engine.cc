@@ -1,5 +1,7 @@
-// The dispatcher's logic (the engine.h API): entry, direct exits, indirect
-// misses, flushes.  The hosts' gates call these with the engine lock free.
+// The engine API (include/kjit/engine.h): init, entry, the dispatcher's
+// direct exits and indirect misses, flush and reclaim of the code cache,
+// original-pc map, stats.  The hosts' gates call these with the engine lock
+// free.
 #include "arch/x86/code_writer.h"
 #include "core/block_builder.h"
 #include "core/build_context.h"

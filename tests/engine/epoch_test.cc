@@ -55,7 +55,7 @@ TEST(Arena, ResetReusesFromTheStart) {
   a.reset();
   EXPECT_EQ(a.used(), 0u);
   auto *again = static_cast<uint8_t *>(a.alloc(64));
-  EXPECT_EQ(again, first);
+  ASSERT_EQ(again, first);
   EXPECT_EQ(again[63], 0);  // zeroed again
 }
 

@@ -298,11 +298,11 @@ bool Emitter::emit_stubs() {
   const kjit_os_kernel_facts &f = g_engine.facts;
   for (uint32_t i = 0; i < plan.nexits; i++) {
     Exit *e = plan.exits[i];
-    e->stub_offset = epoch_.code_used + w_.size();
+    uint64_t stub = w_.here();
     w_.call(f.gate_direct);
     w_.u32(epoch_.id_of(e));
     if (w_.overflowed()) return false;
-    w_.patch_rel32(e->field_offset - epoch_.code_used, epoch_.exec_at(e->stub_offset));
+    w_.patch_rel32(e->field_offset - epoch_.code_used, stub);
   }
   if (plan.chain) {
     ChainSite *c = plan.chain;

@@ -1,5 +1,7 @@
-// A bump allocator over host memory handed in by the OS shim.  No frees:
-// an arena is reset as a whole when its epoch is reclaimed.
+// A bump allocator over host memory handed in by the OS shim: each epoch of
+// the code cache keeps its records (blocks, exits, chain sites, tables) in
+// one (see epoch.h).  No frees: an arena is reset as a whole when its epoch
+// is reused.
 #pragma once
 #include "kjit/types.h"
 

@@ -14,10 +14,8 @@ struct Block;
 struct Exit {
   uint64_t target_pc;
   Block *from;
-  Exit *next_incoming;   // list of links into the target block (for unlinking)
   Exit *next_waiting;    // list of exits waiting for target_pc to be built
   uint32_t field_offset; // code-region offset of the rel32 that gets patched
-  uint32_t stub_offset;  // code-region offset of the dispatcher stub
   uint8_t linked;
   uint8_t is_call;       // the target is entered by a call (a routine start)
 };
@@ -52,7 +50,6 @@ struct Block {
   uint32_t ninsns;
   uint32_t npcmap;
   PcMapEntry *pcmap;
-  Exit *incoming;           // exits linked to this block
   uint8_t ended_early;      // a fallback ended it before its natural end
   uint8_t routine_start;
 };

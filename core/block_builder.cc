@@ -228,7 +228,8 @@ bool Emitter::emit_terminator() {
       } else {
         // loop/jrcxz only have rel8: hop over a short jmp to a rel32 one.
         // The short jmp's displacement is set once the taken exit (padded,
-        // or a far jmp when the arena is full) has its final size.
+        // or a far jmp when the arena is full) has its final size: at most
+        // 14 bytes, always within rel8.
         w_.bytes(in.bytes, static_cast<uint32_t>(in.length - 1));
         w_.byte(2);
         w_.byte(0xeb);
@@ -236,9 +237,7 @@ bool Emitter::emit_terminator() {
         w_.byte(0);
         if (taken_instr) local = w_.jmp(w_.here());
         else exit_jump(in.target, false);
-        uint32_t skip = w_.size() - (skip_at + 1);
-        if (!w_.overflowed() && skip > 127) return false;
-        if (!w_.overflowed()) *w_.write_ptr(skip_at) = static_cast<uint8_t>(skip);
+        if (!w_.overflowed()) *w_.write_ptr(skip_at) = static_cast<uint8_t>(w_.size() - (skip_at + 1));
       }
       requests_at(ki.index, KJIT_IPOINT_NOT_TAKEN, out);
       exit_jump(fall, false);
@@ -298,11 +297,11 @@ bool Emitter::emit_stubs() {
   const kjit_os_kernel_facts &f = g_engine.facts;
   for (uint32_t i = 0; i < plan.nexits; i++) {
     Exit *e = plan.exits[i];
-    e->stub_offset = epoch_.code_used + w_.size();
+    uint64_t stub = w_.here();
     w_.call(f.gate_direct);
     w_.u32(epoch_.id_of(e));
     if (w_.overflowed()) return false;
-    w_.patch_rel32(e->field_offset - epoch_.code_used, epoch_.exec_at(e->stub_offset));
+    w_.patch_rel32(e->field_offset - epoch_.code_used, stub);
   }
   if (plan.chain) {
     ChainSite *c = plan.chain;

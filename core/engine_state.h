@@ -1,5 +1,6 @@
 // The engine's single global state.  Plain data with constant
-// initialisation only: the core has no global constructors.
+// initialisation only: the core has no global constructors.  The code cache
+// is `epochs`: two halves, one active, the other free or retired (epoch.h).
 #pragma once
 #include "arch/x86/decoder.h"
 #include "core/address_set.h"

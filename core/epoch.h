@@ -1,10 +1,19 @@
-// An epoch is one half of the code cache plus one half of the arena: every
-// block, exit, chain and table entry translated since the last flush.
+// The code cache.  The host hands the engine two memories once, at init:
+// the code region (translated blocks, exit stubs, indirect chains, the IBL
+// table and routine) and the arena (the engine's records about that code:
+// Block, Exit, ChainSite, the block table, the pc maps).  Both are split in
+// two halves, and an Epoch is one half of each: everything translated since
+// the epoch was last reset.  Nothing in an epoch is ever freed on its own;
+// code and records are bump-allocated and dropped together by reset().
 //
 // Flushing while translated code is live on other CPUs: the active epoch is
-// retired (nothing new is linked into it, its memory stays intact) and
-// translation continues in the other half.  A retired epoch is reused only
-// after kjit_os_quiesce() proved that no CPU can still run its code.
+// retired (nothing new is built or linked into it, its memory stays intact,
+// running code in it keeps working) and translation continues in the other
+// half.  A retired epoch becomes free, and can be reset for reuse, only
+// after kjit_os_quiesce() proved that no CPU can still run its code
+// (kjit_engine_reclaim in core/engine.cc).  A full epoch flushes the same
+// way; when the other half is still retired, the engine declines to
+// translate (native execution) until the host reclaims it.
 #pragma once
 #include "core/arena.h"
 #include "core/block.h"

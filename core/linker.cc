@@ -15,8 +15,6 @@ bool link_exit(Epoch &epoch, Exit *exit, Block *target) {
   if (exit->linked) return true;
   if (!patch(epoch, exit->field_offset, target->exec)) return false;
   exit->linked = 1;
-  exit->next_incoming = target->incoming;
-  target->incoming = exit;
   g_engine.stats.direct_links++;
   return true;
 }
@@ -37,14 +35,6 @@ void link_waiting(Epoch &epoch, TableSlot *slot, Block *block) {
     link_exit(epoch, e, block);
     e = next;
   }
-}
-
-void unlink_block(Epoch &epoch, Block *block) {
-  for (Exit *e = block->incoming; e; e = e->next_incoming) {
-    patch(epoch, e->field_offset, epoch.exec_at(e->stub_offset));
-    e->linked = 0;
-  }
-  block->incoming = nullptr;
 }
 
 }  // namespace kjit

@@ -1,18 +1,17 @@
 // The linker: direct exits jump straight to their target's translation once
 // it exists; exits built before their target wait in the target's table
-// slot and are back-patched when it is built; unlinking restores the stubs.
+// slot and are back-patched when it is built.  Links are never undone: a
+// flush drops a whole epoch (epoch.h), links and all.
 #pragma once
 #include "core/epoch.h"
 
 namespace kjit {
 
-// Points `exit` at `target`'s translation (records the incoming link).
+// Points `exit` at `target`'s translation.
 bool link_exit(Epoch &epoch, Exit *exit, Block *target);
 // Points `exit` straight at original code: the target is never translated.
 bool link_exit_native(Epoch &epoch, Exit *exit);
 // Links every exit that was waiting for `block` to be built.
 void link_waiting(Epoch &epoch, TableSlot *slot, Block *block);
-// Restores every incoming link of `block` to its dispatcher stub.
-void unlink_block(Epoch &epoch, Block *block);
 
 }  // namespace kjit

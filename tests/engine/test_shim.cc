@@ -1,5 +1,6 @@
-// A minimal OS shim for engine unit tests that do not execute code: code is
-// read from a table of byte regions the test registers.
+// A minimal OS shim for engine unit tests: code is read from a table of byte
+// regions the test registers; the lock and quiescence are recorded so tests
+// can check the order the engine uses them in.
 #include "engine/test_shim.h"
 
 #include <cstdio>
@@ -15,14 +16,22 @@ struct Region {
   std::vector<uint8_t> bytes;
 };
 std::vector<Region> g_regions;
+std::vector<ShimQuiesce> g_quiesces;
+void (*g_on_quiesce)(uint64_t, uint64_t);
+int g_lock_depth;
 }  // namespace
 
 // New code at old addresses: what a flush after text patching does in the
 // kernel, the liveness memo must forget too.
 void test_shim_reset() {
   g_regions.clear();
+  g_quiesces.clear();
+  g_on_quiesce = nullptr;
   kjit::forget_liveness();
 }
+const std::vector<ShimQuiesce> &test_shim_quiesces() { return g_quiesces; }
+void test_shim_on_quiesce(void (*fn)(uint64_t, uint64_t)) { g_on_quiesce = fn; }
+int test_shim_lock_depth() { return g_lock_depth; }
 void test_shim_add_code(uint64_t addr, const std::vector<uint8_t> &bytes) {
   g_regions.push_back({addr, bytes});
 }
@@ -46,10 +55,13 @@ enum kjit_os_site_kind kjit_os_classify_site(uint64_t) { return KJIT_SITE_PLAIN;
 int kjit_os_callable_natively(uint64_t) { return 0; }
 int kjit_os_mirror_extable(uint64_t, uint64_t) { return 1; }
 void kjit_os_code_written(uint64_t, uint64_t) {}
-void kjit_os_lock(void) {}
-void kjit_os_unlock(void) {}
+void kjit_os_lock(void) { g_lock_depth++; }
+void kjit_os_unlock(void) { g_lock_depth--; }
 uint32_t kjit_os_cpu(void) { return 0; }
-void kjit_os_quiesce(uint64_t, uint64_t) {}
+void kjit_os_quiesce(uint64_t lo, uint64_t hi) {
+  g_quiesces.push_back({lo, hi, g_lock_depth});
+  if (g_on_quiesce) g_on_quiesce(lo, hi);
+}
 void kjit_os_log(const char *msg) { fprintf(stderr, "kjit: %s\n", msg); }
 void kjit_os_symbolize(uint64_t, char *out, uint64_t len) {
   if (len) out[0] = 0;

@@ -1,5 +1,7 @@
-// The dispatcher's logic (the engine.h API): entry, direct exits, indirect
-// misses, flushes.  The hosts' gates call these with the engine lock free.
+// The engine API (include/kjit/engine.h): init, entry, the dispatcher's
+// direct exits and indirect misses, flush and reclaim of the code cache,
+// original-pc map, stats.  The hosts' gates call these with the engine lock
+// free.
 #include "arch/x86/code_writer.h"
 #include "core/block_builder.h"
 #include "core/build_context.h"
@@ -30,8 +32,9 @@ bool switch_epoch_locked() {
   return true;
 }
 
-// The translation of `pc` in the active epoch, built if needed; nullptr
-// when `pc` must run natively.
+// The translation of `pc` in the active epoch (the one active when it
+// returns, after a switch too), built if needed; nullptr when `pc` must run
+// natively.
 Block *lookup_or_build_locked(uint64_t pc, bool routine_start) {
   EngineState &g = g_engine;
   if (g.is_stop(pc) || !kjit_os_may_translate(pc)) return nullptr;
@@ -140,7 +143,7 @@ uint64_t kjit_engine_enter(uint64_t orig_pc) {
   }
   EngineLock lock;
   Block *b = lookup_or_build_locked(orig_pc, true);
-  if (b && g.epoch().contains_exec(b->exec)) ibl_insert(g.epoch(), orig_pc, b->exec);
+  if (b) ibl_insert(g.epoch(), orig_pc, b->exec);
   return b ? b->exec : orig_pc;
 }
 
@@ -155,8 +158,7 @@ uint64_t kjit_engine_direct_exit(uint64_t stub_return) {
   Block *b = lookup_or_build_locked(target, exit->is_call);
   if (!b) return target;
   // Only the active epoch is linked; a retired one just gets served.
-  if (from == &g.epoch() && b->exec >= from->code_exec && from->contains_exec(b->exec))
-    link_exit(*from, exit, b);
+  if (from == &g.epoch()) link_exit(*from, exit, b);
   return b->exec;
 }
 
@@ -174,7 +176,7 @@ uint64_t kjit_engine_indirect_miss(uint64_t stub_return, uint64_t target) {
   // engine declined because the cache is full.
   bool stop = g.is_stop(target);
   bool native_for_good = !b && (stop || !kjit_os_may_translate(target)) && !(stop && exits_observed());
-  if (from == &g.epoch() && (b ? from->contains_exec(b->exec) : native_for_good)) {
+  if (from == &g.epoch() && (b || native_for_good)) {
     chain_append(*from, site, target, dest);
     ibl_insert(*from, target, dest);
   }

@@ -1,0 +1,158 @@
+// The engine API (include/kjit/engine.h, core/engine.cc) as a host uses it:
+// entry, the gates' direct exits and indirect misses, stop addresses,
+// flush, the original-pc map and the stats.
+#include "kjit/engine.h"
+
+#include "core/ibl.h"
+#include "engine/engine_fixture.h"
+
+namespace kjit {
+namespace {
+
+using test::kText;
+
+class EngineApiTest : public test::EngineTest {
+ protected:
+  void SetUp() override {
+    EngineTest::SetUp();
+    // kText:      mov eax, 1 ; ret
+    // kText+0x40: mov edx, 2 ; ret
+    // kText+0x80: jz +0x10 ; (falls to kText+0x82)
+    std::vector<uint8_t> code(0x100, 0xcc);
+    const uint8_t f[] = {0xb8, 0x01, 0, 0, 0, 0xc3}, g[] = {0xba, 0x02, 0, 0, 0, 0xc3};
+    memcpy(&code[0], f, sizeof(f));
+    memcpy(&code[0x40], g, sizeof(g));
+    code[0x80] = 0x74, code[0x81] = 0x10;
+    test_shim_add_code(kText, code);
+  }
+  // The miss stub's return address of the indirect site of the block at
+  // `exec` (a `ret` block: xchg rcx, [rsp] ; jmp chain).
+  uint64_t miss_stub_return(uint64_t site_jmp) {
+    uint64_t fallback = branch_target(site_jmp);
+    // IBL prelude: push imm32 (the miss stub) ; jmp ibl_routine.
+    x86::Insn push = decode(fallback);
+    EXPECT_EQ(push.bytes[0], 0x68);
+    int32_t stub;
+    memcpy(&stub, push.bytes + 1, 4);
+    uint64_t s = static_cast<uint64_t>(static_cast<int64_t>(stub));
+    EXPECT_EQ(branch_target(s), test::kGateIndirect);
+    return s + 5;
+  }
+};
+
+TEST_F(EngineApiTest, EnterTranslatesAndTheCopyIsLookedUpNextTime) {
+  kjit_engine_stats before = stats();
+  uint64_t exec = kjit_engine_enter(kText);
+  EXPECT_TRUE(kjit_engine_is_cache_address(exec));
+  EXPECT_EQ(active().table.find(kText)->exec, exec);
+  kjit_engine_stats s = stats();
+  EXPECT_EQ(s.blocks_built, before.blocks_built + 1);
+  EXPECT_EQ(s.insns_translated, before.insns_translated + 2);
+  EXPECT_GT(s.cache_bytes_used, before.cache_bytes_used);
+  EXPECT_GT(s.arena_bytes_used, before.arena_bytes_used);
+  // The second entry finds the copy (in the IBL, without the lock).
+  EXPECT_EQ(kjit_engine_enter(kText), exec);
+  EXPECT_EQ(stats().blocks_built, s.blocks_built);
+  EXPECT_EQ(stats().fast_entries, s.fast_entries + 1);
+}
+
+TEST_F(EngineApiTest, TheCopyComputesWhatTheOriginalDoes) {
+  uint64_t exec = kjit_engine_enter(kText);
+  auto emu = emulator();
+  const uint64_t sp = kStackTop - 0x100, ret = kText + 0xf0;
+  emu->write(sp, &ret, 8);
+  emu->set_gpr(KJIT_REG_RSP, sp);
+  emu->set_gpr(KJIT_REG_RCX, 0x77);
+  sim::RunResult r = emu->run(exec, test::kGateIndirect, 200);
+  ASSERT_EQ(r.reason, sim::StopReason::kSentinel) << r.message;
+  EXPECT_EQ(emu->gpr(KJIT_REG_RAX), 1u);
+  EXPECT_EQ(emu->gpr(KJIT_REG_RCX), ret);  // the return target, for the gate
+}
+
+TEST_F(EngineApiTest, OriginalPcMapsCopiedInstructionsOnly) {
+  uint64_t exec = kjit_engine_enter(kText);
+  EXPECT_EQ(kjit_engine_original_pc(exec), kText);
+  EXPECT_EQ(kjit_engine_original_pc(exec + 4), kText);  // inside mov eax, 1
+  EXPECT_EQ(kjit_engine_original_pc(exec + 5), 0u);     // the engine's ret sequence
+  EXPECT_EQ(kjit_engine_original_pc(test::kCodeExec + test::kCodeBytes + 8), 0u);
+}
+
+TEST_F(EngineApiTest, UntranslatableAndStopAddressesRunNatively) {
+  uint64_t fallbacks = stats().fallbacks;
+  EXPECT_EQ(kjit_engine_enter(kText + 0x1000), kText + 0x1000);  // no code there
+  EXPECT_EQ(kjit_engine_add_stop_address(kText + 0x40), 0);
+  EXPECT_TRUE(kjit_engine_is_stop_address(kText + 0x40));
+  EXPECT_EQ(kjit_engine_enter(kText + 0x40), kText + 0x40);
+  EXPECT_EQ(stats().blocks_built, 0u);
+  EXPECT_EQ(stats().stop_addresses, 1u);
+  EXPECT_EQ(stats().fallbacks, fallbacks);  // native by design, not a fallback
+}
+
+TEST_F(EngineApiTest, IndirectMissServesTheTargetAndChainsIt) {
+  uint64_t exec = kjit_engine_enter(kText);
+  uint64_t site = exec + 5 + 4;  // after mov eax, 1 and xchg rcx, [rsp]
+  uint64_t stub_return = miss_stub_return(site);
+  uint64_t misses = stats().indirect_misses, links = stats().chain_links;
+  uint64_t dest = kjit_engine_indirect_miss(stub_return, kText + 0x40);
+  EXPECT_EQ(dest, active().table.find(kText + 0x40)->exec);
+  EXPECT_EQ(stats().indirect_misses, misses + 1);
+  EXPECT_EQ(stats().chain_links, links + 1);
+  EXPECT_EQ(ibl_lookup(active(), kText + 0x40), dest);
+  // The next return to kText+0x40 hits the new link without a gate.
+  auto emu = emulator();
+  const uint64_t sp = kStackTop - 0x100, ret = kText + 0x40;
+  emu->write(sp, &ret, 8);
+  emu->set_gpr(KJIT_REG_RSP, sp);
+  emu->set_gpr(KJIT_REG_RCX, 0x77);
+  sim::RunResult r = emu->run(exec, dest, 200);
+  ASSERT_EQ(r.reason, sim::StopReason::kSentinel) << r.message;
+  EXPECT_EQ(emu->gpr(KJIT_REG_RCX), 0x77u);
+  EXPECT_EQ(emu->gpr(KJIT_REG_RSP), sp + 8);
+}
+
+TEST_F(EngineApiTest, UnknownStubIsLoud) {
+  EXPECT_EQ(kjit_engine_direct_exit(kText), 0u);
+  EXPECT_EQ(kjit_engine_indirect_miss(kText, kText + 0x40), 0u);
+}
+
+TEST_F(EngineApiTest, FlushEmptiesTheCache) {
+  uint64_t exec = kjit_engine_enter(kText);
+  kjit_engine_stats before = stats();
+  ASSERT_EQ(kjit_engine_flush(), 0);
+  kjit_engine_stats s = stats();
+  EXPECT_EQ(s.flushes, before.flushes + 1);
+  EXPECT_LT(s.cache_bytes_used, before.cache_bytes_used);
+  EXPECT_EQ(active().table.find(kText), nullptr);
+  EXPECT_EQ(ibl_lookup(active(), kText), 0u);
+  EXPECT_EQ(kjit_engine_original_pc(exec), 0u);  // its half is free
+  uint64_t again = kjit_engine_enter(kText);
+  EXPECT_NE(again, exec);
+  EXPECT_TRUE(active().contains_exec(again));
+  EXPECT_EQ(stats().blocks_built, before.blocks_built + 1);
+}
+
+TEST_F(EngineApiTest, BuildOnlyReportsSuccessors) {
+  uint64_t succ[4];
+  uint32_t nsucc = 0, ninsns = 0;
+  ASSERT_EQ(kjit_engine_build_only(kText + 0x80, succ, &nsucc, &ninsns), 0);
+  ASSERT_EQ(nsucc, 2u);
+  EXPECT_EQ(succ[0], kText + 0x92);
+  EXPECT_EQ(succ[1], kText + 0x82);
+  EXPECT_EQ(ninsns, 1u);
+  // Built once: the second call reports the same from the table's block.
+  uint64_t built = stats().blocks_built;
+  ASSERT_EQ(kjit_engine_build_only(kText + 0x80, succ, &nsucc, &ninsns), 0);
+  EXPECT_EQ(nsucc, 2u);
+  EXPECT_EQ(stats().blocks_built, built);
+}
+
+TEST_F(EngineApiTest, InitRejectsBadMemory) {
+  kjit_os_memory mem{};
+  kjit_os_kernel_facts facts{};
+  kjit_engine_fini();
+  EXPECT_EQ(kjit_engine_init(&mem, &facts, nullptr), -22);
+  EXPECT_EQ(kjit_engine_enter(kText), kText);  // not initialised: native
+}
+
+}  // namespace
+}  // namespace kjit

@@ -1,0 +1,118 @@
+// The indirect-branch lookup: the table the engine fills (insert, lookup,
+// probe limit) and the routine translated code runs to probe it (on the
+// simulator's CPU: a hit returns into the translation with every register
+// and flag restored, a miss returns into the site's miss stub).
+#include "core/ibl.h"
+
+#include "engine/engine_fixture.h"
+
+namespace kjit {
+namespace {
+
+using test::kText;
+
+using IblTest = test::EngineTest;
+
+TEST_F(IblTest, LookupHitsWhatWasInsertedAndMissesTheRest) {
+  Epoch &e = active();
+  ASSERT_NE(e.ibl_routine, 0u);
+  ibl_insert(e, kText + 0x40, e.exec_at(0x4000));
+  ibl_insert(e, kText + 0x80, kText + 0x80);  // native target
+  EXPECT_EQ(ibl_lookup(e, kText + 0x40), e.exec_at(0x4000));
+  EXPECT_EQ(ibl_lookup(e, kText + 0x80), kText + 0x80);
+  EXPECT_EQ(ibl_lookup(e, kText + 0xc0), 0u);
+  EXPECT_EQ(ibl_lookup(e, 0), 0u);
+}
+
+TEST_F(IblTest, AnEntryIsNeverOverwritten) {
+  // Readers hold no lock: an entry, once published, keeps its translation.
+  Epoch &e = active();
+  ibl_insert(e, kText + 0x40, e.exec_at(0x4000));
+  ibl_insert(e, kText + 0x40, e.exec_at(0x5000));
+  EXPECT_EQ(ibl_lookup(e, kText + 0x40), e.exec_at(0x4000));
+}
+
+TEST_F(IblTest, CollidingTargetsTakeTheNextSlotsUpToTheProbeLimit) {
+  Epoch &e = active();
+  // pc ^ (pc >> 12) keeps its low bits when only bits above 12 + log2(size)
+  // change: these all hash to the same slot.
+  auto pc = [&](uint64_t k) { return kText + 0x40 + (k << 24); };
+  for (uint64_t k = 0; k <= kIblProbes; k++) ibl_insert(e, pc(k), e.exec_at(0x4000 + k * 16));
+  for (uint64_t k = 0; k < kIblProbes; k++) EXPECT_EQ(ibl_lookup(e, pc(k)), e.exec_at(0x4000 + k * 16)) << k;
+  EXPECT_EQ(ibl_lookup(e, pc(kIblProbes)), 0u);  // no room: left to the dispatcher
+}
+
+TEST_F(IblTest, ResetEmptiesTheTable) {
+  Epoch &e = active();
+  ibl_insert(e, kText + 0x40, e.exec_at(0x4000));
+  ASSERT_TRUE(e.reset());
+  EXPECT_EQ(ibl_lookup(e, kText + 0x40), 0u);
+}
+
+TEST_F(IblTest, SmallCacheHasNoIbl) {
+  ASSERT_EQ(init(nullptr, 16 * 1024), 0);  // two 8 KiB halves
+  Epoch &e = active();
+  EXPECT_EQ(e.ibl_routine, 0u);
+  ibl_insert(e, kText + 0x40, e.exec_at(0x1000));
+  EXPECT_EQ(ibl_lookup(e, kText + 0x40), 0u);
+}
+
+constexpr uint64_t kProgramRcx = 0x1111222233334444ull;
+constexpr uint64_t kRax = 0xaaaa, kRdx = 0xdddd;
+
+// Runs the routine with the chain protocol's state: rcx = target,
+// [rsp] = the miss stub, [rsp+8] = the program's rcx.
+struct RoutineRun {
+  sim::RunResult r;
+  std::unique_ptr<sim::Emulator> emu;
+  uint64_t sp;
+};
+RoutineRun run_routine(std::unique_ptr<sim::Emulator> emu, uint64_t target,
+                       uint64_t miss_stub, uint64_t expect_at) {
+  const Epoch &e = g_engine.epoch();
+  uint64_t sp = test::EngineTest::kStackTop - 0x100;
+  emu->write(sp, &miss_stub, 8);
+  emu->write(sp + 8, &kProgramRcx, 8);
+  emu->set_gpr(KJIT_REG_RSP, sp);
+  emu->set_gpr(KJIT_REG_RCX, target);
+  emu->set_gpr(KJIT_REG_RAX, kRax);
+  emu->set_gpr(KJIT_REG_RDX, kRdx);
+  emu->set_rflags(0x2 | 0x1 | 0x80 | 0x800);  // CF SF OF
+  RoutineRun run;
+  run.r = emu->run(e.exec_at(e.ibl_routine), expect_at, 200);
+  run.emu = std::move(emu);
+  run.sp = sp;
+  return run;
+}
+
+TEST_F(IblTest, RoutineHitReturnsIntoTheTranslation) {
+  Epoch &e = active();
+  uint64_t dest = e.exec_at(0x4000), miss = e.exec_at(0x4100);
+  ibl_insert(e, kText + 0x40, dest);
+  RoutineRun run = run_routine(emulator(), kText + 0x40, miss, dest);
+  ASSERT_EQ(run.r.reason, sim::StopReason::kSentinel) << run.r.message;
+  EXPECT_EQ(run.emu->gpr(KJIT_REG_RCX), kProgramRcx);
+  EXPECT_EQ(run.emu->gpr(KJIT_REG_RSP), run.sp + 16);  // both protocol slots dropped
+  EXPECT_EQ(run.emu->gpr(KJIT_REG_RAX), kRax);
+  EXPECT_EQ(run.emu->gpr(KJIT_REG_RDX), kRdx);
+  EXPECT_EQ(run.emu->rflags() & 0x8d5, 0x881u);
+}
+
+TEST_F(IblTest, RoutineMissReturnsIntoTheMissStub) {
+  Epoch &e = active();
+  uint64_t miss = e.exec_at(0x4100);
+  ibl_insert(e, kText + 0x40, e.exec_at(0x4000));
+  RoutineRun run = run_routine(emulator(), kText + 0x80, miss, miss);
+  ASSERT_EQ(run.r.reason, sim::StopReason::kSentinel) << run.r.message;
+  EXPECT_EQ(run.emu->gpr(KJIT_REG_RCX), kText + 0x80);  // the target, for the gate
+  EXPECT_EQ(run.emu->gpr(KJIT_REG_RSP), run.sp + 8);
+  uint64_t saved = 0;
+  run.emu->read_u64(run.sp + 8, &saved);
+  EXPECT_EQ(saved, kProgramRcx);
+  EXPECT_EQ(run.emu->gpr(KJIT_REG_RAX), kRax);
+  EXPECT_EQ(run.emu->gpr(KJIT_REG_RDX), kRdx);
+  EXPECT_EQ(run.emu->rflags() & 0x8d5, 0x881u);
+}
+
+}  // namespace
+}  // namespace kjit

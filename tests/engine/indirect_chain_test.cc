@@ -1,0 +1,141 @@
+// Predicated indirect chains: each appended link compares rcx with its
+// target and, on a hit, restores the program's rcx and jumps to the copy;
+// the last link's miss jump goes to the site's fallback.  Checked on the
+// bytes (decoded) and by running the chain on the simulator's CPU.
+#include "core/indirect_chain.h"
+
+#include "engine/engine_fixture.h"
+
+namespace kjit {
+namespace {
+
+using test::kText;
+
+constexpr uint64_t kProgramRcx = 0x1234567890abcdefull;
+
+class ChainTest : public test::EngineTest {
+ protected:
+  void SetUp() override {
+    EngineTest::SetUp();
+    make_site();
+  }
+  void make_site() {
+    // The site: a patchable jmp to its fallback, which here is the miss
+    // stub itself (call gate_indirect ; .long 0).
+    site_ = active().arena.alloc_array<ChainSite>(1);
+    site_exec_ = active().exec_at(emit([&](x86::CodeWriter &w, uint32_t at) {
+      int32_t f = w.jmp_patchable(w.here());
+      site_->tail_field = at + static_cast<uint32_t>(f);
+      site_->fallback = site_->miss_stub = at + w.size();
+      w.call(test::kGateIndirect);
+      w.u32(0);
+      w.patch_rel32(static_cast<uint32_t>(f), active().exec_at(site_->fallback));
+    }));
+    // Two "translations" the hits jump to.
+    dest_[0] = active().exec_at(emit([](x86::CodeWriter &w, uint32_t) { w.byte(0xcc); }));
+    dest_[1] = active().exec_at(emit([](x86::CodeWriter &w, uint32_t) { w.byte(0xcc); }));
+  }
+
+  // Runs the site with `target` in rcx and the program's rcx at [rsp]
+  // until `expect_at`.
+  sim::RunResult run_site(uint64_t target, uint64_t expect_at, std::unique_ptr<sim::Emulator> *out) {
+    auto emu = emulator();
+    uint64_t sp = kStackTop - 0x100;
+    emu->write(sp, &kProgramRcx, 8);
+    emu->set_gpr(KJIT_REG_RSP, sp);
+    emu->set_gpr(KJIT_REG_RCX, target);
+    emu->set_rflags(0x2 | 0x1 | 0x40 | 0x80);  // CF ZF SF: must survive
+    sim::RunResult r = emu->run(site_exec_, expect_at, 200);
+    *out = std::move(emu);
+    return r;
+  }
+
+  ChainSite *site_ = nullptr;
+  uint64_t site_exec_ = 0;
+  uint64_t dest_[2] = {};
+};
+
+TEST_F(ChainTest, AppendedLinkComparesItsTargetAndJumpsToItsCopy) {
+  uint32_t link = active().code_used;
+  ASSERT_TRUE(chain_append(active(), site_, kText + 0x40, dest_[0]));
+  // The site's jump now leads to the link.
+  EXPECT_EQ(branch_target(site_exec_), active().exec_at(link));
+  // lea rcx, [rcx - T]
+  const uint8_t *l = host(active().exec_at(link));
+  ASSERT_EQ(l[0], 0x48);
+  ASSERT_EQ(l[1], 0x8d);
+  ASSERT_EQ(l[2], 0x89);
+  int32_t disp;
+  memcpy(&disp, l + 3, 4);
+  EXPECT_EQ(static_cast<int64_t>(disp), -static_cast<int64_t>(kText + 0x40));
+  // jrcxz hit ; hit: pop rcx ; jmp copy
+  x86::Insn jrcxz = decode(active().exec_at(link + 7));
+  EXPECT_EQ(jrcxz.jcc_kind, x86::JccKind::kJrcxz);
+  EXPECT_EQ(host(jrcxz.target)[0], 0x59);  // pop rcx
+  EXPECT_EQ(branch_target(jrcxz.target + 1), dest_[0]);
+  // The miss path restores rcx and goes on to the fallback.
+  uint64_t miss = active().exec_at(link + 9);
+  memcpy(&disp, host(miss) + 3, 4);
+  EXPECT_EQ(static_cast<int64_t>(disp), static_cast<int64_t>(kText + 0x40));
+  EXPECT_EQ(branch_target(miss + 7), active().exec_at(site_->fallback));
+  EXPECT_EQ(site_->links, 1u);
+}
+
+TEST_F(ChainTest, SecondLinkFollowsTheFirstAndTheTailGoesToTheFallback) {
+  ASSERT_TRUE(chain_append(active(), site_, kText + 0x40, dest_[0]));
+  uint32_t first_tail = site_->tail_field;
+  uint32_t second = active().code_used;
+  ASSERT_TRUE(chain_append(active(), site_, kText + 0x80, dest_[1]));
+  // The first link's miss now leads to the second; the second's to the fallback.
+  EXPECT_EQ(branch_target(active().exec_at(first_tail - 1)), active().exec_at(second));
+  EXPECT_EQ(branch_target(active().exec_at(site_->tail_field - 1)), active().exec_at(site_->fallback));
+  EXPECT_EQ(site_->links, 2u);
+}
+
+TEST_F(ChainTest, RunningTheChainHitsEachTargetAndMissesToTheGate) {
+  ASSERT_TRUE(chain_append(active(), site_, kText + 0x40, dest_[0]));
+  ASSERT_TRUE(chain_append(active(), site_, kText + 0x80, dest_[1]));
+  const uint64_t sp = kStackTop - 0x100;
+  for (int i = 0; i < 2; i++) {
+    std::unique_ptr<sim::Emulator> emu;
+    sim::RunResult r = run_site(kText + 0x40 * (i + 1), dest_[i], &emu);
+    ASSERT_EQ(r.reason, sim::StopReason::kSentinel) << i << ": " << r.message;
+    EXPECT_EQ(emu->gpr(KJIT_REG_RCX), kProgramRcx) << i;
+    EXPECT_EQ(emu->gpr(KJIT_REG_RSP), sp + 8) << i;  // the rcx slot is dropped
+    EXPECT_EQ(emu->rflags() & 0xc1, 0xc1u) << i;
+  }
+  // A target no link knows: the miss stub calls the gate with the chain state.
+  std::unique_ptr<sim::Emulator> emu;
+  sim::RunResult r = run_site(kText + 0xc0, test::kGateIndirect, &emu);
+  ASSERT_EQ(r.reason, sim::StopReason::kSentinel) << r.message;
+  EXPECT_EQ(emu->gpr(KJIT_REG_RCX), kText + 0xc0);
+  uint64_t ret = 0, saved = 0;
+  emu->read_u64(emu->gpr(KJIT_REG_RSP), &ret);
+  emu->read_u64(emu->gpr(KJIT_REG_RSP) + 8, &saved);
+  EXPECT_EQ(ret, active().exec_at(site_->miss_stub) + 5);
+  EXPECT_EQ(saved, kProgramRcx);
+  EXPECT_EQ(emu->rflags() & 0xc1, 0xc1u);
+}
+
+TEST_F(ChainTest, FullChainRefusesAndLeavesTheCodeAlone) {
+  ASSERT_EQ(init([](kjit_engine_options *o) { o->max_chain_length = 1; }), 0);
+  make_site();
+  ASSERT_TRUE(chain_append(active(), site_, kText + 0x40, dest_[0]));
+  uint32_t used = active().code_used, tail = site_->tail_field;
+  uint64_t links = stats().chain_links;
+  EXPECT_FALSE(chain_append(active(), site_, kText + 0x80, dest_[1]));
+  EXPECT_EQ(active().code_used, used);
+  EXPECT_EQ(site_->tail_field, tail);
+  EXPECT_EQ(branch_target(active().exec_at(tail - 1)), active().exec_at(site_->fallback));
+  EXPECT_EQ(stats().chain_links, links);
+}
+
+TEST_F(ChainTest, TargetBeyondAnImmediateIsRefused) {
+  uint32_t used = active().code_used;
+  EXPECT_FALSE(chain_append(active(), site_, 0x0000900000000000ull, dest_[0]));
+  EXPECT_EQ(active().code_used, used);
+  EXPECT_EQ(branch_target(site_exec_), active().exec_at(site_->fallback));
+}
+
+}  // namespace
+}  // namespace kjit

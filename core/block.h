@@ -6,14 +6,11 @@
 
 namespace kjit {
 
-struct Block;
-
 // One direct exit of a block: the rel32 of its jmp/jcc first points at the
 // block's own dispatcher stub and is back-patched to the target's
 // translation once that exists.
 struct Exit {
   uint64_t target_pc;
-  Block *from;
   Exit *next_waiting;    // list of exits waiting for target_pc to be built
   uint32_t field_offset; // code-region offset of the rel32 that gets patched
   uint8_t linked;
@@ -22,12 +19,10 @@ struct Exit {
 
 // One indirect transfer site (ret, jmp *x, call *x) and its predicated chain.
 struct ChainSite {
-  Block *from;
   uint32_t tail_field;   // rel32 that currently leads to the miss stub
   uint32_t miss_stub;    // code-region offset of the miss stub (calls the gate)
   uint32_t fallback;     // where the chain's last link goes: the IBL prelude or the miss stub
   uint32_t links;
-  uint64_t site_pc;
   uint8_t is_call;
 };
 
@@ -47,7 +42,6 @@ struct Block {
   uint64_t exec;            // start address in the code cache (exec view)
   uint32_t code_offset;     // start offset in the code region
   uint32_t code_size;
-  uint32_t ninsns;
   uint32_t npcmap;
   PcMapEntry *pcmap;
   uint8_t ended_early;      // a fallback ended it before its natural end

@@ -148,7 +148,6 @@ Exit *Emitter::new_exit(uint64_t target, bool is_call) {
   Exit *e = epoch_.arena.alloc_array<Exit>(1);
   if (!e || plan.nexits >= 2) return nullptr;
   e->target_pc = target;
-  e->from = b_;
   e->is_call = is_call;
   plan.exits[plan.nexits++] = e;
   return e;
@@ -176,8 +175,6 @@ void Emitter::indirect_site(const x86::Insn &in) {
     out_of_arena = true;
     return;
   }
-  site->from = b_;
-  site->site_pc = in.pc;
   site->is_call = in.cf == KJIT_CF_CALL_INDIRECT;
   int32_t field = w_.jmp_patchable(w_.here());  // re-pointed by chain_append
   site->tail_field = epoch_.code_used + static_cast<uint32_t>(field < 0 ? 0 : field);
@@ -414,7 +411,6 @@ BuildResult build_block(Epoch &epoch, uint64_t pc, bool routine_start, Block **o
     }
     if (start + w.size() + kBlockSlack > epoch.code_size) return BuildResult::kCacheFull;
     b->code_size = w.size();
-    b->ninsns = ctx.n;
     b->ended_early = !ctx.has_terminator();
     epoch.code_used += w.size();
     epoch.blocks[epoch.nblocks++] = b;

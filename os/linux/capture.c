@@ -29,6 +29,8 @@
  * bounded: when a record does not fit, END(overflow) is written in the
  * space kept for it and the capture is done.  Records become visible to
  * READ only when complete (`used` is published after the bytes). */
+#define pr_fmt(fmt) "kjit: " fmt
+
 #include <linux/kernel.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
@@ -39,10 +41,13 @@
 #include <linux/rcupdate_wait.h>
 #include <linux/percpu.h>
 #include <linux/ftrace.h>
-#include "kjit_linux.h"
 #include "capture.h"
-#include "kjit/engine.h"
-#include "uapi/kjit_ioctl.h"
+#include "config.h"
+#include "engine_host.h"
+#include "entry_ftrace.h"
+#include "shim.h"
+#include "symbols.h"
+#include "kjit/plugin.h"
 
 #define CAP_END_RESERVE 64
 #define CAP_MAX_READ 4096        /* a larger string read marks the capture overflowed */
@@ -126,7 +131,7 @@ static void *ev_reserve(u32 len, u32 type)
 
 static u64 cap_icount(void)
 {
-	return kjit_tools_icount();
+	return kjit_config_icount();
 }
 
 /* Ends the owner's open invocation. */
@@ -641,7 +646,7 @@ static void cap_stop_locked(void)
 	if (cap_registered) {
 		WRITE_ONCE(cap_state, KJIT_CAP_STATE_DONE);
 		kjit_shim_translate_leaves(false);   /* before the flush below */
-		kjit_unregister_plugin(&cap_plugin);
+		kjit_host_remove_plugin(&cap_plugin);
 		cap_registered = false;
 		/* Code translated before the flush may still call the routines. */
 		kjit_entry_quiesce();
@@ -660,7 +665,7 @@ static void cap_free_locked(void)
 	memset(&code, 0, sizeof(code));
 }
 
-static long cap_start(struct kjit_ioc_capture *c)
+static int cap_start(struct kjit_ioc_capture *c)
 {
 	u64 addr;
 	u32 evkb = c->buf_kb ? c->buf_kb : 4096, cokb = c->code_kb ? c->code_kb : 1024;
@@ -695,18 +700,18 @@ static long cap_start(struct kjit_ioc_capture *c)
 	 * copied and its instrumentation includes ours, and memcpy/memset are
 	 * translated (their reads are part of the invocation). */
 	kjit_shim_translate_leaves(true);
-	ret = kjit_register_plugin(&cap_plugin);
+	ret = kjit_host_add_plugin(&cap_plugin);
 	if (ret) {
 		kjit_shim_translate_leaves(false);
 		WRITE_ONCE(cap_state, KJIT_CAP_STATE_IDLE);
 		return ret;
 	}
 	cap_registered = true;
-	pr_info("kjit: capture armed for %s (pid %u, count %u)\n", c->name, c->pid, c->count);
+	pr_info("capture armed for %s (pid %u, count %u)\n", c->name, c->pid, c->count);
 	return 0;
 }
 
-static long cap_read_out(struct kjit_ioc_capture_read *r, void __user *uarg)
+static int cap_read_out(struct kjit_ioc_capture_read *r, void __user *uarg)
 {
 	u64 evn = READ_ONCE(ev.used), con = READ_ONCE(code.used);
 
@@ -727,44 +732,32 @@ static long cap_read_out(struct kjit_ioc_capture_read *r, void __user *uarg)
 	return 0;
 }
 
-long kjit_capture_ioctl(unsigned int cmd, void __user *uarg)
+/* KJIT_IOC_CAPTURE_START: arms a capture (replacing the previous one). */
+int kjit_capture_start(struct kjit_ioc_capture *c)
 {
-	long ret;
+	int ret;
+
+	c->name[sizeof(c->name) - 1] = 0;
+	mutex_lock(&cap_mutex);
+	ret = cap_start(c);
+	mutex_unlock(&cap_mutex);
+	return ret;
+}
+
+void kjit_capture_stop(void)
+{
+	mutex_lock(&cap_mutex);
+	cap_stop_locked();
+	mutex_unlock(&cap_mutex);
+}
+
+/* KJIT_IOC_CAPTURE_READ: state, and the buffers when they fit. */
+int kjit_capture_read(struct kjit_ioc_capture_read *r, void __user *uarg)
+{
+	int ret;
 
 	mutex_lock(&cap_mutex);
-	switch (cmd) {
-	case KJIT_IOC_CAPTURE_START: {
-		struct kjit_ioc_capture c;
-
-		ret = -EFAULT;
-		if (copy_from_user(&c, uarg, sizeof(c)))
-			break;
-		ret = -EINVAL;
-		if (c.size != sizeof(c))
-			break;
-		c.name[sizeof(c.name) - 1] = 0;
-		ret = cap_start(&c);
-		break;
-	}
-	case KJIT_IOC_CAPTURE_STOP:
-		cap_stop_locked();
-		ret = 0;
-		break;
-	case KJIT_IOC_CAPTURE_READ: {
-		struct kjit_ioc_capture_read r;
-
-		ret = -EFAULT;
-		if (copy_from_user(&r, uarg, sizeof(r)))
-			break;
-		ret = -EINVAL;
-		if (r.size != sizeof(r))
-			break;
-		ret = cap_read_out(&r, uarg);
-		break;
-	}
-	default:
-		ret = -ENOTTY;
-	}
+	ret = cap_read_out(r, uarg);
 	mutex_unlock(&cap_mutex);
 	return ret;
 }

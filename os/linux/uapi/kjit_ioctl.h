@@ -131,7 +131,8 @@ struct kjit_ioc_results {
 #define KJIT_IOC_DETACH _IOW(KJIT_IOC_MAGIC, 2, struct kjit_ioc_target)
 #define KJIT_IOC_STATS _IOWR(KJIT_IOC_MAGIC, 3, struct kjit_ioc_stats)
 #define KJIT_IOC_FLUSH _IO(KJIT_IOC_MAGIC, 4)
-#define KJIT_IOC_ICOUNT_RESET _IO(KJIT_IOC_MAGIC, 5)  /* = RESET */
+/* Zeroes the active tool's results in place (every tool). */
+#define KJIT_IOC_RESET_RESULTS _IO(KJIT_IOC_MAGIC, 5)
 #define KJIT_IOC_CONFIG _IOW(KJIT_IOC_MAGIC, 6, struct kjit_ioc_config)
 #define KJIT_IOC_RESULTS _IOWR(KJIT_IOC_MAGIC, 7, struct kjit_ioc_results)
 #define KJIT_IOC_ATTACH_MANY _IOW(KJIT_IOC_MAGIC, 8, struct kjit_ioc_attach_many)

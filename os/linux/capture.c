@@ -21,6 +21,10 @@
  *    the invocation.
  * Implicit stack reads (pop, ret, leave) are served in replay by the stack
  * copy and the replayed pushes; everything else comes from the READ log.
+ * Which instructions are string instructions, non-deterministic, or carry
+ * a memory operand that is only an address (nop, prefetch) is the engine
+ * decoder's answer (kjit_insn_string_op, kjit_insn_nondeterministic_reg,
+ * kjit_insn_is_memory_hint).  Record layouts: uapi/kjit_capture.h.
  *
  * One invocation is recorded at a time, by the task that owns it: the
  * routines return at once for every other task.  An owner that leaves the
@@ -137,7 +141,7 @@ static u64 cap_icount(void)
 /* Ends the owner's open invocation. */
 static void cap_end(u32 reason)
 {
-	struct { struct kjit_cap_rec h; u32 reason, pad; u64 icount; } *e;
+	struct kjit_cap_end *e;
 
 	cap_pending.set = false;   /* flushed by cap_ret; else the invocation is cut short */
 
@@ -165,16 +169,11 @@ static inline bool is_owner(void)
 
 /* ---- routines called from translated code ----------------------------- */
 
-struct cap_begin {
-	struct kjit_cap_rec h;
-	u64 entry_pc, gpr[16], rflags, gs_base, fs_base, icount;
-	u32 pid, cpu;
-};
-static struct cap_begin *cap_open;   /* BEGIN being filled (owner only) */
+static struct kjit_cap_begin *cap_open;   /* BEGIN being filled (owner only) */
 
 static void cap_entry_a(u64 rax, u64 rcx, u64 rdx, u64 rbx, u64 rsp, u64 rbp)
 {
-	struct cap_begin *b;
+	struct kjit_cap_begin *b;
 
 	if (READ_ONCE(cap_state) != KJIT_CAP_STATE_ARMED || !in_task())
 		return;
@@ -207,7 +206,7 @@ static void cap_entry_a(u64 rax, u64 rcx, u64 rdx, u64 rbx, u64 rsp, u64 rbp)
 
 static void cap_entry_b(u64 rsi, u64 rdi, u64 r8, u64 r9, u64 r10, u64 r11)
 {
-	struct cap_begin *b = cap_open;
+	struct kjit_cap_begin *b = cap_open;
 
 	if (!is_owner() || !b)
 		return;
@@ -221,8 +220,8 @@ static void cap_entry_b(u64 rsi, u64 rdi, u64 r8, u64 r9, u64 r10, u64 r11)
 
 static void cap_entry_c(u64 r12, u64 r13, u64 r14, u64 r15, u64 flags, u64 pc)
 {
-	struct cap_begin *b = cap_open;
-	struct { struct kjit_cap_rec h; u64 base, size, from; } *s;
+	struct kjit_cap_begin *b = cap_open;
+	struct kjit_cap_stack *s;
 	unsigned long base, top, from;
 	u32 n;
 
@@ -262,7 +261,7 @@ static void cap_entry_c(u64 r12, u64 r13, u64 r14, u64 r15, u64 flags, u64 pc)
 
 static void cap_block(u64 pc, u64 ninsns, u64 flags)
 {
-	struct { struct kjit_cap_rec h; u64 pc; u32 ninsns, flags; } *r;
+	struct kjit_cap_block *r;
 
 	if (!is_owner())
 		return;
@@ -276,15 +275,9 @@ static void cap_block(u64 pc, u64 ninsns, u64 flags)
 	cap_commit(&ev, r);
 }
 
-struct cap_read {
-	struct kjit_cap_rec h;
-	u64 pc, addr, ea;
-	u32 size, flags;
-};
-
 static void cap_log_read(u64 pc, u64 addr, u64 ea, u32 size, u32 flags)
 {
-	struct cap_read *r;
+	struct kjit_cap_read *r;
 	u8 *val;
 	long err;
 
@@ -347,7 +340,11 @@ static void cap_load_after(void)
 		cap_flush_pending();
 }
 
-/* kind: width (1,2,4,8) | rep << 8 | two_sources << 9 | rdi_only << 10 */
+/* cap_string's kind: the element width (1, 2, 4, 8) | these */
+#define CAP_STR_REP 0x100          /* rcx elements */
+#define CAP_STR_TWO_SOURCES 0x200  /* cmps: rsi and rdi */
+#define CAP_STR_RDI_ONLY 0x400     /* scas */
+
 static void cap_string(u64 pc, u64 rsi, u64 rdi, u64 rcx, u64 flags, u64 kind)
 {
 	u64 width = kind & 0xff, n = width, start;
@@ -356,16 +353,16 @@ static void cap_string(u64 pc, u64 rsi, u64 rdi, u64 rcx, u64 flags, u64 kind)
 	if (!is_owner())
 		return;
 	cap_flush_pending();
-	if (kind & 0x100)
+	if (kind & CAP_STR_REP)
 		n = rcx * width;
 	if (n == 0)
 		return;
 	for (pass = 0; pass < 2; pass++) {
 		u64 src;
 
-		if (pass == 0 && (kind & 0x400))
-			continue;              /* scas reads only rdi */
-		if (pass == 1 && !(kind & 0x600))
+		if (pass == 0 && (kind & CAP_STR_RDI_ONLY))
+			continue;
+		if (pass == 1 && !(kind & (CAP_STR_TWO_SOURCES | CAP_STR_RDI_ONLY)))
 			break;                 /* movs/lods read only rsi */
 		src = pass == 0 ? rsi : rdi;
 		start = (flags & X86_EFLAGS_DF) ? src + width - n : src;
@@ -375,9 +372,12 @@ static void cap_string(u64 pc, u64 rsi, u64 rdi, u64 rcx, u64 flags, u64 kind)
 	}
 }
 
-static void cap_nondet(u64 pc, u64 dest, u64 rcx, u64 rdx, u64 rbx, u64 flags, u64 meta)
+/* After a non-deterministic instruction: its results.  kjit_insert_call
+ * takes at most 6 arguments, so dest_reg and len stay 0 (the registers are
+ * enough for a replay). */
+static void cap_nondet(u64 pc, u64 dest, u64 rcx, u64 rdx, u64 rbx, u64 flags)
 {
-	struct { struct kjit_cap_rec h; u64 pc, dest, rcx, rdx, rbx, rflags; u32 dest_reg, len; } *r;
+	struct kjit_cap_nondet *r;
 
 	if (!is_owner())
 		return;
@@ -391,15 +391,9 @@ static void cap_nondet(u64 pc, u64 dest, u64 rcx, u64 rdx, u64 rbx, u64 flags, u
 	r->rdx = rdx;
 	r->rbx = rbx;
 	r->rflags = flags;
-	r->dest_reg = meta & 0xff;
-	r->len = meta >> 8;
+	r->dest_reg = 0;
+	r->len = 0;
 	cap_commit(&ev, r);
-}
-/* kjit_insert_call takes at most 6 arguments: the destination register and
- * the length are left to the reader, which decodes the captured bytes. */
-static void cap_nondet6(u64 pc, u64 dest, u64 rcx, u64 rdx, u64 rbx, u64 flags)
-{
-	cap_nondet(pc, dest, rcx, rdx, rbx, flags, 0);
 }
 
 static void cap_ret(u64 pc, u64 rsp)
@@ -413,80 +407,6 @@ static void cap_ret(u64 pc, u64 rsp)
 }
 
 /* ---- instrumentation -------------------------------------------------- */
-
-/* Decoded just enough: prefixes, REX, opcode. */
-struct op {
-	bool rep, opsize, rexw;
-	u8 rexb, op0, op1, modrm;
-	int len;                    /* bytes up to and including op1 */
-};
-
-static bool decode_op(const u8 *p, u32 n, struct op *o)
-{
-	u32 i = 0;
-
-	memset(o, 0, sizeof(*o));
-	for (; i < n; i++) {
-		u8 b = p[i];
-
-		if (b == 0xf3 || b == 0xf2)
-			o->rep = true;
-		else if (b == 0x66)
-			o->opsize = true;
-		else if (b == 0x67 || b == 0x2e || b == 0x3e || b == 0x26 || b == 0x36 ||
-			 b == 0x64 || b == 0x65 || b == 0xf0)
-			;
-		else
-			break;
-	}
-	if (i < n && (p[i] & 0xf0) == 0x40) {
-		o->rexw = p[i] & 8;
-		o->rexb = p[i] & 1;
-		i++;
-	}
-	if (i >= n)
-		return false;
-	o->op0 = p[i++];
-	if (o->op0 == 0x0f && i < n)
-		o->op1 = p[i++];
-	if (i < n)
-		o->modrm = p[i];
-	o->len = i;
-	return true;
-}
-
-/* Non-deterministic instruction: returns true and the destination GPR. */
-static bool is_nondet(const struct op *o, u32 *dest)
-{
-	*dest = KJIT_REG_RAX;
-	if (o->op0 == 0x0f) {
-		switch (o->op1) {
-		case 0x31: case 0x32: case 0x33: case 0xa2:   /* rdtsc rdmsr rdpmc cpuid */
-			return true;
-		case 0x01:
-			return o->modrm == 0xf9;                     /* rdtscp */
-		case 0xc7:
-			if ((o->modrm >> 6) == 3 && ((o->modrm >> 3) & 7) >= 6) {
-				*dest = (o->modrm & 7) | (o->rexb << 3);   /* rdrand rdseed rdpid */
-				return true;
-			}
-			return false;
-		}
-		return false;
-	}
-	switch (o->op0) {
-	case 0xe4: case 0xe5: case 0xec: case 0xed:   /* in */
-	case 0xe6: case 0xe7: case 0xee: case 0xef:   /* out */
-		return true;
-	}
-	return false;
-}
-
-/* movs cmps stos lods scas; a8/a9 (test al/eax, imm) have no memory operand */
-static bool is_string_op(u8 op0)
-{
-	return op0 >= 0xa4 && op0 <= 0xaf;
-}
 
 /* The READ event of one instruction.  A plain load (it writes no memory,
  * falls through, runs once) is logged after it: a value read before it,
@@ -511,13 +431,28 @@ static void cap_instrument_read(struct kjit_insn *in, bool simple)
 			 KJIT_ARG_MEM_EA(), KJIT_ARG_CONST(size), KJIT_ARG_CONST(seg));
 }
 
+/* Before a string instruction that reads: its source range (cap_string). */
+static void cap_instrument_string(struct kjit_insn *in, enum kjit_string_op op)
+{
+	u32 kind = kjit_insn_string_width(in);
+
+	if (op == KJIT_STRING_CMPS)
+		kind |= CAP_STR_TWO_SOURCES;
+	else if (op == KJIT_STRING_SCAS)
+		kind |= CAP_STR_RDI_ONLY;
+	if (kjit_insn_has_rep_prefix(in))
+		kind |= CAP_STR_REP;
+	kjit_insert_call(in, KJIT_IPOINT_BEFORE, (void *)cap_string, 6, KJIT_ARG_INSN_PC(),
+			 KJIT_ARG_REG(KJIT_REG_RSI), KJIT_ARG_REG(KJIT_REG_RDI),
+			 KJIT_ARG_REG(KJIT_REG_RCX), KJIT_ARG_FLAGS(), KJIT_ARG_CONST(kind));
+}
+
 static void cap_on_block(struct kjit_block *block, void *arg)
 {
 	u32 n = kjit_block_insn_count(block), i, total = 0, flags = 0;
 	u64 pc = kjit_block_pc(block);
 	struct kjit_insn *last;
-	struct { struct kjit_cap_rec h; u64 pc; u32 len, pad; } *c;
-	u8 *bytes;
+	struct kjit_cap_code *c;
 
 	if (!n)
 		return;
@@ -534,11 +469,10 @@ static void cap_on_block(struct kjit_block *block, void *arg)
 	} else {
 		cap_flags |= KJIT_CAP_F_CODE_OVERFLOW;
 	}
-	bytes = c ? (u8 *)(c + 1) : NULL;
 
 	last = kjit_block_insn(block, n - 1);
 	if (kjit_insn_is_call(last) && kjit_insn_cf_class(last) != KJIT_CF_FENTRY)
-		flags |= 1;
+		flags |= KJIT_CAPF_BLOCK_ENDS_IN_CALL;
 	if (pc == READ_ONCE(cap_target)) {
 		struct kjit_insn *f = kjit_block_insn(block, 0);
 
@@ -558,47 +492,23 @@ static void cap_on_block(struct kjit_block *block, void *arg)
 	kjit_insert_call(kjit_block_insn(block, 0), KJIT_IPOINT_BEFORE, (void *)cap_block, 3,
 			 KJIT_ARG_INSN_PC(), KJIT_ARG_CONST(n), KJIT_ARG_CONST(flags));
 
-	for (i = 0, total = 0; i < n; i++) {
+	for (i = 0; i < n; i++) {
 		struct kjit_insn *in = kjit_block_insn(block, i);
-		u32 len = kjit_insn_length(in), dest;
-		struct op o;
+		enum kjit_string_op sop = kjit_insn_string_op(in);
+		int dest = kjit_insn_nondeterministic_reg(in);
 
-		bool have = bytes && decode_op(bytes + total, len, &o);
-
-		/* nopl (the fentry site), prefetch: an address, no read */
-		if (kjit_insn_reads_memory(in) &&
-		    !(have && o.op0 == 0x0f && (o.op1 == 0x1f || o.op1 == 0x18 || o.op1 == 0x0d)))
-			cap_instrument_read(in, have && !o.rep && !is_string_op(o.op0));
-		if (have) {
-			u32 width = o.rexw ? 8 : o.opsize ? 2 : 4, kind = 0;
-
-			switch (o.op0) {
-			case 0xa4: case 0xac: kind = 1; break;                 /* movsb lodsb */
-			case 0xa5: case 0xad: kind = width; break;
-			case 0xa6: kind = 1 | 0x200; break;                    /* cmpsb */
-			case 0xa7: kind = width | 0x200; break;
-			case 0xae: kind = 1 | 0x400; break;                    /* scasb */
-			case 0xaf: kind = width | 0x400; break;
-			}
-			if (kind) {
-				if (o.rep)
-					kind |= 0x100;
-				kjit_insert_call(in, KJIT_IPOINT_BEFORE, (void *)cap_string, 6,
-						 KJIT_ARG_INSN_PC(), KJIT_ARG_REG(KJIT_REG_RSI),
-						 KJIT_ARG_REG(KJIT_REG_RDI), KJIT_ARG_REG(KJIT_REG_RCX),
-						 KJIT_ARG_FLAGS(), KJIT_ARG_CONST(kind));
-			}
-			if (is_nondet(&o, &dest)) {
-				kjit_insert_call(in, KJIT_IPOINT_AFTER, (void *)cap_nondet6, 6,
-						 KJIT_ARG_CONST(pc + total), KJIT_ARG_REG(dest),
-						 KJIT_ARG_REG(KJIT_REG_RCX), KJIT_ARG_REG(KJIT_REG_RDX),
-						 KJIT_ARG_REG(KJIT_REG_RBX), KJIT_ARG_FLAGS());
-			}
-		}
+		if (kjit_insn_reads_memory(in) && !kjit_insn_is_memory_hint(in))
+			cap_instrument_read(in, sop == KJIT_STRING_NONE && !kjit_insn_has_rep_prefix(in));
+		if (sop != KJIT_STRING_NONE && sop != KJIT_STRING_STOS)
+			cap_instrument_string(in, sop);
+		if (dest >= 0)
+			kjit_insert_call(in, KJIT_IPOINT_AFTER, (void *)cap_nondet, 6,
+					 KJIT_ARG_CONST(kjit_insn_pc(in)), KJIT_ARG_REG(dest),
+					 KJIT_ARG_REG(KJIT_REG_RCX), KJIT_ARG_REG(KJIT_REG_RDX),
+					 KJIT_ARG_REG(KJIT_REG_RBX), KJIT_ARG_FLAGS());
 		if (kjit_insn_is_return(in))
 			kjit_insert_call(in, KJIT_IPOINT_BEFORE, (void *)cap_ret, 2,
 					 KJIT_ARG_INSN_PC(), KJIT_ARG_REG(KJIT_REG_RSP));
-		total += len;
 	}
 }
 
@@ -611,7 +521,7 @@ static const struct kjit_plugin cap_plugin = {
 
 static void cap_add_code(u64 pc, u32 len)
 {
-	struct { struct kjit_cap_rec h; u64 pc; u32 len, pad; } *c;
+	struct kjit_cap_code *c;
 
 	c = cap_reserve(&code, sizeof(*c) + len, KJIT_CAP_CODE, true);
 	if (!c)

@@ -22,7 +22,7 @@ set -euo pipefail
 # Top to bottom.  One line per layer.
 LAYERS=(
   "control module"                       # ioctl decoding; init and exit
-  "config capture"                       # what the ioctls drive
+  "config capture capture_log"           # what the ioctls drive
   "dispatch_gates"                       # translated code's way out (asm)
   "entry_ftrace textwatch builtin_tools exports"  # entry/exit, text changes, tools, plugin API
   "engine_host"                          # the engine's one owner

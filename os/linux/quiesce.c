@@ -189,8 +189,6 @@ void kjit_quiesce_range(unsigned long lo, unsigned long hi)
 	might_sleep();
 	synchronize_rcu_tasks();
 	synchronize_rcu();
-	if (!p_save_tsk || !p_save_regs)
-		return;         /* init refused to load without them */
 	c = kmalloc(sizeof(*c), GFP_KERNEL | __GFP_NOFAIL);
 	pending = kvmalloc_array(KJIT_QUIESCE_PENDING, sizeof(*pending), GFP_KERNEL | __GFP_NOFAIL);
 	do {

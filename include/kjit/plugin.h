@@ -115,6 +115,24 @@ enum kjit_segment { KJIT_SEG_NONE = 0, KJIT_SEG_FS = 4, KJIT_SEG_GS = 5 };
 enum kjit_segment kjit_insn_mem_segment(const struct kjit_insn *insn);
 /* Zydis mnemonic id (ZydisMnemonic) for finer queries. */
 uint32_t kjit_insn_mnemonic(const struct kjit_insn *insn);
+/* nop and prefetch: their explicit memory operand is only an address
+ * (kjit_insn_reads_memory says 1, yet nothing is read). */
+int kjit_insn_is_memory_hint(const struct kjit_insn *insn);
+/* String instructions: what they do with their implicit operands (rsi is
+ * read by movs, lods and cmps; rdi by cmps and scas; rcx counts with a rep
+ * prefix, kjit_insn_has_rep_prefix) and the bytes of one element. */
+enum kjit_string_op {
+  KJIT_STRING_NONE = 0, KJIT_STRING_MOVS, KJIT_STRING_LODS, KJIT_STRING_STOS,
+  KJIT_STRING_CMPS, KJIT_STRING_SCAS,
+};
+enum kjit_string_op kjit_insn_string_op(const struct kjit_insn *insn);
+uint32_t kjit_insn_string_width(const struct kjit_insn *insn);   /* 1, 2, 4, 8; 0 if none */
+/* Instructions whose results a replay cannot recompute: rdtsc, rdtscp,
+ * rdrand, rdseed, rdpid, cpuid, rdmsr, rdpmc, in, out.  Returns the GPR
+ * (enum kjit_reg) of the main result: the destination of rdrand, rdseed
+ * and rdpid, rax for the others (out writes none: rax); -1 for every
+ * other instruction. */
+int kjit_insn_nondeterministic_reg(const struct kjit_insn *insn);
 
 uint64_t kjit_block_pc(const struct kjit_block *block);
 uint32_t kjit_block_insn_count(const struct kjit_block *block);

@@ -55,6 +55,8 @@ zbad="$(nm -u "$zout/zydis_kernel.o" | awk '{print $2}' | grep -v -E '^(__x86_re
 # 2. Kbuild in a copy (Kbuild writes next to the sources).
 mod="$B/module"
 mkdir -p "$mod/uapi"
+# Sources removed from this directory must not linger in the copy.
+rm -f "$mod"/*.c "$mod"/*.h
 cp "$here"/Kbuild "$here"/Makefile "$here"/*.c "$here"/*.h "$here"/*.S "$mod"/
 cp "$here"/uapi/*.h "$mod/uapi/"
 mkdir -p "$mod/examples"
@@ -67,4 +69,6 @@ for o in kjit_engine zydis_kernel; do
 done
 make -C "$KDIR" M="$mod" KJIT_INCLUDE="$root/include" -j"$JOBS" modules
 [ -f "$mod/kjit.ko" ] || { echo "build.sh: no kjit.ko" >&2; exit 1; }
+# One-way layers: no call or include cycle between kjit's files.
+"$here/check-layers.sh" "$mod"
 echo "build.sh: built $mod/kjit.ko for $ABI"

@@ -23,13 +23,16 @@
  *
  * The two module-image sizes are fixed at build time (KJIT_CACHE_MAX,
  * KJIT_DATA_MAX); the parameters choose how much of them the engine gets. */
+#define pr_fmt(fmt) "kjit: " fmt
+
 #include <linux/kernel.h>
 #include <linux/module.h>
 #include <linux/mm.h>
 #include <linux/vmalloc.h>
 #include <linux/slab.h>
 #include <asm/pgtable.h>
-#include "kjit_linux.h"
+#include <asm/sync_core.h>
+#include "cache_mem.h"
 
 #include "cache_area.h"
 #define KJIT_DATA_MAX (1UL << 20)
@@ -62,7 +65,7 @@ int kjit_mem_init(struct kjit_os_memory *mem)
 	cache_bytes = min_t(unsigned long, (unsigned long)cache_kb << 10, KJIT_CACHE_MAX);
 	cache_bytes &= PAGE_MASK;
 	if (cache_bytes < 64 * 1024 || (base & ~PAGE_MASK)) {
-		pr_err("kjit: bad cache size %lu or misaligned cache %px\n", cache_bytes,
+		pr_err("bad cache size %lu or misaligned cache %px\n", cache_bytes,
 		       kjit_cache_area);
 		return -EINVAL;
 	}
@@ -74,7 +77,7 @@ int kjit_mem_init(struct kjit_os_memory *mem)
 		pages[i] = vmalloc_to_page((void *)(base + (i << PAGE_SHIFT)));
 		if (!pages[i]) {
 			kvfree(pages);
-			pr_err("kjit: cache page %lu has no struct page\n", i);
+			pr_err("cache page %lu has no struct page\n", i);
 			return -EFAULT;
 		}
 	}
@@ -98,7 +101,7 @@ int kjit_mem_init(struct kjit_os_memory *mem)
 	mem->data_host_view = kjit_data_area;
 	mem->data_exec_base = (u64)(unsigned long)kjit_data_area;
 	mem->data_size = min_t(u64, (u64)data_kb << 10, KJIT_DATA_MAX);
-	pr_info("kjit: code cache %px (%lu KiB, RW alias %px), data %px, arena %lu KiB\n",
+	pr_info("code cache %px (%lu KiB, RW alias %px), data %px, arena %lu KiB\n",
 		kjit_cache_area, cache_bytes >> 10, cache_alias, kjit_data_area,
 		(unsigned long)arena_kb);
 	return 0;
@@ -151,17 +154,18 @@ int kjit_mem_selftest(void)
 	int ret;
 
 	memcpy(cache_alias + off, code, sizeof(code));
-	kjit_os_code_written((unsigned long)exec, sizeof(code));
+	/* written through the alias: serialise this CPU before running it */
+	sync_core();
 	ret = fn();
 	memset(cache_alias + off, 0, sizeof(code));
 	pe = prot_str((unsigned long)exec, b1);
 	pa = prot_str((unsigned long)cache_alias + off, b2);
-	pr_info("kjit: cache selftest: exec view returned %d; exec view %s, write alias %s\n",
+	pr_info("cache selftest: exec view returned %d; exec view %s, write alias %s\n",
 		ret, pe, pa);
 	if (ret != 42)
 		return -EIO;
 	if (strcmp(pe, "-X") || strcmp(pa, "W-")) {
-		pr_err("kjit: code cache views are not W^X\n");
+		pr_err("code cache views are not W^X\n");
 		return -EPERM;
 	}
 	return 0;

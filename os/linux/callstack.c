@@ -8,12 +8,14 @@
  * thread makes a call at S' >= S (it returned through code that was not
  * translated).  kjitctl rebuilds the stacks from that (tools/kjitctl).
  * Events from interrupt context are dropped. */
+#define pr_fmt(fmt) "kjit: " fmt
+
 #include <linux/kernel.h>
 #include <linux/module.h>
 #include <linux/vmalloc.h>
 #include <linux/sched.h>
 #include <linux/preempt.h>
-#include "kjit_linux.h"
+#include "callstack.h"
 #include "kjit/plugin.h"
 
 static struct kjit_cs_event *cs_ring;

@@ -21,467 +21,32 @@
  *    the invocation.
  * Implicit stack reads (pop, ret, leave) are served in replay by the stack
  * copy and the replayed pushes; everything else comes from the READ log.
+ * Which instructions are string instructions, non-deterministic, or carry
+ * a memory operand that is only an address (nop, prefetch) is the engine
+ * decoder's answer (kjit_insn_string_op, kjit_insn_nondeterministic_reg,
+ * kjit_insn_is_memory_hint).  Record layouts: uapi/kjit_capture.h.
  *
- * One invocation is recorded at a time, by the task that owns it: the
- * routines return at once for every other task.  An owner that leaves the
- * cache (a call into code that is not translated) never reaches its END;
- * its next entry, or STOP, closes it as LEFT_CACHE.  The event buffer is
- * bounded: when a record does not fit, END(overflow) is written in the
- * space kept for it and the capture is done.  Records become visible to
- * READ only when complete (`used` is published after the bytes). */
+ * The recording itself (buffers, the owner task, the routines) is
+ * capture_log.c; this file instruments blocks, and arms and stops captures
+ * under cap_mutex. */
+#define pr_fmt(fmt) "kjit: " fmt
+
 #include <linux/kernel.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
-#include <linux/sched.h>
-#include <linux/sched/task_stack.h>
-#include <linux/uaccess.h>
-#include <linux/vmalloc.h>
-#include <linux/rcupdate_wait.h>
-#include <linux/percpu.h>
 #include <linux/ftrace.h>
-#include "kjit_linux.h"
 #include "capture.h"
-#include "kjit/engine.h"
-#include "uapi/kjit_ioctl.h"
-
-#define CAP_END_RESERVE 64
-#define CAP_MAX_READ 4096        /* a larger string read marks the capture overflowed */
-
-struct cap_buf {
-	u8 *p;
-	u64 cap;
-	u64 used;                /* published length */
-};
+#include "capture_log.h"
+#include "engine_host.h"
+#include "entry_ftrace.h"
+#include "shim.h"
+#include "symbols.h"
+#include "kjit/plugin.h"
 
 static DEFINE_MUTEX(cap_mutex);
-static struct cap_buf ev, code;
 static bool cap_registered;
-static u64 cap_target;          /* entry block pc: function + MCOUNT_INSN_SIZE */
-static u32 cap_pid, cap_count;
-static atomic_t cap_done_n;
-static u32 cap_flags;
-static int cap_state;           /* KJIT_CAP_STATE_* */
-static struct task_struct *cap_owner;
-static u64 cap_entry_sp;        /* rsp at the entry (points at the return address) */
-
-/* ---- buffers ---------------------------------------------------------- */
-
-static void *cap_reserve(struct cap_buf *b, u32 len, u32 type, bool end_record)
-{
-	struct kjit_cap_rec *r;
-	u64 room = b->cap - b->used;
-
-	len = ALIGN(len, 8);
-	if (!end_record && b == &ev && len + CAP_END_RESERVE > room)
-		return NULL;
-	if (len > room)
-		return NULL;
-	r = (struct kjit_cap_rec *)(b->p + b->used);
-	r->type = type;
-	r->len = len;
-	return r;
-}
-
-static void cap_commit(struct cap_buf *b, void *rec)
-{
-	struct kjit_cap_rec *r = rec;
-
-	smp_wmb();
-	WRITE_ONCE(b->used, b->used + r->len);
-}
-
-static void cap_end(u32 reason);
-static void cap_log_read(u64 pc, u64 addr, u64 ea, u32 size, u32 flags);
-static u64 cap_seg_base(u64 seg);
-
-/* The owner's plain load whose value is not logged yet: its call after the
- * load logs it.  A load that faults by design continues at its fixup, not
- * after it; the next event of the owner logs it first, so the order of the
- * log is the order of execution. */
-struct cap_pending_read {
-	u64 pc, ea, size, seg;
-	bool set;
-};
-static struct cap_pending_read cap_pending;
-
-static void cap_flush_pending(void)
-{
-	struct cap_pending_read r = cap_pending;
-
-	if (!r.set)
-		return;
-	cap_pending.set = false;
-	cap_log_read(r.pc, r.ea + cap_seg_base(r.seg), r.ea, r.size, r.seg);
-}
-
-/* Event space for the owner, or NULL after ending the capture (overflow). */
-static void *ev_reserve(u32 len, u32 type)
-{
-	void *r = cap_reserve(&ev, len, type, false);
-
-	if (!r)
-		cap_end(KJIT_CAP_END_OVERFLOW);
-	return r;
-}
-
-static u64 cap_icount(void)
-{
-	return kjit_tools_icount();
-}
-
-/* Ends the owner's open invocation. */
-static void cap_end(u32 reason)
-{
-	struct { struct kjit_cap_rec h; u32 reason, pad; u64 icount; } *e;
-
-	cap_pending.set = false;   /* flushed by cap_ret; else the invocation is cut short */
-
-	e = cap_reserve(&ev, sizeof(*e), KJIT_CAP_END, true);
-	if (e) {
-		e->reason = reason;
-		e->pad = 0;
-		e->icount = cap_icount();
-		cap_commit(&ev, e);
-	}
-	if (reason == KJIT_CAP_END_OVERFLOW) {
-		cap_flags |= KJIT_CAP_F_OVERFLOW;
-		WRITE_ONCE(cap_state, KJIT_CAP_STATE_DONE);
-	}
-	if (atomic_inc_return(&cap_done_n) >= cap_count)
-		WRITE_ONCE(cap_state, KJIT_CAP_STATE_DONE);
-	smp_wmb();
-	WRITE_ONCE(cap_owner, NULL);
-}
-
-static inline bool is_owner(void)
-{
-	return READ_ONCE(cap_owner) == current && READ_ONCE(cap_state) == KJIT_CAP_STATE_ARMED;
-}
-
-/* ---- routines called from translated code ----------------------------- */
-
-struct cap_begin {
-	struct kjit_cap_rec h;
-	u64 entry_pc, gpr[16], rflags, gs_base, fs_base, icount;
-	u32 pid, cpu;
-};
-static struct cap_begin *cap_open;   /* BEGIN being filled (owner only) */
-
-static void cap_entry_a(u64 rax, u64 rcx, u64 rdx, u64 rbx, u64 rsp, u64 rbp)
-{
-	struct cap_begin *b;
-
-	if (READ_ONCE(cap_state) != KJIT_CAP_STATE_ARMED || !in_task())
-		return;
-	if (cap_pid && task_tgid_nr(current) != cap_pid)
-		return;
-	if (READ_ONCE(cap_owner) == current) {
-		/* The previous invocation never returned through the cache. */
-		cap_end(KJIT_CAP_END_LEFT_CACHE);
-		if (READ_ONCE(cap_state) != KJIT_CAP_STATE_ARMED)
-			return;
-	}
-	if (cmpxchg(&cap_owner, NULL, current) != NULL)
-		return;            /* another task's invocation is being recorded */
-	b = ev_reserve(sizeof(*b), KJIT_CAP_BEGIN);
-	if (!b) {
-		cap_open = NULL;
-		return;
-	}
-	memset((u8 *)b + sizeof(b->h), 0, sizeof(*b) - sizeof(b->h));
-	b->gpr[KJIT_REG_RAX] = rax;
-	b->gpr[KJIT_REG_RCX] = rcx;
-	b->gpr[KJIT_REG_RDX] = rdx;
-	b->gpr[KJIT_REG_RBX] = rbx;
-	b->gpr[KJIT_REG_RSP] = rsp;
-	b->gpr[KJIT_REG_RBP] = rbp;
-	b->pid = task_pid_nr(current);
-	cap_open = b;
-	cap_entry_sp = rsp;
-}
-
-static void cap_entry_b(u64 rsi, u64 rdi, u64 r8, u64 r9, u64 r10, u64 r11)
-{
-	struct cap_begin *b = cap_open;
-
-	if (!is_owner() || !b)
-		return;
-	b->gpr[KJIT_REG_RSI] = rsi;
-	b->gpr[KJIT_REG_RDI] = rdi;
-	b->gpr[KJIT_REG_R8] = r8;
-	b->gpr[KJIT_REG_R9] = r9;
-	b->gpr[KJIT_REG_R10] = r10;
-	b->gpr[KJIT_REG_R11] = r11;
-}
-
-static void cap_entry_c(u64 r12, u64 r13, u64 r14, u64 r15, u64 flags, u64 pc)
-{
-	struct cap_begin *b = cap_open;
-	struct { struct kjit_cap_rec h; u64 base, size, from; } *s;
-	unsigned long base, top, from;
-	u32 n;
-
-	if (!is_owner() || !b)
-		return;
-	cap_open = NULL;
-	b->gpr[KJIT_REG_R12] = r12;
-	b->gpr[KJIT_REG_R13] = r13;
-	b->gpr[KJIT_REG_R14] = r14;
-	b->gpr[KJIT_REG_R15] = r15;
-	b->rflags = flags;
-	b->entry_pc = pc;
-	preempt_disable();
-	b->gs_base = this_cpu_read(this_cpu_off);
-	b->cpu = smp_processor_id();
-	preempt_enable();
-	b->icount = cap_icount();
-	cap_commit(&ev, b);
-
-	/* The stack above rsp: the return address, the caller's frames and
-	 * the syscall's pt_regs. */
-	base = (unsigned long)task_stack_page(current);
-	top = base + THREAD_SIZE;
-	from = (unsigned long)b->gpr[KJIT_REG_RSP];
-	if (from < base || from >= top)
-		from = top;        /* not on the task stack: no copy */
-	n = top - from;
-	s = ev_reserve(sizeof(*s) + n, KJIT_CAP_STACK);
-	if (!s)
-		return;
-	s->base = base;
-	s->size = THREAD_SIZE;
-	s->from = from;
-	memcpy(s + 1, (void *)from, n);
-	cap_commit(&ev, s);
-}
-
-static void cap_block(u64 pc, u64 ninsns, u64 flags)
-{
-	struct { struct kjit_cap_rec h; u64 pc; u32 ninsns, flags; } *r;
-
-	if (!is_owner())
-		return;
-	cap_flush_pending();
-	r = ev_reserve(sizeof(*r), KJIT_CAP_BLOCK);
-	if (!r)
-		return;
-	r->pc = pc;
-	r->ninsns = ninsns;
-	r->flags = flags;
-	cap_commit(&ev, r);
-}
-
-struct cap_read {
-	struct kjit_cap_rec h;
-	u64 pc, addr, ea;
-	u32 size, flags;
-};
-
-static void cap_log_read(u64 pc, u64 addr, u64 ea, u32 size, u32 flags)
-{
-	struct cap_read *r;
-	u8 *val;
-	long err;
-
-	if (size > CAP_MAX_READ) {
-		cap_end(KJIT_CAP_END_OVERFLOW);
-		return;
-	}
-	r = ev_reserve(sizeof(*r) + size, KJIT_CAP_READ);
-	if (!r)
-		return;
-	r->pc = pc;
-	r->addr = addr;
-	r->ea = ea;
-	r->size = size;
-	val = (u8 *)(r + 1);
-	if (addr < TASK_SIZE_MAX) {
-		flags |= KJIT_CAP_RD_USER;
-		err = copy_from_user_nofault(val, (const void __user *)(unsigned long)addr, size);
-	} else {
-		err = copy_from_kernel_nofault(val, (const void *)(unsigned long)addr, size);
-	}
-	if (err) {
-		memset(val, 0, size);
-		flags |= KJIT_CAP_RD_FAILED;
-	}
-	r->flags = flags;
-	cap_commit(&ev, r);
-}
-
-static u64 cap_seg_base(u64 seg)
-{
-	if (seg == KJIT_SEG_GS)
-		return raw_cpu_read(this_cpu_off);
-	if (seg == KJIT_SEG_FS)
-		return current->thread.fsbase;
-	return 0;
-}
-
-static void cap_read(u64 pc, u64 ea, u64 size, u64 seg)
-{
-	if (!is_owner())
-		return;
-	cap_flush_pending();
-	cap_log_read(pc, ea + cap_seg_base(seg), ea, size, seg);
-}
-
-/* A plain load is logged after it ran (see cap_instrument_read): the call before
- * it only notes the address, which the load may overwrite (mov (%rax),%rax). */
-static void cap_load_before(u64 pc, u64 ea, u64 size, u64 seg)
-{
-	if (!is_owner())
-		return;
-	cap_flush_pending();
-	cap_pending = (struct cap_pending_read){ .pc = pc, .ea = ea, .size = size, .seg = seg, .set = true };
-}
-
-static void cap_load_after(void)
-{
-	if (is_owner())
-		cap_flush_pending();
-}
-
-/* kind: width (1,2,4,8) | rep << 8 | two_sources << 9 | rdi_only << 10 */
-static void cap_string(u64 pc, u64 rsi, u64 rdi, u64 rcx, u64 flags, u64 kind)
-{
-	u64 width = kind & 0xff, n = width, start;
-	int pass;
-
-	if (!is_owner())
-		return;
-	cap_flush_pending();
-	if (kind & 0x100)
-		n = rcx * width;
-	if (n == 0)
-		return;
-	for (pass = 0; pass < 2; pass++) {
-		u64 src;
-
-		if (pass == 0 && (kind & 0x400))
-			continue;              /* scas reads only rdi */
-		if (pass == 1 && !(kind & 0x600))
-			break;                 /* movs/lods read only rsi */
-		src = pass == 0 ? rsi : rdi;
-		start = (flags & X86_EFLAGS_DF) ? src + width - n : src;
-		cap_log_read(pc, start, start, n, KJIT_CAP_RD_STRING);
-		if (!is_owner())
-			return;
-	}
-}
-
-static void cap_nondet(u64 pc, u64 dest, u64 rcx, u64 rdx, u64 rbx, u64 flags, u64 meta)
-{
-	struct { struct kjit_cap_rec h; u64 pc, dest, rcx, rdx, rbx, rflags; u32 dest_reg, len; } *r;
-
-	if (!is_owner())
-		return;
-	cap_flush_pending();
-	r = ev_reserve(sizeof(*r), KJIT_CAP_NONDET);
-	if (!r)
-		return;
-	r->pc = pc;
-	r->dest = dest;
-	r->rcx = rcx;
-	r->rdx = rdx;
-	r->rbx = rbx;
-	r->rflags = flags;
-	r->dest_reg = meta & 0xff;
-	r->len = meta >> 8;
-	cap_commit(&ev, r);
-}
-/* kjit_insert_call takes at most 6 arguments: the destination register and
- * the length are left to the reader, which decodes the captured bytes. */
-static void cap_nondet6(u64 pc, u64 dest, u64 rcx, u64 rdx, u64 rbx, u64 flags)
-{
-	cap_nondet(pc, dest, rcx, rdx, rbx, flags, 0);
-}
-
-static void cap_ret(u64 pc, u64 rsp)
-{
-	if (!is_owner())
-		return;
-	cap_flush_pending();
-	if (rsp != cap_entry_sp)
-		return;
-	cap_end(KJIT_CAP_END_RETURNED);
-}
 
 /* ---- instrumentation -------------------------------------------------- */
-
-/* Decoded just enough: prefixes, REX, opcode. */
-struct op {
-	bool rep, opsize, rexw;
-	u8 rexb, op0, op1, modrm;
-	int len;                    /* bytes up to and including op1 */
-};
-
-static bool decode_op(const u8 *p, u32 n, struct op *o)
-{
-	u32 i = 0;
-
-	memset(o, 0, sizeof(*o));
-	for (; i < n; i++) {
-		u8 b = p[i];
-
-		if (b == 0xf3 || b == 0xf2)
-			o->rep = true;
-		else if (b == 0x66)
-			o->opsize = true;
-		else if (b == 0x67 || b == 0x2e || b == 0x3e || b == 0x26 || b == 0x36 ||
-			 b == 0x64 || b == 0x65 || b == 0xf0)
-			;
-		else
-			break;
-	}
-	if (i < n && (p[i] & 0xf0) == 0x40) {
-		o->rexw = p[i] & 8;
-		o->rexb = p[i] & 1;
-		i++;
-	}
-	if (i >= n)
-		return false;
-	o->op0 = p[i++];
-	if (o->op0 == 0x0f && i < n)
-		o->op1 = p[i++];
-	if (i < n)
-		o->modrm = p[i];
-	o->len = i;
-	return true;
-}
-
-/* Non-deterministic instruction: returns true and the destination GPR. */
-static bool is_nondet(const struct op *o, u32 *dest)
-{
-	*dest = KJIT_REG_RAX;
-	if (o->op0 == 0x0f) {
-		switch (o->op1) {
-		case 0x31: case 0x32: case 0x33: case 0xa2:   /* rdtsc rdmsr rdpmc cpuid */
-			return true;
-		case 0x01:
-			return o->modrm == 0xf9;                     /* rdtscp */
-		case 0xc7:
-			if ((o->modrm >> 6) == 3 && ((o->modrm >> 3) & 7) >= 6) {
-				*dest = (o->modrm & 7) | (o->rexb << 3);   /* rdrand rdseed rdpid */
-				return true;
-			}
-			return false;
-		}
-		return false;
-	}
-	switch (o->op0) {
-	case 0xe4: case 0xe5: case 0xec: case 0xed:   /* in */
-	case 0xe6: case 0xe7: case 0xee: case 0xef:   /* out */
-		return true;
-	}
-	return false;
-}
-
-/* movs cmps stos lods scas; a8/a9 (test al/eax, imm) have no memory operand */
-static bool is_string_op(u8 op0)
-{
-	return op0 >= 0xa4 && op0 <= 0xaf;
-}
 
 /* The READ event of one instruction.  A plain load (it writes no memory,
  * falls through, runs once) is logged after it: a value read before it,
@@ -496,14 +61,30 @@ static void cap_instrument_read(struct kjit_insn *in, bool simple)
 	u32 size = kjit_insn_memory_size(in), seg = kjit_insn_mem_segment(in);
 
 	if (simple && !kjit_insn_writes_memory(in) && kjit_insn_cf_class(in) == KJIT_CF_NONE &&
-	    kjit_insert_call(in, KJIT_IPOINT_AFTER, (void *)cap_load_after, 0) == 0) {
-		kjit_insert_call(in, KJIT_IPOINT_BEFORE, (void *)cap_load_before, 4,
+	    kjit_insert_call(in, KJIT_IPOINT_AFTER, (void *)kjit_cap_load_after, 0) == 0) {
+		kjit_insert_call(in, KJIT_IPOINT_BEFORE, (void *)kjit_cap_load_before, 4,
 				 KJIT_ARG_INSN_PC(), KJIT_ARG_MEM_EA(), KJIT_ARG_CONST(size),
 				 KJIT_ARG_CONST(seg));
 		return;
 	}
-	kjit_insert_call(in, KJIT_IPOINT_BEFORE, (void *)cap_read, 4, KJIT_ARG_INSN_PC(),
+	kjit_insert_call(in, KJIT_IPOINT_BEFORE, (void *)kjit_cap_read, 4, KJIT_ARG_INSN_PC(),
 			 KJIT_ARG_MEM_EA(), KJIT_ARG_CONST(size), KJIT_ARG_CONST(seg));
+}
+
+/* Before a string instruction that reads: its source range (cap_string). */
+static void cap_instrument_string(struct kjit_insn *in, enum kjit_string_op op)
+{
+	u32 kind = kjit_insn_string_width(in);
+
+	if (op == KJIT_STRING_CMPS)
+		kind |= CAP_STR_TWO_SOURCES;
+	else if (op == KJIT_STRING_SCAS)
+		kind |= CAP_STR_RDI_ONLY;
+	if (kjit_insn_has_rep_prefix(in))
+		kind |= CAP_STR_REP;
+	kjit_insert_call(in, KJIT_IPOINT_BEFORE, (void *)kjit_cap_string, 6, KJIT_ARG_INSN_PC(),
+			 KJIT_ARG_REG(KJIT_REG_RSI), KJIT_ARG_REG(KJIT_REG_RDI),
+			 KJIT_ARG_REG(KJIT_REG_RCX), KJIT_ARG_FLAGS(), KJIT_ARG_CONST(kind));
 }
 
 static void cap_on_block(struct kjit_block *block, void *arg)
@@ -511,89 +92,53 @@ static void cap_on_block(struct kjit_block *block, void *arg)
 	u32 n = kjit_block_insn_count(block), i, total = 0, flags = 0;
 	u64 pc = kjit_block_pc(block);
 	struct kjit_insn *last;
-	struct { struct kjit_cap_rec h; u64 pc; u32 len, pad; } *c;
-	u8 *bytes;
 
 	if (!n)
 		return;
 	for (i = 0; i < n; i++)
 		total += kjit_insn_length(kjit_block_insn(block, i));
-	/* The live bytes of the block (built under the engine lock: one writer). */
-	c = cap_reserve(&code, sizeof(*c) + total, KJIT_CAP_CODE, true);
-	if (c) {
-		c->pc = pc;
-		c->len = total;
-		c->pad = 0;
-		if (copy_from_kernel_nofault(c + 1, (void *)(unsigned long)pc, total) == 0)
-			cap_commit(&code, c);
-	} else {
-		cap_flags |= KJIT_CAP_F_CODE_OVERFLOW;
-	}
-	bytes = c ? (u8 *)(c + 1) : NULL;
+	/* The live bytes of the block, once per build. */
+	kjit_caplog_add_block_code(pc, total);
 
 	last = kjit_block_insn(block, n - 1);
 	if (kjit_insn_is_call(last) && kjit_insn_cf_class(last) != KJIT_CF_FENTRY)
-		flags |= 1;
-	if (pc == READ_ONCE(cap_target)) {
+		flags |= KJIT_CAPF_BLOCK_ENDS_IN_CALL;
+	if (pc == kjit_caplog_target()) {
 		struct kjit_insn *f = kjit_block_insn(block, 0);
 
-		kjit_insert_call(f, KJIT_IPOINT_BEFORE, (void *)cap_entry_a, 6,
+		kjit_insert_call(f, KJIT_IPOINT_BEFORE, (void *)kjit_cap_entry_a, 6,
 				 KJIT_ARG_REG(KJIT_REG_RAX), KJIT_ARG_REG(KJIT_REG_RCX),
 				 KJIT_ARG_REG(KJIT_REG_RDX), KJIT_ARG_REG(KJIT_REG_RBX),
 				 KJIT_ARG_REG(KJIT_REG_RSP), KJIT_ARG_REG(KJIT_REG_RBP));
-		kjit_insert_call(f, KJIT_IPOINT_BEFORE, (void *)cap_entry_b, 6,
+		kjit_insert_call(f, KJIT_IPOINT_BEFORE, (void *)kjit_cap_entry_b, 6,
 				 KJIT_ARG_REG(KJIT_REG_RSI), KJIT_ARG_REG(KJIT_REG_RDI),
 				 KJIT_ARG_REG(KJIT_REG_R8), KJIT_ARG_REG(KJIT_REG_R9),
 				 KJIT_ARG_REG(KJIT_REG_R10), KJIT_ARG_REG(KJIT_REG_R11));
-		kjit_insert_call(f, KJIT_IPOINT_BEFORE, (void *)cap_entry_c, 6,
+		kjit_insert_call(f, KJIT_IPOINT_BEFORE, (void *)kjit_cap_entry_c, 6,
 				 KJIT_ARG_REG(KJIT_REG_R12), KJIT_ARG_REG(KJIT_REG_R13),
 				 KJIT_ARG_REG(KJIT_REG_R14), KJIT_ARG_REG(KJIT_REG_R15),
 				 KJIT_ARG_FLAGS(), KJIT_ARG_INSN_PC());
 	}
-	kjit_insert_call(kjit_block_insn(block, 0), KJIT_IPOINT_BEFORE, (void *)cap_block, 3,
+	kjit_insert_call(kjit_block_insn(block, 0), KJIT_IPOINT_BEFORE, (void *)kjit_cap_block, 3,
 			 KJIT_ARG_INSN_PC(), KJIT_ARG_CONST(n), KJIT_ARG_CONST(flags));
 
-	for (i = 0, total = 0; i < n; i++) {
+	for (i = 0; i < n; i++) {
 		struct kjit_insn *in = kjit_block_insn(block, i);
-		u32 len = kjit_insn_length(in), dest;
-		struct op o;
+		enum kjit_string_op sop = kjit_insn_string_op(in);
+		int dest = kjit_insn_nondeterministic_reg(in);
 
-		bool have = bytes && decode_op(bytes + total, len, &o);
-
-		/* nopl (the fentry site), prefetch: an address, no read */
-		if (kjit_insn_reads_memory(in) &&
-		    !(have && o.op0 == 0x0f && (o.op1 == 0x1f || o.op1 == 0x18 || o.op1 == 0x0d)))
-			cap_instrument_read(in, have && !o.rep && !is_string_op(o.op0));
-		if (have) {
-			u32 width = o.rexw ? 8 : o.opsize ? 2 : 4, kind = 0;
-
-			switch (o.op0) {
-			case 0xa4: case 0xac: kind = 1; break;                 /* movsb lodsb */
-			case 0xa5: case 0xad: kind = width; break;
-			case 0xa6: kind = 1 | 0x200; break;                    /* cmpsb */
-			case 0xa7: kind = width | 0x200; break;
-			case 0xae: kind = 1 | 0x400; break;                    /* scasb */
-			case 0xaf: kind = width | 0x400; break;
-			}
-			if (kind) {
-				if (o.rep)
-					kind |= 0x100;
-				kjit_insert_call(in, KJIT_IPOINT_BEFORE, (void *)cap_string, 6,
-						 KJIT_ARG_INSN_PC(), KJIT_ARG_REG(KJIT_REG_RSI),
-						 KJIT_ARG_REG(KJIT_REG_RDI), KJIT_ARG_REG(KJIT_REG_RCX),
-						 KJIT_ARG_FLAGS(), KJIT_ARG_CONST(kind));
-			}
-			if (is_nondet(&o, &dest)) {
-				kjit_insert_call(in, KJIT_IPOINT_AFTER, (void *)cap_nondet6, 6,
-						 KJIT_ARG_CONST(pc + total), KJIT_ARG_REG(dest),
-						 KJIT_ARG_REG(KJIT_REG_RCX), KJIT_ARG_REG(KJIT_REG_RDX),
-						 KJIT_ARG_REG(KJIT_REG_RBX), KJIT_ARG_FLAGS());
-			}
-		}
+		if (kjit_insn_reads_memory(in) && !kjit_insn_is_memory_hint(in))
+			cap_instrument_read(in, sop == KJIT_STRING_NONE && !kjit_insn_has_rep_prefix(in));
+		if (sop != KJIT_STRING_NONE && sop != KJIT_STRING_STOS)
+			cap_instrument_string(in, sop);
+		if (dest >= 0)
+			kjit_insert_call(in, KJIT_IPOINT_AFTER, (void *)kjit_cap_nondet, 6,
+					 KJIT_ARG_CONST(kjit_insn_pc(in)), KJIT_ARG_REG(dest),
+					 KJIT_ARG_REG(KJIT_REG_RCX), KJIT_ARG_REG(KJIT_REG_RDX),
+					 KJIT_ARG_REG(KJIT_REG_RBX), KJIT_ARG_FLAGS());
 		if (kjit_insn_is_return(in))
-			kjit_insert_call(in, KJIT_IPOINT_BEFORE, (void *)cap_ret, 2,
+			kjit_insert_call(in, KJIT_IPOINT_BEFORE, (void *)kjit_cap_ret, 2,
 					 KJIT_ARG_INSN_PC(), KJIT_ARG_REG(KJIT_REG_RSP));
-		total += len;
 	}
 }
 
@@ -604,20 +149,6 @@ static const struct kjit_plugin cap_plugin = {
 
 /* ---- control ---------------------------------------------------------- */
 
-static void cap_add_code(u64 pc, u32 len)
-{
-	struct { struct kjit_cap_rec h; u64 pc; u32 len, pad; } *c;
-
-	c = cap_reserve(&code, sizeof(*c) + len, KJIT_CAP_CODE, true);
-	if (!c)
-		return;
-	c->pc = pc;
-	c->len = len;
-	c->pad = 0;
-	if (copy_from_kernel_nofault(c + 1, (void *)(unsigned long)pc, len) == 0)
-		cap_commit(&code, c);
-}
-
 /* The thunks the engine treats as transfers: the reference replay executes
  * their bodies. */
 static void cap_add_thunks(void)
@@ -627,40 +158,29 @@ static void cap_add_thunks(void)
 
 	kjit_shim_fill_facts(&f);
 	if (f.return_thunk)
-		cap_add_code(f.return_thunk, 32);
+		kjit_caplog_add_code(f.return_thunk, 32);
 	for (i = 0; i < KJIT_GPR_COUNT; i++) {
 		if (f.retpoline_thunk[i])
-			cap_add_code(f.retpoline_thunk[i], 32);
+			kjit_caplog_add_code(f.retpoline_thunk[i], 32);
 		if (f.its_thunk[i])
-			cap_add_code(f.its_thunk[i], 32);
+			kjit_caplog_add_code(f.its_thunk[i], 32);
 	}
 }
 
 static void cap_stop_locked(void)
 {
 	if (cap_registered) {
-		WRITE_ONCE(cap_state, KJIT_CAP_STATE_DONE);
+		kjit_caplog_set_state(KJIT_CAP_STATE_DONE);
 		kjit_shim_translate_leaves(false);   /* before the flush below */
-		kjit_unregister_plugin(&cap_plugin);
+		kjit_host_remove_plugin(&cap_plugin);
 		cap_registered = false;
 		/* Code translated before the flush may still call the routines. */
 		kjit_entry_quiesce();
 	}
-	if (READ_ONCE(cap_owner))
-		cap_end(KJIT_CAP_END_STOPPED);
-	WRITE_ONCE(cap_state, cap_state == KJIT_CAP_STATE_IDLE ? KJIT_CAP_STATE_IDLE
-							     : KJIT_CAP_STATE_DONE);
+	kjit_caplog_stopped();
 }
 
-static void cap_free_locked(void)
-{
-	vfree(ev.p);
-	vfree(code.p);
-	memset(&ev, 0, sizeof(ev));
-	memset(&code, 0, sizeof(code));
-}
-
-static long cap_start(struct kjit_ioc_capture *c)
+static int cap_start(struct kjit_ioc_capture *c)
 {
 	u64 addr;
 	u32 evkb = c->buf_kb ? c->buf_kb : 4096, cokb = c->code_kb ? c->code_kb : 1024;
@@ -673,98 +193,52 @@ static long cap_start(struct kjit_ioc_capture *c)
 	if (!addr)
 		return -ENOENT;
 	cap_stop_locked();
-	cap_free_locked();
-	ev.p = vzalloc((u64)evkb << 10);
-	code.p = vzalloc((u64)cokb << 10);
-	if (!ev.p || !code.p) {
-		cap_free_locked();
-		return -ENOMEM;
-	}
-	ev.cap = (u64)evkb << 10;
-	code.cap = (u64)cokb << 10;
-	cap_target = addr + MCOUNT_INSN_SIZE;
-	cap_pid = c->pid;
-	cap_count = c->count;
-	atomic_set(&cap_done_n, 0);
-	cap_flags = 0;
-	cap_owner = NULL;
-	cap_open = NULL;
+	ret = kjit_caplog_prepare(addr + MCOUNT_INSN_SIZE, c->pid, c->count, evkb, cokb);
+	if (ret)
+		return ret;
 	cap_add_thunks();
-	WRITE_ONCE(cap_state, KJIT_CAP_STATE_ARMED);
+	kjit_caplog_set_state(KJIT_CAP_STATE_ARMED);
 	/* Registration flushes: every block is rebuilt, so its bytes are
 	 * copied and its instrumentation includes ours, and memcpy/memset are
 	 * translated (their reads are part of the invocation). */
 	kjit_shim_translate_leaves(true);
-	ret = kjit_register_plugin(&cap_plugin);
+	ret = kjit_host_add_plugin(&cap_plugin);
 	if (ret) {
 		kjit_shim_translate_leaves(false);
-		WRITE_ONCE(cap_state, KJIT_CAP_STATE_IDLE);
+		kjit_caplog_set_state(KJIT_CAP_STATE_IDLE);
 		return ret;
 	}
 	cap_registered = true;
-	pr_info("kjit: capture armed for %s (pid %u, count %u)\n", c->name, c->pid, c->count);
+	pr_info("capture armed for %s (pid %u, count %u)\n", c->name, c->pid, c->count);
 	return 0;
 }
 
-static long cap_read_out(struct kjit_ioc_capture_read *r, void __user *uarg)
+/* KJIT_IOC_CAPTURE_START: arms a capture (replacing the previous one). */
+int kjit_capture_start(struct kjit_ioc_capture *c)
 {
-	u64 evn = READ_ONCE(ev.used), con = READ_ONCE(code.used);
+	int ret;
 
-	smp_rmb();
-	r->state = READ_ONCE(cap_state);
-	r->ncaptured = atomic_read(&cap_done_n);
-	r->flags = cap_flags;
-	r->event_bytes = evn;
-	r->code_bytes = con;
-	if (r->buf_ptr && r->buf_len >= evn && evn &&
-	    copy_to_user(u64_to_user_ptr(r->buf_ptr), ev.p, evn))
-		return -EFAULT;
-	if (r->code_ptr && r->code_len >= con && con &&
-	    copy_to_user(u64_to_user_ptr(r->code_ptr), code.p, con))
-		return -EFAULT;
-	if (copy_to_user(uarg, r, sizeof(*r)))
-		return -EFAULT;
-	return 0;
+	c->name[sizeof(c->name) - 1] = 0;
+	mutex_lock(&cap_mutex);
+	ret = cap_start(c);
+	mutex_unlock(&cap_mutex);
+	return ret;
 }
 
-long kjit_capture_ioctl(unsigned int cmd, void __user *uarg)
+void kjit_capture_stop(void)
 {
-	long ret;
+	mutex_lock(&cap_mutex);
+	cap_stop_locked();
+	mutex_unlock(&cap_mutex);
+}
+
+/* KJIT_IOC_CAPTURE_READ: state, and the buffers when they fit. */
+int kjit_capture_read(struct kjit_ioc_capture_read *r, void __user *uarg)
+{
+	int ret;
 
 	mutex_lock(&cap_mutex);
-	switch (cmd) {
-	case KJIT_IOC_CAPTURE_START: {
-		struct kjit_ioc_capture c;
-
-		ret = -EFAULT;
-		if (copy_from_user(&c, uarg, sizeof(c)))
-			break;
-		ret = -EINVAL;
-		if (c.size != sizeof(c))
-			break;
-		c.name[sizeof(c.name) - 1] = 0;
-		ret = cap_start(&c);
-		break;
-	}
-	case KJIT_IOC_CAPTURE_STOP:
-		cap_stop_locked();
-		ret = 0;
-		break;
-	case KJIT_IOC_CAPTURE_READ: {
-		struct kjit_ioc_capture_read r;
-
-		ret = -EFAULT;
-		if (copy_from_user(&r, uarg, sizeof(r)))
-			break;
-		ret = -EINVAL;
-		if (r.size != sizeof(r))
-			break;
-		ret = cap_read_out(&r, uarg);
-		break;
-	}
-	default:
-		ret = -ENOTTY;
-	}
+	ret = kjit_caplog_read_out(r, uarg);
 	mutex_unlock(&cap_mutex);
 	return ret;
 }
@@ -773,6 +247,6 @@ void kjit_capture_exit(void)
 {
 	mutex_lock(&cap_mutex);
 	cap_stop_locked();
-	cap_free_locked();
+	kjit_caplog_free();
 	mutex_unlock(&cap_mutex);
 }

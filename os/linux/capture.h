@@ -1,9 +1,14 @@
-/* capture.c: record invocations of an attached function for off-line replay
- * (docs/capture-format.md, os/userspace-sim/replay.*).  Kernel C only. */
+/* capture.c: record invocations of an attached function for off-line
+ * replay (docs/capture-format.md, os/userspace-sim/replay.*).  A plugin
+ * added through the engine host; its ioctls come from control.c. */
 #ifndef KJIT_CAPTURE_H
 #define KJIT_CAPTURE_H
 
-long kjit_capture_ioctl(unsigned int cmd, void __user *uarg);
+#include "uapi/kjit_ioctl.h"
+
+int kjit_capture_start(struct kjit_ioc_capture *c);
+void kjit_capture_stop(void);
+int kjit_capture_read(struct kjit_ioc_capture_read *r, void __user *uarg);
 void kjit_capture_exit(void);
 
 #endif

@@ -1,18 +1,27 @@
 // SPDX-License-Identifier: GPL-2.0
 /* /dev/kjit: the control device (ioctl ABI in uapi/kjit_ioctl.h).
- * Mode 0600 and CAP_SYS_ADMIN on open and on every ioctl. */
+ * Mode 0600 and CAP_SYS_ADMIN on open and on every ioctl.  The top layer:
+ * each ioctl is one function that copies its arguments in, checks them,
+ * calls the layer that does the work and copies the answer out. */
+#define pr_fmt(fmt) "kjit: " fmt
+
 #include <linux/kernel.h>
 #include <linux/module.h>
 #include <linux/miscdevice.h>
 #include <linux/fs.h>
 #include <linux/uaccess.h>
 #include <linux/capability.h>
-#include <linux/ctype.h>
 #include <linux/slab.h>
-#include "kjit_linux.h"
+#include "control.h"
+#include "capture.h"
+#include "config.h"
+#include "engine_host.h"
+#include "entry_ftrace.h"
+#include "extable.h"
+#include "symbols.h"
+#include "textwatch.h"
 #include "kjit/engine.h"
 #include "uapi/kjit_ioctl.h"
-#include "capture.h"
 
 static int kjit_ctl_open(struct inode *inode, struct file *file)
 {
@@ -34,184 +43,249 @@ static int get_sized(void *dst, size_t len, const void __user *src)
 	return 0;
 }
 
-int kjit_valid_name(const char *name, size_t max)
+static long ioc_attach(void __user *uarg)
 {
-	size_t i, n = strnlen(name, max);
+	struct kjit_ioc_target t;
+	int ret;
 
-	if (n == 0 || n == max)
-		return 0;
-	for (i = 0; i < n; i++)
-		if (!isalnum(name[i]) && name[i] != '_' && name[i] != '.')
-			return 0;
-	return 1;
+	ret = get_sized(&t, sizeof(t), uarg);
+	if (ret)
+		return ret;
+	if (t.flags == KJIT_TARGET_SYSNR) {
+		ret = kjit_syscall_name(t.addr, t.name, sizeof(t.name));
+		if (ret)
+			return ret;
+	} else if (t.flags) {
+		return -EINVAL;
+	}
+	if (!kjit_valid_name(t.name, sizeof(t.name)))
+		return -EINVAL;
+	t.addr = 0;
+	ret = kjit_attach(t.name, &t.addr);
+	if (ret)
+		return ret;
+	if (copy_to_user(uarg, &t, sizeof(t)))
+		return -EFAULT;
+	return 0;
 }
 
-static int valid_target(const char *name, size_t max, bool allow_star)
+static long ioc_detach(void __user *uarg)
 {
-	if (allow_star && strnlen(name, max) == 1 && name[0] == '*')
-		return 1;
-	return kjit_valid_name(name, max);
+	struct kjit_ioc_target t;
+	int ret;
+
+	ret = get_sized(&t, sizeof(t), uarg);
+	if (ret)
+		return ret;
+	if (t.flags)
+		return -EINVAL;
+	/* "*" detaches everything */
+	if (!(strnlen(t.name, sizeof(t.name)) == 1 && t.name[0] == '*') &&
+	    !kjit_valid_name(t.name, sizeof(t.name)))
+		return -EINVAL;
+	return kjit_detach(t.name);
+}
+
+static long ioc_attach_many(void __user *uarg)
+{
+	struct kjit_ioc_attach_many m;
+	int ret;
+
+	ret = get_sized(&m, sizeof(m), uarg);
+	if (ret)
+		return ret;
+	return kjit_attach_many(u64_to_user_ptr(m.names), u64_to_user_ptr(m.results), m.count);
+}
+
+static long ioc_stats(void __user *uarg)
+{
+	struct kjit_ioc_stats s;
+	struct kjit_engine_stats es;
+	struct kjit_entry_counters ec;
+	struct kjit_ioc_config c;
+	int ret;
+
+	ret = get_sized(&s, sizeof(s), uarg);
+	if (ret)
+		return ret;
+	memset(&s, 0, sizeof(s));
+	memset(&es, 0, sizeof(es));
+	kjit_engine_get_stats(&es);
+	kjit_entry_counters(&ec);
+	kjit_config_get(&c);
+	s.size = sizeof(s);
+	s.nattached = kjit_nattached();
+	s.blocks_built = es.blocks_built;
+	s.insns_translated = es.insns_translated;
+	s.fallbacks = es.fallbacks;
+	s.direct_links = es.direct_links;
+	s.chain_links = es.chain_links;
+	s.dispatcher_exits = es.dispatcher_exits;
+	s.indirect_misses = es.indirect_misses;
+	s.flushes = es.flushes;
+	s.cache_bytes_used = es.cache_bytes_used;
+	s.arena_bytes_used = es.arena_bytes_used;
+	s.inlined_calls = es.inlined_calls;
+	s.outlined_calls = es.outlined_calls;
+	s.stop_addresses = es.stop_addresses;
+	s.entries = ec.entries;
+	s.entry_declined = ec.entry_declined;
+	s.entry_skipped = ec.entry_skipped;
+	s.gate_escapes = ec.gate_escapes;
+	s.reclaims = ec.reclaims;
+	s.filtered = ec.filtered;
+	s.exits = ec.exits;
+	s.icount = kjit_config_icount();
+	kjit_extable_stats(&s.extable_mirrored, &s.extable_declined, &s.extable_entries);
+	s.cache_size = kjit_host_cache_size();
+	kjit_textwatch_stats(&s.text_events, &s.text_flushes);
+	s.tool = c.tool;
+	s.pid = c.pid;
+	s.inline_instrumentation = c.inline_instrumentation;
+	s.use_liveness = c.use_liveness;
+	s.flush_every_entry = c.flush_every_entry;
+	if (copy_to_user(uarg, &s, sizeof(s)))
+		return -EFAULT;
+	return 0;
+}
+
+static long ioc_config(void __user *uarg)
+{
+	struct kjit_ioc_config c;
+	int ret;
+
+	ret = get_sized(&c, sizeof(c), uarg);
+	if (ret)
+		return ret;
+	return kjit_configure(&c);
+}
+
+static long ioc_results(void __user *uarg)
+{
+	struct kjit_ioc_results r;
+	int ret;
+
+	ret = get_sized(&r, sizeof(r), uarg);
+	if (ret)
+		return ret;
+	if (r.nrec > (1u << 24))
+		return -EINVAL;
+	ret = kjit_config_results(&r);
+	if (ret)
+		return ret;
+	if (copy_to_user(uarg, &r, sizeof(r)))
+		return -EFAULT;
+	return 0;
+}
+
+/* Records (pc = address) of the attachments; nrec out = how many exist. */
+static long ioc_list(void __user *uarg)
+{
+	struct kjit_ioc_results r;
+	struct kjit_ioc_rec rec;
+	struct kjit_ioc_rec __user *u;
+	char *name;
+	u64 addr, i;
+	int ret;
+
+	ret = get_sized(&r, sizeof(r), uarg);
+	if (ret)
+		return ret;
+	u = u64_to_user_ptr(r.rec_ptr);
+	name = kmalloc(KJIT_NAME_MAX, GFP_KERNEL);
+	if (!name)
+		return -ENOMEM;
+	for (i = 0; kjit_attachment(i, name, &addr); i++) {
+		if (i < r.nrec) {
+			memset(&rec, 0, sizeof(rec));
+			rec.pc = addr;
+			if (copy_to_user(&u[i], &rec, sizeof(rec))) {
+				kfree(name);
+				return -EFAULT;
+			}
+		}
+	}
+	kfree(name);
+	r.nrec = i;
+	if (copy_to_user(uarg, &r, sizeof(r)))
+		return -EFAULT;
+	return 0;
+}
+
+static long ioc_flush(unsigned long arg)
+{
+	if (arg)
+		return -EINVAL;
+	return kjit_host_flush(true);
+}
+
+static long ioc_reset_results(unsigned long arg)
+{
+	if (arg)
+		return -EINVAL;
+	kjit_config_reset_results();
+	return 0;
+}
+
+static long ioc_capture_start(void __user *uarg)
+{
+	struct kjit_ioc_capture c;
+	int ret;
+
+	ret = get_sized(&c, sizeof(c), uarg);
+	if (ret)
+		return ret;
+	return kjit_capture_start(&c);
+}
+
+static long ioc_capture_stop(void)
+{
+	kjit_capture_stop();
+	return 0;
+}
+
+static long ioc_capture_read(void __user *uarg)
+{
+	struct kjit_ioc_capture_read r;
+	int ret;
+
+	ret = get_sized(&r, sizeof(r), uarg);
+	if (ret)
+		return ret;
+	return kjit_capture_read(&r, uarg);
 }
 
 static long kjit_ctl_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 {
 	void __user *uarg = (void __user *)arg;
-	int ret;
 
 	if (!capable(CAP_SYS_ADMIN))
 		return -EPERM;
-
 	switch (cmd) {
 	case KJIT_IOC_ATTACH:
-	case KJIT_IOC_DETACH: {
-		struct kjit_ioc_target t;
-
-		ret = get_sized(&t, sizeof(t), uarg);
-		if (ret)
-			return ret;
-		if (cmd == KJIT_IOC_ATTACH && t.flags == KJIT_TARGET_SYSNR) {
-			ret = kjit_syscall_name(t.addr, t.name, sizeof(t.name));
-			if (ret)
-				return ret;
-		} else if (t.flags) {
-			return -EINVAL;
-		}
-		if (!valid_target(t.name, sizeof(t.name), cmd == KJIT_IOC_DETACH))
-			return -EINVAL;
-		if (cmd == KJIT_IOC_DETACH)
-			return kjit_detach(t.name);
-		t.addr = 0;
-		ret = kjit_attach(t.name, &t.addr);
-		if (ret)
-			return ret;
-		if (copy_to_user(uarg, &t, sizeof(t)))
-			return -EFAULT;
-		return 0;
-	}
-	case KJIT_IOC_ATTACH_MANY: {
-		struct kjit_ioc_attach_many m;
-
-		ret = get_sized(&m, sizeof(m), uarg);
-		if (ret)
-			return ret;
-		return kjit_attach_many(u64_to_user_ptr(m.names), u64_to_user_ptr(m.results),
-					m.count);
-	}
-	case KJIT_IOC_STATS: {
-		struct kjit_ioc_stats s;
-		struct kjit_engine_stats es;
-		struct kjit_entry_counters ec;
-		struct kjit_ioc_config c;
-
-		ret = get_sized(&s, sizeof(s), uarg);
-		if (ret)
-			return ret;
-		memset(&s, 0, sizeof(s));
-		memset(&es, 0, sizeof(es));
-		kjit_engine_get_stats(&es);
-		kjit_entry_counters(&ec);
-		kjit_tools_get_config(&c);
-		s.size = sizeof(s);
-		s.nattached = kjit_nattached();
-		s.blocks_built = es.blocks_built;
-		s.insns_translated = es.insns_translated;
-		s.fallbacks = es.fallbacks;
-		s.direct_links = es.direct_links;
-		s.chain_links = es.chain_links;
-		s.dispatcher_exits = es.dispatcher_exits;
-		s.indirect_misses = es.indirect_misses;
-		s.flushes = es.flushes;
-		s.cache_bytes_used = es.cache_bytes_used;
-		s.arena_bytes_used = es.arena_bytes_used;
-		s.inlined_calls = es.inlined_calls;
-		s.outlined_calls = es.outlined_calls;
-		s.stop_addresses = es.stop_addresses;
-		s.entries = ec.entries;
-		s.entry_declined = ec.entry_declined;
-		s.entry_skipped = ec.entry_skipped;
-		s.gate_escapes = ec.gate_escapes;
-		s.reclaims = ec.reclaims;
-		s.filtered = ec.filtered;
-		s.exits = ec.exits;
-		s.icount = kjit_tools_icount();
-		kjit_extable_stats(&s.extable_mirrored, &s.extable_declined, &s.extable_entries);
-		s.cache_size = kjit_tool.cache_size;
-		kjit_textwatch_stats(&s.text_events, &s.text_flushes);
-		s.tool = c.tool;
-		s.pid = c.pid;
-		s.inline_instrumentation = c.inline_instrumentation;
-		s.use_liveness = c.use_liveness;
-		s.flush_every_entry = c.flush_every_entry;
-		if (copy_to_user(uarg, &s, sizeof(s)))
-			return -EFAULT;
-		return 0;
-	}
-	case KJIT_IOC_CONFIG: {
-		struct kjit_ioc_config c;
-
-		ret = get_sized(&c, sizeof(c), uarg);
-		if (ret)
-			return ret;
-		return kjit_tools_configure(&c);
-	}
-	case KJIT_IOC_RESULTS: {
-		struct kjit_ioc_results r;
-
-		ret = get_sized(&r, sizeof(r), uarg);
-		if (ret)
-			return ret;
-		if (r.nrec > (1u << 24))
-			return -EINVAL;
-		ret = kjit_tools_results(&r);
-		if (ret)
-			return ret;
-		if (copy_to_user(uarg, &r, sizeof(r)))
-			return -EFAULT;
-		return 0;
-	}
-	case KJIT_IOC_LIST: {
-		struct kjit_ioc_results r;
-		struct kjit_ioc_rec rec;
-		struct kjit_ioc_rec __user *u;
-		char *name;
-		u64 addr, i;
-
-		ret = get_sized(&r, sizeof(r), uarg);
-		if (ret)
-			return ret;
-		u = u64_to_user_ptr(r.rec_ptr);
-		name = kmalloc(KJIT_NAME_MAX, GFP_KERNEL);
-		if (!name)
-			return -ENOMEM;
-		for (i = 0; kjit_attachment(i, name, &addr); i++) {
-			if (i < r.nrec) {
-				memset(&rec, 0, sizeof(rec));
-				rec.pc = addr;
-				if (copy_to_user(&u[i], &rec, sizeof(rec))) {
-					kfree(name);
-					return -EFAULT;
-				}
-			}
-		}
-		kfree(name);
-		r.nrec = i;
-		if (copy_to_user(uarg, &r, sizeof(r)))
-			return -EFAULT;
-		return 0;
-	}
+		return ioc_attach(uarg);
+	case KJIT_IOC_DETACH:
+		return ioc_detach(uarg);
+	case KJIT_IOC_ATTACH_MANY:
+		return ioc_attach_many(uarg);
+	case KJIT_IOC_STATS:
+		return ioc_stats(uarg);
+	case KJIT_IOC_CONFIG:
+		return ioc_config(uarg);
+	case KJIT_IOC_RESULTS:
+		return ioc_results(uarg);
+	case KJIT_IOC_LIST:
+		return ioc_list(uarg);
 	case KJIT_IOC_FLUSH:
-		if (arg)
-			return -EINVAL;
-		return kjit_tools_flush(true);
-	case KJIT_IOC_ICOUNT_RESET:
-		if (arg)
-			return -EINVAL;
-		kjit_tools_reset();
-		return 0;
+		return ioc_flush(arg);
+	case KJIT_IOC_RESET_RESULTS:
+		return ioc_reset_results(arg);
 	case KJIT_IOC_CAPTURE_START:
+		return ioc_capture_start(uarg);
 	case KJIT_IOC_CAPTURE_STOP:
+		return ioc_capture_stop();
 	case KJIT_IOC_CAPTURE_READ:
-		return kjit_capture_ioctl(cmd, uarg);
+		return ioc_capture_read(uarg);
 	default:
 		return -ENOTTY;
 	}
@@ -240,5 +314,4 @@ int kjit_control_init(void)
 void kjit_control_exit(void)
 {
 	misc_deregister(&kjit_ctl_dev);
-	kjit_capture_exit();
 }

@@ -26,6 +26,8 @@
  *
  * When the engine's active code-cache epoch fills up it asks for a flush from
  * a context that may sleep (kjit_engine_reclaim_pending()): a work item. */
+#define pr_fmt(fmt) "kjit: " fmt
+
 #include <linux/kernel.h>
 #include <linux/module.h>
 #include <linux/ftrace.h>
@@ -35,11 +37,16 @@
 #include <linux/workqueue.h>
 #include <linux/hardirq.h>
 #include <linux/rcupdate_wait.h>
-#include "kjit_linux.h"
-#include "kjit/engine.h"
 #include <linux/vmalloc.h>
 #include <linux/uaccess.h>
-#include <linux/sched.h>
+#include "entry_ftrace.h"
+#include "engine_host.h"
+#include "callstack.h"
+#include "cache_mem.h"
+#include "quiesce.h"
+#include "shim.h"
+#include "symbols.h"
+#include "kjit/engine.h"
 #include "uapi/kjit_ioctl.h"
 
 #define KJIT_MAX_ATTACH 1024
@@ -65,7 +72,14 @@ static bool kjit_ops_registered;
  * handler ignores the parking address. */
 static unsigned long kjit_park_ip;
 static unsigned long (*p_ftrace_location)(unsigned long ip);
-static unsigned long *kjit_sys_call_table;
+
+/* Read by the ftrace handler and the gates without a lock. */
+struct kjit_entry_policy {
+	u32 pid;                 /* only this thread group, 0 = all */
+	u32 flush_every_entry;   /* flush when an entry returns (benchmarks) */
+	bool callstack;          /* the callstack tool records entries */
+};
+static struct kjit_entry_policy policy;
 
 static atomic64_t c_entries, c_declined, c_skipped, c_escapes, c_reclaims, c_filtered, c_exits;
 static bool kjit_entry_enabled;
@@ -73,7 +87,7 @@ static bool kjit_entry_enabled;
 static void kjit_reclaim_fn(struct work_struct *w)
 {
 	atomic64_inc(&c_reclaims);
-	kjit_tools_flush(true);
+	kjit_host_flush(true);
 }
 static DECLARE_WORK(kjit_reclaim_work, kjit_reclaim_fn);
 
@@ -101,9 +115,9 @@ static void escaped(u64 t)
 	kjit_engine_notify_exit(t);
 	/* flush-every-entry (benchmarks): only where sleeping is allowed; the
 	 * gate's caller has left the cache (its stub's return address is gone). */
-	if (unlikely(READ_ONCE(kjit_tool.flush_every_entry)) && preemptible() &&
+	if (unlikely(READ_ONCE(policy.flush_every_entry)) && preemptible() &&
 	    READ_ONCE(kjit_entry_enabled))
-		kjit_tools_flush(false);
+		kjit_host_flush(false);
 }
 
 /* Called from dispatch_gates.S with every register saved. */
@@ -142,7 +156,7 @@ static void kjit_ftrace_enter(unsigned long ip, unsigned long parent_ip,
 		atomic64_inc(&c_skipped);
 		return;
 	}
-	pid = READ_ONCE(kjit_tool.pid);
+	pid = READ_ONCE(policy.pid);
 	if (pid && (!in_task() || task_tgid_nr(current) != pid)) {
 		atomic64_inc(&c_filtered);
 		return;
@@ -158,7 +172,7 @@ static void kjit_ftrace_enter(unsigned long ip, unsigned long parent_ip,
 	/* every registered plugin's on_entry: the built-in tool and plugin
 	 * modules alike */
 	kjit_engine_notify_entry(ip);
-	if (kjit_tool.id == KJIT_TOOL_CALLSTACK)
+	if (READ_ONCE(policy.callstack))
 		kjit_callstack_entry(ip, regs->sp);
 	ftrace_instruction_pointer_set(fregs, target);
 }
@@ -266,28 +280,10 @@ int kjit_attach(const char *name, u64 *addr_out)
 		strscpy(kjit_att[kjit_natt].name, name, KJIT_NAME_MAX);
 		WRITE_ONCE(kjit_natt, kjit_natt + 1);
 		*addr_out = addr;
-		pr_info("kjit: attached to %s at %px\n", name, (void *)addr);
+		pr_info("attached to %s at %px\n", name, (void *)addr);
 	}
 	mutex_unlock(&kjit_attach_mutex);
 	return ret;
-}
-
-/* System call `nr` through the kernel's sys_call_table (its entries are the
- * __x64_sys_* functions; dispatch itself does not use the table). */
-int kjit_syscall_name(u64 nr, char *name, size_t len)
-{
-	char buf[KSYM_SYMBOL_LEN], *plus;
-
-	if (!kjit_sys_call_table || nr >= NR_syscalls)
-		return -EINVAL;
-	sprint_symbol_no_offset(buf, READ_ONCE(kjit_sys_call_table[nr]));
-	plus = strchr(buf, ' ');
-	if (plus)
-		*plus = 0;
-	if (!strcmp(buf, "__x64_sys_ni_syscall"))
-		return -ENOSYS;
-	strscpy(name, buf, len);
-	return 0;
 }
 
 int kjit_attach_many(const char __user *names, s32 __user *results, u32 count)
@@ -347,7 +343,7 @@ int kjit_attach_many(const char __user *names, s32 __user *results, u32 count)
 		for (i = 0; i < n; i++)
 			kjit_att[kjit_natt + i].addr = ips[i];
 		WRITE_ONCE(kjit_natt, kjit_natt + n);
-		pr_info("kjit: attached %d functions (%u asked)\n", n, count);
+		pr_info("attached %d functions (%u asked)\n", n, count);
 	}
 	ret = n;
 out_unlock:
@@ -389,7 +385,7 @@ static void unregister_all_locked(void)
 		unregister_ops_locked();
 	}
 	kvfree(ips);
-	pr_info("kjit: detached from %d functions\n", n);
+	pr_info("detached from %d functions\n", n);
 	WRITE_ONCE(kjit_natt, 0);
 }
 
@@ -414,7 +410,7 @@ int kjit_detach(const char *name)
 				goto out;
 			kjit_att[i] = kjit_att[kjit_natt - 1];
 			WRITE_ONCE(kjit_natt, kjit_natt - 1);
-			pr_info("kjit: detached from %s\n", name);
+			pr_info("detached from %s\n", name);
 		}
 		ret = 0;
 		break;
@@ -444,6 +440,13 @@ bool kjit_attachment(int i, char *name, u64 *addr)
 	return ok;
 }
 
+void kjit_entry_set_policy(u32 pid, u32 flush_every_entry, bool callstack)
+{
+	WRITE_ONCE(policy.pid, pid);
+	WRITE_ONCE(policy.flush_every_entry, flush_every_entry);
+	WRITE_ONCE(policy.callstack, callstack);
+}
+
 void kjit_entry_counters(struct kjit_entry_counters *o)
 {
 	o->entries = atomic64_read(&c_entries);
@@ -461,9 +464,8 @@ int kjit_entry_init(void)
 	if (!kjit_att)
 		return -ENOMEM;
 	p_ftrace_location = (void *)kjit_ksym("ftrace_location");
-	kjit_sys_call_table = (void *)kjit_ksym("sys_call_table");
 	if (!p_ftrace_location)
-		pr_warn("kjit: ftrace_location not found: attach refused\n");
+		pr_warn("ftrace_location not found: attach refused\n");
 	else {
 		static const char *const park[] = { "__x64_sys_ni_syscall", "__ia32_sys_ni_syscall" };
 		int i;
@@ -490,7 +492,7 @@ void kjit_entry_quiesce(void)
 	kjit_quiesce_range(lo, hi);
 }
 
-void kjit_detach_all(void)
+static void kjit_detach_all(void)
 {
 	mutex_lock(&kjit_attach_mutex);
 	unregister_all_locked();

@@ -5,8 +5,10 @@
  * Limits: kjit_alloc memory lives until the next KJIT_IOC_CONFIG (which is
  * refused while a plugin module uses kjit).  on_entry is called for every
  * registered plugin (kjit_engine_notify_entry from the ftrace handler);
- * on_exit is not called: the return to the stop address is a chain link
- * straight to native code, invisible to the host (see ENGINE-REQUESTS.md). */
+ * on_exit from the gates (while a plugin has on_exit, the engine routes
+ * every return to a stop address through a gate). */
+#define pr_fmt(fmt) "kjit: " fmt
+
 #include <linux/module.h>
 #include "kjit/plugin.h"
 #include "kjit/engine.h"
@@ -29,6 +31,10 @@ EXPORT_SYMBOL_GPL(kjit_insn_writes_memory);
 EXPORT_SYMBOL_GPL(kjit_insn_memory_size);
 EXPORT_SYMBOL_GPL(kjit_insn_mem_segment);
 EXPORT_SYMBOL_GPL(kjit_insn_mnemonic);
+EXPORT_SYMBOL_GPL(kjit_insn_is_memory_hint);
+EXPORT_SYMBOL_GPL(kjit_insn_string_op);
+EXPORT_SYMBOL_GPL(kjit_insn_string_width);
+EXPORT_SYMBOL_GPL(kjit_insn_nondeterministic_reg);
 EXPORT_SYMBOL_GPL(kjit_block_pc);
 EXPORT_SYMBOL_GPL(kjit_block_insn_count);
 EXPORT_SYMBOL_GPL(kjit_block_insn);

@@ -47,12 +47,17 @@
  * address that now holds other code.  An entry mirrored again at the same
  * copy address is updated in place: neither the old code (quiesced before
  * its epoch was reused) nor the new one (not linked yet) can be running. */
+#define pr_fmt(fmt) "kjit: " fmt
+
 #include <linux/kernel.h>
 #include <linux/module.h>
 #include <linux/extable.h>
 #include <linux/rcupdate.h>
 #include <asm/extable.h>
-#include "kjit_linux.h"
+#include "extable.h"
+#include "kjit/os_shim.h"
+#include "cache_mem.h"
+#include "symbols.h"
 
 #define KJIT_EXT_CAP 4096
 
@@ -150,7 +155,7 @@ int kjit_extable_init(void)
 	WRITE_ONCE(m->extable, ext_buf[0]);
 	WRITE_ONCE(m->num_exentries, KJIT_EXT_CAP);
 	active = true;
-	pr_info("kjit: dynamic extable: %u own entries, capacity %u\n", orig_num, KJIT_EXT_CAP);
+	pr_info("dynamic extable: %u own entries, capacity %u\n", orig_num, KJIT_EXT_CAP);
 	return 0;
 }
 

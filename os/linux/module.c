@@ -1,12 +1,26 @@
 // SPDX-License-Identifier: GPL-2.0
-/* kjit.ko: init and exit.  Order: symbols, shim ranges, memory (+selftest),
- * dynamic extable, engine + built-in tool, entry redirection, control device;
- * exit in reverse, and nothing is freed before every task has left the code
- * cache. */
+/* kjit.ko: init and exit, in layer order (os/linux/README.md).  Init:
+ * symbols, shim ranges, quiesce, memory (+selftest), dynamic extable,
+ * entry redirection, engine host + configuration (engine and built-in
+ * tool), text watch, control device.  Exit in reverse, and nothing is freed
+ * before every task has left the code cache. */
+#define pr_fmt(fmt) "kjit: " fmt
+
 #include <linux/kernel.h>
 #include <linux/module.h>
-#include "kjit_linux.h"
-#include "kjit/engine.h"
+#include "builtin_tools.h"
+#include "cache_mem.h"
+#include "capture.h"
+#include "config.h"
+#include "control.h"
+#include "dispatch_gates.h"
+#include "engine_host.h"
+#include "entry_ftrace.h"
+#include "extable.h"
+#include "quiesce.h"
+#include "shim.h"
+#include "symbols.h"
+#include "textwatch.h"
 
 static struct kjit_os_memory kjit_mem;
 
@@ -14,7 +28,7 @@ static int __init kjit_init(void)
 {
 	int ret;
 
-	ret = kjit_kallsyms_init();
+	ret = kjit_symbols_init();
 	if (ret)
 		return ret;
 	ret = kjit_shim_init();
@@ -35,22 +49,27 @@ static int __init kjit_init(void)
 	ret = kjit_entry_init();
 	if (ret)
 		goto err_ext;
-	ret = kjit_tools_init(&kjit_mem);
+	/* The engine leaves translated code through these gates. */
+	ret = kjit_host_init(&kjit_mem, kjit_gate_direct, kjit_gate_indirect);
 	if (ret)
 		goto err_entry;
+	ret = kjit_config_init();
+	if (ret)
+		goto err_config;
 	ret = kjit_textwatch_init();
 	if (ret)
-		goto err_tools;
+		goto err_config;
 	ret = kjit_control_init();
 	if (ret)
 		goto err_text;
-	pr_info("kjit: loaded (tool %s)\n", kjit_tool_name(kjit_tool.id));
+	pr_info("loaded (tool %s)\n", kjit_tool_name(kjit_config_tool()));
 	return 0;
 
 err_text:
 	kjit_textwatch_exit();
-err_tools:
-	kjit_tools_exit();
+err_config:
+	kjit_config_exit();
+	kjit_host_exit();
 err_entry:
 	kjit_entry_exit();
 err_ext:
@@ -63,12 +82,14 @@ err_mem:
 static void __exit kjit_exit(void)
 {
 	kjit_control_exit();
+	kjit_capture_exit();
 	kjit_textwatch_exit();
 	kjit_entry_exit();       /* detach all, wait for tasks in the cache */
-	kjit_tools_exit();
+	kjit_config_exit();
+	kjit_host_exit();
 	kjit_extable_exit();
 	kjit_mem_exit();
-	pr_info("kjit: unloaded\n");
+	pr_info("unloaded\n");
 }
 
 module_init(kjit_init);

@@ -22,6 +22,8 @@
  * The wait has no time limit (unloading under a userfaultfd stall must stay
  * safe); it says who it waits for every ten seconds or so.
  */
+#define pr_fmt(fmt) "kjit: " fmt
+
 #include <linux/delay.h>
 #include <linux/sched.h>
 #include <linux/sched/signal.h>
@@ -31,7 +33,9 @@
 #include <linux/smp.h>
 #include <asm/irq_regs.h>
 #include <asm/ptrace.h>
-#include "kjit_linux.h"
+#include "quiesce.h"
+#include "cache_mem.h"
+#include "symbols.h"
 
 #define KJIT_QUIESCE_DEPTH 96
 
@@ -167,7 +171,7 @@ static void wait_until_clean(struct task_struct *t, const struct kjit_range *r, 
 
 	while (!(READ_ONCE(t->exit_state) & EXIT_DEAD) && (h = look_at(t, r, c)) != CLEAN) {
 		if (++waited % 2000 == 300)
-			pr_warn("kjit: waiting for task %d (%s, %s) to leave code cache range %lx-%lx (%lu tries)\n",
+			pr_warn("waiting for task %d (%s, %s) to leave code cache range %lx-%lx (%lu tries)\n",
 				task_pid_nr(t), t->comm, h == HOLDS ? "holds it" : "unsettled",
 				r->lo, r->hi, waited);
 		usleep_range(2000, 5000);
@@ -185,8 +189,6 @@ void kjit_quiesce_range(unsigned long lo, unsigned long hi)
 	might_sleep();
 	synchronize_rcu_tasks();
 	synchronize_rcu();
-	if (!p_save_tsk || !p_save_regs)
-		return;         /* init refused to load without them */
 	c = kmalloc(sizeof(*c), GFP_KERNEL | __GFP_NOFAIL);
 	pending = kvmalloc_array(KJIT_QUIESCE_PENDING, sizeof(*pending), GFP_KERNEL | __GFP_NOFAIL);
 	do {
@@ -206,7 +208,7 @@ int kjit_quiesce_init(void)
 	p_save_tsk = (void *)kjit_ksym("stack_trace_save_tsk");
 	p_save_regs = (void *)kjit_ksym("stack_trace_save_regs");
 	if (!p_save_tsk || !p_save_regs) {
-		pr_err("kjit: stack_trace_save_tsk/regs not found: cannot prove the cache unused\n");
+		pr_err("stack_trace_save_tsk/regs not found: cannot prove the cache unused\n");
 		return -ENOENT;
 	}
 	return 0;

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The OS shim (include/kjit/os_shim.h) for the Linux kernel. */
+#define pr_fmt(fmt) "kjit: " fmt
+
 #include <linux/kernel.h>
 #include <linux/module.h>
 #include <linux/uaccess.h>
@@ -13,7 +15,10 @@
 #include <linux/preempt.h>
 #include <linux/hardirq.h>
 #include <asm/sync_core.h>
-#include "kjit_linux.h"
+#include "shim.h"
+#include "symbols.h"
+#include "extable.h"
+#include "quiesce.h"
 
 /* Symbols the kernel does not export, resolved once at load. */
 static unsigned long stext, etext;
@@ -50,7 +55,7 @@ static int need(unsigned long *v, const char *name)
 {
 	*v = kjit_ksym(name);
 	if (!*v) {
-		pr_err("kjit: symbol %s not found\n", name);
+		pr_err("symbol %s not found\n", name);
 		return -ENOENT;
 	}
 	return 0;
@@ -84,7 +89,7 @@ int kjit_shim_init(void)
 		unsigned long a = kjit_ksym(never_names[i]), size = 0, off = 0;
 
 		if (!a || !p_kallsyms_lookup_size_offset(a, &size, &off) || off) {
-			pr_err("kjit: cannot bound %s\n", never_names[i]);
+			pr_err("cannot bound %s\n", never_names[i]);
 			return -ENOENT;
 		}
 		never_start[i] = a;
@@ -92,7 +97,7 @@ int kjit_shim_init(void)
 	}
 	if (!p_is_module_text_address || !p_within_kprobe_blacklist ||
 	    !p_search_exception_tables || !p_find_bug) {
-		pr_err("kjit: a kernel function needed by the shim was not found\n");
+		pr_err("a kernel function needed by the shim was not found\n");
 		return -ENOENT;
 	}
 	return err ? -ENOENT : 0;
@@ -162,8 +167,6 @@ void kjit_shim_fill_facts(struct kjit_os_kernel_facts *f)
 	f->fentry = kjit_ksym("__fentry__");
 	kjit_resolve_native_leaves();
 	f->schedule_funnel = kjit_ksym("__schedule");
-	f->gate_direct = (u64)(unsigned long)kjit_gate_direct;
-	f->gate_indirect = (u64)(unsigned long)kjit_gate_indirect;
 }
 
 uint64_t kjit_os_read_code(uint64_t addr, uint8_t *out, uint64_t len)
@@ -338,12 +341,12 @@ void kjit_os_quiesce(uint64_t exec_lo, uint64_t exec_hi)
 		start_poll_synchronize_rcu();
 		return;
 	}
-	pr_warn_ratelimited("kjit: quiesce requested in atomic context; not waiting\n");
+	pr_warn_ratelimited("quiesce requested in atomic context; not waiting\n");
 }
 
 void kjit_os_log(const char *msg)
 {
-	pr_info("kjit: %s\n", msg);
+	pr_info("%s\n", msg);
 }
 
 void kjit_os_symbolize(uint64_t addr, char *out, uint64_t out_len)

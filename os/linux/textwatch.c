@@ -17,11 +17,14 @@
  * may still run a translation made before the patch: the same as a task
  * that was already past the patched site natively when the key flipped
  * (text_poke_bp gives no stronger ordering to native code either). */
+#define pr_fmt(fmt) "kjit: " fmt
+
 #include <linux/kernel.h>
 #include <linux/module.h>
 #include <linux/kprobes.h>
 #include <linux/workqueue.h>
-#include "kjit_linux.h"
+#include "textwatch.h"
+#include "engine_host.h"
 
 static atomic64_t text_flushes, text_events;
 static bool watching;
@@ -29,7 +32,7 @@ static bool watching;
 static void kjit_text_flush_fn(struct work_struct *w)
 {
 	atomic64_inc(&text_flushes);
-	kjit_tools_flush(true);
+	kjit_host_flush(true);
 }
 static DECLARE_WORK(kjit_text_work, kjit_text_flush_fn);
 
@@ -56,7 +59,7 @@ static int kjit_module_event(struct notifier_block *nb, unsigned long action, vo
 		return NOTIFY_DONE;
 	if (action == MODULE_STATE_GOING || action == MODULE_STATE_LIVE) {
 		atomic64_inc(&text_flushes);
-		kjit_tools_flush(true);
+		kjit_host_flush(true);
 	}
 	return NOTIFY_DONE;
 }
@@ -71,7 +74,7 @@ int kjit_textwatch_init(void)
 		ret = register_kprobe(&kps[i]);
 		kp_ok[i] = !ret;
 		if (ret)
-			pr_warn("kjit: kprobe %s: %d (no flush on that kind of patch)\n",
+			pr_warn("kprobe %s: %d (no flush on that kind of patch)\n",
 				kps[i].symbol_name, ret);
 	}
 	ret = register_module_notifier(&kjit_module_nb);

@@ -10,11 +10,11 @@
 namespace kjit::sim {
 namespace {
 
-constexpr size_t kHeaderSize = 8 + 4 + 4 + 4 + 4;  // magic, version, count, flags, reserved
-constexpr size_t kSectionHeaderSize = 4 + 8 + 4;   // type, length, crc32
-constexpr size_t kRegionHeaderSize = 8 + 8 + 4 + 4;  // addr, size, perms, reserved
-constexpr size_t kRegsPayloadSize = 20 * 8;
-constexpr size_t kEntryPayloadSize = 16;
+constexpr size_t kHeaderSize = KJIT_CAPF_HEADER_SIZE;  // magic, version, count, flags, reserved
+constexpr size_t kSectionHeaderSize = KJIT_CAPF_SECTION_HEADER_SIZE;  // type, length, crc32
+constexpr size_t kRegionHeaderSize = sizeof(kjit_capf_region);  // addr, size, perms, reserved
+constexpr size_t kRegsPayloadSize = KJIT_CAPF_REGS_SIZE;
+constexpr size_t kEntryPayloadSize = KJIT_CAPF_ENTRY_SIZE;
 // More sections than this is certainly a corrupt count (and bounds work).
 constexpr uint32_t kMaxSections = 1u << 16;
 
@@ -127,30 +127,14 @@ bool is_known(uint32_t type) {
 
 }  // namespace
 
-uint32_t crc32_update(uint32_t crc, const uint8_t *data, size_t size) {
-  static const auto table = [] {
-    std::array<uint32_t, 256> t{};
-    for (uint32_t i = 0; i < 256; i++) {
-      uint32_t c = i;
-      for (int k = 0; k < 8; k++) c = (c & 1) ? 0xedb88320u ^ (c >> 1) : c >> 1;
-      t[i] = c;
-    }
-    return t;
-  }();
-  uint32_t c = crc ^ 0xffffffffu;
-  for (size_t i = 0; i < size; i++) c = table[(c ^ data[i]) & 0xff] ^ (c >> 8);
-  return c ^ 0xffffffffu;
-}
+uint32_t crc32_update(uint32_t crc, const uint8_t *data, size_t size) { return kjit_crc32_update(crc, data, size); }
 
 uint32_t crc32(const uint8_t *data, size_t size) { return crc32_update(0, data, size); }
 
 uint32_t section_crc(uint32_t type, const uint8_t *payload, uint64_t len) {
   // The CRC covers the type and length too, so a flipped type (which would
   // otherwise turn a known section into a skipped one) is caught.
-  std::vector<uint8_t> head;
-  put_u32(&head, type);
-  put_u64(&head, len);
-  return crc32_update(crc32(head.data(), head.size()), payload, static_cast<size_t>(len));
+  return kjit_capf_section_crc(type, payload, len);
 }
 
 const Region *Capture::find_region(uint64_t addr) const {

@@ -10,22 +10,27 @@
 #include <string>
 #include <vector>
 
+#include "uapi/kjit_capture.h"  // the format's one definition (os/linux/uapi)
+
 namespace kjit::sim {
 
 // Region permission bits (file format values).
-enum : uint32_t { kPermR = 1, kPermW = 2, kPermX = 4, kPermMask = 7 };
+enum : uint32_t {
+  kPermR = KJIT_CAPF_PERM_R,
+  kPermW = KJIT_CAPF_PERM_W,
+  kPermX = KJIT_CAPF_PERM_X,
+  kPermMask = KJIT_CAPF_PERM_MASK,
+};
 
-// Section types (file format values).
+// Section types this loader interprets; the replay sections (0x100..) are
+// kept as RawSection and parsed by replay_log.h.  Loaders skip sections they
+// do not understand (after checking their CRC) and writers keep them
+// verbatim.
 enum class SectionType : uint32_t {
-  kRegions = 1,
-  kRegs = 2,
-  kEntry = 3,
-  kName = 4,
-  // Reserved for later work; loaders that do not understand them skip them
-  // (after checking their CRC) and writers keep them verbatim.
-  kMemReadLog = 0x100,
-  kNondet = 0x101,
-  kBlocks = 0x102,
+  kRegions = KJIT_CAPF_REGIONS,
+  kRegs = KJIT_CAPF_REGS,
+  kEntry = KJIT_CAPF_ENTRY,
+  kName = KJIT_CAPF_NAME,
 };
 
 struct Region {
@@ -67,10 +72,10 @@ struct Capture {
 
 // Version 2 adds the replay sections (MEMREAD, NONDET, BLOCKS, KRESULT,
 // SYMBOLS: os/userspace-sim/replay_log.h); version 1 files still load.
-constexpr uint32_t kCaptureVersion = 2;
-constexpr uint32_t kMinCaptureVersion = 1;
-constexpr char kCaptureMagic[8] = {'K', 'J', 'I', 'T', 'C', 'A', 'P', '\0'};
-constexpr uint64_t kMaxNameLength = 4096;
+constexpr uint32_t kCaptureVersion = KJIT_CAPF_VERSION;
+constexpr uint32_t kMinCaptureVersion = KJIT_CAPF_MIN_VERSION;
+constexpr char kCaptureMagic[8] = KJIT_CAPF_MAGIC;
+constexpr uint64_t kMaxNameLength = KJIT_CAPF_NAME_MAX;
 
 // Checks the invariants a loaded capture must satisfy (also used by the
 // writer so it never produces a file the loader rejects).  "" when valid.
@@ -87,7 +92,8 @@ std::string serialize_capture(const Capture &cap, std::vector<uint8_t> *out);
 std::string save_capture_file(const std::string &path, const Capture &cap);
 
 // IEEE 802.3 CRC-32 (the zlib/PNG one); crc32_update continues a CRC
-// (crc32_update(crc32(a), b) == crc32(a ++ b)).
+// (crc32_update(crc32(a), b) == crc32(a ++ b)).  kjit_crc32_update and
+// kjit_capf_section_crc (uapi/kjit_capture.h, shared with kjitctl) do it.
 uint32_t crc32(const uint8_t *data, size_t size);
 uint32_t crc32_update(uint32_t crc, const uint8_t *data, size_t size);
 // A section's stored CRC: over type (u32 LE), length (u64 LE) and payload.

@@ -50,7 +50,7 @@ std::string parse_reads(const std::vector<uint8_t> &p, ReplayLog *out) {
   In in(p);
   uint32_t count;
   if (!in.u32(&count)) return "MEMREAD: truncated count";
-  if (!count_fits(count, in, 32 + 1)) return "MEMREAD: count " + std::to_string(count) + " does not fit";
+  if (!count_fits(count, in, sizeof(kjit_capf_read) + 1)) return "MEMREAD: count " + std::to_string(count) + " does not fit";
   out->reads.resize(count);
   for (uint32_t i = 0; i < count; i++) {
     LoggedRead &r = out->reads[i];
@@ -72,8 +72,10 @@ std::string parse_nondet(const std::vector<uint8_t> &p, ReplayLog *out) {
   In in(p);
   uint32_t count;
   if (!in.u32(&count)) return "NONDET: truncated count";
-  if (in.left() != static_cast<uint64_t>(count) * 48)
-    return "NONDET: " + std::to_string(in.left()) + " bytes for " + std::to_string(count) + " records of 48";
+  constexpr size_t kRec = sizeof(kjit_capf_nondet);
+  if (in.left() != static_cast<uint64_t>(count) * kRec)
+    return "NONDET: " + std::to_string(in.left()) + " bytes for " + std::to_string(count) + " records of " +
+           std::to_string(kRec);
   out->nondets.resize(count);
   for (LoggedNondet &n : out->nondets) {
     in.u64(&n.pc);
@@ -90,22 +92,25 @@ std::string parse_blocks(const std::vector<uint8_t> &p, ReplayLog *out) {
   In in(p);
   uint32_t count;
   if (!in.u32(&count)) return "BLOCKS: truncated count";
-  if (in.left() != static_cast<uint64_t>(count) * 16)
-    return "BLOCKS: " + std::to_string(in.left()) + " bytes for " + std::to_string(count) + " records of 16";
+  constexpr size_t kRec = sizeof(kjit_capf_block);
+  if (in.left() != static_cast<uint64_t>(count) * kRec)
+    return "BLOCKS: " + std::to_string(in.left()) + " bytes for " + std::to_string(count) + " records of " +
+           std::to_string(kRec);
   out->blocks.resize(count);
   for (size_t i = 0; i < count; i++) {
     LoggedBlock &b = out->blocks[i];
     in.u64(&b.pc);
     in.u32(&b.ninsns);
     in.u32(&b.flags);
-    if (b.ninsns == 0 || b.ninsns > 4096) return rec("BLOCKS", i) + "bad instruction count";
-    if (b.flags & ~1u) return rec("BLOCKS", i) + "unknown flags";
+    if (b.ninsns == 0 || b.ninsns > KJIT_CAPF_BLOCK_MAX_INSNS) return rec("BLOCKS", i) + "bad instruction count";
+    if (b.flags & ~KJIT_CAPF_BLOCK_ENDS_IN_CALL) return rec("BLOCKS", i) + "unknown flags";
   }
   return "";
 }
 
 std::string parse_kresult(const std::vector<uint8_t> &p, ReplayLog *out) {
-  if (p.size() != 32) return "KRESULT: length " + std::to_string(p.size()) + ", expected 32";
+  if (p.size() != sizeof(kjit_capf_kresult))
+    return "KRESULT: length " + std::to_string(p.size()) + ", expected " + std::to_string(sizeof(kjit_capf_kresult));
   In in(p);
   uint32_t end;
   KernelResult &k = out->kernel;
@@ -115,8 +120,8 @@ std::string parse_kresult(const std::vector<uint8_t> &p, ReplayLog *out) {
   in.u64(&k.icount_tool_end);
   in.u32(&k.pid);
   in.u32(&k.cpu);
-  if (end > 4) return "KRESULT: unknown end reason " + std::to_string(end);
-  if (k.capture_flags & ~3u) return "KRESULT: unknown capture flags";
+  if (end > KJIT_CAP_END_STOPPED) return "KRESULT: unknown end reason " + std::to_string(end);
+  if (k.capture_flags & ~(KJIT_CAP_F_OVERFLOW | KJIT_CAP_F_CODE_OVERFLOW)) return "KRESULT: unknown capture flags";
   k.end = static_cast<EndReason>(end);
   return "";
 }
@@ -131,7 +136,7 @@ std::string parse_symbols(const std::vector<uint8_t> &p, ReplayLog *out) {
     uint32_t len;
     std::vector<uint8_t> name;
     if (!in.u64(&out->symbols[i].addr) || !in.u32(&len)) return rec("SYMBOLS", i) + "truncated";
-    if (len == 0 || len > 256) return rec("SYMBOLS", i) + "bad name length";
+    if (len == 0 || len > KJIT_CAPF_SYMBOL_MAX) return rec("SYMBOLS", i) + "bad name length";
     if (!in.bytes(len, &name)) return rec("SYMBOLS", i) + "name truncated";
     for (uint8_t c : name)
       if (c <= ' ' || c >= 0x7f) return rec("SYMBOLS", i) + "name is not printable";
@@ -169,10 +174,10 @@ std::vector<uint64_t> ReplayLog::kernel_call_trace() const {
 
 std::string parse_replay_log(const Capture &cap, ReplayLog *out) {
   *out = ReplayLog{};
-  bool seen[5] = {};
+  bool seen[kLastReplaySection - kFirstReplaySection + 1] = {};
   for (const RawSection &s : cap.extra) {
-    if (s.type < 0x100 || s.type > 0x104) continue;  // unknown: kept, not ours
-    const uint32_t k = s.type - 0x100;
+    if (s.type < kFirstReplaySection || s.type > kLastReplaySection) continue;  // unknown: kept, not ours
+    const uint32_t k = s.type - kFirstReplaySection;
     if (seen[k]) return "duplicate replay section " + std::to_string(s.type);
     seen[k] = true;
     std::string err;
@@ -193,7 +198,9 @@ std::string parse_replay_log(const Capture &cap, ReplayLog *out) {
 
 void put_replay_log(const ReplayLog &log, Capture *cap) {
   auto &ex = cap->extra;
-  ex.erase(std::remove_if(ex.begin(), ex.end(), [](const RawSection &s) { return s.type >= 0x100 && s.type <= 0x104; }),
+  ex.erase(std::remove_if(ex.begin(), ex.end(), [](const RawSection &s) {
+                             return s.type >= kFirstReplaySection && s.type <= kLastReplaySection;
+                           }),
            ex.end());
   std::vector<uint8_t> p;
   put32(&p, static_cast<uint32_t>(log.reads.size()));
@@ -205,12 +212,12 @@ void put_replay_log(const ReplayLog &log, Capture *cap) {
     put32(&p, r.flags);
     p.insert(p.end(), r.bytes.begin(), r.bytes.end());
   }
-  ex.push_back({0x100, p});
+  ex.push_back({KJIT_CAPF_MEMREAD, p});
   p.clear();
   put32(&p, static_cast<uint32_t>(log.nondets.size()));
   for (const LoggedNondet &n : log.nondets)
     for (uint64_t v : {n.pc, n.dest, n.rcx, n.rdx, n.rbx, n.rflags}) put64(&p, v);
-  ex.push_back({0x101, p});
+  ex.push_back({KJIT_CAPF_NONDET, p});
   p.clear();
   put32(&p, static_cast<uint32_t>(log.blocks.size()));
   for (const LoggedBlock &b : log.blocks) {
@@ -218,7 +225,7 @@ void put_replay_log(const ReplayLog &log, Capture *cap) {
     put32(&p, b.ninsns);
     put32(&p, b.flags);
   }
-  ex.push_back({0x102, p});
+  ex.push_back({KJIT_CAPF_BLOCKS, p});
   p.clear();
   put32(&p, static_cast<uint32_t>(log.kernel.end));
   put32(&p, log.kernel.capture_flags);
@@ -226,7 +233,7 @@ void put_replay_log(const ReplayLog &log, Capture *cap) {
   put64(&p, log.kernel.icount_tool_end);
   put32(&p, log.kernel.pid);
   put32(&p, log.kernel.cpu);
-  ex.push_back({0x103, p});
+  ex.push_back({KJIT_CAPF_KRESULT, p});
   p.clear();
   put32(&p, static_cast<uint32_t>(log.symbols.size()));
   for (const SymbolTable::Sym &s : log.symbols) {
@@ -234,7 +241,7 @@ void put_replay_log(const ReplayLog &log, Capture *cap) {
     put32(&p, static_cast<uint32_t>(s.name.size()));
     p.insert(p.end(), s.name.begin(), s.name.end());
   }
-  ex.push_back({0x104, p});
+  ex.push_back({KJIT_CAPF_SYMBOLS, p});
 }
 
 }  // namespace kjit::sim

@@ -14,22 +14,24 @@
 namespace kjit::sim {
 
 enum class ReplaySection : uint32_t {
-  kMemRead = 0x100,
-  kNondet = 0x101,
-  kBlocks = 0x102,
-  kKernelResult = 0x103,
-  kSymbols = 0x104,
+  kMemRead = KJIT_CAPF_MEMREAD,
+  kNondet = KJIT_CAPF_NONDET,
+  kBlocks = KJIT_CAPF_BLOCKS,
+  kKernelResult = KJIT_CAPF_KRESULT,
+  kSymbols = KJIT_CAPF_SYMBOLS,
 };
+constexpr uint32_t kFirstReplaySection = KJIT_CAPF_FIRST_REPLAY;
+constexpr uint32_t kLastReplaySection = KJIT_CAPF_LAST_REPLAY;
 
 // MEMREAD flags (low 4 bits: segment, 4 = FS, 5 = GS).
 enum : uint32_t {
-  kReadSegMask = 0xf,
-  kReadFailed = 0x10,
-  kReadUser = 0x20,
-  kReadString = 0x40,
-  kReadFlagsMask = 0x7f,
+  kReadSegMask = KJIT_CAP_RD_SEG_MASK,
+  kReadFailed = KJIT_CAP_RD_FAILED,
+  kReadUser = KJIT_CAP_RD_USER,
+  kReadString = KJIT_CAP_RD_STRING,
+  kReadFlagsMask = KJIT_CAP_RD_FLAGS_MASK,
 };
-constexpr uint32_t kMaxReadSize = 1u << 20;
+constexpr uint32_t kMaxReadSize = KJIT_CAPF_READ_MAX;
 
 struct LoggedRead {
   uint64_t pc = 0;
@@ -51,7 +53,13 @@ struct LoggedBlock {
   uint32_t flags = 0;  // bit 0: the block ends in a call
 };
 
-enum class EndReason : uint32_t { kNone = 0, kReturned = 1, kOverflow = 2, kLeftCache = 3, kStopped = 4 };
+enum class EndReason : uint32_t {
+  kNone = 0,
+  kReturned = KJIT_CAP_END_RETURNED,
+  kOverflow = KJIT_CAP_END_OVERFLOW,
+  kLeftCache = KJIT_CAP_END_LEFT_CACHE,
+  kStopped = KJIT_CAP_END_STOPPED,
+};
 const char *end_reason_name(EndReason r);
 
 struct KernelResult {

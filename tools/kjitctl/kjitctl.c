@@ -523,7 +523,7 @@ int main(int argc, char **argv)
   if (!strcmp(cmd, "blocks")) return cmd_blocks_calls(1, json);
   if (!strcmp(cmd, "calls")) return cmd_blocks_calls(0, json);
   if (!strcmp(cmd, "flush") || !strcmp(cmd, "reset") || !strcmp(cmd, "icount-reset")) {
-    if (ioctl(fd, !strcmp(cmd, "flush") ? KJIT_IOC_FLUSH : KJIT_IOC_ICOUNT_RESET, 0) < 0) {
+    if (ioctl(fd, !strcmp(cmd, "flush") ? KJIT_IOC_FLUSH : KJIT_IOC_RESET_RESULTS, 0) < 0) {
       perror("kjitctl");
       return 1;
     }

@@ -35,30 +35,11 @@ static void capf_put(struct capf_buf *b, const void *v, size_t n)
 static void capf_u32(struct capf_buf *b, uint32_t v) { capf_put(b, &v, 4); }
 static void capf_u64(struct capf_buf *b, uint64_t v) { capf_put(b, &v, 8); }
 
-static uint32_t capf_crc_update(uint32_t crc, const unsigned char *p, size_t n)
-{
-  static uint32_t t[256];
-  if (!t[1])
-    for (uint32_t i = 0; i < 256; i++) {
-      uint32_t c = i;
-      for (int k = 0; k < 8; k++) c = (c & 1) ? 0xedb88320u ^ (c >> 1) : c >> 1;
-      t[i] = c;
-    }
-  uint32_t c = crc ^ 0xffffffffu;
-  for (size_t i = 0; i < n; i++) c = t[(c ^ p[i]) & 0xff] ^ (c >> 8);
-  return c ^ 0xffffffffu;
-}
-
 static void capf_section(struct capf_buf *out, uint32_t type, const struct capf_buf *pl)
 {
-  unsigned char head[12];
-  uint64_t len = pl->n;
-  memcpy(head, &type, 4);
-  memcpy(head + 4, &len, 8);
-  uint32_t crc = capf_crc_update(capf_crc_update(0, head, 12), pl->p, pl->n);
   capf_u32(out, type);
-  capf_u64(out, len);
-  capf_u32(out, crc);
+  capf_u64(out, pl->n);
+  capf_u32(out, kjit_capf_section_crc(type, pl->p, pl->n));
   if (pl->n) capf_put(out, pl->p, pl->n);
 }
 
@@ -100,14 +81,13 @@ static int capf_write(const char *path, const char *name, const unsigned char *e
                       struct capf_code *codes, size_t ncodes, uint32_t cap_flags, const char *entry_name,
                       int verbose)
 {
-  const struct kjit_cap_rec *h = (const void *)ev;
-  if (h->type != KJIT_CAP_BEGIN) return -1;
-  const uint64_t *bg = (const uint64_t *)(h + 1);
-  /* entry_pc, gpr[16], rflags, gs_base, fs_base, icount; u32 pid, cpu */
-  uint64_t entry_pc = bg[0], rflags = bg[17], gs = bg[18], fs = bg[19], icount0 = bg[20];
-  uint32_t pid = ((const uint32_t *)(bg + 21))[0], cpu = ((const uint32_t *)(bg + 21))[1];
+  const struct kjit_cap_begin *bg = (const void *)ev;
+  if (bg->h.type != KJIT_CAP_BEGIN) return -1;
+  uint64_t entry_pc = bg->entry_pc, rflags = bg->rflags, gs = bg->gs_base, fs = bg->fs_base;
+  uint64_t icount0 = bg->icount;
+  uint32_t pid = bg->pid, cpu = bg->cpu;
   uint64_t gpr[16];
-  memcpy(gpr, bg + 1, sizeof gpr);
+  memcpy(gpr, bg->gpr, sizeof gpr);
   struct capf_buf reads = {0}, nondet = {0}, blocks = {0}, regions = {0}, tmp = {0}, out = {0};
   uint32_t nreads = 0, nnondet = 0, nblocks = 0, end_reason = 0;
   uint64_t icount1 = 0, st_base = 0, st_size = 0, st_from = 0, read_bytes = 0;
@@ -116,30 +96,33 @@ static int capf_write(const char *path, const char *name, const unsigned char *e
     const struct kjit_cap_rec *r = (const void *)p;
     const unsigned char *pl = p + sizeof *r;
     if (r->len < sizeof *r || p + r->len > evend) break;
+    /* The file's records are the module's without their header (same
+     * layout: uapi/kjit_capture.h). */
     switch (r->type) {
       case KJIT_CAP_STACK: {
-        const uint64_t *s = (const void *)pl;
-        st_base = s[0]; st_size = s[1]; st_from = s[2]; st_bytes = pl + 24;
+        const struct kjit_cap_stack *s = (const void *)r;
+        st_base = s->base; st_size = s->size; st_from = s->from; st_bytes = (const void *)(s + 1);
         break;
       }
       case KJIT_CAP_BLOCK:
-        capf_put(&blocks, pl, 16);
+        capf_put(&blocks, pl, sizeof(struct kjit_capf_block));
         nblocks++;
         break;
       case KJIT_CAP_READ: {
-        uint32_t size = ((const uint32_t *)(pl + 24))[0];
-        capf_put(&reads, pl, 32 + size);
+        uint32_t size = ((const struct kjit_cap_read *)r)->size;
+        capf_put(&reads, pl, sizeof(struct kjit_capf_read) + size);
         read_bytes += size;
         nreads++;
         break;
       }
       case KJIT_CAP_NONDET:
-        capf_put(&nondet, pl, 48);
+        capf_put(&nondet, pl, sizeof(struct kjit_capf_nondet));
         nnondet++;
         break;
       case KJIT_CAP_END: {
-        end_reason = ((const uint32_t *)pl)[0];
-        icount1 = ((const uint64_t *)pl)[1];
+        const struct kjit_cap_end *e = (const void *)r;
+        end_reason = e->reason;
+        icount1 = e->icount;
         break;
       }
     }
@@ -158,7 +141,8 @@ static int capf_write(const char *path, const char *name, const unsigned char *e
     if (st_size && start < st_base + st_size && st_base < end) { i = j; continue; }
     unsigned char *bytes = calloc(1, end - start);
     for (size_t k = i; k < j; k++) memcpy(bytes + (codes[k].pc - start), codes[k].bytes, codes[k].len);
-    capf_u64(&rl, start); capf_u64(&rl, end - start); capf_u32(&rl, 5); capf_u32(&rl, 0);
+    capf_u64(&rl, start); capf_u64(&rl, end - start); capf_u32(&rl, KJIT_CAPF_PERM_R | KJIT_CAPF_PERM_X);
+    capf_u32(&rl, 0);
     capf_put(&rl, bytes, end - start);
     free(bytes);
     nreg++;
@@ -170,7 +154,8 @@ static int capf_write(const char *path, const char *name, const unsigned char *e
       memcpy(bytes + (st_from - st_base), st_bytes, st_base + st_size - st_from);
     /* the stack lies below the code in the address space (vmalloc) */
     struct capf_buf s = {0};
-    capf_u64(&s, st_base); capf_u64(&s, st_size); capf_u32(&s, 3); capf_u32(&s, 0);
+    capf_u64(&s, st_base); capf_u64(&s, st_size); capf_u32(&s, KJIT_CAPF_PERM_R | KJIT_CAPF_PERM_W);
+    capf_u32(&s, 0);
     capf_put(&s, bytes, st_size);
     capf_put(&s, rl.p, rl.n);
     free(rl.p);
@@ -184,45 +169,49 @@ static int capf_write(const char *path, const char *name, const unsigned char *e
 
   uint32_t nsec = 0;
   struct capf_buf secs = {0};
-  capf_section(&secs, 1, &regions); nsec++;
+  capf_section(&secs, KJIT_CAPF_REGIONS, &regions); nsec++;
   /* REGS: the state before `call entry`: rsp one slot above the return address. */
   tmp.n = 0;
   for (int i = 0; i < 16; i++) capf_u64(&tmp, i == 4 ? gpr[4] + 8 : gpr[i]);
   capf_u64(&tmp, entry_pc); capf_u64(&tmp, rflags); capf_u64(&tmp, gs); capf_u64(&tmp, fs);
-  capf_section(&secs, 2, &tmp); nsec++;
+  capf_section(&secs, KJIT_CAPF_REGS, &tmp); nsec++;
   tmp.n = 0;
   capf_u64(&tmp, entry_pc); capf_u64(&tmp, CAPF_SENTINEL);
-  capf_section(&secs, 3, &tmp); nsec++;
+  capf_section(&secs, KJIT_CAPF_ENTRY, &tmp); nsec++;
   tmp.n = 0;
   capf_put(&tmp, name, strlen(name));
-  capf_section(&secs, 4, &tmp); nsec++;
+  capf_section(&secs, KJIT_CAPF_NAME, &tmp); nsec++;
   struct capf_buf sec = {0};
   capf_u32(&sec, nreads); if (reads.n) capf_put(&sec, reads.p, reads.n);
-  capf_section(&secs, 0x100, &sec); nsec++;
+  capf_section(&secs, KJIT_CAPF_MEMREAD, &sec); nsec++;
   sec.n = 0;
   capf_u32(&sec, nnondet); if (nondet.n) capf_put(&sec, nondet.p, nondet.n);
-  capf_section(&secs, 0x101, &sec); nsec++;
+  capf_section(&secs, KJIT_CAPF_NONDET, &sec); nsec++;
   sec.n = 0;
   capf_u32(&sec, nblocks); if (blocks.n) capf_put(&sec, blocks.p, blocks.n);
-  capf_section(&secs, 0x102, &sec); nsec++;
+  capf_section(&secs, KJIT_CAPF_BLOCKS, &sec); nsec++;
   /* KRESULT: how the invocation ended and the icount tool's counter. */
   sec.n = 0;
   capf_u32(&sec, end_reason); capf_u32(&sec, cap_flags);
   capf_u64(&sec, icount0); capf_u64(&sec, icount1);
   capf_u32(&sec, pid); capf_u32(&sec, cpu);
-  capf_section(&secs, 0x103, &sec); nsec++;
+  capf_section(&secs, KJIT_CAPF_KRESULT, &sec); nsec++;
   sec.n = 0;
   capf_symbols(&sec, entry_name);
-  capf_section(&secs, 0x104, &sec); nsec++;
+  capf_section(&secs, KJIT_CAPF_SYMBOLS, &sec); nsec++;
 
-  capf_put(&out, "KJITCAP", 8);
-  capf_u32(&out, 2); capf_u32(&out, nsec); capf_u32(&out, 0); capf_u32(&out, 0);
+  capf_put(&out, KJIT_CAPF_MAGIC, 8);
+  capf_u32(&out, KJIT_CAPF_VERSION); capf_u32(&out, nsec); capf_u32(&out, 0); capf_u32(&out, 0);
   capf_put(&out, secs.p, secs.n);
   FILE *f = fopen(path, "wb");
   int ok = f && fwrite(out.p, 1, out.n, f) == out.n;
   if (f && fclose(f)) ok = 0;
   uint64_t icount = 0;
-  for (uint32_t i = 0; i < nblocks; i++) icount += ((const uint32_t *)(blocks.p + 16 * i + 8))[0];
+  for (uint32_t i = 0; i < nblocks; i++) {
+    struct kjit_capf_block b;
+    memcpy(&b, blocks.p + sizeof b * i, sizeof b);
+    icount += b.ninsns;
+  }
   if (verbose || !ok)
     printf("%s: %s %zu bytes: %u blocks, %llu insns, %u reads (%llu bytes), %u nondet, end %s%s\n", path,
            ok ? "wrote" : "FAILED", out.n, nblocks, (unsigned long long)icount, nreads,
@@ -338,9 +327,10 @@ static int cmd_capture(int argc, char **argv)
     if (h->len < sizeof *h || p + h->len > cob + r.code_bytes) break;
     if (h->type == KJIT_CAP_CODE) {
       if (ncodes == capc) codes = realloc(codes, (capc *= 2) * sizeof *codes);
-      codes[ncodes].pc = *(uint64_t *)(h + 1);
-      codes[ncodes].len = *(uint32_t *)(p + 16);
-      codes[ncodes].bytes = p + 24;
+      const struct kjit_cap_code *c = (const void *)h;
+      codes[ncodes].pc = c->pc;
+      codes[ncodes].len = c->len;
+      codes[ncodes].bytes = (const void *)(c + 1);
       ncodes++;
     }
     p += h->len;
@@ -359,8 +349,7 @@ static int cmd_capture(int argc, char **argv)
     if (h->type == KJIT_CAP_END && begin) {
       char path[4096], nm[256];
       if (first_complete) {
-        const unsigned char *q = p - h->len;   /* the END record */
-        uint32_t why = ((const uint32_t *)(q + sizeof *h))[0];
+        uint32_t why = ((const struct kjit_cap_end *)h)->reason;
         if (why != KJIT_CAP_END_RETURNED) {
           printf("invocation skipped: end reason %u\n", why);
           begin = NULL;

@@ -14,6 +14,8 @@ typedef int32_t __s32;
 typedef uint64_t __u64;
 #endif
 
+#include "kjit_capture.h"
+
 #define KJIT_NAME_MAX 128
 
 /* Attach to / detach from a kernel function with an fentry site, by symbol
@@ -131,7 +133,8 @@ struct kjit_ioc_results {
 #define KJIT_IOC_DETACH _IOW(KJIT_IOC_MAGIC, 2, struct kjit_ioc_target)
 #define KJIT_IOC_STATS _IOWR(KJIT_IOC_MAGIC, 3, struct kjit_ioc_stats)
 #define KJIT_IOC_FLUSH _IO(KJIT_IOC_MAGIC, 4)
-#define KJIT_IOC_ICOUNT_RESET _IO(KJIT_IOC_MAGIC, 5)  /* = RESET */
+/* Zeroes the active tool's results in place (every tool). */
+#define KJIT_IOC_RESET_RESULTS _IO(KJIT_IOC_MAGIC, 5)
 #define KJIT_IOC_CONFIG _IOW(KJIT_IOC_MAGIC, 6, struct kjit_ioc_config)
 #define KJIT_IOC_RESULTS _IOWR(KJIT_IOC_MAGIC, 7, struct kjit_ioc_results)
 #define KJIT_IOC_ATTACH_MANY _IOW(KJIT_IOC_MAGIC, 8, struct kjit_ioc_attach_many)
@@ -143,7 +146,7 @@ struct kjit_ioc_results {
  * format.md).  START arms one capture (it replaces the previous one and its
  * buffers); READ copies the event and code buffers out; STOP disarms.
  * Event and code records are struct kjit_cap_rec headers followed by their
- * payload (layouts below), each record a multiple of 8 bytes. */
+ * payload (layouts in kjit_capture.h), each record a multiple of 8 bytes. */
 struct kjit_ioc_capture {
   __u32 size;
   __u32 flags;                 /* must be 0 */
@@ -164,27 +167,7 @@ struct kjit_ioc_capture_read {
   __u64 code_ptr, code_len;    /* in: user buffer for code records */
 };
 enum { KJIT_CAP_STATE_IDLE = 0, KJIT_CAP_STATE_ARMED = 1, KJIT_CAP_STATE_DONE = 2 };
-#define KJIT_CAP_F_OVERFLOW 1u      /* a buffer filled up: capture ended early */
-#define KJIT_CAP_F_CODE_OVERFLOW 2u /* code buffer full: some blocks lack bytes */
-struct kjit_cap_rec { __u32 type, len; };   /* len: whole record, bytes */
-enum {
-  KJIT_CAP_BEGIN = 1,   /* u64 entry_pc, gpr[16], rflags, gs_base, fs_base,
-                           icount; u32 pid, cpu                             */
-  KJIT_CAP_STACK = 2,   /* u64 base, size, from; bytes [from, base+size)    */
-  KJIT_CAP_BLOCK = 3,   /* u64 pc; u32 ninsns, flags (1: ends in a call)    */
-  KJIT_CAP_READ = 4,    /* u64 pc, addr, ea; u32 size, flags; bytes[size]   */
-  KJIT_CAP_NONDET = 5,  /* u64 pc, dest, rcx, rdx, rbx, rflags; u32 dest_reg,
-                           insn_len                                         */
-  KJIT_CAP_END = 6,     /* u32 reason, pad; u64 icount                      */
-  KJIT_CAP_CODE = 7,    /* u64 pc; u32 len, pad; bytes[len] (code buffer)   */
-};
-/* KJIT_CAP_READ flags: bits 0-3 segment (4 FS, 5 GS), then: */
-#define KJIT_CAP_RD_FAILED 0x10u    /* the read faulted (value is zeros)  */
-#define KJIT_CAP_RD_USER 0x20u      /* user address                       */
-#define KJIT_CAP_RD_STRING 0x40u    /* source of a string instruction     */
-/* KJIT_CAP_END reasons */
-enum { KJIT_CAP_END_RETURNED = 1, KJIT_CAP_END_OVERFLOW = 2, KJIT_CAP_END_LEFT_CACHE = 3,
-       KJIT_CAP_END_STOPPED = 4 };
+/* flags: KJIT_CAP_F_*; the records and their flags: kjit_capture.h. */
 #define KJIT_IOC_CAPTURE_START _IOW(KJIT_IOC_MAGIC, 0x20, struct kjit_ioc_capture)
 #define KJIT_IOC_CAPTURE_STOP _IO(KJIT_IOC_MAGIC, 0x21)
 #define KJIT_IOC_CAPTURE_READ _IOWR(KJIT_IOC_MAGIC, 0x22, struct kjit_ioc_capture_read)

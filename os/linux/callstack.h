@@ -1,0 +1,18 @@
+/* callstack.c: a kernel-only built-in tool, call/return events for folded
+ * stacks.  A plugin of the engine (below the engine host). */
+#ifndef KJIT_CALLSTACK_H
+#define KJIT_CALLSTACK_H
+
+#include <linux/types.h>
+
+struct kjit_plugin;
+enum { KJIT_CS_ENTRY = 1, KJIT_CS_CALL = 2, KJIT_CS_RET = 3 };
+struct kjit_cs_event { u64 pc, sp; u32 pid, type; u64 pad; };
+int kjit_callstack_init(u32 capacity_pow2);
+void kjit_callstack_reset(void);
+void kjit_callstack_free(void);
+void kjit_callstack_entry(u64 pc, u64 sp);
+const struct kjit_plugin *kjit_callstack_plugin(void);
+const struct kjit_cs_event *kjit_callstack_ring(u64 *head, u64 *cap);
+
+#endif

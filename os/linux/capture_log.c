@@ -1,0 +1,474 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The capture's recorder: its event and code buffers, the state of the
+ * capture, and the routines that translated code calls (capture.c inserts
+ * the calls and says what each records).  Record layouts:
+ * uapi/kjit_capture.h.
+ *
+ * One invocation is recorded at a time, by the task that owns it: the
+ * routines return at once for every other task.  An owner that leaves the
+ * cache (a call into code that is not translated) never reaches its END;
+ * its next entry, or STOP, closes it as LEFT_CACHE.  The event buffer is
+ * bounded: when a record does not fit, END(overflow) is written in the
+ * space kept for it and the capture is done.  Records become visible to
+ * READ only when complete (`used` is published after the bytes). */
+#define pr_fmt(fmt) "kjit: " fmt
+
+#include <linux/kernel.h>
+#include <linux/sched.h>
+#include <linux/sched/task_stack.h>
+#include <linux/uaccess.h>
+#include <linux/vmalloc.h>
+#include <linux/percpu.h>
+#include "capture_log.h"
+#include "config.h"
+#include "kjit/plugin.h"
+
+#define CAP_END_RESERVE 64
+#define CAP_MAX_READ 4096        /* a larger string read marks the capture overflowed */
+
+struct cap_buf {
+	u8 *p;
+	u64 cap;
+	u64 used;                /* published length */
+};
+
+static struct cap_buf ev, code;
+static u64 cap_target;          /* entry block pc: function + MCOUNT_INSN_SIZE */
+static u32 cap_pid, cap_count;
+static atomic_t cap_done_n;
+static u32 cap_flags;
+static int cap_state;           /* KJIT_CAP_STATE_* */
+static struct task_struct *cap_owner;
+static u64 cap_entry_sp;        /* rsp at the entry (points at the return address) */
+
+/* ---- buffers ---------------------------------------------------------- */
+
+static void *cap_reserve(struct cap_buf *b, u32 len, u32 type, bool end_record)
+{
+	struct kjit_cap_rec *r;
+	u64 room = b->cap - b->used;
+
+	len = ALIGN(len, 8);
+	if (!end_record && b == &ev && len + CAP_END_RESERVE > room)
+		return NULL;
+	if (len > room)
+		return NULL;
+	r = (struct kjit_cap_rec *)(b->p + b->used);
+	r->type = type;
+	r->len = len;
+	return r;
+}
+
+static void cap_commit(struct cap_buf *b, void *rec)
+{
+	struct kjit_cap_rec *r = rec;
+
+	smp_wmb();
+	WRITE_ONCE(b->used, b->used + r->len);
+}
+
+static void cap_end(u32 reason);
+static void cap_log_read(u64 pc, u64 addr, u64 ea, u32 size, u32 flags);
+static u64 cap_seg_base(u64 seg);
+
+/* The owner's plain load whose value is not logged yet: its call after the
+ * load logs it.  A load that faults by design continues at its fixup, not
+ * after it; the next event of the owner logs it first, so the order of the
+ * log is the order of execution. */
+struct cap_pending_read {
+	u64 pc, ea, size, seg;
+	bool set;
+};
+static struct cap_pending_read cap_pending;
+
+static void cap_flush_pending(void)
+{
+	struct cap_pending_read r = cap_pending;
+
+	if (!r.set)
+		return;
+	cap_pending.set = false;
+	cap_log_read(r.pc, r.ea + cap_seg_base(r.seg), r.ea, r.size, r.seg);
+}
+
+/* Event space for the owner, or NULL after ending the capture (overflow). */
+static void *ev_reserve(u32 len, u32 type)
+{
+	void *r = cap_reserve(&ev, len, type, false);
+
+	if (!r)
+		cap_end(KJIT_CAP_END_OVERFLOW);
+	return r;
+}
+
+static u64 cap_icount(void)
+{
+	return kjit_config_icount();
+}
+
+/* Ends the owner's open invocation. */
+static void cap_end(u32 reason)
+{
+	struct kjit_cap_end *e;
+
+	cap_pending.set = false;   /* flushed by cap_ret; else the invocation is cut short */
+
+	e = cap_reserve(&ev, sizeof(*e), KJIT_CAP_END, true);
+	if (e) {
+		e->reason = reason;
+		e->pad = 0;
+		e->icount = cap_icount();
+		cap_commit(&ev, e);
+	}
+	if (reason == KJIT_CAP_END_OVERFLOW) {
+		cap_flags |= KJIT_CAP_F_OVERFLOW;
+		WRITE_ONCE(cap_state, KJIT_CAP_STATE_DONE);
+	}
+	if (atomic_inc_return(&cap_done_n) >= cap_count)
+		WRITE_ONCE(cap_state, KJIT_CAP_STATE_DONE);
+	smp_wmb();
+	WRITE_ONCE(cap_owner, NULL);
+}
+
+static inline bool is_owner(void)
+{
+	return READ_ONCE(cap_owner) == current && READ_ONCE(cap_state) == KJIT_CAP_STATE_ARMED;
+}
+
+/* ---- routines called from translated code ----------------------------- */
+
+static struct kjit_cap_begin *cap_open;   /* BEGIN being filled (owner only) */
+
+void kjit_cap_entry_a(u64 rax, u64 rcx, u64 rdx, u64 rbx, u64 rsp, u64 rbp)
+{
+	struct kjit_cap_begin *b;
+
+	if (READ_ONCE(cap_state) != KJIT_CAP_STATE_ARMED || !in_task())
+		return;
+	if (cap_pid && task_tgid_nr(current) != cap_pid)
+		return;
+	if (READ_ONCE(cap_owner) == current) {
+		/* The previous invocation never returned through the cache. */
+		cap_end(KJIT_CAP_END_LEFT_CACHE);
+		if (READ_ONCE(cap_state) != KJIT_CAP_STATE_ARMED)
+			return;
+	}
+	if (cmpxchg(&cap_owner, NULL, current) != NULL)
+		return;            /* another task's invocation is being recorded */
+	b = ev_reserve(sizeof(*b), KJIT_CAP_BEGIN);
+	if (!b) {
+		cap_open = NULL;
+		return;
+	}
+	memset((u8 *)b + sizeof(b->h), 0, sizeof(*b) - sizeof(b->h));
+	b->gpr[KJIT_REG_RAX] = rax;
+	b->gpr[KJIT_REG_RCX] = rcx;
+	b->gpr[KJIT_REG_RDX] = rdx;
+	b->gpr[KJIT_REG_RBX] = rbx;
+	b->gpr[KJIT_REG_RSP] = rsp;
+	b->gpr[KJIT_REG_RBP] = rbp;
+	b->pid = task_pid_nr(current);
+	cap_open = b;
+	cap_entry_sp = rsp;
+}
+
+void kjit_cap_entry_b(u64 rsi, u64 rdi, u64 r8, u64 r9, u64 r10, u64 r11)
+{
+	struct kjit_cap_begin *b = cap_open;
+
+	if (!is_owner() || !b)
+		return;
+	b->gpr[KJIT_REG_RSI] = rsi;
+	b->gpr[KJIT_REG_RDI] = rdi;
+	b->gpr[KJIT_REG_R8] = r8;
+	b->gpr[KJIT_REG_R9] = r9;
+	b->gpr[KJIT_REG_R10] = r10;
+	b->gpr[KJIT_REG_R11] = r11;
+}
+
+void kjit_cap_entry_c(u64 r12, u64 r13, u64 r14, u64 r15, u64 flags, u64 pc)
+{
+	struct kjit_cap_begin *b = cap_open;
+	struct kjit_cap_stack *s;
+	unsigned long base, top, from;
+	u32 n;
+
+	if (!is_owner() || !b)
+		return;
+	cap_open = NULL;
+	b->gpr[KJIT_REG_R12] = r12;
+	b->gpr[KJIT_REG_R13] = r13;
+	b->gpr[KJIT_REG_R14] = r14;
+	b->gpr[KJIT_REG_R15] = r15;
+	b->rflags = flags;
+	b->entry_pc = pc;
+	preempt_disable();
+	b->gs_base = this_cpu_read(this_cpu_off);
+	b->cpu = smp_processor_id();
+	preempt_enable();
+	b->icount = cap_icount();
+	cap_commit(&ev, b);
+
+	/* The stack above rsp: the return address, the caller's frames and
+	 * the syscall's pt_regs. */
+	base = (unsigned long)task_stack_page(current);
+	top = base + THREAD_SIZE;
+	from = (unsigned long)b->gpr[KJIT_REG_RSP];
+	if (from < base || from >= top)
+		from = top;        /* not on the task stack: no copy */
+	n = top - from;
+	s = ev_reserve(sizeof(*s) + n, KJIT_CAP_STACK);
+	if (!s)
+		return;
+	s->base = base;
+	s->size = THREAD_SIZE;
+	s->from = from;
+	memcpy(s + 1, (void *)from, n);
+	cap_commit(&ev, s);
+}
+
+void kjit_cap_block(u64 pc, u64 ninsns, u64 flags)
+{
+	struct kjit_cap_block *r;
+
+	if (!is_owner())
+		return;
+	cap_flush_pending();
+	r = ev_reserve(sizeof(*r), KJIT_CAP_BLOCK);
+	if (!r)
+		return;
+	r->pc = pc;
+	r->ninsns = ninsns;
+	r->flags = flags;
+	cap_commit(&ev, r);
+}
+
+static void cap_log_read(u64 pc, u64 addr, u64 ea, u32 size, u32 flags)
+{
+	struct kjit_cap_read *r;
+	u8 *val;
+	long err;
+
+	if (size > CAP_MAX_READ) {
+		cap_end(KJIT_CAP_END_OVERFLOW);
+		return;
+	}
+	r = ev_reserve(sizeof(*r) + size, KJIT_CAP_READ);
+	if (!r)
+		return;
+	r->pc = pc;
+	r->addr = addr;
+	r->ea = ea;
+	r->size = size;
+	val = (u8 *)(r + 1);
+	if (addr < TASK_SIZE_MAX) {
+		flags |= KJIT_CAP_RD_USER;
+		err = copy_from_user_nofault(val, (const void __user *)(unsigned long)addr, size);
+	} else {
+		err = copy_from_kernel_nofault(val, (const void *)(unsigned long)addr, size);
+	}
+	if (err) {
+		memset(val, 0, size);
+		flags |= KJIT_CAP_RD_FAILED;
+	}
+	r->flags = flags;
+	cap_commit(&ev, r);
+}
+
+static u64 cap_seg_base(u64 seg)
+{
+	if (seg == KJIT_SEG_GS)
+		return raw_cpu_read(this_cpu_off);
+	if (seg == KJIT_SEG_FS)
+		return current->thread.fsbase;
+	return 0;
+}
+
+void kjit_cap_read(u64 pc, u64 ea, u64 size, u64 seg)
+{
+	if (!is_owner())
+		return;
+	cap_flush_pending();
+	cap_log_read(pc, ea + cap_seg_base(seg), ea, size, seg);
+}
+
+/* A plain load is logged after it ran (see cap_instrument_read): the call before
+ * it only notes the address, which the load may overwrite (mov (%rax),%rax). */
+void kjit_cap_load_before(u64 pc, u64 ea, u64 size, u64 seg)
+{
+	if (!is_owner())
+		return;
+	cap_flush_pending();
+	cap_pending = (struct cap_pending_read){ .pc = pc, .ea = ea, .size = size, .seg = seg, .set = true };
+}
+
+void kjit_cap_load_after(void)
+{
+	if (is_owner())
+		cap_flush_pending();
+}
+
+void kjit_cap_string(u64 pc, u64 rsi, u64 rdi, u64 rcx, u64 flags, u64 kind)
+{
+	u64 width = kind & 0xff, n = width, start;
+	int pass;
+
+	if (!is_owner())
+		return;
+	cap_flush_pending();
+	if (kind & CAP_STR_REP)
+		n = rcx * width;
+	if (n == 0)
+		return;
+	for (pass = 0; pass < 2; pass++) {
+		u64 src;
+
+		if (pass == 0 && (kind & CAP_STR_RDI_ONLY))
+			continue;
+		if (pass == 1 && !(kind & (CAP_STR_TWO_SOURCES | CAP_STR_RDI_ONLY)))
+			break;                 /* movs/lods read only rsi */
+		src = pass == 0 ? rsi : rdi;
+		start = (flags & X86_EFLAGS_DF) ? src + width - n : src;
+		cap_log_read(pc, start, start, n, KJIT_CAP_RD_STRING);
+		if (!is_owner())
+			return;
+	}
+}
+
+/* After a non-deterministic instruction: its results.  kjit_insert_call
+ * takes at most 6 arguments, so dest_reg and len stay 0 (the registers are
+ * enough for a replay). */
+void kjit_cap_nondet(u64 pc, u64 dest, u64 rcx, u64 rdx, u64 rbx, u64 flags)
+{
+	struct kjit_cap_nondet *r;
+
+	if (!is_owner())
+		return;
+	cap_flush_pending();
+	r = ev_reserve(sizeof(*r), KJIT_CAP_NONDET);
+	if (!r)
+		return;
+	r->pc = pc;
+	r->dest = dest;
+	r->rcx = rcx;
+	r->rdx = rdx;
+	r->rbx = rbx;
+	r->rflags = flags;
+	r->dest_reg = 0;
+	r->len = 0;
+	cap_commit(&ev, r);
+}
+
+void kjit_cap_ret(u64 pc, u64 rsp)
+{
+	if (!is_owner())
+		return;
+	cap_flush_pending();
+	if (rsp != cap_entry_sp)
+		return;
+	cap_end(KJIT_CAP_END_RETURNED);
+}
+
+/* A CODE record: the live bytes at [pc, pc + len). */
+void kjit_caplog_add_code(u64 pc, u32 len)
+{
+	struct kjit_cap_code *c;
+
+	c = cap_reserve(&code, sizeof(*c) + len, KJIT_CAP_CODE, true);
+	if (!c)
+		return;
+	c->pc = pc;
+	c->len = len;
+	c->pad = 0;
+	if (copy_from_kernel_nofault(c + 1, (void *)(unsigned long)pc, len) == 0)
+		cap_commit(&code, c);
+}
+
+/* The bytes of a block being built (under the engine lock: one writer);
+ * a full code buffer is remembered in the capture's flags. */
+void kjit_caplog_add_block_code(u64 pc, u32 len)
+{
+	struct kjit_cap_code *c = cap_reserve(&code, sizeof(*c) + len, KJIT_CAP_CODE, true);
+
+	if (!c) {
+		cap_flags |= KJIT_CAP_F_CODE_OVERFLOW;
+		return;
+	}
+	c->pc = pc;
+	c->len = len;
+	c->pad = 0;
+	if (copy_from_kernel_nofault(c + 1, (void *)(unsigned long)pc, len) == 0)
+		cap_commit(&code, c);
+}
+
+u64 kjit_caplog_target(void)
+{
+	return READ_ONCE(cap_target);
+}
+
+void kjit_caplog_free(void)
+{
+	vfree(ev.p);
+	vfree(code.p);
+	memset(&ev, 0, sizeof(ev));
+	memset(&code, 0, sizeof(code));
+}
+
+/* Fresh buffers for a capture of the invocations at `target`; the state
+ * stays as it is until kjit_caplog_set_state. */
+int kjit_caplog_prepare(u64 target, u32 pid, u32 count, u32 ev_kb, u32 code_kb)
+{
+	kjit_caplog_free();
+	ev.p = vzalloc((u64)ev_kb << 10);
+	code.p = vzalloc((u64)code_kb << 10);
+	if (!ev.p || !code.p) {
+		kjit_caplog_free();
+		return -ENOMEM;
+	}
+	ev.cap = (u64)ev_kb << 10;
+	code.cap = (u64)code_kb << 10;
+	cap_target = target;
+	cap_pid = pid;
+	cap_count = count;
+	atomic_set(&cap_done_n, 0);
+	cap_flags = 0;
+	cap_owner = NULL;
+	cap_open = NULL;
+	return 0;
+}
+
+void kjit_caplog_set_state(int state)
+{
+	WRITE_ONCE(cap_state, state);
+}
+
+/* After the last routine call can have run: an open invocation ends as
+ * STOPPED, and an armed capture is done. */
+void kjit_caplog_stopped(void)
+{
+	if (READ_ONCE(cap_owner))
+		cap_end(KJIT_CAP_END_STOPPED);
+	WRITE_ONCE(cap_state, cap_state == KJIT_CAP_STATE_IDLE ? KJIT_CAP_STATE_IDLE
+							     : KJIT_CAP_STATE_DONE);
+}
+
+int kjit_caplog_read_out(struct kjit_ioc_capture_read *r, void __user *uarg)
+{
+	u64 evn = READ_ONCE(ev.used), con = READ_ONCE(code.used);
+
+	smp_rmb();
+	r->state = READ_ONCE(cap_state);
+	r->ncaptured = atomic_read(&cap_done_n);
+	r->flags = cap_flags;
+	r->event_bytes = evn;
+	r->code_bytes = con;
+	if (r->buf_ptr && r->buf_len >= evn && evn &&
+	    copy_to_user(u64_to_user_ptr(r->buf_ptr), ev.p, evn))
+		return -EFAULT;
+	if (r->code_ptr && r->code_len >= con && con &&
+	    copy_to_user(u64_to_user_ptr(r->code_ptr), code.p, con))
+		return -EFAULT;
+	if (copy_to_user(uarg, r, sizeof(*r)))
+		return -EFAULT;
+	return 0;
+}

@@ -1,0 +1,118 @@
+#!/bin/bash
+# Checks that kjit.ko's files depend on each other in one direction only.
+#
+# The file-level graph is the union of
+#  - calls and references: an edge A -> B when A.o needs a symbol that B.o
+#    defines (nm -u / nm --defined-only, only kjit's own objects, listed in
+#    MODULE_DIR/kjit.mod; the six examples/*.o count as one node "examples");
+#  - includes: an edge A -> B when A.c, A.h or A.S includes "B.h" (a header
+#    counts as the file of the same name that implements it; include/kjit's
+#    engine.h and plugin.h are the engine's, kjit_examples.h the examples';
+#    other headers are interfaces with no file behind them: os_shim.h,
+#    types.h, the uapi and capture-format headers).
+# It fails on a cycle, and on an edge that goes up the layer order below (a
+# file may use files of its own layer or of layers beneath it).  A new file
+# must be given a layer here.
+#
+# Usage: os/linux/check-layers.sh MODULE_DIR [--print]
+#   MODULE_DIR: where Kbuild built kjit.ko (BUILD_DIR/module).
+#   --print: print the graph, one "file -> file" line per edge.
+set -euo pipefail
+
+# Top to bottom.  One line per layer.
+LAYERS=(
+  "control module"                       # ioctl decoding; init and exit
+  "config capture capture_log"           # what the ioctls drive
+  "dispatch_gates"                       # translated code's way out (asm)
+  "entry_ftrace textwatch builtin_tools exports"  # entry/exit, text changes, tools, plugin API
+  "engine_host"                          # the engine's one owner
+  "callstack examples"                   # plugins compiled into kjit.ko
+  "kjit_engine zydis_kernel"             # the C++ engine (core/, arch/x86/) and Zydis
+  "shim extable"                         # what the engine calls (os_shim.h)
+  "quiesce"
+  "cache_mem cache_area symbols"         # memory, kernel symbols
+)
+
+[ $# -ge 1 ] || { echo "usage: $0 MODULE_DIR [--print]" >&2; exit 2; }
+mod="$(cd "$1" && pwd)"
+print=0
+[ "${2:-}" = "--print" ] && print=1
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+[ -f "$mod/kjit.mod" ] || { echo "check-layers: $mod/kjit.mod missing (build the module first)" >&2; exit 1; }
+
+node_of_obj() {   # path/to/x.o -> node name
+  local rel="${1#"$mod"/}"
+  case "$rel" in
+    examples/*) echo examples ;;
+    *) basename "$rel" .o ;;
+  esac
+}
+
+declare -A rank def
+for i in "${!LAYERS[@]}"; do
+  for n in ${LAYERS[$i]}; do rank[$n]=$i; done
+done
+
+objs=$(tr ' ' '\n' < "$mod/kjit.mod" | grep -v '^$')
+edges=$(mktemp)
+trap 'rm -f "$edges"' EXIT
+
+# Symbol edges.
+for o in $objs; do
+  n=$(node_of_obj "$o")
+  for s in $(nm --defined-only -g "$o" | awk '$2 ~ /^[A-Z]$/ && $2 != "U" {print $3}'); do
+    def[$s]=$n
+  done
+done
+for o in $objs; do
+  n=$(node_of_obj "$o")
+  for s in $(nm -u "$o" | awk '{print $2}'); do
+    t="${def[$s]:-}"
+    [ -n "$t" ] && [ "$t" != "$n" ] && echo "$n $t"
+  done
+done >> "$edges"
+
+# Include edges (sources, not the Kbuild copy).
+header_node() {   # included path -> node, or nothing for an interface header
+  case "$1" in
+    kjit/engine.h|kjit/plugin.h) echo kjit_engine ;;
+    kjit_examples.h) echo examples ;;
+    kjit/*|uapi/*) ;;
+    *.h) local b; b=$(basename "$1" .h)
+         if [ -f "$here/$b.c" ] || [ -f "$here/$b.S" ]; then echo "$b"; fi ;;
+  esac
+}
+for f in "$here"/*.c "$here"/*.h "$here"/*.S; do
+  b=$(basename "$f"); n="${b%.*}"
+  [ -n "${rank[$n]:-}" ] || [ "${b##*.}" = h ] || { echo "check-layers: $b has no layer (add it to LAYERS in $0)" >&2; exit 1; }
+  # a header with no implementing file of its name is an interface
+  [ "${b##*.}" = h ] && [ -z "${rank[$n]:-}" ] && continue
+  for inc in $(sed -n 's/^#include "\(.*\)".*/\1/p' "$f"); do
+    t=$(header_node "$inc")
+    [ -n "$t" ] && [ "$t" != "$n" ] && echo "$n $t"
+  done
+done >> "$edges"
+
+sort -u "$edges" -o "$edges"
+[ "$print" = 1 ] && awk '{print $1 " -> " $2}' "$edges"
+
+fail=0
+while read -r a b; do
+  for x in "$a" "$b"; do
+    [ -n "${rank[$x]:-}" ] || { echo "check-layers: $x has no layer (add it to LAYERS in $0)" >&2; fail=1; }
+  done
+  if [ -n "${rank[$a]:-}" ] && [ -n "${rank[$b]:-}" ] && [ "${rank[$b]}" -lt "${rank[$a]}" ]; then
+    echo "check-layers: $a -> $b goes up the layer order" >&2
+    fail=1
+  fi
+done < "$edges"
+
+# Cycles: tsort reports them ("input contains a loop").
+if ! tsort "$edges" > /dev/null 2> "$edges.err"; then
+  echo "check-layers: dependency cycle:" >&2
+  grep -v 'input contains a loop' "$edges.err" | sed 's/^tsort: /  /' >&2
+  fail=1
+fi
+rm -f "$edges.err"
+[ "$fail" = 0 ] || exit 1
+echo "check-layers: $(wc -l < "$edges") edges between $(tr ' ' '\n' <<< "${LAYERS[*]}" | grep -c .) files, no cycle, none up the layer order"

@@ -1,0 +1,157 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The configuration: which built-in tool runs, with which engine options,
+ * cache size and entry policy (pid filter, flush-every-entry).
+ *
+ * Choosing a tool or engine options (KJIT_IOC_CONFIG) re-creates the engine
+ * over the same memory: allowed only with nothing attached and no plugin
+ * module depending on kjit, and only after the cache is quiesced (tasks
+ * that entered before the last detach may still run in it).  The config
+ * mutex is taken before the host lock (engine_host.c), never under it; it
+ * also keeps results from being read while the tool is replaced. */
+#define pr_fmt(fmt) "kjit: " fmt
+
+#include <linux/kernel.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include "config.h"
+#include "builtin_tools.h"
+#include "engine_host.h"
+#include "entry_ftrace.h"
+#include "kjit/engine.h"
+
+static unsigned int tool = KJIT_TOOL_ICOUNT;
+module_param(tool, uint, 0444);
+MODULE_PARM_DESC(tool, "built-in tool at load: 0 none, 1 icount, 2 bbcount, 3 calltrace, "
+		 "4 branch_hints, 5 lock_contention, 6 entry_count, 7 callstack");
+
+static DEFINE_MUTEX(kjit_config_mutex);
+static struct kjit_ioc_config cfg;
+
+static bool config_valid(const struct kjit_ioc_config *c)
+{
+	u64 limit_kb = kjit_host_cache_limit() >> 10;
+
+	return c->tool <= KJIT_TOOL_MAX && c->inline_instrumentation <= 1 &&
+	       c->use_liveness <= 1 && c->flush_every_entry <= 1 && c->max_block_insns <= 64 &&
+	       (!c->cache_kb || (c->cache_kb >= 16 && c->cache_kb <= limit_kb));
+}
+
+/* Engine + tool from `c`; caller holds the config mutex, nothing attached,
+ * no task in the cache. */
+static int start(const struct kjit_ioc_config *c)
+{
+	const struct kjit_builtin_tool *t = kjit_builtin_tool(c->tool);
+	struct kjit_engine_options opt;
+	int ret;
+
+	kjit_engine_default_options(&opt);
+	opt.inline_instrumentation = c->inline_instrumentation;
+	opt.use_liveness = c->use_liveness;
+	/* Flushing at every exit needs to see every exit. */
+	opt.observe_exits = c->flush_every_entry ? 1 : 0;
+	if (c->max_block_insns)
+		opt.max_block_insns = c->max_block_insns;
+	ret = kjit_host_start(&opt, (u64)c->cache_kb << 10, t->init,
+			      t->plugin ? t->plugin() : NULL);
+	if (ret)
+		return ret;
+	cfg = *c;
+	kjit_entry_set_policy(c->pid, c->flush_every_entry, c->tool == KJIT_TOOL_CALLSTACK);
+	return 0;
+}
+
+int kjit_config_init(void)
+{
+	struct kjit_ioc_config c = {
+		.size = sizeof(c), .tool = tool, .inline_instrumentation = 1, .use_liveness = 1,
+	};
+	int ret = -EINVAL;
+
+	mutex_lock(&kjit_config_mutex);
+	if (config_valid(&c))
+		ret = start(&c);
+	mutex_unlock(&kjit_config_mutex);
+	if (ret)
+		pr_err("engine/tool init failed: %d\n", ret);
+	return ret;
+}
+
+void kjit_config_exit(void)
+{
+	mutex_lock(&kjit_config_mutex);
+	kjit_host_stop();
+	mutex_unlock(&kjit_config_mutex);
+	kjit_builtin_tools_exit();
+}
+
+int kjit_configure(const struct kjit_ioc_config *c)
+{
+	int ret;
+
+	if (!config_valid(c))
+		return -EINVAL;
+	mutex_lock(&kjit_config_mutex);
+	ret = -EBUSY;
+	if (kjit_nattached() || !list_empty(&THIS_MODULE->source_list))
+		goto out;
+	/* Tasks that entered before the last detach may still be in the cache. */
+	kjit_entry_quiesce();
+	ret = start(c);
+	if (ret) {
+		struct kjit_ioc_config d = cfg;
+
+		pr_err("configure failed (%d); restoring the previous configuration\n", ret);
+		start(&d);
+	} else {
+		pr_info("tool %s, inline %u, liveness %u, cache %llu KiB, flush-every-entry %u, pid %u\n",
+			kjit_tool_name(c->tool), c->inline_instrumentation, c->use_liveness,
+			kjit_host_cache_size() >> 10, c->flush_every_entry, c->pid);
+	}
+out:
+	mutex_unlock(&kjit_config_mutex);
+	return ret;
+}
+
+void kjit_config_get(struct kjit_ioc_config *c)
+{
+	*c = cfg;
+}
+
+u32 kjit_config_tool(void)
+{
+	return READ_ONCE(cfg.tool);
+}
+
+void kjit_config_reset_results(void)
+{
+	const struct kjit_builtin_tool *t;
+
+	mutex_lock(&kjit_config_mutex);
+	t = kjit_builtin_tool(cfg.tool);
+	if (t->reset)
+		t->reset();
+	mutex_unlock(&kjit_config_mutex);
+}
+
+int kjit_config_results(struct kjit_ioc_results *res)
+{
+	struct kjit_ioc_rec __user *u = u64_to_user_ptr(res->rec_ptr);
+	const struct kjit_builtin_tool *t;
+	u64 cap = res->nrec;
+	int ret = 0;
+
+	mutex_lock(&kjit_config_mutex);
+	memset(res->scalars, 0, sizeof(res->scalars));
+	res->nrec = 0;
+	res->tool = cfg.tool;
+	t = kjit_builtin_tool(cfg.tool);
+	if (t->results)
+		ret = t->results(res, u, cap);
+	mutex_unlock(&kjit_config_mutex);
+	return ret;
+}
+
+u64 kjit_config_icount(void)
+{
+	return kjit_builtin_icount(kjit_config_tool());
+}

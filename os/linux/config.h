@@ -1,0 +1,23 @@
+/* config.c: the active configuration (built-in tool, engine options,
+ * cache size, entry policy) and the results of its tool.  Drives the
+ * engine host, the built-in tools and the entry layer; called by control.c
+ * and module.c. */
+#ifndef KJIT_CONFIG_H
+#define KJIT_CONFIG_H
+
+#include <linux/types.h>
+#include "uapi/kjit_ioctl.h"
+
+int kjit_config_init(void);
+void kjit_config_exit(void);
+/* KJIT_IOC_CONFIG: -EBUSY while something is attached or a plugin module
+ * uses kjit; on failure the previous configuration is restored. */
+int kjit_configure(const struct kjit_ioc_config *c);
+void kjit_config_get(struct kjit_ioc_config *c);
+u32 kjit_config_tool(void);
+void kjit_config_reset_results(void);
+int kjit_config_results(struct kjit_ioc_results *res);
+/* The icount tool's count (0 under another tool); lock-free. */
+u64 kjit_config_icount(void);
+
+#endif

@@ -1,0 +1,133 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The engine's lifetime, owned in one place.
+ *
+ * The host lock (a mutex) serialises every call that creates, destroys or
+ * flushes the engine or changes its plugin set.  It is taken only from
+ * process context, never under the engine lock (a raw spinlock, innermost:
+ * os/linux/README.md), and the engine takes its own lock inside these calls.
+ * kjit_engine_flush sleeps (it quiesces the retired epoch), so does
+ * everything here. */
+#define pr_fmt(fmt) "kjit: " fmt
+
+#include <linux/kernel.h>
+#include <linux/mutex.h>
+#include "engine_host.h"
+#include "extable.h"
+#include "shim.h"
+#include "kjit/engine.h"
+
+static DEFINE_MUTEX(kjit_host_mutex);
+static struct kjit_os_memory base_mem;
+static struct kjit_os_kernel_facts facts;
+static const struct kjit_plugin *tool_plugin;   /* the built-in tool's, or NULL */
+static bool engine_up;
+static u64 cache_size;
+
+int kjit_host_init(const struct kjit_os_memory *mem, void (*gate_direct)(void),
+		   void (*gate_indirect)(void))
+{
+	base_mem = *mem;
+	kjit_shim_fill_facts(&facts);
+	facts.gate_direct = (u64)(unsigned long)gate_direct;
+	facts.gate_indirect = (u64)(unsigned long)gate_indirect;
+	if (!facts.return_thunk || !facts.fentry || !facts.schedule_funnel) {
+		pr_err("kernel facts incomplete\n");
+		return -ENOENT;
+	}
+	return 0;
+}
+
+static void stop_locked(void)
+{
+	if (tool_plugin)
+		kjit_unregister_plugin(tool_plugin);
+	tool_plugin = NULL;
+	if (engine_up)
+		kjit_engine_fini();
+	engine_up = false;
+}
+
+int kjit_host_start(const struct kjit_engine_options *opt, u64 cache_bytes,
+		    int (*tool_init)(void), const struct kjit_plugin *plugin)
+{
+	struct kjit_os_memory mem = base_mem;
+	int ret;
+
+	if (cache_bytes)
+		mem.code_size = min_t(u64, cache_bytes, base_mem.code_size);
+	mutex_lock(&kjit_host_mutex);
+	stop_locked();
+	kjit_extable_reset();
+	ret = kjit_engine_init(&mem, &facts, opt);
+	if (ret)
+		goto out;
+	engine_up = true;
+	ret = tool_init ? tool_init() : 0;
+	if (!ret && plugin)
+		ret = kjit_register_plugin(plugin);
+	if (ret) {
+		stop_locked();
+		goto out;
+	}
+	tool_plugin = plugin;
+	WRITE_ONCE(cache_size, mem.code_size);
+out:
+	mutex_unlock(&kjit_host_mutex);
+	return ret;
+}
+
+void kjit_host_stop(void)
+{
+	mutex_lock(&kjit_host_mutex);
+	stop_locked();
+	mutex_unlock(&kjit_host_mutex);
+}
+
+void kjit_host_exit(void)
+{
+	kjit_host_stop();
+}
+
+int kjit_host_flush(bool wait)
+{
+	if (wait)
+		mutex_lock(&kjit_host_mutex);
+	else if (!mutex_trylock(&kjit_host_mutex))
+		return -EBUSY;
+	if (engine_up)
+		kjit_engine_flush();
+	mutex_unlock(&kjit_host_mutex);
+	return 0;
+}
+
+int kjit_host_add_plugin(const struct kjit_plugin *p)
+{
+	int ret = -ENODEV;
+
+	mutex_lock(&kjit_host_mutex);
+	if (engine_up)
+		ret = kjit_register_plugin(p);
+	mutex_unlock(&kjit_host_mutex);
+	return ret;
+}
+
+int kjit_host_remove_plugin(const struct kjit_plugin *p)
+{
+	int ret = -ENODEV;
+
+	mutex_lock(&kjit_host_mutex);
+	if (engine_up)
+		ret = kjit_unregister_plugin(p);
+	mutex_unlock(&kjit_host_mutex);
+	return ret;
+}
+
+u64 kjit_host_cache_limit(void)
+{
+	return base_mem.code_size;
+}
+
+u64 kjit_host_cache_size(void)
+{
+	return READ_ONCE(cache_size);
+}

@@ -1,0 +1,41 @@
+/* engine_host.c: the engine's one owner.  Middle layer: everything that
+ * creates, destroys or flushes the engine, or adds or removes a plugin,
+ * goes through here, under one mutex (the host lock).  Callers above:
+ * config.c (re-creation), entry_ftrace.c (reclaim work, flush on exit),
+ * textwatch.c (text changes), capture.c (its plugin), module.c. */
+#ifndef KJIT_ENGINE_HOST_H
+#define KJIT_ENGINE_HOST_H
+
+#include <linux/types.h>
+#include "kjit/os_shim.h"
+
+struct kjit_plugin;
+struct kjit_engine_options;
+
+/* Memory and gates every engine of this module's lifetime gets; no engine
+ * runs yet. */
+int kjit_host_init(const struct kjit_os_memory *mem, void (*gate_direct)(void),
+		   void (*gate_indirect)(void));
+void kjit_host_exit(void);
+
+/* (Re-)creates the engine: the previous one, if any, is destroyed first.
+ * Caller guarantees that no task runs in the cache (nothing attached, cache
+ * quiesced).  `tool_init` allocates the built-in tool's data from the new
+ * engine's data window, then `tool_plugin` is registered (both may be
+ * NULL).  cache_bytes 0 is the whole cache.  On failure no engine runs. */
+int kjit_host_start(const struct kjit_engine_options *opt, u64 cache_bytes,
+		    int (*tool_init)(void), const struct kjit_plugin *tool_plugin);
+void kjit_host_stop(void);
+
+/* Flush the code cache from process context.  wait = false gives up with
+ * -EBUSY when the host lock is taken (callers on a hot path). */
+int kjit_host_flush(bool wait);
+
+/* Plugins other than the built-in tool (capture). */
+int kjit_host_add_plugin(const struct kjit_plugin *p);
+int kjit_host_remove_plugin(const struct kjit_plugin *p);
+
+u64 kjit_host_cache_limit(void);   /* bytes of the whole code cache */
+u64 kjit_host_cache_size(void);    /* bytes the running engine was given */
+
+#endif

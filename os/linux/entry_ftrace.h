@@ -1,0 +1,31 @@
+/* entry_ftrace.c: entry redirection (ftrace), the attachments, the exits
+ * through the dispatch gates and the reclaim work.  Above the engine host;
+ * called by config.c, capture.c, control.c and module.c. */
+#ifndef KJIT_ENTRY_FTRACE_H
+#define KJIT_ENTRY_FTRACE_H
+
+#include <linux/types.h>
+#include <linux/compiler_types.h>
+
+int kjit_entry_init(void);
+void kjit_entry_exit(void);
+int kjit_attach(const char *name, u64 *addr_out);
+int kjit_attach_many(const char __user *names, s32 __user *results, u32 count);
+int kjit_detach(const char *name);     /* "*" = all */
+int kjit_nattached(void);
+bool kjit_attachment(int i, char *name, u64 *addr);
+/* Waits until no task can be in the code cache (nothing attached) or can
+ * be there only through a new entry. */
+void kjit_entry_quiesce(void);
+
+/* What the ftrace handler and the gates apply to each entry and exit: only
+ * thread group `pid` is redirected (0: all), the cache is flushed when an
+ * entry returns (flush_every_entry), the callstack tool gets entry events. */
+void kjit_entry_set_policy(u32 pid, u32 flush_every_entry, bool callstack);
+
+struct kjit_entry_counters {
+	u64 entries, entry_declined, entry_skipped, gate_escapes, reclaims, filtered, exits;
+};
+void kjit_entry_counters(struct kjit_entry_counters *out);
+
+#endif

@@ -1,0 +1,21 @@
+/* shim.c: the OS shim the engine calls (include/kjit/os_shim.h), and the
+ * kernel facts and symbol-derived ranges it needs.  Bottom layer: it calls
+ * only symbols, extable and quiesce. */
+#ifndef KJIT_SHIM_H
+#define KJIT_SHIM_H
+
+#include <linux/types.h>
+#include "kjit/os_shim.h"
+
+int kjit_shim_init(void);
+/* Every fact but the gates (those belong to the entry layer: engine_host
+ * gets them from module.c). */
+void kjit_shim_fill_facts(struct kjit_os_kernel_facts *facts);
+/* Capture: translate memcpy/memset & co. instead of calling them natively,
+ * so their reads are recorded.  Takes effect at the next flush. */
+void kjit_shim_translate_leaves(bool on);
+/* True when this CPU holds the engine lock (the ftrace handler must not
+ * enter the engine then). */
+bool kjit_os_lock_held_here(void);
+
+#endif

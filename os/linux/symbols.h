@@ -1,0 +1,17 @@
+/* symbols.c: kernel symbol lookup and the names the control device accepts.
+ * Bottom layer: calls nothing else of kjit.ko. */
+#ifndef KJIT_SYMBOLS_H
+#define KJIT_SYMBOLS_H
+
+#include <linux/types.h>
+
+int kjit_symbols_init(void);
+/* Address of a kernel symbol (kallsyms_lookup_name), 0 if unknown. */
+unsigned long kjit_ksym(const char *name);
+/* 1 when `name` is a non-empty NUL-terminated [A-Za-z0-9_.] string that
+ * fits in `max` bytes. */
+int kjit_valid_name(const char *name, size_t max);
+/* The __x64_sys_* function of system call `nr`, or -errno. */
+int kjit_syscall_name(u64 nr, char *name, size_t len);
+
+#endif

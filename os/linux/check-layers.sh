@@ -87,10 +87,10 @@ for f in "$here"/*.c "$here"/*.h "$here"/*.S; do
   [ -n "${rank[$n]:-}" ] || [ "${b##*.}" = h ] || { echo "check-layers: $b has no layer (add it to LAYERS in $0)" >&2; exit 1; }
   # a header with no implementing file of its name is an interface
   [ "${b##*.}" = h ] && [ -z "${rank[$n]:-}" ] && continue
-  for inc in $(sed -n 's/^#include "\(.*\)".*/\1/p' "$f"); do
+  while read -r inc; do
     t=$(header_node "$inc")
     [ -n "$t" ] && [ "$t" != "$n" ] && echo "$n $t"
-  done
+  done < <(sed -n 's/^#include "\(.*\)".*/\1/p' "$f")
 done >> "$edges"
 
 sort -u "$edges" -o "$edges"

@@ -4,8 +4,11 @@
  *
  * Choosing a tool or engine options (KJIT_IOC_CONFIG) re-creates the engine
  * over the same memory: allowed only with nothing attached and no plugin
- * module depending on kjit, and only after the cache is quiesced (tasks
- * that entered before the last detach may still run in it).  The config
+ * module depending on kjit, and no capture armed (the host refuses while
+ * a plugin it added is registered: one check under the host lock, so a
+ * capture armed concurrently is either seen or armed on the new engine),
+ * and only after the cache is quiesced (tasks that entered before the
+ * last detach may still run in it).  The config
  * mutex is taken before the host lock (engine_host.c), never under it; it
  * also keeps results from being read while the tool is replaced. */
 #define pr_fmt(fmt) "kjit: " fmt
@@ -92,12 +95,21 @@ int kjit_configure(const struct kjit_ioc_config *c)
 		return -EINVAL;
 	mutex_lock(&kjit_config_mutex);
 	ret = -EBUSY;
+	if (kjit_host_plugins_added()) {
+		/* Checked first so that the log names the reason: a capture
+		 * also has its function attached. */
+		pr_info("configure refused: a capture is armed\n");
+		goto out;
+	}
 	if (kjit_nattached() || !list_empty(&THIS_MODULE->source_list))
 		goto out;
 	/* Tasks that entered before the last detach may still be in the cache. */
 	kjit_entry_quiesce();
 	ret = start(c);
-	if (ret) {
+	if (ret == -EBUSY) {
+		/* A capture is armed: the engine was left as it was. */
+		pr_info("configure refused: a capture is armed\n");
+	} else if (ret) {
 		struct kjit_ioc_config d = cfg;
 
 		pr_err("configure failed (%d); restoring the previous configuration\n", ret);

@@ -22,6 +22,10 @@ static struct kjit_os_kernel_facts facts;
 static const struct kjit_plugin *tool_plugin;   /* the built-in tool's, or NULL */
 static bool engine_up;
 static u64 cache_size;
+/* Plugins added through kjit_host_add_plugin (an armed capture).  While
+ * any is registered, re-creating the engine is refused: the new engine
+ * would start without them and their owner would not know. */
+static unsigned int added_plugins;
 
 int kjit_host_init(const struct kjit_os_memory *mem, void (*gate_direct)(void),
 		   void (*gate_indirect)(void))
@@ -45,6 +49,7 @@ static void stop_locked(void)
 	if (engine_up)
 		kjit_engine_fini();
 	engine_up = false;
+	WRITE_ONCE(added_plugins, 0);   /* they went with the engine */
 }
 
 int kjit_host_start(const struct kjit_engine_options *opt, u64 cache_bytes,
@@ -56,6 +61,9 @@ int kjit_host_start(const struct kjit_engine_options *opt, u64 cache_bytes,
 	if (cache_bytes)
 		mem.code_size = min_t(u64, cache_bytes, base_mem.code_size);
 	mutex_lock(&kjit_host_mutex);
+	ret = -EBUSY;
+	if (added_plugins)
+		goto out;
 	stop_locked();
 	kjit_extable_reset();
 	ret = kjit_engine_init(&mem, &facts, opt);
@@ -107,6 +115,8 @@ int kjit_host_add_plugin(const struct kjit_plugin *p)
 	mutex_lock(&kjit_host_mutex);
 	if (engine_up)
 		ret = kjit_register_plugin(p);
+	if (!ret)
+		WRITE_ONCE(added_plugins, added_plugins + 1);
 	mutex_unlock(&kjit_host_mutex);
 	return ret;
 }
@@ -118,8 +128,15 @@ int kjit_host_remove_plugin(const struct kjit_plugin *p)
 	mutex_lock(&kjit_host_mutex);
 	if (engine_up)
 		ret = kjit_unregister_plugin(p);
+	if (!ret && added_plugins)
+		WRITE_ONCE(added_plugins, added_plugins - 1);
 	mutex_unlock(&kjit_host_mutex);
 	return ret;
+}
+
+bool kjit_host_plugins_added(void)
+{
+	return READ_ONCE(added_plugins) != 0;
 }
 
 u64 kjit_host_cache_limit(void)

@@ -22,7 +22,10 @@ void kjit_host_exit(void);
  * Caller guarantees that no task runs in the cache (nothing attached, cache
  * quiesced).  `tool_init` allocates the built-in tool's data from the new
  * engine's data window, then `tool_plugin` is registered (both may be
- * NULL).  cache_bytes 0 is the whole cache.  On failure no engine runs. */
+ * NULL).  cache_bytes 0 is the whole cache.  -EBUSY, with the running
+ * engine untouched, while a plugin added by kjit_host_add_plugin is still
+ * registered (it would be dropped silently).  On any other failure no
+ * engine runs. */
 int kjit_host_start(const struct kjit_engine_options *opt, u64 cache_bytes,
 		    int (*tool_init)(void), const struct kjit_plugin *tool_plugin);
 void kjit_host_stop(void);
@@ -31,9 +34,13 @@ void kjit_host_stop(void);
  * -EBUSY when the host lock is taken (callers on a hot path). */
 int kjit_host_flush(bool wait);
 
-/* Plugins other than the built-in tool (capture). */
+/* Plugins other than the built-in tool (capture).  While one is added,
+ * kjit_host_start refuses: remove it first. */
 int kjit_host_add_plugin(const struct kjit_plugin *p);
 int kjit_host_remove_plugin(const struct kjit_plugin *p);
+/* Whether one is registered now (a hint for callers that explain a
+ * refusal; kjit_host_start decides under the host lock). */
+bool kjit_host_plugins_added(void);
 
 u64 kjit_host_cache_limit(void);   /* bytes of the whole code cache */
 u64 kjit_host_cache_size(void);    /* bytes the running engine was given */

@@ -110,6 +110,28 @@ else
   fail blocks_listed_le_translated "listed=$nb built=$bb fallbacks=$fb insns=$it"
 fi
 
+# --- config while a capture is armed ------------------------------------------
+# Re-creating the engine would drop the capture's plugin without a word:
+# config must refuse (EBUSY, the module logs why) and the capture, whose
+# child sleeps first, must still record its getppid.
+step "config refused while a capture is armed"
+$K capture --syscall getppid --count 1 -o busy.kjitcap -- sh -c 'sleep 2; exec ./workload getppid 3' > capture-busy.txt 2>&1 & cp=$!
+sleep 1
+if $K config --tool icount > config-busy.txt 2>&1; then cfg_rc=0; else cfg_rc=1; fi
+wait "$cp"; cap_rc=$?
+if [ $cfg_rc = 1 ] && grep -q 'Device or resource busy.*capture is armed' config-busy.txt \
+   && dmesg | grep -q 'configure refused: a capture is armed'; then
+  pass config_refused_while_capture_armed "$(cat config-busy.txt)"
+else
+  fail config_refused_while_capture_armed "rc $cfg_rc: $(tr '\n' ' ' < config-busy.txt)"
+fi
+if [ $cap_rc = 0 ] && grep -q '1 invocation(s) written' capture-busy.txt; then
+  pass capture_survives_config "$(tail -1 capture-busy.txt)"
+else
+  fail capture_survives_config "rc $cap_rc: $(tr '\n' ' ' < capture-busy.txt)"
+fi
+config config_after_capture bbcount
+
 # --- hot kernel functions with many callers --------------------------------
 # Every caller's return address becomes a stop address (about 200 here);
 # more than 64 shows they are not capped at a small fixed table, past which

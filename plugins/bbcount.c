@@ -1,12 +1,24 @@
 /* Dynamic basic-block counts.  A dynamic block ends at its control
  * transfer, so a block is counted where it ends with one (a block cut by
- * the engine's size limit continues in the next, which is counted). */
+ * the engine's size limit continues in the next, which is counted).
+ *
+ * Counters are keyed by the block's original start address: a block
+ * translated again (after a flush, a cache switch, an abandoned build)
+ * adds to the counter it already has, so the table holds one entry per
+ * distinct block and fills only with distinct blocks.  The table and its
+ * index live in the data window (kjit_alloc), which survives flushes and
+ * is reset only when the engine is re-created, together with this plugin's
+ * init.  on_block runs at build time under the engine lock, so the index
+ * has one writer; readers only read the entries below `used_entries`. */
 #include "kjit_examples.h"
 
 static uint64_t *total;
 static struct kjit_bbcount_entry *entries;
+static uint32_t *slots;        /* open addressing: entry index + 1, 0 = free */
+static uint32_t slot_mask;
 static uint32_t max_entries;
 static uint32_t used_entries;
+static uint64_t dropped;       /* block translations that got no counter */
 
 static void inc(uint64_t *counter) { (*counter)++; }
 static void inc2(uint64_t *a, uint64_t *b) {
@@ -14,17 +26,41 @@ static void inc2(uint64_t *a, uint64_t *b) {
   (*b)++;
 }
 
+static uint32_t slot_of(uint64_t pc) {
+  return (uint32_t)((pc * 0x9e3779b97f4a7c15ull) >> 32) & slot_mask;
+}
+
+/* The entry of `pc`, added when missing; NULL when the table is full. */
+static struct kjit_bbcount_entry *entry_for(uint64_t pc) {
+  if (!max_entries) return 0;
+  for (uint32_t s = slot_of(pc);; s = (s + 1) & slot_mask) {
+    uint32_t i = slots[s];
+    if (i && entries[i - 1].pc == pc) return &entries[i - 1];
+    if (i) continue;
+    /* The index has at least twice the table's slots: a free one is always
+     * reached, and probes stay short. */
+    if (used_entries == max_entries) return 0;
+    struct kjit_bbcount_entry *e = &entries[used_entries];
+    e->pc = pc;
+    e->count = 0;
+    slots[s] = used_entries + 1;
+    /* Readers take the entries below used_entries: publish after filling. */
+    __atomic_store_n(&used_entries, used_entries + 1, __ATOMIC_RELEASE);
+    return e;
+  }
+}
+
 static void instrument_block(struct kjit_block *block, void *arg) {
   (void)arg;
   uint32_t n = kjit_block_insn_count(block);
   struct kjit_insn *last = kjit_block_insn(block, n - 1);
   if (!kjit_insn_is_branch(last)) return;
-  if (used_entries < max_entries) {
-    struct kjit_bbcount_entry *e = &entries[used_entries++];
-    e->pc = kjit_block_pc(block);
+  struct kjit_bbcount_entry *e = entry_for(kjit_block_pc(block));
+  if (e) {
     kjit_insert_call(last, KJIT_IPOINT_BEFORE, (void *)inc2, 2, KJIT_ARG_PTR(total),
                      KJIT_ARG_PTR(&e->count));
   } else {
+    __atomic_store_n(&dropped, dropped + 1, __ATOMIC_RELAXED);
     kjit_insert_call(last, KJIT_IPOINT_BEFORE, (void *)inc, 1, KJIT_ARG_PTR(total));
   }
 }
@@ -35,15 +71,23 @@ static const struct kjit_plugin bbcount_plugin = {
 };
 
 int kjit_bbcount_init(uint32_t max_blocks) {
+  uint32_t nslots = 1;
+  while (nslots < 2 * (uint64_t)max_blocks && nslots < (1u << 31)) nslots <<= 1;
   total = (uint64_t *)kjit_alloc(sizeof(*total));
   entries = (struct kjit_bbcount_entry *)kjit_alloc(sizeof(*entries) * (uint64_t)max_blocks);
-  max_entries = entries ? max_blocks : 0;
+  slots = entries ? (uint32_t *)kjit_alloc(sizeof(*slots) * (uint64_t)nslots) : 0;
+  /* Without room for the table every block is counted in the total only,
+   * and reported as dropped. */
+  max_entries = entries && slots && nslots >= 2 * (uint64_t)max_blocks ? max_blocks : 0;
+  slot_mask = nslots - 1;
   used_entries = 0;
+  dropped = 0;
   return total ? 0 : -12;
 }
 const struct kjit_plugin *kjit_example_bbcount(void) { return &bbcount_plugin; }
 uint64_t kjit_bbcount_total(void) { return total ? *total : 0; }
+uint64_t kjit_bbcount_dropped(void) { return __atomic_load_n(&dropped, __ATOMIC_RELAXED); }
 const struct kjit_bbcount_entry *kjit_bbcount_entries(uint32_t *n) {
-  *n = used_entries;
+  *n = __atomic_load_n(&used_entries, __ATOMIC_ACQUIRE);
   return entries;
 }

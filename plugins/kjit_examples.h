@@ -20,8 +20,12 @@ struct kjit_bbcount_entry { uint64_t pc; uint64_t count; };
 int kjit_bbcount_init(uint32_t max_blocks);
 const struct kjit_plugin *kjit_example_bbcount(void);
 uint64_t kjit_bbcount_total(void);
-/* Per-block entries (a block rebuilt after a flush has several: sum them). */
+/* Per-block entries, one per distinct block start (a block rebuilt after a
+ * flush keeps its entry).  At most max_blocks; once the table is full, a
+ * block translated without an entry of its own is counted in the total
+ * only, and in kjit_bbcount_dropped(). */
 const struct kjit_bbcount_entry *kjit_bbcount_entries(uint32_t *n);
+uint64_t kjit_bbcount_dropped(void);
 
 /* Figure 14: call tracing into a ring buffer of call targets. */
 struct kjit_call_ring { uint64_t head; uint64_t mask; uint64_t target[]; };

@@ -26,6 +26,9 @@ constexpr uint64_t kGateDirect = kGatePage;
 constexpr uint64_t kGateIndirect = kGatePage + 0x100;
 // Original code, within rel32 reach of the cache like kernel text.
 constexpr uint64_t kText = 0xffffffff81000000ull;
+// The data window (plugin data, kjit_alloc): exec view below the cache.
+constexpr uint64_t kDataExec = 0xffffffffb0000000ull;
+constexpr uint64_t kDataBytes = 256 * 1024;
 
 struct FreeDeleter {
   void operator()(uint8_t *p) const { free(p); }
@@ -49,12 +52,16 @@ class EngineTest : public ::testing::Test {
     kjit_engine_fini();
     code_ = page_buffer(kCodeBytes);
     arena_ = page_buffer(kArenaBytes);
+    data_ = page_buffer(kDataBytes);
     kjit_os_memory mem{};
     mem.arena = arena_.get();
     mem.arena_size = kArenaBytes;
     mem.code_write_view = code_.get();
     mem.code_exec_base = kCodeExec;
     mem.code_size = code_bytes;
+    mem.data_host_view = data_.get();
+    mem.data_exec_base = kDataExec;
+    mem.data_size = kDataBytes;
     kjit_os_kernel_facts facts{};
     facts.gate_direct = kGateDirect;
     facts.gate_indirect = kGateIndirect;
@@ -123,7 +130,7 @@ class EngineTest : public ::testing::Test {
   static constexpr uint64_t kStackTop = 0x800000;
 
  protected:
-  HostBuffer code_, arena_;
+  HostBuffer code_, arena_, data_;
 };
 
 }  // namespace kjit::test

@@ -1,0 +1,96 @@
+// plugins/bbcount.c against the real engine: its counters are keyed by the
+// block's original address (a rebuild after a flush keeps its counter), and
+// blocks that find the table full are counted as dropped, never silently.
+#include "engine/engine_fixture.h"
+#include "kjit/engine.h"
+#include "kjit_examples.h"
+
+namespace kjit {
+namespace {
+
+using test::kText;
+
+class BbcountTest : public test::EngineTest {
+ protected:
+  void SetUp() override {
+    EngineTest::SetUp();
+    // Three blocks that end in a conditional branch (jz +0x10), 0x20 apart.
+    std::vector<uint8_t> code(0x100, 0xcc);
+    for (int i = 0; i < 3; i++) code[0x20 * i] = 0x74, code[0x20 * i + 1] = 0x10;
+    test_shim_add_code(kText, code);
+  }
+  void TearDown() override {
+    kjit_unregister_plugin(kjit_example_bbcount());
+    EngineTest::TearDown();
+  }
+  void start(uint32_t max_blocks) {
+    ASSERT_EQ(kjit_bbcount_init(max_blocks), 0);
+    ASSERT_EQ(kjit_register_plugin(kjit_example_bbcount()), 0);
+  }
+  static void build(uint64_t pc) {
+    uint64_t succ[4];
+    uint32_t nsucc = 0, ninsns = 0;
+    ASSERT_EQ(kjit_engine_build_only(pc, succ, &nsucc, &ninsns), 0);
+  }
+  static std::vector<uint64_t> pcs() {
+    uint32_t n = 0;
+    const kjit_bbcount_entry *e = kjit_bbcount_entries(&n);
+    std::vector<uint64_t> v;
+    for (uint32_t i = 0; i < n; i++) v.push_back(e[i].pc);
+    return v;
+  }
+};
+
+TEST_F(BbcountTest, RebuildAfterFlushKeepsItsEntry) {
+  start(8);
+  build(kText);
+  build(kText + 0x20);
+  ASSERT_EQ(kjit_engine_flush(), 0);
+  build(kText);
+  build(kText + 0x20);
+  EXPECT_EQ(pcs(), (std::vector<uint64_t>{kText, kText + 0x20}));
+  EXPECT_EQ(kjit_bbcount_dropped(), 0u);
+}
+
+TEST_F(BbcountTest, FullTableCountsDroppedBlocks) {
+  start(1);
+  build(kText);
+  build(kText + 0x20);
+  build(kText + 0x40);
+  EXPECT_EQ(pcs(), std::vector<uint64_t>{kText});
+  EXPECT_EQ(kjit_bbcount_dropped(), 2u);
+  // The block with an entry keeps it after a flush; the others are dropped
+  // again when rebuilt (each build without a counter counts).
+  ASSERT_EQ(kjit_engine_flush(), 0);
+  build(kText);
+  build(kText + 0x20);
+  EXPECT_EQ(pcs(), std::vector<uint64_t>{kText});
+  EXPECT_EQ(kjit_bbcount_dropped(), 3u);
+}
+
+TEST_F(BbcountTest, NoTableDropsEveryBlock) {
+  start(0);
+  build(kText);
+  EXPECT_TRUE(pcs().empty());
+  EXPECT_EQ(kjit_bbcount_dropped(), 1u);
+}
+
+TEST_F(BbcountTest, ManyBlocksFindTheirOwnEntries) {
+  // More keys than probes collide in a small index: every lookup must still
+  // find its own entry (64 blocks, 0x4 apart, into a table of 64).
+  std::vector<uint8_t> code(0x100, 0xcc);
+  for (int i = 0; i < 64; i++) code[4 * i] = 0x74, code[4 * i + 1] = 0x02;
+  test_shim_add_code(kText + 0x1000, code);
+  start(64);
+  for (int round = 0; round < 2; round++) {
+    for (int i = 0; i < 64; i++) build(kText + 0x1000 + 4 * i);
+    ASSERT_EQ(kjit_engine_flush(), 0);
+  }
+  std::vector<uint64_t> v = pcs();
+  ASSERT_EQ(v.size(), 64u);
+  for (int i = 0; i < 64; i++) EXPECT_EQ(v[i], kText + 0x1000 + 4 * i);
+  EXPECT_EQ(kjit_bbcount_dropped(), 0u);
+}
+
+}  // namespace
+}  // namespace kjit

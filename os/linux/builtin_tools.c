@@ -17,7 +17,7 @@
 
 static unsigned int bb_max = 8192;
 module_param(bb_max, uint, 0444);
-MODULE_PARM_DESC(bb_max, "bbcount: block translations with their own counter");
+MODULE_PARM_DESC(bb_max, "bbcount: distinct blocks with their own counter (more are counted in the total and reported as dropped)");
 static unsigned int ring_size = 8192;
 module_param(ring_size, uint, 0444);
 MODULE_PARM_DESC(ring_size, "calltrace ring entries (power of two)");
@@ -109,6 +109,7 @@ static int bbcount_results(struct kjit_ioc_results *res, struct kjit_ioc_rec __u
 	const struct kjit_bbcount_entry *e = kjit_bbcount_entries(&n);
 
 	res->scalars[0] = kjit_bbcount_total() - bbcount_base;
+	res->scalars[1] = kjit_bbcount_dropped();
 	return put_recs(u, cap, &res->nrec, fill_bb, e, e ? n : 0);
 }
 
@@ -148,6 +149,7 @@ static int calltrace_results(struct kjit_ioc_results *res, struct kjit_ioc_rec _
 	size = c.r->mask + 1;
 	res->scalars[0] = head;
 	c.start = head > size ? head - size : 0;
+	res->scalars[1] = c.start;   /* overwritten: the ring keeps the newest */
 	return put_recs(u, cap, &res->nrec, fill_ring, &c, head - c.start);
 }
 
@@ -278,6 +280,7 @@ static int callstack_results(struct kjit_ioc_results *res, struct kjit_ioc_rec _
 	res->scalars[0] = head;
 	res->scalars[1] = size;
 	c.start = head > size ? head - size : 0;
+	res->scalars[2] = c.start;   /* overwritten: the ring keeps the newest */
 	return put_recs(u, cap, &res->nrec, fill_cs, &c, head - c.start);
 }
 

@@ -317,7 +317,10 @@ static size_t aggregate(struct kjit_ioc_rec *recs, uint64_t n, struct pcnt *out)
   return j;
 }
 
-static void print_pcnt(const char *what, struct pcnt *p, size_t n, int json, int nonzero)
+/* dropped >= 0: what the table or ring could not keep, as a last
+ * `dropped N` line (JSON: a "dropped" field); < 0: nothing is dropped. */
+static void print_pcnt(const char *what, struct pcnt *p, size_t n, int json, int nonzero,
+                       long long dropped)
 {
   char b[512];
   if (json) {
@@ -330,13 +333,26 @@ static void print_pcnt(const char *what, struct pcnt *p, size_t n, int json, int
       printf("}");
       first = 0;
     }
-    printf("\n]}\n");
+    if (dropped >= 0) printf("\n], \"dropped\": %lld}\n", dropped);
+    else printf("\n]}\n");
     return;
   }
   printf("%-18s %12s  %s\n", "address", "count", "symbol");
   for (size_t i = 0; i < n; i++) {
     if (nonzero && !p[i].count) continue;
     printf("0x%-16llx %12llu  %s\n", p[i].pc, p[i].count, symbolize(p[i].pc, b, sizeof b));
+  }
+  if (dropped >= 0) printf("dropped %lld\n", dropped);
+}
+
+/* What the active tool's table or ring could not keep (the module's
+ * scalars, kjit_ioctl.h); -1 for tools that keep everything. */
+static long long dropped_of(const struct kjit_ioc_results *r)
+{
+  switch (r->tool) {
+    case KJIT_TOOL_BBCOUNT: case KJIT_TOOL_CALLTRACE: return (long long)r->scalars[1];
+    case KJIT_TOOL_CALLSTACK: return (long long)r->scalars[2];
+    default: return -1;
   }
 }
 
@@ -358,7 +374,10 @@ static void fold_add(const char *key)
 }
 static int fold_cmp(const void *a, const void *b) { return strcmp(((const struct fold *)a)->key, ((const struct fold *)b)->key); }
 
-static void folded(struct kjit_ioc_rec *recs, uint64_t n, int json, int depth_listing)
+/* dropped: events the ring overwrote (JSON field; the text forms are
+ * `a;b;c count` lines for flamegraph.pl, so the caller says it elsewhere). */
+static void folded(struct kjit_ioc_rec *recs, uint64_t n, int json, int depth_listing,
+                   long long dropped)
 {
   struct thr *th = NULL;
   size_t nth = 0;
@@ -406,7 +425,7 @@ static void folded(struct kjit_ioc_rec *recs, uint64_t n, int json, int depth_li
       json_str(folds[i].key);
       printf(", \"count\": %llu}", folds[i].n);
     }
-    printf("\n]}\n");
+    printf("\n], \"dropped\": %lld}\n", dropped);
   } else {
     for (size_t i = 0; i < nfolds; i++) printf("%s %llu\n", folds[i].key, folds[i].n);
   }
@@ -442,29 +461,34 @@ static int cmd_report(int json, int fold, int trace)
       struct pcnt *p = calloc(n + 1, sizeof *p);
       size_t k = aggregate(recs, n, p);
       if (!json) printf("tool %s: %s %llu, distinct %zu\n", tn, r.tool == KJIT_TOOL_BBCOUNT ? "blocks executed" : "routines", (unsigned long long)(r.tool == KJIT_TOOL_BBCOUNT ? r.scalars[0] : k), k);
-      else if (r.tool == KJIT_TOOL_BBCOUNT) printf("{\"tool\": \"bbcount\", \"total\": %llu, \"data\": ", (unsigned long long)r.scalars[0]);
+      else if (r.tool == KJIT_TOOL_BBCOUNT) printf("{\"tool\": \"bbcount\", \"total\": %llu, \"dropped\": %llu, \"data\": ", (unsigned long long)r.scalars[0], (unsigned long long)r.scalars[1]);
       else printf("{\"tool\": \"entry_count\", \"data\": ");
-      print_pcnt(r.tool == KJIT_TOOL_BBCOUNT ? "blocks" : "calls", p, k, json, 0);
+      print_pcnt(r.tool == KJIT_TOOL_BBCOUNT ? "blocks" : "calls", p, k, json, 0, json ? -1 : dropped_of(&r));
       if (json) printf("}\n");
       return 0;
     }
     case KJIT_TOOL_CALLTRACE:
       if (json) {
-        printf("{\"tool\": \"calltrace\", \"calls\": %llu, \"targets\": [", (unsigned long long)r.scalars[0]);
+        printf("{\"tool\": \"calltrace\", \"calls\": %llu, \"dropped\": %llu, \"targets\": [", (unsigned long long)r.scalars[0], (unsigned long long)r.scalars[1]);
         for (uint64_t i = 0; i < n; i++) { printf("%s", i ? ", " : ""); json_str(symbolize(recs[i].pc, b, sizeof b)); }
         printf("]}\n");
       } else {
         printf("tool calltrace: %llu calls (last %llu shown, oldest first)\n", (unsigned long long)r.scalars[0], (unsigned long long)n);
         for (uint64_t i = 0; i < n; i++) printf("%s\n", symbolize(recs[i].pc, b, sizeof b));
+        printf("dropped %llu\n", (unsigned long long)r.scalars[1]);
       }
       return 0;
     case KJIT_TOOL_CALLSTACK:
-      if (fold || json) folded(recs, n, json, 0);
-      else if (trace) folded(recs, n, 0, 1);
+      if (fold || json) folded(recs, n, json, 0, dropped_of(&r));
+      else if (trace) folded(recs, n, 0, 1, dropped_of(&r));
       else {
         printf("tool callstack: %llu events (ring %llu); use --folded or --trace\n", (unsigned long long)r.scalars[0], (unsigned long long)r.scalars[1]);
-        folded(recs, n, 0, 0);
+        folded(recs, n, 0, 0, dropped_of(&r));
+        printf("dropped %lld\n", dropped_of(&r));
       }
+      /* Folded and trace lines are parsed by other tools: the count goes
+       * to stderr there. */
+      if (!json && (fold || trace)) fprintf(stderr, "dropped %lld\n", dropped_of(&r));
       return 0;
   }
   return 1;
@@ -480,7 +504,7 @@ static int cmd_blocks_calls(int blocks, int json)
   if (blocks) {
     if (r.tool != KJIT_TOOL_BBCOUNT) { fprintf(stderr, "kjitctl: blocks needs --tool bbcount\n"); return 1; }
     k = aggregate(recs, n, p);
-    print_pcnt("blocks", p, k, json, 1);
+    print_pcnt("blocks", p, k, json, 1, dropped_of(&r));
     return 0;
   }
   if (r.tool == KJIT_TOOL_ENTRY_COUNT) k = aggregate(recs, n, p);
@@ -495,7 +519,7 @@ static int cmd_blocks_calls(int blocks, int json)
     for (size_t i = 0; i < k; i++) { tmp[i].pc = p[i].pc; tmp[i].count = 1; }
     k = aggregate(tmp, k, p);
   } else { fprintf(stderr, "kjitctl: calls needs --tool entry_count, calltrace or callstack\n"); return 1; }
-  print_pcnt("calls", p, k, json, 1);
+  print_pcnt("calls", p, k, json, 1, dropped_of(&r));
   return 0;
 }
 

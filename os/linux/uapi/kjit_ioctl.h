@@ -109,12 +109,16 @@ struct kjit_ioc_config {
   __u32 max_block_insns;       /* 0 = default */
 };
 
-/* Results of the active tool.  scalars: icount [0]=count; bbcount [0]=total;
- * calltrace [0]=head; branch_hints executed,taken,right,wrong,hinted,
- * hint_right; lock_contention attempts,failures; callstack [0]=events
- * written, [1]=ring capacity.  Records (rec_ptr, capacity nrec; nrec out =
- * how many exist, at most capacity copied): bbcount (pc,count) per block
- * translation; calltrace (target) oldest first; entry_count (pc,count);
+/* Results of the active tool.  scalars: icount [0]=count; bbcount [0]=total,
+ * [1]=dropped (block translations that found the per-block table full: their
+ * executions are in the total only); calltrace [0]=head, [1]=dropped (oldest
+ * targets overwritten by the ring); branch_hints executed,taken,right,wrong,
+ * hinted,hint_right; lock_contention attempts,failures; callstack [0]=events
+ * written, [1]=ring capacity, [2]=dropped (oldest events overwritten).
+ * Scalars a module does not fill read 0, so an older module reports no
+ * drops.  Records (rec_ptr, capacity nrec; nrec out =
+ * how many exist, at most capacity copied): bbcount (pc,count) per distinct
+ * block; calltrace (target) oldest first; entry_count (pc,count);
  * callstack (pc, sp, pid, type: 1 entry, 2 call, 3 return, 4 exit) oldest
  * first. */
 struct kjit_ioc_rec {

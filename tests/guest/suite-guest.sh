@@ -114,9 +114,15 @@ fi
 # Re-creating the engine would drop the capture's plugin without a word:
 # config must refuse (EBUSY, the module logs why) and the capture, whose
 # child sleeps first, must still record its getppid.
+# The capture is armed when the module says so (attaching and arming take
+# a while under TCG); the child's sleep starts only then.
 step "config refused while a capture is armed"
-$K capture --syscall getppid --count 1 -o busy.kjitcap -- sh -c 'sleep 2; exec ./workload getppid 3' > capture-busy.txt 2>&1 & cp=$!
-sleep 1
+armed0=$(dmesg | grep -c 'capture armed for __x64_sys_getppid')
+$K capture --syscall getppid --count 1 -o busy.kjitcap -- sh -c 'sleep 3; exec ./workload getppid 3' > capture-busy.txt 2>&1 & cp=$!
+w=0
+while [ "$(dmesg | grep -c 'capture armed for __x64_sys_getppid')" = "$armed0" ] && [ $w -lt 100 ]; do
+  sleep 0.2; w=$((w + 1))
+done
 if $K config --tool icount > config-busy.txt 2>&1; then cfg_rc=0; else cfg_rc=1; fi
 wait "$cp"; cap_rc=$?
 if [ $cfg_rc = 1 ] && grep -q 'Device or resource busy.*capture is armed' config-busy.txt \

@@ -98,7 +98,7 @@ int kjit_configure(const struct kjit_ioc_config *c)
 	if (kjit_host_plugins_added()) {
 		/* Checked first so that the log names the reason: a capture
 		 * also has its function attached. */
-		pr_info("configure refused: a capture is armed\n");
+		pr_info("configure refused: a capture is in progress\n");
 		goto out;
 	}
 	if (kjit_nattached() || !list_empty(&THIS_MODULE->source_list))
@@ -107,8 +107,8 @@ int kjit_configure(const struct kjit_ioc_config *c)
 	kjit_entry_quiesce();
 	ret = start(c);
 	if (ret == -EBUSY) {
-		/* A capture is armed: the engine was left as it was. */
-		pr_info("configure refused: a capture is armed\n");
+		/* A capture armed meanwhile: the engine was left as it was. */
+		pr_info("configure refused: a capture is in progress\n");
 	} else if (ret) {
 		struct kjit_ioc_config d = cfg;
 

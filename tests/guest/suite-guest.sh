@@ -112,8 +112,9 @@ fi
 
 # --- config while a capture is armed ------------------------------------------
 # Re-creating the engine would drop the capture's plugin without a word:
-# config must refuse (EBUSY, the module logs why) and the capture, whose
-# child sleeps first, must still record its getppid.
+# config must refuse (EBUSY; the module logs that the capture was why, not
+# the capture's attachment, which alone also gives EBUSY) and the capture
+# must still record its getppid.
 # The capture is armed when the module says so (attaching and arming take
 # a while under TCG); the child's sleep starts only then.
 step "config refused while a capture is armed"

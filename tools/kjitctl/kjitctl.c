@@ -155,17 +155,12 @@ static int cmd_config(int argc, char **argv)
     else { fprintf(stderr, "kjitctl: unknown option %s\n", k); return 2; }
   }
   if (ioctl(fd, KJIT_IOC_CONFIG, &c) < 0) {
-    int e = errno;
-    /* The engine would be re-created without an armed capture's plugin:
-     * the module refuses, and the capture's state says that was why. */
-    struct kjit_ioc_capture_read cr;
-    memset(&cr, 0, sizeof cr);
-    cr.size = sizeof cr;
-    int armed = e == EBUSY && ioctl(fd, KJIT_IOC_CAPTURE_READ, &cr) == 0 &&
-                cr.state == KJIT_CAP_STATE_ARMED;
-    fprintf(stderr, "kjitctl: config: %s%s\n", strerror(e),
-            armed ? " (a capture is armed: wait until `kjitctl capture` has finished)"
-            : e == EBUSY ? " (detach everything and unload plugin modules first)" : "");
+    /* The module logs which of these it was; a capture holds its plugin
+     * until `kjitctl capture` has stopped it, even after its last
+     * invocation. */
+    fprintf(stderr, "kjitctl: config: %s%s\n", strerror(errno),
+            errno == EBUSY ? " (detach everything, unload plugin modules and let any running"
+                             " `kjitctl capture` finish first)" : "");
     return 1;
   }
   printf("configured: tool %s inline %u liveness %u cache_kb %u flush_every_entry %u pid %u\n",

@@ -5,6 +5,9 @@ K=./kjitctl
 pass() { echo "CHECK $1 PASS ${2:-}" | tee -a checks.txt; }
 fail() { echo "CHECK $1 FAIL ${2:-}" | tee -a checks.txt; sync; }
 chk() { name=$1; shift; if "$@"; then pass "$name"; else fail "$name"; fi; }
+# Module load addresses on the console, for the host's hang dump
+# (tools/lab/guest-hang-dump.py) to name addresses inside modules.
+note_modules() { sed 's/^/module-text: /' /proc/modules; }
 stat_of() { $K stats | awk -v k="$1" '$1==k{print $2}'; }
 
 # config CHECK_NAME TOOL [CACHE_KB]: `kjitctl config`, then `kjitctl stats`

@@ -11,6 +11,7 @@ set -u
 step() { echo "<2>kjit-stress: $*" > /dev/kmsg 2>/dev/null; echo "== $*"; }
 
 insmod ./kjit.ko || { fail insmod; exit 1; }
+note_modules
 config_base
 config config "$TOOL" "$CACHE_KB" || exit 1
 n=$($K attach all-syscalls 2>/dev/null | grep -c attached)

@@ -28,6 +28,7 @@ chk native_efault_count [ "$n_ef" -ge 15 ]
 
 step insmod
 insmod ./kjit.ko || { fail insmod; dmesg > dmesg.txt; sync; exit 1; }
+note_modules
 config_base
 sync
 

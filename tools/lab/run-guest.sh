@@ -59,7 +59,7 @@ fi
 
 [ -z "$script" ] || { [ "$(realpath "$script")" = "$share/run.sh" ] || cp "$script" "$share/run.sh"; }
 [ -z "$script" ] || chmod +x "$share/run.sh"
-rm -f "$share/done" "$share/console.log" "$share/guest.log"
+rm -f "$share/done" "$share/console.log" "$share/guest.log" "$share/hang.txt"
 
 # Pack the share into an ext4 image (sparse; room for guest output).
 work="$(mktemp -d "${TMPDIR:-/tmp}/kjit-guest.XXXXXX")"
@@ -86,9 +86,20 @@ qemu=(qemu-system-x86_64 -accel "$accel" -cpu "$cpu" -smp "$smp" -m "$mem"
       -kernel "$kdir/vmlinuz" -initrd "$initrd" -append "$append"
       -drive "file=$img,if=none,format=raw,id=kjit,cache=unsafe"
       -device "nvme,drive=kjit,serial=kjit")
+# A guest hung with interrupts off prints nothing: shortly before the
+# timeout, ask QEMU's monitor where the vCPUs are (DIR/hang.txt).
+mon="$work/monitor.sock"
+[ "$shell" = 1 ] || qemu+=(-monitor "unix:$mon,server=on,wait=off")
+syms="$here/../../tests/data/kallsyms-$(tr -d "[:space:]" < "$here/../kernel-version").txt.xz"
+watch_hang() {
+  sleep $(( tmo > 30 ? tmo - 15 : tmo * 3 / 4 ))
+  [ -S "$mon" ] && "$here/guest-hang-dump.py" "$mon" "$syms" "$share/console.log" >"$share/hang.txt" 2>&1
+}
 
 start=$(date +%s.%N)
 rc=0
+watcher=""
+if [ "$shell" = 0 ]; then watch_hang </dev/null >/dev/null 2>&1 & watcher=$!; fi
 if [ "$shell" = 1 ]; then
   "${qemu[@]}" || rc=$?
 elif [ "$verbose" = 1 ]; then
@@ -98,6 +109,7 @@ else
   timeout -k 5 "$tmo" "${qemu[@]}" </dev/null >"$share/console.log" 2>&1 || rc=$?
 fi
 end=$(date +%s.%N)
+[ -z "$watcher" ] || { pkill -P "$watcher" 2>/dev/null; kill "$watcher" 2>/dev/null; } || true
 secs=$(awk -v a="$start" -v b="$end" 'BEGIN{printf "%.1f", b-a}')
 
 # Copy the guest's view back into DIR.
@@ -105,7 +117,7 @@ out="$work/out"; mkdir -p "$out"
 if debugfs -R "rdump / $out" "$img" >/dev/null 2>"$work/debugfs.err"; then
   rm -rf "$out/lost+found"
   # keep the host's console.log; everything else comes from the guest
-  rm -f "$out/console.log"
+  rm -f "$out/console.log" "$out/hang.txt"
   cp -a "$out"/. "$share"/
 else
   echo "run-guest: could not read back the share image:" >&2; cat "$work/debugfs.err" >&2
@@ -114,6 +126,7 @@ fi
 if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
   echo "run-guest: TIMEOUT after ${tmo}s (console: $share/console.log)" >&2
   [ "$verbose" = 1 ] || tail -n 30 "$share/console.log" >&2
+  [ ! -s "$share/hang.txt" ] || { echo "run-guest: vCPUs at the timeout ($share/hang.txt):" >&2; cat "$share/hang.txt" >&2; }
   exit 124
 fi
 if [ ! -f "$share/done" ]; then

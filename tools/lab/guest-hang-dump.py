@@ -1,0 +1,116 @@
+#!/usr/bin/env python3
+"""Where a hung guest's vCPUs are: registers and symbolized stack words.
+
+Usage: guest-hang-dump.py MONITOR_SOCKET KALLSYMS [CONSOLE_LOG]
+
+Talks to QEMU's human monitor on a UNIX socket.  A guest whose vCPUs all
+spin with interrupts disabled prints nothing (no soft-lockup, RCU-stall or
+hung-task report can run), so the monitor is the only witness left.  For
+each vCPU it prints RIP, RSP, RFLAGS.IF and CR3, then the 64 stack words
+above RSP that point into kernel or module text, named from the kernel's symbol list
+(tests/data/kallsyms-ABI.txt.xz, System.map format, xz or plain)
+and from the last "module-text: " copy of each /proc/modules line in
+CONSOLE_LOG (tests/guest/guest-lib.sh note_modules prints them).
+"""
+import bisect
+import lzma
+import re
+import socket
+import sys
+import time
+
+
+def monitor(path):
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.settimeout(10)
+    s.connect(path)
+
+    def read_prompt():
+        buf = b""
+        while not buf.endswith(b"(qemu) "):
+            chunk = s.recv(65536)
+            if not chunk:
+                break
+            buf += chunk
+        return buf.decode(errors="replace")
+
+    read_prompt()
+
+    def cmd(line):
+        s.sendall(line.encode() + b"\n")
+        out = read_prompt()
+        # Drop the echoed command line and the trailing prompt; strip the
+        # terminal escapes the monitor adds around the echo.
+        out = re.sub(r"\x1b\[[0-9;]*[A-Za-z]", "", out)
+        lines = out.replace("\r", "").split("\n")[1:-1]
+        return "\n".join(lines)
+
+    return cmd
+
+
+def load_symbols(kallsyms, console_log):
+    syms = []
+    opener = lzma.open if kallsyms.endswith(".xz") else open
+    with opener(kallsyms, "rt") as f:
+        for line in f:
+            parts = line.split()
+            if len(parts) >= 3 and parts[1] in "tTwW":
+                syms.append((int(parts[0], 16), parts[2]))
+    syms.sort()
+    latest = {}
+    if console_log:
+        try:
+            with open(console_log, errors="replace") as f:
+                for line in f:
+                    m = re.search(r"module-text: (\S+) (\d+) .* (0x[0-9a-f]+)", line)
+                    if m:
+                        latest[m.group(1)] = (int(m.group(3), 16), int(m.group(2)), m.group(1))
+        except OSError:
+            pass
+    mods = list(latest.values())
+    addrs = [a for a, _ in syms]
+    text_lo, text_hi = (syms[0][0], syms[-1][0]) if syms else (0, 0)
+
+    def name(addr):
+        for base, size, mod in mods:
+            if base <= addr < base + size:
+                return "[%s]+0x%x" % (mod, addr - base)
+        if syms and text_lo <= addr <= text_hi:
+            i = bisect.bisect_right(addrs, addr) - 1
+            if syms[i][1] not in ("_etext", "_einittext"):
+                return "%s+0x%x" % (syms[i][1], addr - syms[i][0])
+        return None
+
+    return name
+
+
+def main():
+    if len(sys.argv) < 3:
+        print(__doc__, file=sys.stderr)
+        return 2
+    name = load_symbols(sys.argv[2], sys.argv[3] if len(sys.argv) > 3 else None)
+    try:
+        cmd = monitor(sys.argv[1])
+    except OSError as e:
+        print("guest-hang-dump: no monitor (%s)" % e)
+        return 1
+    print(cmd("info cpus"))
+    ncpu = len(re.findall(r"CPU #\d+", cmd("info cpus")))
+    for cpu in range(ncpu):
+        cmd("cpu %d" % cpu)
+        regs = cmd("info registers")
+        get = lambda r: int(re.search(r"\b%s=([0-9a-f]+)" % r, regs).group(1), 16)
+        rip, rsp, rfl, cr3 = get("RIP"), get("RSP"), get("RFL"), get("CR3")
+        print("== vCPU %d: RIP %x %s  RSP %x  IF=%d  CR3 %x" %
+              (cpu, rip, name(rip) or "?", rsp, (rfl >> 9) & 1, cr3))
+        words = re.findall(r"0x([0-9a-f]{16})", cmd("x/64gx 0x%x" % rsp))
+        for w in words:
+            sym = name(int(w, 16))
+            if sym:
+                print("   %s %s" % (w, sym))
+    time.sleep(0.1)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -72,7 +72,7 @@ img="$work/share.img"
 truncate -s "${disk_mb}M" "$img"
 mkfs.ext4 -q -F -L kjit -E root_owner=0:0 -d "$share" "$img"
 
-append="console=ttyS0 panic=-1 nokaslr quiet$extra"
+append="console=ttyS0 panic=-1 nokaslr quiet sysrq_always_enabled$extra"
 [ "$shell" = 0 ] || append="$append kjit.shell=1"
 # -cx16, as in bench/lib/boot.sh: QEMU 7.2's TCG computes cmpxchg16b's
 # flags from a stale cc_op (the helper is called without gen_update_cc_op),

@@ -25,7 +25,13 @@
  *    period (irq/softirq code in the cache) leave the cache unused.
  *
  * When the engine's active code-cache epoch fills up it asks for a flush from
- * a context that may sleep (kjit_engine_reclaim_pending()): a work item. */
+ * a context that may sleep (kjit_engine_reclaim_pending()): a work item.
+ * The gates and the handler run inside arbitrary kernel code, which may hold
+ * a runqueue or pi lock (wake_up_new_task translated from fork), so they
+ * must not queue the work themselves: queueing wakes a worker, and the
+ * wake-up takes those locks.  They raise an irq_work instead (lock-free,
+ * safe in any context); it runs when this CPU next enables interrupts,
+ * by which time every lock taken with interrupts off has been dropped. */
 #define pr_fmt(fmt) "kjit: " fmt
 
 #include <linux/kernel.h>
@@ -35,6 +41,7 @@
 #include <linux/mutex.h>
 #include <linux/sched.h>
 #include <linux/workqueue.h>
+#include <linux/irq_work.h>
 #include <linux/hardirq.h>
 #include <linux/rcupdate_wait.h>
 #include <linux/vmalloc.h>
@@ -91,10 +98,16 @@ static void kjit_reclaim_fn(struct work_struct *w)
 }
 static DECLARE_WORK(kjit_reclaim_work, kjit_reclaim_fn);
 
+static void kjit_reclaim_kick_fn(struct irq_work *w)
+{
+	schedule_work(&kjit_reclaim_work);
+}
+static DEFINE_IRQ_WORK(kjit_reclaim_kick, kjit_reclaim_kick_fn);
+
 static void maybe_reclaim(void)
 {
 	if (unlikely(kjit_engine_reclaim_pending()) && READ_ONCE(kjit_entry_enabled))
-		schedule_work(&kjit_reclaim_work);
+		irq_work_queue(&kjit_reclaim_kick);
 }
 
 /* Registers an entry's return address as a stop address once (the engine's
@@ -505,6 +518,7 @@ void kjit_entry_exit(void)
 {
 	WRITE_ONCE(kjit_entry_enabled, false);
 	kjit_detach_all();
+	irq_work_sync(&kjit_reclaim_kick);
 	cancel_work_sync(&kjit_reclaim_work);
 	vfree(kjit_att);
 	kjit_att = NULL;

@@ -127,9 +127,11 @@ static void escaped(u64 t)
 	/* Plugins' on_exit (the engine routes every exit here while one has it). */
 	kjit_engine_notify_exit(t);
 	/* flush-every-entry (benchmarks): only where sleeping is allowed; the
-	 * gate's caller has left the cache (its stub's return address is gone). */
+	 * gate's caller has left the cache (its stub's return address is gone).
+	 * Under preemptible RCU a read-side section leaves preemptible() true,
+	 * and the flush waits for grace periods: not inside one. */
 	if (unlikely(READ_ONCE(policy.flush_every_entry)) && preemptible() &&
-	    READ_ONCE(kjit_entry_enabled))
+	    !rcu_preempt_depth() && READ_ONCE(kjit_entry_enabled))
 		kjit_host_flush(false);
 }
 

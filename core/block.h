@@ -24,6 +24,7 @@ struct ChainSite {
   uint32_t fallback;     // where the chain's last link goes: the IBL prelude or the miss stub
   uint32_t links;
   uint8_t is_call;
+  uint8_t is_return;     // a ret: flags are dead at its targets
 };
 
 // Cache range -> original instruction address: one entry per copied

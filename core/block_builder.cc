@@ -1,6 +1,7 @@
 #include "core/block_builder.h"
 
 #include "arch/x86/code_writer.h"
+#include "core/departures.h"
 #include "core/engine_state.h"
 #include "core/indirect_chain.h"
 #include "core/instrumentation.h"
@@ -120,7 +121,8 @@ class Emitter {
   Exit *new_exit(uint64_t target, bool is_call);
   // A jmp (or jcc) toward `target`, linked later through a stub.
   void exit_jump(uint64_t target, bool is_call, int cond = -1);
-  void exit_native(uint64_t target);
+  // Leaves the cache for native code at `target`, counting the departure.
+  void exit_native(uint64_t target, kjit_departure why);
   void indirect_site(const x86::Insn &in);
 
   Epoch &epoch_;
@@ -156,7 +158,9 @@ Exit *Emitter::new_exit(uint64_t target, bool is_call) {
 void Emitter::exit_jump(uint64_t target, bool is_call, int cond) {
   Exit *e = new_exit(target, is_call);
   if (!e) {
-    w_.jmp_far(target);  // out of arena: leave to native code (still correct)
+    // Out of arena: leave to native code (still correct).
+    emit_departure_count(w_, KJIT_DEPART_CACHE_FULL, true);
+    w_.jmp_far(target);
     return;
   }
   // Linking re-points this jump while other CPUs may run the block.
@@ -165,7 +169,8 @@ void Emitter::exit_jump(uint64_t target, bool is_call, int cond) {
   e->field_offset = epoch_.code_used + static_cast<uint32_t>(field < 0 ? 0 : field);
 }
 
-void Emitter::exit_native(uint64_t target) {
+void Emitter::exit_native(uint64_t target, kjit_departure why) {
+  emit_departure_count(w_, why, true);
   if (w_.jmp(target) < 0 && !w_.overflowed()) w_.jmp_far(target);
 }
 
@@ -176,6 +181,7 @@ void Emitter::indirect_site(const x86::Insn &in) {
     return;
   }
   site->is_call = in.cf == KJIT_CF_CALL_INDIRECT;
+  site->is_return = in.cf == KJIT_CF_RET;
   int32_t field = w_.jmp_patchable(w_.here());  // re-pointed by chain_append
   site->tail_field = epoch_.code_used + static_cast<uint32_t>(field < 0 ? 0 : field);
   plan.chain = site;
@@ -208,7 +214,7 @@ bool Emitter::emit_terminator() {
     return !w_.overflowed();
   }
   if (ctx_.early == EarlyEnd::kNative) {
-    exit_native(ctx_.next_pc);
+    exit_native(ctx_.next_pc, KJIT_DEPART_NATIVE_INSN);
     return !w_.overflowed();
   }
   const kjit_insn &ki = ctx_.insns[ctx_.n - 1];
@@ -253,15 +259,22 @@ bool Emitter::emit_terminator() {
       if (!kjit_os_may_translate(in.target) && !g_engine.is_stop(in.target) &&
           kjit_os_callable_natively(in.target)) {
         // A leaf the OS lets us call as is: it returns into the cache.
-        if (w_.call(in.target) < 0) exit_native(in.pc);
+        if (w_.call(in.target) < 0) exit_native(in.pc, KJIT_DEPART_NATIVE_CALL);
         g_engine.stats.native_calls++;
         exit_jump(fall, false);
         break;
       }
       // The stack gets the ORIGINAL return address (transparency).
       push_return_address(in);
-      if (!kjit_os_may_translate(in.target) || g_engine.is_stop(in.target)) exit_native(in.target);
-      else exit_jump(in.target, true);
+      if (in.target == g_engine.facts.schedule_funnel && g_engine.facts.gate_sched) {
+        // The host follows the task through the sleep, or counts that it
+        // does not.
+        if (w_.jmp(g_engine.facts.gate_sched) < 0 && !w_.overflowed()) w_.jmp_far(g_engine.facts.gate_sched);
+      } else if (!kjit_os_may_translate(in.target) || g_engine.is_stop(in.target)) {
+        exit_native(in.target, KJIT_DEPART_NATIVE_CALL);
+      } else {
+        exit_jump(in.target, true);
+      }
       break;
     case KJIT_CF_RET:
       w_.xchg_reg_rsp_slot(KJIT_REG_RCX);
@@ -283,7 +296,7 @@ bool Emitter::emit_terminator() {
       break;
     }
     default:
-      exit_native(in.pc);
+      exit_native(in.pc, KJIT_DEPART_NATIVE_INSN);
       break;
   }
   return !w_.overflowed() && !out_of_arena;
@@ -426,7 +439,7 @@ BuildResult build_block(Epoch &epoch, uint64_t pc, bool routine_start, Block **o
     for (uint32_t i = 0; i < em.plan.nexits; i++) {
       Exit *e = em.plan.exits[i];
       if (!kjit_os_may_translate(e->target_pc) || g_engine.is_stop(e->target_pc)) {
-        link_exit_native(epoch, e);
+        link_exit_native(epoch, e, departure_for_native_target(e->target_pc));
         continue;
       }
       TableSlot *ts = epoch.table.slot(e->target_pc);

@@ -5,6 +5,7 @@
 #include "arch/x86/code_writer.h"
 #include "core/block_builder.h"
 #include "core/build_context.h"
+#include "core/departures.h"
 #include "core/engine_state.h"
 #include "core/ibl.h"
 #include "core/indirect_chain.h"
@@ -35,9 +36,13 @@ bool switch_epoch_locked() {
 // The translation of `pc` in the active epoch (the one active when it
 // returns, after a switch too), built if needed; nullptr when `pc` must run
 // natively.
-Block *lookup_or_build_locked(uint64_t pc, bool routine_start) {
+// `*why` says why when it returns nullptr.
+Block *lookup_or_build_locked(uint64_t pc, bool routine_start, kjit_departure *why) {
   EngineState &g = g_engine;
-  if (g.is_stop(pc) || !kjit_os_may_translate(pc)) return nullptr;
+  if (g.is_stop(pc) || !kjit_os_may_translate(pc)) {
+    *why = departure_for_native_target(pc);
+    return nullptr;
+  }
   for (int attempt = 0; attempt < 2; attempt++) {
     Epoch &e = g.epoch();
     if (Block *b = e.table.find(pc)) return b;
@@ -50,16 +55,19 @@ Block *lookup_or_build_locked(uint64_t pc, bool routine_start) {
         return b;
       case BuildResult::kDeclined:
         g.stats.fallbacks++;
+        *why = KJIT_DEPART_DECLINED;
         return nullptr;
       case BuildResult::kCacheFull:
         g.stats.cache_full++;
         if (!switch_epoch_locked()) {
           g.stats.fallbacks++;
+          *why = KJIT_DEPART_CACHE_FULL;
           return nullptr;  // native until the host reclaims memory
         }
         break;
     }
   }
+  *why = KJIT_DEPART_CACHE_FULL;
   return nullptr;
 }
 
@@ -123,6 +131,7 @@ int kjit_engine_init(const kjit_os_memory *mem, const kjit_os_kernel_facts *fact
     e.state = EpochState::kFree;
   }
   if (!g.epochs[0].reset()) return -12;  // -ENOMEM
+  departures_init();  // without room for the counts, nothing is counted
   g.epochs[0].state = EpochState::kActive;
   g.current = 0;
   g.initialized = true;
@@ -139,12 +148,32 @@ uint64_t kjit_engine_enter(uint64_t orig_pc) {
   // not sleeping) holds off.
   if (uint64_t d = ibl_lookup(g.epochs[__atomic_load_n(&g.current, __ATOMIC_ACQUIRE) & 1], orig_pc)) {
     __atomic_fetch_add(&g.stats.fast_entries, 1, __ATOMIC_RELAXED);  // lock-free path
+    count_entry();
     return d;
   }
   EngineLock lock;
-  Block *b = lookup_or_build_locked(orig_pc, true);
-  if (b) ibl_insert(g.epoch(), orig_pc, b->exec);
-  return b ? b->exec : orig_pc;
+  kjit_departure why;
+  Block *b = lookup_or_build_locked(orig_pc, true, &why);
+  if (!b) return orig_pc;
+  ibl_insert(g.epoch(), orig_pc, b->exec);
+  count_entry();
+  return b->exec;
+}
+
+uint64_t kjit_engine_resume(uint64_t orig_pc) {
+  EngineState &g = g_engine;
+  if (!g.initialized) return orig_pc;
+  if (uint64_t d = ibl_lookup(g.epochs[__atomic_load_n(&g.current, __ATOMIC_ACQUIRE) & 1], orig_pc))
+    return d;  // a native target's IBL entry is a trampoline that counts
+  EngineLock lock;
+  kjit_departure why;
+  Block *b = lookup_or_build_locked(orig_pc, false, &why);
+  if (!b) {
+    count_departure(why);
+    return orig_pc;
+  }
+  ibl_insert(g.epoch(), orig_pc, b->exec);
+  return b->exec;
 }
 
 uint64_t kjit_engine_direct_exit(uint64_t stub_return) {
@@ -155,8 +184,12 @@ uint64_t kjit_engine_direct_exit(uint64_t stub_return) {
   if (!from) return 0;  // not ours: a host bug; 0 makes it loud
   auto *exit = static_cast<Exit *>(from->record_of(read_stub_id(*from, stub_return)));
   uint64_t target = exit->target_pc;
-  Block *b = lookup_or_build_locked(target, exit->is_call);
-  if (!b) return target;
+  kjit_departure why;
+  Block *b = lookup_or_build_locked(target, exit->is_call, &why);
+  if (!b) {
+    count_departure(why);
+    return target;
+  }
   // Only the active epoch is linked; a retired one just gets served.
   if (from == &g.epoch()) link_exit(*from, exit, b);
   return b->exec;
@@ -169,18 +202,24 @@ uint64_t kjit_engine_indirect_miss(uint64_t stub_return, uint64_t target) {
   Epoch *from = epoch_of_exec(stub_return);
   if (!from) return 0;
   auto *site = static_cast<ChainSite *>(from->record_of(read_stub_id(*from, stub_return)));
-  Block *b = lookup_or_build_locked(target, site->is_call);
-  uint64_t dest = b ? b->exec : target;
+  kjit_departure why = KJIT_DEPART_COMPLETED;
+  Block *b = lookup_or_build_locked(target, site->is_call, &why);
+  if (!b) count_departure(why);
   // Only the active epoch is extended.  A native target is linked only when
   // it is native for good (stop address, untranslatable), not when the
-  // engine declined because the cache is full.
+  // engine declined because the cache is full; through a trampoline that
+  // counts the departure.  The return sites' own links count a completion
+  // without saving RFLAGS: flags are dead after a function returns.  The
+  // IBL entry serves every kind of site, so its trampoline keeps them.
   bool stop = g.is_stop(target);
   bool native_for_good = !b && (stop || !kjit_os_may_translate(target)) && !(stop && exits_observed());
   if (from == &g.epoch() && (b || native_for_good)) {
-    chain_append(*from, site, target, dest);
-    ibl_insert(*from, target, dest);
+    uint64_t chain_dest = b ? b->exec : native_exit_trampoline(*from, target, why, !site->is_return);
+    uint64_t ibl_dest = b ? b->exec : native_exit_trampoline(*from, target, why, true);
+    chain_append(*from, site, target, chain_dest);
+    ibl_insert(*from, target, ibl_dest);
   }
-  return dest;
+  return b ? b->exec : target;
 }
 
 int kjit_engine_is_cache_address(uint64_t addr) {
@@ -293,7 +332,8 @@ int kjit_engine_build_only(uint64_t orig_pc, uint64_t *succ, uint32_t *nsucc, ui
   *ninsns = 0;
   Block *b = g.epoch().table.find(orig_pc);
   if (!b) {
-    b = lookup_or_build_locked(orig_pc, false);
+    kjit_departure why;
+    b = lookup_or_build_locked(orig_pc, false, &why);
     if (!b) return -1;
   } else if (!decode_block(orig_pc)) {
     return -1;

@@ -32,6 +32,8 @@ struct EngineState {
   uint32_t entry_callbacks;
   uint32_t exit_callbacks;
   kjit_engine_stats stats;
+  // How entries ended (core/departures.h): in the data window, host view.
+  kjit_engine_departures *departures;
   // The CPU running plugin callbacks (under the engine lock), or -1: plugin
   // calls back into the engine (kjit_alloc) must not take the lock again.
   int32_t callback_cpu;
@@ -44,6 +46,10 @@ struct EngineState {
 };
 
 extern EngineState g_engine;
+
+// Zeroed plugin data from the data window; the caller holds the engine lock
+// (or the engine is not running yet).  nullptr when the window is full.
+void *data_alloc_locked(uint64_t size);
 
 // RAII holder of the engine-wide OS lock.
 class EngineLock {

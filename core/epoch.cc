@@ -16,6 +16,12 @@ bool Epoch::reset() {
   max_blocks = code_size / 64 + 16;
   blocks = arena.alloc_array<Block *>(max_blocks);
   if (!blocks) return false;
+  // Distinct native targets (stop addresses, functions never translated):
+  // a few hundred for every system call attached.
+  nnative_exits = 0;
+  max_native_exits = 1024;
+  native_exits = arena.alloc_array<NativeExit>(max_native_exits);
+  if (!native_exits) return false;
   if (!table.init(&arena, max_blocks * 2)) return false;
   return inline_cache.init(&arena, 1024);
 }

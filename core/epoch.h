@@ -22,6 +22,14 @@
 
 namespace kjit {
 
+// A counting trampoline to native code (core/departures.h).
+struct NativeExit {
+  uint64_t target;
+  uint32_t code_offset;
+  uint8_t why;          // enum kjit_departure
+  bool keep_flags;
+};
+
 enum class EpochState : uint8_t { kFree, kActive, kRetired };
 
 struct Epoch {
@@ -37,6 +45,9 @@ struct Epoch {
   uint32_t ibl_table_offset;  // see ibl.h; ibl_routine == 0: no IBL
   uint32_t ibl_routine;
   uint32_t ibl_mask;
+  NativeExit *native_exits;
+  uint32_t nnative_exits;
+  uint32_t max_native_exits;
   Block **blocks;       // in code order (bump allocation keeps them sorted)
   uint32_t nblocks;
   uint32_t max_blocks;

@@ -1,6 +1,7 @@
 #include "core/linker.h"
 
 #include "arch/x86/code_writer.h"
+#include "core/departures.h"
 #include "core/engine_state.h"
 
 namespace kjit {
@@ -19,9 +20,10 @@ bool link_exit(Epoch &epoch, Exit *exit, Block *target) {
   return true;
 }
 
-bool link_exit_native(Epoch &epoch, Exit *exit) {
+bool link_exit_native(Epoch &epoch, Exit *exit, kjit_departure why) {
   if (exit->linked) return true;
-  if (!patch(epoch, exit->field_offset, exit->target_pc)) return false;
+  uint64_t dest = native_exit_trampoline(epoch, exit->target_pc, why, true);
+  if (!patch(epoch, exit->field_offset, dest)) return false;
   exit->linked = 1;
   return true;
 }

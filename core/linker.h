@@ -4,13 +4,15 @@
 // flush drops a whole epoch (epoch.h), links and all.
 #pragma once
 #include "core/epoch.h"
+#include "kjit/engine.h"
 
 namespace kjit {
 
 // Points `exit` at `target`'s translation.
 bool link_exit(Epoch &epoch, Exit *exit, Block *target);
-// Points `exit` straight at original code: the target is never translated.
-bool link_exit_native(Epoch &epoch, Exit *exit);
+// Points `exit` at original code, through a trampoline that counts the
+// departure `why`: the target is never translated.
+bool link_exit_native(Epoch &epoch, Exit *exit, kjit_departure why);
 // Links every exit that was waiting for `block` to be built.
 void link_waiting(Epoch &epoch, TableSlot *slot, Block *block);
 

@@ -90,6 +90,20 @@ StringKind string_kind(uint32_t mnemonic) {
 
 }  // namespace
 
+namespace kjit {
+
+void *data_alloc_locked(uint64_t size) {
+  EngineState &g = g_engine;
+  uint64_t start = (g.data_used + 63) & ~63ull;  // own cache line: counters are hot
+  if (start + size > g.mem.data_size || start + size < start) return nullptr;
+  g.data_used = start + size;
+  uint8_t *p = g.mem.data_host_view + start;
+  __builtin_memset(p, 0, size);
+  return p;
+}
+
+}  // namespace kjit
+
 extern "C" {
 
 uint64_t kjit_insn_pc(const kjit_insn *i) { return i->insn.pc; }
@@ -221,24 +235,15 @@ int kjit_insert_call(kjit_insn *insn, enum kjit_ipoint where, void *routine, uin
   return kjit_insert_call_argv(insn, where, routine, nargs, args);
 }
 
-static void *alloc_locked(uint64_t size) {
-  EngineState &g = g_engine;
-  uint64_t start = (g.data_used + 63) & ~63ull;  // own cache line: counters are hot
-  if (start + size > g.mem.data_size || start + size < start) return nullptr;
-  g.data_used = start + size;
-  uint8_t *p = g.mem.data_host_view + start;
-  __builtin_memset(p, 0, size);
-  return p;
-}
 
 void *kjit_alloc(uint64_t size) {
   EngineState &g = g_engine;
   if (!g.initialized || size == 0) return nullptr;
   // From a plugin callback the lock is already held by this CPU (the lock
   // disables preemption, so the CPU number is stable).
-  if (g.callback_cpu == static_cast<int32_t>(kjit_os_cpu())) return alloc_locked(size);
+  if (g.callback_cpu == static_cast<int32_t>(kjit_os_cpu())) return data_alloc_locked(size);
   EngineLock lock;
-  return alloc_locked(size);
+  return data_alloc_locked(size);
 }
 
 static void count_callbacks_locked() {

@@ -55,6 +55,10 @@ void kjit_engine_fini(void);
  * itself when it cannot be translated.  The engine lock is a spinlock taken
  * with interrupts off in the kernel: never call the engine from NMI. */
 uint64_t kjit_engine_enter(uint64_t orig_pc);
+/* A task that was in the cache goes on at `orig_pc` (a return address,
+ * after a sleep the host followed): its translation, built if needed, or
+ * `orig_pc` itself with the departure counted.  Not an entry. */
+uint64_t kjit_engine_resume(uint64_t orig_pc);
 uint64_t kjit_engine_direct_exit(uint64_t stub_return_address);
 uint64_t kjit_engine_indirect_miss(uint64_t stub_return_address, uint64_t target);
 int kjit_engine_is_cache_address(uint64_t addr);
@@ -81,6 +85,30 @@ int kjit_engine_flush(void);
  * makes the engine decline translation (native execution, never an error). */
 int kjit_engine_reclaim_pending(void);
 int kjit_engine_reclaim(void);
+
+/* How entries end.  Every entry the engine lets into the cache (a cache
+ * address returned by kjit_engine_enter) either completes in it, returning
+ * to a stop address from translated code, or leaves it for native code, at
+ * most once, for the rest of the invocation.  Translated code counts both
+ * where it happens (a locked add on the engine's cell in the data window,
+ * on the native exit's path only), the dispatcher counts what it hands to
+ * native code itself.  Departures a host causes (a sleep it does not follow)
+ * are the host's to count. */
+enum kjit_departure {
+  KJIT_DEPART_COMPLETED = 0,   /* returned to a stop address from the cache   */
+  KJIT_DEPART_NATIVE_CALL,     /* called or jumped to code never translated   */
+  KJIT_DEPART_NATIVE_INSN,     /* an instruction that must run at its address */
+  KJIT_DEPART_DECLINED,        /* a block the engine could not build          */
+  KJIT_DEPART_CACHE_FULL,      /* both cache halves busy: reclaim pending     */
+  KJIT_DEPART_COUNT
+};
+struct kjit_engine_departures {
+  uint64_t entered;            /* kjit_engine_enter calls that returned cache code */
+  uint64_t count[KJIT_DEPART_COUNT];
+};
+/* Reads (lock-free) or zeroes the counts since the engine was created. */
+void kjit_engine_get_departures(struct kjit_engine_departures *out);
+void kjit_engine_reset_departures(void);
 
 /* Original address of the instruction containing code-cache address
  * `cache_pc` (for fault reporting and stack maps), 0 if unknown. */

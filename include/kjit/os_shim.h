@@ -41,6 +41,12 @@ struct kjit_os_kernel_facts {
   /* Where the engine's exits land (host dispatcher gates). */
   uint64_t gate_direct;    /* call target of direct-exit stubs   */
   uint64_t gate_indirect;  /* call target of indirect-miss stubs */
+  /* Where a translated call to schedule_funnel goes instead (0: straight
+   * to the funnel, execution then continues natively after it returns).
+   * The host's scheduler gate gets the stack as the call leaves it, [rsp] =
+   * the original return address, and jumps to the funnel itself: it is how
+   * a host follows a task through a sleep (os/linux/sched_resume.c). */
+  uint64_t gate_sched;
 };
 
 /* Reads `len` live code bytes at `addr` (after alternatives/static-key

@@ -24,7 +24,7 @@ LAYERS=(
   "control module"                       # ioctl decoding; init and exit
   "config capture capture_log"           # what the ioctls drive
   "dispatch_gates"                       # translated code's way out (asm)
-  "entry_ftrace textwatch builtin_tools exports"  # entry/exit, text changes, tools, plugin API
+  "entry_ftrace sched_resume textwatch builtin_tools exports"  # entry/exit, sleeps, text changes, tools, plugin API
   "engine_host"                          # the engine's one owner
   "callstack examples"                   # plugins compiled into kjit.ko
   "kjit_engine zydis_kernel"             # the C++ engine (core/, arch/x86/) and Zydis

@@ -19,6 +19,7 @@
 #include "config.h"
 #include "builtin_tools.h"
 #include "engine_host.h"
+#include "sched_resume.h"
 #include "entry_ftrace.h"
 #include "kjit/engine.h"
 
@@ -54,10 +55,13 @@ static int start(const struct kjit_ioc_config *c)
 	opt.observe_exits = c->flush_every_entry ? 1 : 0;
 	if (c->max_block_insns)
 		opt.max_block_insns = c->max_block_insns;
+	kjit_sched_resume_pause();
 	ret = kjit_host_start(&opt, (u64)c->cache_kb << 10, t->init,
 			      t->plugin ? t->plugin() : NULL);
+	kjit_sched_resume_unpause();
 	if (ret)
 		return ret;
+	kjit_sleep_counters_reset();   /* the engine's counts start afresh too */
 	cfg = *c;
 	kjit_entry_set_policy(c->pid, c->flush_every_entry, c->tool == KJIT_TOOL_CALLSTACK);
 	return 0;
@@ -142,6 +146,9 @@ void kjit_config_reset_results(void)
 	t = kjit_builtin_tool(cfg.tool);
 	if (t->reset)
 		t->reset();
+	/* How entries ended: counted over the same period as the results. */
+	kjit_engine_reset_departures();
+	kjit_sleep_counters_reset();
 	mutex_unlock(&kjit_config_mutex);
 }
 

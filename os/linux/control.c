@@ -18,6 +18,7 @@
 #include "engine_host.h"
 #include "entry_ftrace.h"
 #include "extable.h"
+#include "sched_resume.h"
 #include "symbols.h"
 #include "textwatch.h"
 #include "kjit/engine.h"
@@ -97,6 +98,28 @@ static long ioc_attach_many(void __user *uarg)
 	return kjit_attach_many(u64_to_user_ptr(m.names), u64_to_user_ptr(m.results), m.count);
 }
 
+static void fill_departures(struct kjit_ioc_stats *s)
+{
+	struct kjit_engine_departures d;
+	struct kjit_sleep_counters z;
+
+	kjit_engine_get_departures(&d);
+	kjit_sleep_counters(&z);
+	s->entered = d.entered;
+	s->completed = d.count[KJIT_DEPART_COMPLETED];
+	s->left_native_call = d.count[KJIT_DEPART_NATIVE_CALL];
+	s->left_native_insn = d.count[KJIT_DEPART_NATIVE_INSN];
+	s->left_declined = d.count[KJIT_DEPART_DECLINED];
+	s->left_cache_full = d.count[KJIT_DEPART_CACHE_FULL];
+	s->left_sleep_full = z.left_full;
+	s->left_sleep_off = z.left_off;
+	s->sleep_lost = z.lost;
+	s->task_exits = z.task_exits;
+	s->sleeps_followed = z.followed;
+	s->sleeps_resumed = z.resumed;
+	s->sleeping = z.sleeping;
+}
+
 static long ioc_stats(void __user *uarg)
 {
 	struct kjit_ioc_stats s;
@@ -144,6 +167,7 @@ static long ioc_stats(void __user *uarg)
 	s.inline_instrumentation = c.inline_instrumentation;
 	s.use_liveness = c.use_liveness;
 	s.flush_every_entry = c.flush_every_entry;
+	fill_departures(&s);
 	if (copy_to_user(uarg, &s, sizeof(s)))
 		return -EFAULT;
 	return 0;

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* The two dispatcher gates (protocol: include/kjit/engine.h).
+/* The dispatcher gates (protocol: include/kjit/engine.h), and the
+ * scheduler gate and its return stub (sched_resume.c).
  *
  * Both save every GPR and RFLAGS on the current stack (the kernel has no red
  * zone), call C (kernel C only needs 8-byte stack alignment, and leaving rsp
@@ -23,6 +24,7 @@
 #include <asm/smap.h>
 #include <asm/nospec-branch.h>
 #include <asm/unwind_hints.h>
+#include <asm/percpu.h>
 
 .macro SAVE_ALL
 	pushfq
@@ -96,3 +98,32 @@ SYM_CODE_START(kjit_gate_indirect)
 	UNWIND_HINT_FUNC		/* [rsp] = the target              */
 	RET
 SYM_CODE_END(kjit_gate_indirect)
+
+/* A translated call into the scheduler funnel: push R ; jmp kjit_gate_sched.
+ * [rsp] = R, every other register as the funnel expects it.  The C half
+ * (sched_resume.c) may put kjit_sched_return into R's slot; the funnel is
+ * then entered with a RET, as by a call from that slot. */
+SYM_CODE_START(kjit_gate_sched)
+	UNWIND_HINT_FUNC		/* [rsp] = R, like a call */
+	SAVE_ALL
+	leaq	F_R(%rsp), %rdi		/* the slot */
+	call	kjit_linux_sched_call
+	RESTORE_ALL
+	pushq	kjit_schedule_fn(%rip)
+	UNWIND_HINT_FUNC
+	RET				/* into __schedule, [rsp] = the slot */
+SYM_CODE_END(kjit_gate_sched)
+
+/* __schedule returns here for a task the gate or the sched_switch probe
+ * retargeted, with preemption off: this CPU's kjit_resume_pc is R. */
+SYM_CODE_START(kjit_sched_return)
+	UNWIND_HINT_EMPTY
+	pushq	PER_CPU_VAR(kjit_resume_pc)
+	UNWIND_HINT_FUNC		/* [rsp] = R, as if returning to it */
+	SAVE_ALL
+	movq	F_R(%rsp), %rdi
+	call	kjit_linux_sched_resume
+	movq	%rax, F_R(%rsp)		/* R's slot now holds where to go on */
+	RESTORE_ALL
+	RET
+SYM_CODE_END(kjit_sched_return)

@@ -28,12 +28,13 @@ static u64 cache_size;
 static unsigned int added_plugins;
 
 int kjit_host_init(const struct kjit_os_memory *mem, void (*gate_direct)(void),
-		   void (*gate_indirect)(void))
+		   void (*gate_indirect)(void), void (*gate_sched)(void))
 {
 	base_mem = *mem;
 	kjit_shim_fill_facts(&facts);
 	facts.gate_direct = (u64)(unsigned long)gate_direct;
 	facts.gate_indirect = (u64)(unsigned long)gate_indirect;
+	facts.gate_sched = (u64)(unsigned long)gate_sched;
 	if (!facts.return_thunk || !facts.fentry || !facts.schedule_funnel) {
 		pr_err("kernel facts incomplete\n");
 		return -ENOENT;

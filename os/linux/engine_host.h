@@ -13,9 +13,9 @@ struct kjit_plugin;
 struct kjit_engine_options;
 
 /* Memory and gates every engine of this module's lifetime gets; no engine
- * runs yet. */
+ * runs yet.  gate_sched may be NULL (sleeps are then not followed). */
 int kjit_host_init(const struct kjit_os_memory *mem, void (*gate_direct)(void),
-		   void (*gate_indirect)(void));
+		   void (*gate_indirect)(void), void (*gate_sched)(void));
 void kjit_host_exit(void);
 
 /* (Re-)creates the engine: the previous one, if any, is destroyed first.

@@ -110,6 +110,11 @@ static void maybe_reclaim(void)
 		irq_work_queue(&kjit_reclaim_kick);
 }
 
+void kjit_entry_kick_reclaim(void)
+{
+	maybe_reclaim();
+}
+
 /* Registers an entry's return address as a stop address once (the engine's
  * lock only the first time); false when the engine's set is full. */
 static bool ensure_stop(unsigned long ret)

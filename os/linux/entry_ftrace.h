@@ -23,6 +23,10 @@ void kjit_entry_quiesce(void);
  * entry returns (flush_every_entry), the callstack tool gets entry events. */
 void kjit_entry_set_policy(u32 pid, u32 flush_every_entry, bool callstack);
 
+/* Asks for a reclaim if the engine wants one; any context (the gates, the
+ * scheduler stub): the flush itself runs from a work item. */
+void kjit_entry_kick_reclaim(void);
+
 struct kjit_entry_counters {
 	u64 entries, entry_declined, entry_skipped, gate_escapes, reclaims, filtered, exits;
 };

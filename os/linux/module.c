@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* kjit.ko: init and exit, in layer order (os/linux/README.md).  Init:
  * symbols, shim ranges, quiesce, memory (+selftest), dynamic extable,
- * entry redirection, engine host + configuration (engine and built-in
+ * entry redirection, sleep following, engine host + configuration (engine and built-in
  * tool), text watch, control device.  Exit in reverse, and nothing is freed
  * before every task has left the code cache. */
 #define pr_fmt(fmt) "kjit: " fmt
@@ -18,6 +18,7 @@
 #include "entry_ftrace.h"
 #include "extable.h"
 #include "quiesce.h"
+#include "sched_resume.h"
 #include "shim.h"
 #include "symbols.h"
 #include "textwatch.h"
@@ -49,10 +50,13 @@ static int __init kjit_init(void)
 	ret = kjit_entry_init();
 	if (ret)
 		goto err_ext;
+	/* Without the scheduler hook, sleeps are counted, not followed. */
+	kjit_sched_resume_init(kjit_sched_return);
 	/* The engine leaves translated code through these gates. */
-	ret = kjit_host_init(&kjit_mem, kjit_gate_direct, kjit_gate_indirect);
+	ret = kjit_host_init(&kjit_mem, kjit_gate_direct, kjit_gate_indirect,
+			     kjit_sched_resume_active() ? kjit_gate_sched : NULL);
 	if (ret)
-		goto err_entry;
+		goto err_sched;
 	ret = kjit_config_init();
 	if (ret)
 		goto err_config;
@@ -70,7 +74,8 @@ err_text:
 err_config:
 	kjit_config_exit();
 	kjit_host_exit();
-err_entry:
+err_sched:
+	kjit_sched_resume_exit();
 	kjit_entry_exit();
 err_ext:
 	kjit_extable_exit();
@@ -84,6 +89,7 @@ static void __exit kjit_exit(void)
 	kjit_control_exit();
 	kjit_capture_exit();
 	kjit_textwatch_exit();
+	kjit_sched_resume_exit();  /* no task returns through the stub after this */
 	kjit_entry_exit();       /* detach all, wait for tasks in the cache */
 	kjit_config_exit();
 	kjit_host_exit();

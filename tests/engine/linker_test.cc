@@ -93,10 +93,17 @@ TEST_F(LinkerTest, UnalignedFieldIsRefusedAndKeepsItsTarget) {
   EXPECT_EQ(stats().direct_links, links);
 }
 
-TEST_F(LinkerTest, NativeExitJumpsToTheOriginalCode) {
+TEST_F(LinkerTest, NativeExitJumpsToTheOriginalCodeThroughACount) {
   Exit *x = new_exit(kText + 0x80);
-  ASSERT_TRUE(link_exit_native(active(), x));
-  EXPECT_EQ(goes_to(x), kText + 0x80);
+  ASSERT_TRUE(link_exit_native(active(), x, KJIT_DEPART_NATIVE_CALL));
+  // pushfq ; lock inc [the count] ; popfq ; jmp kText+0x80
+  uint64_t t = goes_to(x);
+  ASSERT_TRUE(active().contains_exec(t));
+  EXPECT_EQ(*host(t), 0x9c);
+  x86::Insn inc = decode(t + 1);
+  EXPECT_EQ(inc.bytes[0], 0xf0);
+  EXPECT_EQ(*host(t + 1 + inc.length), 0x9d);
+  EXPECT_EQ(branch_target(t + 2 + inc.length), kText + 0x80);
   EXPECT_TRUE(x->linked);
 }
 

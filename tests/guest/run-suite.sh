@@ -30,6 +30,20 @@ hz="$B/hazard"; mkdir -p "$hz"
 cp "$root"/tests/guest/hazard/{kjit_hazard.c,Kbuild} "$hz/"
 make -C "$KDIR" M="$hz" -j2 modules > "$hz/build.log" 2>&1 || { cat "$hz/build.log" >&2; exit 1; }
 
+# Where schedule() goes on after __schedule returns, as kjitctl names that
+# block ("schedule+0x5a"): the guest checks that blocking calls count it.
+sched_ret() {
+  local syms="$root/tests/data/kallsyms-$ABI.txt.xz" vmlinux="${KJIT_BUILD:-$root/build/lab}/kernel/vmlinux" s f c
+  s=$(xzcat "$syms" | awk '$3=="schedule"{print $1; exit}')
+  f=$(xzcat "$syms" | awk '$3=="__schedule"{print $1; exit}')
+  [ -n "$s" ] && [ -n "$f" ] && [ -f "$vmlinux" ] || return 1
+  c=$(objdump -d --no-show-raw-insn --start-address="0x$s" --stop-address="$(printf '0x%x' $((0x$s + 0x200)))" "$vmlinux" |
+      awk -v f="0x$f" '$2 == "call" && $3 == f {sub(":", "", $1); print $1; exit}')
+  [ -n "$c" ] || return 1
+  printf 'schedule+0x%x\n' $((0x$c + 5 - 0x$s))
+}
+SCHED_RET=$(sched_ret) || { echo "run-suite: cannot find schedule's call to __schedule in vmlinux" >&2; exit 1; }
+
 tcg=(--tcg-single)
 [ "${KJIT_SUITE_MTTCG:-0}" != 1 ] || tcg=()
 
@@ -41,8 +55,9 @@ for mode in $MODES; do
   cp "$B"/plugins-linux/*.ko "$hz/kjit_hazard.ko" "$share/"
   share_program "$share" workload "$root/tests/guest/workload.c" -Wno-unused-result
   share_program "$share" uffd_fault "$root/tests/guest/uffd_fault.c" -pthread
+  share_program "$share" blocking "$root/tests/guest/blocking.c" -pthread
   share_script "$share" "$root/tests/guest/suite-guest.sh" \
-    QUICK="${KJIT_SUITE_QUICK:-0}" ITERS="${KJIT_SUITE_ITERS:-1}"
+    QUICK="${KJIT_SUITE_QUICK:-0}" ITERS="${KJIT_SUITE_ITERS:-1}" SCHED_RET="$SCHED_RET"
   append="${KJIT_SUITE_APPEND:-}"
   if [ "$mode" = full ]; then append="$append preempt=full"; fi
   echo "run-suite: booting ($mode preemption)"

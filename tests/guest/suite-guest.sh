@@ -71,6 +71,16 @@ for tool in icount bbcount calltrace branch_hints lock_contention entry_count ca
   chk "entered_$tool" [ "${e:-0}" -gt 1000 ]
   sync
 done
+# Every entry ends in the cache or is counted as having left it: at least
+# 99.9% complete there for the whole workload (sleeps are followed).
+for tool in icount bbcount calltrace branch_hints lock_contention entry_count callstack; do
+  line=$(grep '^completion ' "stats-$tool.txt")
+  if awk '$1=="completed"{c=$2} $1=="entered"{e=$2} END{exit !(e > 0 && c * 1000 >= e * 999)}' "stats-$tool.txt"; then
+    pass "completion_$tool" "$line"
+  else
+    fail "completion_$tool" "$line"
+  fi
+done
 if grep -q '^instructions *[1-9]' report-icount.txt; then pass icount_nonzero "$(cat report-icount.txt)"; else fail icount_nonzero; fi
 if grep -q 'blocks executed [1-9]' report-bbcount.txt; then pass bbcount_nonzero "$(head -1 report-bbcount.txt)"; else fail bbcount_nonzero; fi
 chk branch_hints_nonzero grep -q '^executed *[1-9]' report-branch_hints.txt
@@ -109,6 +119,60 @@ if [ "$nb" -gt 5 ] && [ "$nb" -le "${it:-0}" ]; then
   pass blocks_listed_le_translated "listed=$nb built=$bb fallbacks=$fb insns=$it"
 else
   fail blocks_listed_le_translated "listed=$nb built=$bb fallbacks=$fb insns=$it"
+fi
+
+# --- invocations that sleep are followed to their end -----------------------
+# Each call sleeps (woken by a child process, a timer or a resolved fault)
+# and then runs functions that only run after the wake-up: with bbcount on
+# the system call, their blocks must have counts, and so must the block
+# that starts at the return from __schedule into schedule (SCHED_RET,
+# computed on the host from vmlinux).
+step "blocking calls followed through their sleeps"
+config config_bbcount_blocking bbcount
+for m in read:read:finish_wait,copy_page_to_iter,touch_atime \
+         poll:poll:poll_freewait,remove_wait_queue \
+         nanosleep:nanosleep:hrtimer_try_to_cancel,hrtimer_active \
+         futex:futex:futex_unqueue,plist_del \
+         wait4:wait4:release_task,detach_pid \
+         write:write:finish_wait,copy_page_from_iter \
+         mutex:read:__mutex_remove_waiter,copy_page_to_iter,touch_atime; do
+  mode=${m%%:*} rest=${m#*:}; sc=${rest%%:*} fns="${rest#*:},${SCHED_RET:-schedule+0x?}"
+  $K attach "$sc" > /dev/null
+  $K reset > /dev/null
+  ./blocking "$mode" 3 > "blocking-$mode.txt" 2>&1
+  $K stats > "stats-blocking-$mode.txt"
+  $K blocks > "blocks-blocking-$mode.txt"
+  $K detach all > /dev/null
+  chk "blocking_${mode}_ran" grep -q "^$mode ok" "blocking-$mode.txt"
+  missing=""
+  for f in $(echo "$fns" | tr ',' ' '); do
+    # a function: any of its blocks; schedule+0x..: that block exactly
+    n=$(awk -v f="$f" '$3 == f || (f !~ /[+]/ && index($3, f "+") == 1) {s += $2} END{print s + 0}' \
+          "blocks-blocking-$mode.txt")
+    [ "$n" -gt 0 ] || missing="$missing $f"
+  done
+  res=$(awk '$1=="sleeps_resumed"{print $2}' "stats-blocking-$mode.txt")
+  if [ -z "$missing" ] && [ "${res:-0}" -gt 0 ]; then
+    pass "followed_$mode" "after the wake-up: $fns; sleeps_resumed=$res; $(grep '^completion' "stats-blocking-$mode.txt")"
+  else
+    fail "followed_$mode" "no count after the wake-up for:$missing; sleeps_resumed=${res:-?}"
+  fi
+done
+
+# A task asleep in an instrumented call has only original return
+# addresses on its stack (nothing in kjit's module, code cache included).
+step "a sleeping task's stack"
+$K attach nanosleep > /dev/null
+sleep 3 & sp=$!
+sleep 1
+cat "/proc/$sp/stack" > sleeping-stack.txt 2>&1
+wait "$sp"
+$K detach all > /dev/null
+if grep -q do_nanosleep sleeping-stack.txt && ! grep -q '\[kjit\]' sleeping-stack.txt &&
+   ! grep -v -q '^\[<[0-9a-f]*>\] [A-Za-z_.0-9]*+0x[0-9a-f]*/0x[0-9a-f]*$' sleeping-stack.txt; then
+  pass sleeping_stack_original "$(tr '\n' ' ' < sleeping-stack.txt)"
+else
+  fail sleeping_stack_original "$(tr '\n' ' ' < sleeping-stack.txt)"
 fi
 
 # --- config while a capture is armed ------------------------------------------
@@ -405,18 +469,26 @@ step "insmod/rmmod x20 under load"
 rmmod kjit_hazard
 rmmod kjit || fail rmmod_before_loop
 ( i=0; while [ ! -f stop-load ]; do timeout 300 $W 1 > uload-$i.txt 2>&1 || echo "uload workload $i: status $?" >> load-status.txt; i=$((i + 1)); [ $i -ge 8 ] && i=0; done ) & lp=$!
+# tasks that sleep and wake in instrumented calls all along (followed
+# sleeps across unloads and epoch reuse)
+( while [ ! -f stop-load ]; do for m in read nanosleep futex poll; do ./blocking "$m" 2 >> sleepers.txt 2>&1; done; done ) & bp=$!
 lu_fail=0
 i=0
 while [ $i -lt 20 ]; do
   insmod ./kjit.ko || lu_fail=$((lu_fail + 1))
-  $K attach openat read write close getppid pipe2 newfstat mmap clone wait4 > /dev/null || lu_fail=$((lu_fail + 1))
+  $K attach openat read write close getppid pipe2 newfstat mmap clone wait4 nanosleep futex poll > /dev/null || lu_fail=$((lu_fail + 1))
   sleep 0.3
   rmmod kjit || lu_fail=$((lu_fail + 1))
   i=$((i + 1))
 done
-touch stop-load; wait "$lp"; rm -f stop-load
+touch stop-load; wait "$lp"; wait "$bp"; rm -f stop-load
 bad=0; for f in uload-*.txt; do cmp -s native.txt "$f" || bad=$((bad + 1)); done
-chk load_unload_20 [ $((lu_fail + bad)) -eq 0 ]
+nsl=$(grep -c ' ok$' sleepers.txt); bsl=$(grep -c -v ' ok$' sleepers.txt)
+if [ $((lu_fail + bad + bsl)) -eq 0 ] && [ "$nsl" -gt 0 ]; then
+  pass load_unload_20 "sleeping callers: $nsl runs ok"
+else
+  fail load_unload_20 "failures $lu_fail, workload diffs $bad, sleeping callers: $nsl ok, $bsl not"
+fi
 insmod ./kjit.ko
 insmod ./kjit_hazard.ko
 fi

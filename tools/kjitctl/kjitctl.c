@@ -276,6 +276,32 @@ static int cmd_list(void)
   return 0;
 }
 
+/* Entries that ended in none of the ways the module counts (or are still
+ * running): a departure kjit does not know about. */
+static unsigned long long unknown_departures(const struct kjit_ioc_stats *s)
+{
+  unsigned long long known = s->completed + s->left_native_call + s->left_native_insn +
+                             s->left_declined + s->left_cache_full + s->left_sleep_full +
+                             s->left_sleep_off + s->sleep_lost + s->task_exits + s->sleeping;
+  return s->entered > known ? s->entered - known : 0;
+}
+
+/* One line: the share of entries that completed in the code cache, and why
+ * the others left it.  Every report starts with it (stderr when stdout is
+ * data for another tool). */
+static void print_completion(FILE *out, const struct kjit_ioc_stats *s)
+{
+  double pct = s->entered ? 100.0 * (double)s->completed / (double)s->entered : 100.0;
+  fprintf(out, "completion %.3f%% (%llu of %llu entries completed in the cache; left: native_call %llu,"
+          " native_insn %llu, declined %llu, cache_full %llu, sleep_not_followed %llu, unknown %llu;"
+          " asleep %llu, task_exit %llu)\n", pct, (unsigned long long)s->completed,
+          (unsigned long long)s->entered, (unsigned long long)s->left_native_call,
+          (unsigned long long)s->left_native_insn, (unsigned long long)s->left_declined,
+          (unsigned long long)s->left_cache_full,
+          (unsigned long long)(s->left_sleep_full + s->left_sleep_off + s->sleep_lost),
+          unknown_departures(s), (unsigned long long)s->sleeping, (unsigned long long)s->task_exits);
+}
+
 static int cmd_stats(void)
 {
   struct kjit_ioc_stats s;
@@ -288,7 +314,12 @@ static int cmd_stats(void)
   P(filtered); P(exits); P(extable_mirrored); P(extable_declined); P(extable_entries);
   P(cache_size); P(text_events); P(text_flushes); P(pid); P(inline_instrumentation); P(use_liveness); P(flush_every_entry);
   P(stop_addresses);
+  P(entered); P(completed); P(left_native_call); P(left_native_insn); P(left_declined);
+  P(left_cache_full); P(left_sleep_full); P(left_sleep_off); P(sleep_lost); P(task_exits);
+  P(sleeps_followed); P(sleeps_resumed); P(sleeping);
+  printf("%-18s %llu\n", "left_unknown", unknown_departures(&s));
   printf("%-18s %s\n", "tool", s.tool < 8 ? tool_names[s.tool] : "?");
+  print_completion(stdout, &s);
   return 0;
 }
 
@@ -433,6 +464,8 @@ static int cmd_report(int json, int fold, int trace)
   const char *tn = r.tool < 8 ? tool_names[r.tool] : "?";
   char b[512];
   uint64_t n = r.nrec;
+  struct kjit_ioc_stats st;
+  if (!json && get_stats(&st) == 0) print_completion((fold || trace) ? stderr : stdout, &st);
   switch (r.tool) {
     case KJIT_TOOL_NONE:
       if (json) printf("{\"tool\": \"none\"}\n"); else printf("tool none: no results\n");

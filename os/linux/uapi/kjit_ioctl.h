@@ -79,6 +79,24 @@ struct kjit_ioc_stats {
   __u32 pid;                   /* pid filter, 0 = all */
   __u32 inline_instrumentation, use_liveness, flush_every_entry, pad;
   __u64 stop_addresses;        /* distinct entry return addresses (call sites) */
+  /* How entries ended since the engine was created or results were reset
+   * (enum kjit_departure, include/kjit/engine.h; os/linux/sched_resume.h).
+   * Every entered invocation is completed, left for one reason, asleep now,
+   * ended by its task's exit, or still running; what none of these counts
+   * explains is shown as unknown by kjitctl. */
+  __u64 entered;               /* entries the engine let into the cache   */
+  __u64 completed;             /* ... returned from the cache             */
+  __u64 left_native_call;      /* called code that is never translated    */
+  __u64 left_native_insn;      /* an instruction that runs at its address */
+  __u64 left_declined;         /* a block the engine could not build      */
+  __u64 left_cache_full;       /* the cache was full (reclaim pending)    */
+  __u64 left_sleep_full;       /* slept, not followed: sleepers table full */
+  __u64 left_sleep_off;        /* slept, not followed: hook inactive      */
+  __u64 sleep_lost;            /* slept, return slot changed: not followed */
+  __u64 task_exits;            /* ended in the task's exit               */
+  __u64 sleeps_followed;       /* sleeps that will go on in the cache     */
+  __u64 sleeps_resumed;        /* ... that did                            */
+  __u64 sleeping;              /* asleep now, to be followed              */
 };
 
 /* Built-in tools (the paper's examples in plugins/, plus callstack, a

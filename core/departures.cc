@@ -1,0 +1,80 @@
+#include "core/departures.h"
+
+#include "core/engine_state.h"
+
+namespace kjit {
+namespace {
+
+uint64_t exec_of(const void *p) {
+  const kjit_os_memory &m = g_engine.mem;
+  return m.data_exec_base + static_cast<uint64_t>(static_cast<const uint8_t *>(p) - m.data_host_view);
+}
+
+void add(uint64_t *cell) { __atomic_fetch_add(cell, 1, __ATOMIC_RELAXED); }
+
+}  // namespace
+
+bool departures_init() {
+  g_engine.departures = static_cast<kjit_engine_departures *>(data_alloc_locked(sizeof(kjit_engine_departures)));
+  return g_engine.departures != nullptr;
+}
+
+kjit_departure departure_for_native_target(uint64_t target) {
+  return g_engine.is_stop(target) ? KJIT_DEPART_COMPLETED : KJIT_DEPART_NATIVE_CALL;
+}
+
+void emit_departure_count(x86::CodeWriter &w, kjit_departure why, bool keep_flags) {
+  if (!g_engine.departures) return;
+  uint64_t cell = exec_of(&g_engine.departures->count[why]);
+  if (!x86::fits_simm32(cell)) return;
+  if (keep_flags) w.pushfq();
+  static const uint8_t kLockIncAbs32[] = {0xf0, 0x48, 0xff, 0x04, 0x25};  // lock incq [disp32]
+  w.bytes(kLockIncAbs32, sizeof(kLockIncAbs32));
+  w.u32(static_cast<uint32_t>(cell));
+  if (keep_flags) w.popfq();
+}
+
+void count_departure(kjit_departure why) {
+  if (g_engine.departures) add(&g_engine.departures->count[why]);
+}
+
+void count_entry() {
+  if (g_engine.departures) add(&g_engine.departures->entered);
+}
+
+uint64_t native_exit_trampoline(Epoch &epoch, uint64_t target, kjit_departure why,
+                                bool keep_flags) {
+  if (!g_engine.departures) return target;
+  for (uint32_t i = 0; i < epoch.nnative_exits; i++) {
+    const NativeExit &n = epoch.native_exits[i];
+    if (n.target == target && n.why == why && n.keep_flags == keep_flags) return epoch.exec_at(n.code_offset);
+  }
+  if (epoch.nnative_exits >= epoch.max_native_exits) return target;
+  uint32_t start = epoch.code_used;
+  x86::CodeWriter w(epoch.write_at(start), epoch.exec_at(start), epoch.code_size - start);
+  emit_departure_count(w, why, keep_flags);
+  if (w.jmp(target) < 0 && !w.overflowed()) w.jmp_far(target);
+  if (w.overflowed()) return target;
+  epoch.code_used += w.size();
+  kjit_os_code_written(epoch.exec_at(start), w.size());
+  epoch.native_exits[epoch.nnative_exits++] = {target, start, static_cast<uint8_t>(why), keep_flags};
+  return epoch.exec_at(start);
+}
+
+}  // namespace kjit
+
+using namespace kjit;
+
+extern "C" void kjit_engine_get_departures(kjit_engine_departures *out) {
+  __builtin_memset(out, 0, sizeof(*out));
+  if (!g_engine.initialized || !g_engine.departures) return;
+  out->entered = __atomic_load_n(&g_engine.departures->entered, __ATOMIC_RELAXED);
+  for (uint32_t i = 0; i < KJIT_DEPART_COUNT; i++)
+    out->count[i] = __atomic_load_n(&g_engine.departures->count[i], __ATOMIC_RELAXED);
+}
+
+extern "C" void kjit_engine_reset_departures(void) {
+  if (!g_engine.initialized || !g_engine.departures) return;
+  __atomic_store_n(&g_engine.departures->entered, 0, __ATOMIC_RELAXED);
+  for (uint32_t i = 0; i < KJIT_DEPART_COUNT; i++) __atomic_store_n(&g_engine.departures->count[i], 0, __ATOMIC_RELAXED);
+}

@@ -152,9 +152,14 @@ TEST_F(BuiltLinkTest, WaitingExitIsBackPatched) {
   EXPECT_EQ(branch_target(a), b);
 }
 
-TEST_F(BuiltLinkTest, ExitToCodeThatCannotBeTranslatedGoesNative) {
+TEST_F(BuiltLinkTest, ExitToCodeThatCannotBeTranslatedGoesNativeThroughACount) {
   uint64_t c = kjit_engine_enter(kText + 0x20);
-  EXPECT_EQ(branch_target(c), kText + 0x1000);
+  // jmp trampoline ; trampoline: pushfq ; lock inc [count] ; popfq ; jmp kText+0x1000
+  uint64_t t = branch_target(c);
+  ASSERT_TRUE(active().contains_exec(t));
+  x86::Insn inc = decode(t + 1);
+  EXPECT_EQ(inc.bytes[0], 0xf0);
+  EXPECT_EQ(branch_target(t + 2 + inc.length), kText + 0x1000);
 }
 
 TEST_F(BuiltLinkTest, DirectExitThroughTheGateLinksTheExit) {

@@ -90,6 +90,9 @@ for mode in $MODES; do
     fi
   done
   if [ -f "$share/attach-icount.txt" ]; then echo "run-suite: $mode: $(tail -n1 "$share/attach-icount.txt")"; fi
+  if [ -f "$share/stats-icount.txt" ]; then
+    echo "run-suite: $mode: all-syscalls workload (icount): $(grep '^completion' "$share/stats-icount.txt")"
+  fi
 done
 if [ "$fail" = 0 ]; then echo "run-suite: PASS"; else echo "run-suite: FAIL"; fi
 exit "$fail"

@@ -5,6 +5,10 @@
 namespace kjit {
 namespace {
 
+// Sites the data window holds per engine: distinct native targets, a few
+// hundred for every system call attached.
+constexpr uint32_t kMaxDepartureSites = 2048;
+
 uint64_t exec_of(const void *p) {
   const kjit_os_memory &m = g_engine.mem;
   return m.data_exec_base + static_cast<uint64_t>(static_cast<const uint8_t *>(p) - m.data_host_view);
@@ -12,20 +16,44 @@ uint64_t exec_of(const void *p) {
 
 void add(uint64_t *cell) { __atomic_fetch_add(cell, 1, __ATOMIC_RELAXED); }
 
+// The cell counting (target, why): its site's, or the reason's total when
+// the table is full.  Engine lock held.
+uint64_t *cell_for(uint64_t target, kjit_departure why) {
+  EngineState &g = g_engine;
+  for (uint32_t i = 0; i < g.ndeparture_sites; i++) {
+    kjit_departure_site &s = g.departure_sites[i];
+    if (s.target == target && s.why == static_cast<uint32_t>(why)) return &s.count;
+  }
+  if (g.ndeparture_sites < kMaxDepartureSites) {
+    kjit_departure_site &s = g.departure_sites[g.ndeparture_sites];
+    s.target = target;
+    s.why = static_cast<uint32_t>(why);
+    // Published after the site is filled: readers scan up to the count.
+    __atomic_store_n(&g.ndeparture_sites, g.ndeparture_sites + 1, __ATOMIC_RELEASE);
+    return &s.count;
+  }
+  return &g.departures->count[why];
+}
+
 }  // namespace
 
 bool departures_init() {
-  g_engine.departures = static_cast<kjit_engine_departures *>(data_alloc_locked(sizeof(kjit_engine_departures)));
-  return g_engine.departures != nullptr;
+  EngineState &g = g_engine;
+  g.departures = static_cast<kjit_engine_departures *>(data_alloc_locked(sizeof(kjit_engine_departures)));
+  g.departure_sites = static_cast<kjit_departure_site *>(
+      data_alloc_locked(sizeof(kjit_departure_site) * kMaxDepartureSites));
+  g.ndeparture_sites = 0;
+  if (!g.departure_sites) g.departures = nullptr;
+  return g.departures != nullptr;
 }
 
 kjit_departure departure_for_native_target(uint64_t target) {
   return g_engine.is_stop(target) ? KJIT_DEPART_COMPLETED : KJIT_DEPART_NATIVE_CALL;
 }
 
-void emit_departure_count(x86::CodeWriter &w, kjit_departure why, bool keep_flags) {
+void emit_departure_count(x86::CodeWriter &w, uint64_t target, kjit_departure why, bool keep_flags) {
   if (!g_engine.departures) return;
-  uint64_t cell = exec_of(&g_engine.departures->count[why]);
+  uint64_t cell = exec_of(cell_for(target, why));
   if (!x86::fits_simm32(cell)) return;
   if (keep_flags) w.pushfq();
   static const uint8_t kLockIncAbs32[] = {0xf0, 0x48, 0xff, 0x04, 0x25};  // lock incq [disp32]
@@ -34,8 +62,8 @@ void emit_departure_count(x86::CodeWriter &w, kjit_departure why, bool keep_flag
   if (keep_flags) w.popfq();
 }
 
-void count_departure(kjit_departure why) {
-  if (g_engine.departures) add(&g_engine.departures->count[why]);
+void count_departure(uint64_t target, kjit_departure why) {
+  if (g_engine.departures) add(cell_for(target, why));
 }
 
 void count_entry() {
@@ -52,7 +80,7 @@ uint64_t native_exit_trampoline(Epoch &epoch, uint64_t target, kjit_departure wh
   if (epoch.nnative_exits >= epoch.max_native_exits) return target;
   uint32_t start = epoch.code_used;
   x86::CodeWriter w(epoch.write_at(start), epoch.exec_at(start), epoch.code_size - start);
-  emit_departure_count(w, why, keep_flags);
+  emit_departure_count(w, target, why, keep_flags);
   if (w.jmp(target) < 0 && !w.overflowed()) w.jmp_far(target);
   if (w.overflowed()) return target;
   epoch.code_used += w.size();
@@ -66,15 +94,35 @@ uint64_t native_exit_trampoline(Epoch &epoch, uint64_t target, kjit_departure wh
 using namespace kjit;
 
 extern "C" void kjit_engine_get_departures(kjit_engine_departures *out) {
+  const EngineState &g = g_engine;
   __builtin_memset(out, 0, sizeof(*out));
-  if (!g_engine.initialized || !g_engine.departures) return;
-  out->entered = __atomic_load_n(&g_engine.departures->entered, __ATOMIC_RELAXED);
+  if (!g.initialized || !g.departures) return;
+  out->entered = __atomic_load_n(&g.departures->entered, __ATOMIC_RELAXED);
   for (uint32_t i = 0; i < KJIT_DEPART_COUNT; i++)
-    out->count[i] = __atomic_load_n(&g_engine.departures->count[i], __ATOMIC_RELAXED);
+    out->count[i] = __atomic_load_n(&g.departures->count[i], __ATOMIC_RELAXED);
+  uint32_t n = __atomic_load_n(&g.ndeparture_sites, __ATOMIC_ACQUIRE);
+  for (uint32_t i = 0; i < n; i++) {
+    const kjit_departure_site &s = g.departure_sites[i];
+    if (s.why < KJIT_DEPART_COUNT) out->count[s.why] += __atomic_load_n(&s.count, __ATOMIC_RELAXED);
+  }
 }
 
 extern "C" void kjit_engine_reset_departures(void) {
-  if (!g_engine.initialized || !g_engine.departures) return;
-  __atomic_store_n(&g_engine.departures->entered, 0, __ATOMIC_RELAXED);
-  for (uint32_t i = 0; i < KJIT_DEPART_COUNT; i++) __atomic_store_n(&g_engine.departures->count[i], 0, __ATOMIC_RELAXED);
+  EngineState &g = g_engine;
+  if (!g.initialized || !g.departures) return;
+  __atomic_store_n(&g.departures->entered, 0, __ATOMIC_RELAXED);
+  for (uint32_t i = 0; i < KJIT_DEPART_COUNT; i++) __atomic_store_n(&g.departures->count[i], 0, __ATOMIC_RELAXED);
+  uint32_t n = __atomic_load_n(&g.ndeparture_sites, __ATOMIC_ACQUIRE);
+  for (uint32_t i = 0; i < n; i++) __atomic_store_n(&g.departure_sites[i].count, 0, __ATOMIC_RELAXED);
+}
+
+extern "C" uint32_t kjit_engine_departure_sites(kjit_departure_site *out, uint32_t max) {
+  const EngineState &g = g_engine;
+  if (!g.initialized || !g.departures) return 0;
+  uint32_t n = __atomic_load_n(&g.ndeparture_sites, __ATOMIC_ACQUIRE);
+  for (uint32_t i = 0; i < n && i < max; i++) {
+    out[i] = g.departure_sites[i];
+    out[i].count = __atomic_load_n(&g.departure_sites[i].count, __ATOMIC_RELAXED);
+  }
+  return n;
 }

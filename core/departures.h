@@ -10,8 +10,10 @@
 //    and jumps on;
 //  - the dispatcher returning a native target: it counts in C.
 // A return to a stop address is the completion of an entry and is counted
-// the same way.  The counts live in one cache line of the data window, so
-// translated code adds to them with one `lock inc [abs32]`; only exits pay.
+// the same way.  Counts are kept per (native target, reason) in a table in
+// the data window (one cell per site, so translated code adds with one
+// `lock inc [abs32]`, and only exits pay), with per-reason cells for what
+// the table cannot hold.
 #pragma once
 #include "arch/x86/code_writer.h"
 #include "core/epoch.h"
@@ -27,13 +29,14 @@ bool departures_init();
 // Why execution going to native `target` leaves the cache.
 kjit_departure departure_for_native_target(uint64_t target);
 
-// Emits `lock inc` of the count for `why`, preserving RFLAGS when
+// Emits `lock inc` of the count of (`target`, `why`), preserving RFLAGS when
 // `keep_flags` (the exit may be anywhere in a function); nothing when the
-// counts could not be allocated or are not abs32-addressable.
-void emit_departure_count(x86::CodeWriter &w, kjit_departure why, bool keep_flags);
+// counts could not be allocated or are not abs32-addressable.  Under the
+// engine lock (it may add a site).
+void emit_departure_count(x86::CodeWriter &w, uint64_t target, kjit_departure why, bool keep_flags);
 
-// The dispatcher hands a task to native code for `why`.
-void count_departure(kjit_departure why);
+// The dispatcher hands a task to native `target` for `why` (engine lock held).
+void count_departure(uint64_t target, kjit_departure why);
 // kjit_engine_enter let a task into the cache.
 void count_entry();
 

@@ -169,7 +169,7 @@ uint64_t kjit_engine_resume(uint64_t orig_pc) {
   kjit_departure why;
   Block *b = lookup_or_build_locked(orig_pc, false, &why);
   if (!b) {
-    count_departure(why);
+    count_departure(orig_pc, why);
     return orig_pc;
   }
   ibl_insert(g.epoch(), orig_pc, b->exec);
@@ -187,7 +187,7 @@ uint64_t kjit_engine_direct_exit(uint64_t stub_return) {
   kjit_departure why;
   Block *b = lookup_or_build_locked(target, exit->is_call, &why);
   if (!b) {
-    count_departure(why);
+    count_departure(target, why);
     return target;
   }
   // Only the active epoch is linked; a retired one just gets served.
@@ -204,7 +204,7 @@ uint64_t kjit_engine_indirect_miss(uint64_t stub_return, uint64_t target) {
   auto *site = static_cast<ChainSite *>(from->record_of(read_stub_id(*from, stub_return)));
   kjit_departure why = KJIT_DEPART_COMPLETED;
   Block *b = lookup_or_build_locked(target, site->is_call, &why);
-  if (!b) count_departure(why);
+  if (!b) count_departure(target, why);
   // Only the active epoch is extended.  A native target is linked only when
   // it is native for good (stop address, untranslatable), not when the
   // engine declined because the cache is full; through a trampoline that

@@ -34,6 +34,8 @@ struct EngineState {
   kjit_engine_stats stats;
   // How entries ended (core/departures.h): in the data window, host view.
   kjit_engine_departures *departures;
+  kjit_departure_site *departure_sites;
+  uint32_t ndeparture_sites;
   // The CPU running plugin callbacks (under the engine lock), or -1: plugin
   // calls back into the engine (kjit_alloc) must not take the lock again.
   int32_t callback_cpu;

@@ -109,6 +109,18 @@ struct kjit_engine_departures {
 /* Reads (lock-free) or zeroes the counts since the engine was created. */
 void kjit_engine_get_departures(struct kjit_engine_departures *out);
 void kjit_engine_reset_departures(void);
+/* The same counts per native target (the function called, the stop
+ * address returned to, the instruction run natively): what an invocation
+ * left the cache for, and where.  Copies up to `max` sites with a count;
+ * returns how many sites exist.  Targets beyond the engine's table are in
+ * the totals only. */
+struct kjit_departure_site {
+  uint64_t target;
+  uint64_t count;
+  uint32_t why;                /* enum kjit_departure */
+  uint32_t reserved;
+};
+uint32_t kjit_engine_departure_sites(struct kjit_departure_site *out, uint32_t max);
 
 /* Original address of the instruction containing code-cache address
  * `cache_pc` (for fault reporting and stack maps), 0 if unknown. */

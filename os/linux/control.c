@@ -236,6 +236,42 @@ static long ioc_list(void __user *uarg)
 	return 0;
 }
 
+/* Records (target, count, reason) of the engine's departure sites. */
+static long ioc_departures(void __user *uarg)
+{
+	struct kjit_ioc_results r;
+	struct kjit_departure_site *sites;
+	struct kjit_ioc_rec __user *u;
+	struct kjit_ioc_rec rec;
+	u32 n, i, cap;
+	int ret;
+
+	ret = get_sized(&r, sizeof(r), uarg);
+	if (ret)
+		return ret;
+	cap = min_t(u64, r.nrec, 4096);
+	sites = kvmalloc_array(cap ? cap : 1, sizeof(*sites), GFP_KERNEL);
+	if (!sites)
+		return -ENOMEM;
+	n = kjit_engine_departure_sites(sites, cap);
+	u = u64_to_user_ptr(r.rec_ptr);
+	for (i = 0; i < n && i < cap; i++) {
+		memset(&rec, 0, sizeof(rec));
+		rec.pc = sites[i].target;
+		rec.count = sites[i].count;
+		rec.pid_type = sites[i].why;
+		if (copy_to_user(&u[i], &rec, sizeof(rec))) {
+			kvfree(sites);
+			return -EFAULT;
+		}
+	}
+	kvfree(sites);
+	r.nrec = n;
+	if (copy_to_user(uarg, &r, sizeof(r)))
+		return -EFAULT;
+	return 0;
+}
+
 static long ioc_flush(unsigned long arg)
 {
 	if (arg)
@@ -302,6 +338,8 @@ static long kjit_ctl_ioctl(struct file *file, unsigned int cmd, unsigned long ar
 		return ioc_list(uarg);
 	case KJIT_IOC_FLUSH:
 		return ioc_flush(arg);
+	case KJIT_IOC_DEPARTURES:
+		return ioc_departures(uarg);
 	case KJIT_IOC_RESET_RESULTS:
 		return ioc_reset_results(arg);
 	case KJIT_IOC_CAPTURE_START:

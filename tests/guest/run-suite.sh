@@ -92,6 +92,7 @@ for mode in $MODES; do
   if [ -f "$share/attach-icount.txt" ]; then echo "run-suite: $mode: $(tail -n1 "$share/attach-icount.txt")"; fi
   if [ -f "$share/stats-icount.txt" ]; then
     echo "run-suite: $mode: all-syscalls workload (icount): $(grep '^completion' "$share/stats-icount.txt")"
+    echo "run-suite: $mode: where they left: $(sed -n '2,9p' "$share/departures-icount.txt" 2>/dev/null | awk '{printf "%s %s %s; ", $1, $2, $3}')"
   fi
 done
 if [ "$fail" = 0 ]; then echo "run-suite: PASS"; else echo "run-suite: FAIL"; fi

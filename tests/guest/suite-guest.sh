@@ -62,6 +62,7 @@ for tool in icount bbcount calltrace branch_hints lock_contention entry_count ca
   $W "$ITERS" > "wl-$tool.txt" 2>&1
   $W efault > "efault-$tool.txt" 2>&1
   $K stats > "stats-$tool.txt"
+  $K departures > "departures-$tool.txt" 2>&1
   $K report > "report-$tool.txt" 2>&1
   $K report --json > "report-$tool.json" 2>&1
   $K detach all > /dev/null

@@ -14,6 +14,8 @@
  *   kjitctl report [--json|--folded]   results of the active tool
  *   kjitctl blocks [--json]     per block start address: count, symbol
  *   kjitctl calls [--json]      per called function: calls, symbol
+ *   kjitctl departures [--json] [--all]   where entries left the cache (reason,
+ *                               count, native target); --all: completions too
  *   kjitctl flush | reset       flush the cache | zero the results
  * Symbols come from /proc/kallsyms (name+0xoff).
  * Build: gcc -O2 -static -I os/linux tools/kjitctl/kjitctl.c -o kjitctl */
@@ -551,6 +553,47 @@ static int cmd_blocks_calls(int blocks, int json)
   return 0;
 }
 
+/* Where entries left the cache: one line per native target and reason,
+ * most frequent first (completions, the returns to callers, are left out
+ * unless --all). */
+static const char *const departure_names[] = {"completed", "native_call", "native_insn", "declined",
+                                              "cache_full"};
+static int rec_count_desc(const void *a, const void *b)
+{
+  const struct kjit_ioc_rec *x = a, *y = b;
+  return x->count < y->count ? 1 : x->count > y->count ? -1 : (x->pc > y->pc) - (x->pc < y->pc);
+}
+static int cmd_departures(int json, int all)
+{
+  uint64_t cap = 4096;
+  struct kjit_ioc_rec *recs = calloc(cap, sizeof *recs);
+  struct kjit_ioc_results r = {.size = sizeof r, .nrec = cap, .rec_ptr = (uint64_t)(uintptr_t)recs};
+  char b[512];
+  if (!recs || ioctl(fd, KJIT_IOC_DEPARTURES, &r) < 0) { perror("kjitctl: departures"); return 1; }
+  uint64_t n = r.nrec < cap ? r.nrec : cap;
+  qsort(recs, n, sizeof *recs, rec_count_desc);
+  if (json) printf("{\"departures\": [");
+  else printf("%-12s %12s  %s\n", "reason", "count", "target");
+  int first = 1;
+  for (uint64_t i = 0; i < n; i++) {
+    unsigned why = (unsigned)recs[i].pid_type;
+    if (!recs[i].count || (!all && why == 0)) continue;
+    const char *wn = why < sizeof departure_names / sizeof *departure_names ? departure_names[why] : "?";
+    if (json) {
+      printf("%s\n  {\"reason\": \"%s\", \"count\": %llu, \"addr\": \"0x%llx\", \"symbol\": ", first ? "" : ",",
+             wn, (unsigned long long)recs[i].count, (unsigned long long)recs[i].pc);
+      json_str(symbolize(recs[i].pc, b, sizeof b));
+      printf("}");
+    } else {
+      printf("%-12s %12llu  %s\n", wn, (unsigned long long)recs[i].count, symbolize(recs[i].pc, b, sizeof b));
+    }
+    first = 0;
+  }
+  if (json) printf("\n]}\n");
+  free(recs);
+  return 0;
+}
+
 #include "kjitctl_capture.h"
 
 static int usage(void)
@@ -561,6 +604,7 @@ static int usage(void)
           "       kjitctl attach SYSCALL|NR|FUNC|all-syscalls ...\n"
           "       kjitctl detach SYSCALL|FUNC|all | list | stats | flush | reset\n"
           "       kjitctl report [--json|--folded|--trace] | blocks [--json] | calls [--json]\n"
+          "       kjitctl departures [--json] [--all]   where entries left the cache\n"
           "       kjitctl capture --syscall NAME|--func FUNC [--pid P] [--count N] -o FILE [-- CMD...]\n"
           "tools: none icount bbcount calltrace branch_hints lock_contention entry_count callstack\n");
   return 2;
@@ -582,6 +626,8 @@ int main(int argc, char **argv)
   if (!strcmp(cmd, "report"))
     return cmd_report(json, argc > 2 && !strcmp(argv[2], "--folded"), argc > 2 && !strcmp(argv[2], "--trace"));
   if (!strcmp(cmd, "blocks")) return cmd_blocks_calls(1, json);
+  if (!strcmp(cmd, "departures"))
+    return cmd_departures(json, (argc > 2 && !strcmp(argv[argc - 1], "--all")));
   if (!strcmp(cmd, "calls")) return cmd_blocks_calls(0, json);
   if (!strcmp(cmd, "flush") || !strcmp(cmd, "reset") || !strcmp(cmd, "icount-reset")) {
     if (ioctl(fd, !strcmp(cmd, "flush") ? KJIT_IOC_FLUSH : KJIT_IOC_RESET_RESULTS, 0) < 0) {

@@ -161,6 +161,9 @@ struct kjit_ioc_results {
 #define KJIT_IOC_RESULTS _IOWR(KJIT_IOC_MAGIC, 7, struct kjit_ioc_results)
 #define KJIT_IOC_ATTACH_MANY _IOW(KJIT_IOC_MAGIC, 8, struct kjit_ioc_attach_many)
 #define KJIT_IOC_LIST _IOWR(KJIT_IOC_MAGIC, 9, struct kjit_ioc_results) /* recs: (addr) */
+/* Where entries left the cache (and completed): recs (pc = native target,
+ * count, pid_type = enum kjit_departure), per site the engine counted. */
+#define KJIT_IOC_DEPARTURES _IOWR(KJIT_IOC_MAGIC, 10, struct kjit_ioc_results)
 
 
 /* Capture (os/linux/capture.c): record invocations of an attached function

@@ -183,6 +183,35 @@ void kjit_extable_reset(void)
 			sh[i].stale = true;
 }
 
+/* An entry below the top whose slot, and every slot above it, holds a
+ * stale entry (code of an epoch that is being reused, whose entries could
+ * not be dropped yet because a rebuild waits for a grace period): it takes
+ * the slot in place, like an append.  The table stays sorted (the slot's old
+ * address was above `copy`, the ones above it are higher still), readers
+ * looking for a live address never land on it, and nothing faults at
+ * `copy` before the engine publishes the code there. */
+static bool reuse_stale_slot(unsigned int lo, unsigned long copy, unsigned long fixup, int data)
+{
+	struct exception_table_entry *x = &ext_buf[pub][lo];
+	unsigned int i;
+
+	for (i = lo; i < nsh; i++)
+		if (!sh[i].stale)
+			return false;
+	if ((unsigned long)&x->insn + x->insn != sh[lo].insn)
+		return false;
+	x->fixup = (int)(long)(fixup - (unsigned long)&x->fixup);
+	x->data = data;
+	smp_wmb();
+	WRITE_ONCE(x->insn, (int)(long)(copy - (unsigned long)&x->insn));
+	sh[lo].insn = copy;
+	sh[lo].fixup = fixup;
+	sh[lo].data = data;
+	sh[lo].stale = false;
+	sh[lo].pending = true;
+	return true;
+}
+
 /* Every handler of this kernel ends by jumping to the fixup
  * (ex_handler_default), except BPF's, whose fixup field encodes a register
  * and a length (and whose sites are in BPF programs, never translated). */
@@ -269,6 +298,8 @@ int kjit_os_mirror_extable(uint64_t orig_addr, uint64_t copy_addr, uint64_t fixu
 		nsh++;
 		goto ok;
 	}
+	if (reuse_stale_slot(lo, copy, fixup, data))
+		goto ok;
 	if (!other_free())
 		goto decline;
 	memmove(&sh[lo + 1], &sh[lo], (nsh - lo) * sizeof(sh[0]));

@@ -46,6 +46,21 @@ static const char *const never_names[] = {
 #define KJIT_NEVER ARRAY_SIZE(never_names)
 static unsigned long never_start[KJIT_NEVER], never_end[KJIT_NEVER];
 
+/* Functions kprobes blacklists only so that its own handlers cannot
+ * recurse into a probe, which is no reason for kjit: translated, an
+ * invocation that calls them stays in the cache.  The ways into the
+ * scheduler from a preemption point (preempt_enable with need_resched set,
+ * preempt=full) take the task to the scheduler gate, so it is followed
+ * through the preemption (sched_resume.c); bsearch serves system calls
+ * (sorted tables) as well as kprobes' own lookups.  A name this kernel
+ * lacks is skipped. */
+static const char *const sched_entry_names[] = {
+	"preempt_schedule_thunk", "preempt_schedule_notrace_thunk", "preempt_schedule",
+	"preempt_schedule_notrace", "preempt_schedule_common", "bsearch",
+};
+#define KJIT_SCHED_ENTRIES ARRAY_SIZE(sched_entry_names)
+static unsigned long sched_entry_start[KJIT_SCHED_ENTRIES], sched_entry_end[KJIT_SCHED_ENTRIES];
+
 static const char *const gpr_names[KJIT_GPR_COUNT] = {
 	"rax", "rcx", "rdx", "rbx", "rsp", "rbp", "rsi", "rdi",
 	"r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15",
@@ -95,6 +110,14 @@ int kjit_shim_init(void)
 		never_start[i] = a;
 		never_end[i] = a + size;
 	}
+	for (i = 0; i < KJIT_SCHED_ENTRIES; i++) {
+		unsigned long a = kjit_ksym(sched_entry_names[i]), size = 0, off = 0;
+
+		if (a && p_kallsyms_lookup_size_offset(a, &size, &off) && !off) {
+			sched_entry_start[i] = a;
+			sched_entry_end[i] = a + size;
+		}
+	}
 	if (!p_is_module_text_address || !p_within_kprobe_blacklist ||
 	    !p_search_exception_tables || !p_find_bug) {
 		pr_err("a kernel function needed by the shim was not found\n");
@@ -103,13 +126,15 @@ int kjit_shim_init(void)
 	return err ? -ENOENT : 0;
 }
 
-/* Leaves in noinstr text that syscalls call all the time: run natively and
+/* Leaves in noinstr or entry text that syscalls call: run natively and
  * come back into the cache.  None of them sleeps, unwinds or looks at its
  * return address; a fault in them is fixed up by address (extable) inside
- * the function itself. */
+ * the function itself.  The GS-base helpers (arch_prctl, ptrace) are made
+ * of swapgs and segment loads, which run natively in any case. */
 static const char *const native_leaf_names[] = {
 	"memcpy", "memset", "memmove", "__memcpy", "__memset", "__memmove",
 	"memcpy_orig", "memset_orig", "memcpy_erms", "memset_erms",
+	"__rdgsbase_inactive", "__wrgsbase_inactive", "asm_load_gs_index",
 };
 static unsigned long native_leaves[ARRAY_SIZE(native_leaf_names)];
 static unsigned long native_leaf_end[ARRAY_SIZE(native_leaf_names)];
@@ -235,6 +260,9 @@ int kjit_os_may_translate(uint64_t addr64)
 	for (i = 0; i < KJIT_NEVER; i++)
 		if (kjit_in_range(addr, never_start[i], never_end[i]))
 			return 0;
+	for (i = 0; i < KJIT_SCHED_ENTRIES; i++)
+		if (kjit_in_range(addr, sched_entry_start[i], sched_entry_end[i]))
+			return 1;
 	if (READ_ONCE(leaves_translated) && in_native_leaf(addr))
 		return 1;
 	if (kjit_in_range(addr, noinstr_start, noinstr_end) ||

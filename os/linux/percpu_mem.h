@@ -5,8 +5,8 @@
 
 #include "kjit/os_shim.h"
 
-/* Fills mem->percpu_*.  Never fails the load: without a window (allocation
- * refused) the fields stay 0 and plugins fall back to kjit_alloc. */
+/* Fills mem->percpu_*.  Never fails the load: without a window (no memory
+ * for its host views) the fields stay 0 and plugins fall back to kjit_alloc. */
 void kjit_percpu_mem_init(struct kjit_os_memory *mem);
 void kjit_percpu_mem_exit(void);
 

@@ -6,7 +6,7 @@
 #   round-robin TCG never interleaves one read-modify-write with another
 #   vCPU's, so a lost update cannot show there.  Voluntary preemption only:
 #   the check is of counter storage, not of the preemption paths.
-# Env: KJIT_EXACT_N (100000 calls per CPU), KJIT_EXACT_TOOLS ("icount"),
+# Env: KJIT_EXACT_N (100000 calls per CPU), KJIT_EXACT_TOOLS ("icount bbcount"),
 #   KJIT_EXACT_WINDOWS ("default percpu_kb=16": one module load each, the
 #   static and the dynamic per-CPU window),
 #   KJIT_EXACT_KO (the module to test; default BUILD_DIR/module/kjit.ko).
@@ -23,7 +23,7 @@ share_new "$share"
 share_kjit "$share" "$ko" "$root"
 share_program "$share" smp_race "$root/tests/guest/smp_race.c" -pthread
 share_script "$share" "$root/tests/guest/exact-smp-guest.sh" \
-  N="${KJIT_EXACT_N:-100000}" TOOLS="${KJIT_EXACT_TOOLS:-icount}" \
+  N="${KJIT_EXACT_N:-100000}" TOOLS="${KJIT_EXACT_TOOLS:-icount bbcount}" \
   WINDOWS="${KJIT_EXACT_WINDOWS:-default percpu_kb=16}"
 echo "exact-smp: booting (multi-threaded TCG)"
 fail=0 rc=0

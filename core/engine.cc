@@ -113,6 +113,9 @@ int kjit_engine_init(const kjit_os_memory *mem, const kjit_os_kernel_facts *fact
   if (!mem || !facts || !mem->arena || !mem->code_write_view || mem->code_size < 1024 ||
       mem->code_size > 0x40000000ull || mem->arena_size < 65536)
     return -22;  // -EINVAL
+  // A per-CPU window needs CPU 0's copy: plugins hold pointers into it.
+  if (mem->percpu_size && (!mem->percpu_host_views || !mem->percpu_ncpus || !mem->percpu_host_views[0]))
+    return -22;
   __builtin_memset(static_cast<void *>(&g), 0, sizeof(g));
   g.mem = *mem;
   g.facts = *facts;

@@ -21,6 +21,7 @@ struct EngineState {
   uint8_t current;
   uint8_t reclaim_pending;
   uint64_t data_used;
+  uint64_t percpu_used;  // bytes of the per-CPU window handed out
   // Return addresses of entries (every call site of every attached
   // function that has entered) and the simulator's sentinel: 3,072 at most.
   AddressSet<12> stops;

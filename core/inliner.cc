@@ -15,6 +15,7 @@ constexpr uint32_t kMaxFixups = 16;
 struct RegValue {
   uint8_t known;    // value known at translation time
   uint8_t pending;  // known but not (yet) in the register
+  uint8_t percpu;   // value is a gs-relative address (per-CPU data)
   uint64_t value;
 };
 
@@ -55,7 +56,7 @@ class Specialiser {
     for (uint32_t i = 0; i < args.nargs && i < 6; i++) {
       uint32_t r = kSysvArgRegs[i];
       is_arg_[r] = 1;
-      if (args.is_const[i]) regs_[r] = {1, 1, args.value[i]};
+      if (args.is_const[i]) regs_[r] = {1, 1, args.is_percpu[i], args.value[i]};
       else in_reg_from_caller_ |= static_cast<uint16_t>(1u << r);
     }
   }
@@ -86,6 +87,10 @@ class Specialiser {
   uint32_t count_ = 0;
   uint32_t nfix_ = 0;
   bool has_branches_ = false;
+  // A per-CPU value was lost track of (written at a join): without knowing
+  // which operands address per-CPU data, the routine cannot be copied.
+  bool lost_percpu_ = false;
+  uint16_t percpu_base_regs_ = 0;  // registers the current insn reads as a gs: base
 };
 
 // Pass 1: decode to the last return, find internal branch targets, and
@@ -144,7 +149,10 @@ void Specialiser::materialize_pending_written() {
 
 void Specialiser::forget_written() {
   for (uint32_t r = 0; r < 16; r++)
-    if (written_anywhere_ >> r & 1) regs_[r].known = regs_[r].pending = 0;
+    if (written_anywhere_ >> r & 1) {
+      if (regs_[r].known && regs_[r].percpu) lost_percpu_ = true;
+      regs_[r].known = regs_[r].pending = regs_[r].percpu = 0;
+    }
 }
 
 // Evaluates instructions that only compute a constant into a register.
@@ -158,6 +166,7 @@ bool Specialiser::try_fold(const x86::Insn &in) {
   bool is32 = ZydisRegisterGetClass(s.ops[0].reg.value) == ZYDIS_REGCLASS_GPR32;
   const ZydisDecodedOperand &src = s.ops[1];
   uint64_t v;
+  uint8_t percpu = 0;
   switch (zi.mnemonic) {
     case ZYDIS_MNEMONIC_MOV:
       if (src.type == ZYDIS_OPERAND_TYPE_IMMEDIATE) {
@@ -168,6 +177,7 @@ bool Specialiser::try_fold(const x86::Insn &in) {
         if (ZydisRegisterGetClass(src.reg.value) != ZydisRegisterGetClass(s.ops[0].reg.value))
           return false;
         v = regs_[r].value;
+        percpu = regs_[r].percpu;
       } else {
         return false;
       }
@@ -176,6 +186,11 @@ bool Specialiser::try_fold(const x86::Insn &in) {
       if (src.mem.base == ZYDIS_REGISTER_RIP) return false;
       int b = gpr_of(src.mem.base), x = gpr_of(src.mem.index);
       if ((b >= 0 && !regs_[b].known) || (x >= 0 && !regs_[x].known)) return false;
+      // A per-CPU address plus an offset stays one; a scaled or summed
+      // pair of them means nothing.
+      const uint8_t pb = b >= 0 && regs_[b].percpu, px = x >= 0 && regs_[x].percpu;
+      if ((pb && px) || (px && src.mem.scale != 1)) return false;
+      percpu = pb | px;
       v = static_cast<uint64_t>(src.mem.disp.value);
       if (b >= 0) v += regs_[b].value;
       if (x >= 0) v += regs_[x].value * src.mem.scale;
@@ -184,8 +199,9 @@ bool Specialiser::try_fold(const x86::Insn &in) {
     default:
       return false;
   }
+  if (is32 && percpu) return false;  // a truncated address is no address
   if (is32) v &= 0xffffffffull;
-  regs_[dst] = {1, 1, v};
+  regs_[dst] = {1, 1, percpu, v};
   return true;
 }
 
@@ -197,8 +213,15 @@ bool Specialiser::substitute_and_encode(const x86::Insn &in, uint8_t *enc, uint3
           &s.zi, s.ops, s.zi.operand_count_visible, &s.req)))
     return false;
   ZydisEncoderRequest &req = s.req;
+  percpu_base_regs_ = 0;
   for (uint32_t k = 0; k < req.operand_count; k++) {
     ZydisEncoderOperand &op = req.operands[k];
+    // A per-CPU address held in a register (a value, not an address): a
+    // store or compare of it would see the raw gs-relative offset.
+    if (op.type == ZYDIS_OPERAND_TYPE_REGISTER) {
+      int r = gpr_of(op.reg.value);
+      if (r >= 0 && regs_[r].known && regs_[r].percpu) return false;
+    }
     if (op.type != ZYDIS_OPERAND_TYPE_MEMORY) continue;
     int64_t disp = op.mem.displacement;
     if (op.mem.base == ZYDIS_REGISTER_RIP) {
@@ -208,14 +231,39 @@ bool Specialiser::substitute_and_encode(const x86::Insn &in, uint8_t *enc, uint3
       disp = static_cast<int64_t>(in.target);
     }
     int b = gpr_of(op.mem.base), x = gpr_of(op.mem.index);
-    if (b >= 0 && regs_[b].known) {
-      disp += static_cast<int64_t>(regs_[b].value);
+    const bool pb = b >= 0 && regs_[b].known && regs_[b].percpu;
+    const bool px = x >= 0 && regs_[x].known && regs_[x].percpu;
+    if (pb || px) {
+      // One per-CPU address, unscaled, accessed (lea would compute it, and
+      // a segment prefix means nothing to lea), with no segment of its own.
+      if ((pb && px) || (px && op.mem.scale != 1) || s.zi.mnemonic == ZYDIS_MNEMONIC_LEA ||
+          (s.zi.attributes & ZYDIS_ATTRIB_HAS_SEGMENT))
+        return false;
+      req.prefixes |= ZYDIS_ATTRIB_HAS_SEGMENT_GS;
+    }
+    int64_t other = 0;  // what the non-per-CPU known registers add
+    if (b >= 0 && regs_[b].known && !pb) {
+      other += static_cast<int64_t>(regs_[b].value);
       op.mem.base = ZYDIS_REGISTER_NONE;
     }
-    if (x >= 0 && regs_[x].known) {
-      disp += static_cast<int64_t>(regs_[x].value * op.mem.scale);
+    if (x >= 0 && regs_[x].known && !px) {
+      other += static_cast<int64_t>(regs_[x].value * op.mem.scale);
       op.mem.index = ZYDIS_REGISTER_NONE;
       op.mem.scale = 0;
+    }
+    disp += other;
+    if (pb || px) {
+      const int pr = pb ? b : x;
+      const int64_t folded = disp + static_cast<int64_t>(regs_[pr].value);
+      if (x86::fits_i32(folded)) {
+        disp = folded;  // gs:[disp32]: no register at all
+        if (pb) op.mem.base = ZYDIS_REGISTER_NONE;
+        else op.mem.index = ZYDIS_REGISTER_NONE, op.mem.scale = 0;
+      } else {
+        // The address does not fit a disp32: it stays in its register,
+        // which the caller saves if live (gs:[reg + disp]).
+        percpu_base_regs_ |= static_cast<uint16_t>(1u << pr);
+      }
     }
     if (!x86::fits_i32(disp)) return false;
     op.mem.displacement = disp;
@@ -288,9 +336,11 @@ bool Specialiser::emit_one(uint32_t i, const uint8_t *code) {
   if (!substitute_and_encode(in, enc, &enc_len)) return false;
   x86::Insn emitted;
   if (dec_.decode(0, enc, enc_len, &emitted) != x86::DecodeStatus::kOk) return false;
-  // Whatever the new form still reads must really be in its register.
+  // Whatever the new form still reads must really be in its register; a
+  // per-CPU address only as the base of its gs: operand.
   for (uint32_t r = 0; r < 16; r++) {
     if (!(emitted.regs_read >> r & 1)) continue;
+    if (regs_[r].known && regs_[r].percpu && !(percpu_base_regs_ >> r & 1)) return false;
     if (regs_[r].pending) materialize(r);
     else if (!reg_readable(r)) return false;  // reads a register it never set
     if (is_arg_[r] && !regs_[r].known) out_->needs_arg_regs |= static_cast<uint16_t>(1u << r);
@@ -298,7 +348,7 @@ bool Specialiser::emit_one(uint32_t i, const uint8_t *code) {
   w_.bytes(enc, enc_len);
   for (uint32_t r = 0; r < 16; r++) {
     if (emitted.regs_modified >> r & 1) {
-      regs_[r].known = regs_[r].pending = 0;
+      regs_[r].known = regs_[r].pending = regs_[r].percpu = 0;
       written_ |= static_cast<uint16_t>(1u << r);
     }
   }
@@ -317,7 +367,7 @@ bool Specialiser::run(const uint8_t *code) {
       if (s.insns[t].pc == in.target) s.is_label[t] = 1;
   }
   for (uint32_t i = 0; i < count_; i++)
-    if (!emit_one(i, code)) return false;
+    if (!emit_one(i, code) || lost_percpu_) return false;
   s.offsets[count_] = w_.size();
   for (uint32_t f = 0; f < nfix_; f++) {
     uint32_t field = s.fixups[f].field;

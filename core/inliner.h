@@ -15,6 +15,10 @@
 // `*counter += size` with constant counter and size comes out as one
 // `add qword [abs32], imm32`: no call, no argument set-up, and it clobbers
 // no register (the caller saves only the flags it writes, if they are live).
+// With a per-CPU counter it is `add qword gs:[disp32], imm32` when the
+// gs-relative address fits a disp32, else `mov reg, imm64` and
+// `add qword gs:[reg], imm32` (the register is saved if live).  A routine
+// that uses a per-CPU pointer as anything but an address is not inlined.
 #pragma once
 #include "arch/x86/decoder.h"
 #include "core/arena.h"
@@ -28,6 +32,9 @@ constexpr uint32_t kSysvArgRegs[6] = {KJIT_REG_RDI, KJIT_REG_RSI, KJIT_REG_RDX,
 struct InlineArgs {
   uint32_t nargs;
   uint8_t is_const[6];
+  // The constant is a gs-relative address (per-CPU data): memory operands
+  // built from it get a gs prefix, and it is never used as a plain value.
+  uint8_t is_percpu[6];
   uint64_t value[6];
 };
 

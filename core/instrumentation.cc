@@ -3,6 +3,7 @@
 #include <Zydis/Zydis.h>
 
 #include "core/engine_state.h"
+#include "core/percpu_data.h"
 
 namespace kjit {
 namespace {
@@ -42,7 +43,11 @@ void Instrumenter::resolve_args(const CallRequest &req, const x86::Insn &insn, I
     args->is_const[i] = 1;
     switch (a.kind) {
       case KJIT_ARG_KIND_CONST: args->value[i] = a.value; break;
-      case KJIT_ARG_KIND_PTR: args->value[i] = to_exec_pointer(a.value); break;
+      case KJIT_ARG_KIND_PTR:
+        // Per-CPU data is addressed gs-relative, everything else absolute.
+        if (percpu_gs_address(a.value, &args->value[i])) args->is_percpu[i] = 1;
+        else args->value[i] = to_exec_pointer(a.value);
+        break;
       case KJIT_ARG_KIND_INSN_PC: args->value[i] = insn.pc; break;
       case KJIT_ARG_KIND_BLOCK_PC: args->value[i] = g_build.pc; break;
       case KJIT_ARG_KIND_BRANCH_TARGET:
@@ -179,13 +184,29 @@ void Instrumenter::restore(SavedState st) {
   if (st.flags) w_->popfq();
 }
 
+// add reg, gs:[percpu_self]: a gs-relative address becomes this CPU's.
+void Instrumenter::add_percpu_base(uint8_t reg) {
+  const uint64_t self = g_engine.mem.percpu_self;
+  const uint32_t disp = static_cast<uint32_t>(self);
+  const uint8_t insn[] = {0x65, static_cast<uint8_t>(0x48 | (reg >= 8 ? 4 : 0)), 0x03,
+                          static_cast<uint8_t>(0x04 | (reg & 7) << 3), 0x25,
+                          static_cast<uint8_t>(disp), static_cast<uint8_t>(disp >> 8),
+                          static_cast<uint8_t>(disp >> 16), static_cast<uint8_t>(disp >> 24)};
+  w_->bytes(insn, sizeof(insn));
+}
+
 void Instrumenter::emit_outlined(const CallRequest &req, const InlineArgs &args,
                                  const uint8_t *src_reg, LiveSet live) {
   uint64_t target = reinterpret_cast<uint64_t>(req.routine);
   if (!g_engine.routines_in_same_space()) target = kjit_os_host_call_gate(target);
-  if (target == 0) {
-    // The host has no way to call this routine (its gates are exhausted):
-    // leave the call out rather than emit a call to nowhere.
+  bool percpu_ok = true;
+  for (uint32_t i = 0; i < args.nargs; i++)
+    if (args.is_percpu[i] && (!g_engine.mem.percpu_self || !x86::fits_simm32(g_engine.mem.percpu_self)))
+      percpu_ok = false;
+  if (target == 0 || !percpu_ok) {
+    // The host has no way to call this routine (its gates are exhausted),
+    // or to tell it this CPU's copy of its per-CPU data: leave the call out
+    // rather than emit a call to nowhere or to another CPU's data.
     g_engine.stats.fallbacks++;
     return;
   }
@@ -193,8 +214,14 @@ void Instrumenter::emit_outlined(const CallRequest &req, const InlineArgs &args,
   SavedState st{static_cast<uint16_t>(liveness ? (kCallerSaved & live.regs) : kCallerSaved),
                 !liveness || live.flags != 0};
   load_reg_args(args, src_reg, save(st));
-  for (uint32_t i = 0; i < args.nargs; i++)
-    if (args.is_const[i]) w_->mov_reg_imm(static_cast<uint8_t>(kSysvArgRegs[i]), args.value[i]);
+  for (uint32_t i = 0; i < args.nargs; i++) {
+    if (!args.is_const[i]) continue;
+    const uint8_t reg = static_cast<uint8_t>(kSysvArgRegs[i]);
+    w_->mov_reg_imm(reg, args.value[i]);
+    // A called routine cannot use gs: give it this CPU's copy.  Flags are
+    // saved above whenever they are live.
+    if (args.is_percpu[i]) add_percpu_base(reg);
+  }
   if (w_->call(target) < 0 && !w_->overflowed()) {
     // Out of rel32 reach: call through an inline slot (no register needed).
     static const uint8_t kCallSlot[] = {0xff, 0x15, 0x02, 0, 0, 0, 0xeb, 0x08};

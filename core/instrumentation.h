@@ -27,6 +27,7 @@ class Instrumenter {
   const InlinedCode *specialise(const CallRequest &req, const x86::Insn &insn);
   void load_reg_args(const InlineArgs &args, const uint8_t *src_reg, uint32_t pushed_bytes);
   void push_effective_address(uint32_t below);
+  void add_percpu_base(uint8_t reg);
   struct SavedState {
     uint16_t regs;
     bool flags;

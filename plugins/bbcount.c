@@ -73,7 +73,9 @@ static const struct kjit_plugin bbcount_plugin = {
 int kjit_bbcount_init(uint32_t max_blocks) {
   uint32_t nslots = 1;
   while (nslots < 2 * (uint64_t)max_blocks && nslots < (1u << 31)) nslots <<= 1;
-  total = (uint64_t *)kjit_alloc(sizeof(*total));
+  /* The total is per-CPU (exact on SMP); the per-block entries are not yet. */
+  total = (uint64_t *)kjit_alloc_percpu(sizeof(*total));
+  if (!total) total = (uint64_t *)kjit_alloc(sizeof(*total));
   entries = (struct kjit_bbcount_entry *)kjit_alloc(sizeof(*entries) * (uint64_t)max_blocks);
   slots = entries ? (uint32_t *)kjit_alloc(sizeof(*slots) * (uint64_t)nslots) : 0;
   /* Without room for the table every block is counted in the total only,
@@ -85,7 +87,7 @@ int kjit_bbcount_init(uint32_t max_blocks) {
   return total ? 0 : -12;
 }
 const struct kjit_plugin *kjit_example_bbcount(void) { return &bbcount_plugin; }
-uint64_t kjit_bbcount_total(void) { return total ? *total : 0; }
+uint64_t kjit_bbcount_total(void) { return kjit_percpu_sum_u64(total); }
 uint64_t kjit_bbcount_dropped(void) { return __atomic_load_n(&dropped, __ATOMIC_RELAXED); }
 const struct kjit_bbcount_entry *kjit_bbcount_entries(uint32_t *n) {
   *n = __atomic_load_n(&used_entries, __ATOMIC_ACQUIRE);

@@ -57,6 +57,7 @@ setup() {
     kjit-calltrace)       kjit_load "" calltrace ;;
     kjit-bbcount)         kjit_load "" bbcount ;;
     kjit-icount)          kjit_load "" icount ;;
+    kjit-icount-dynpcpu)  kjit_load "" icount percpu_kb=16 ;;
     kjit-bb-noliveness)   kjit_load "" bbcount liveness=0 ;;
     kjit-bb-noinline)     kjit_load "" bbcount inline=0 ;;
     kjit-bb-noopt)        kjit_load "" bbcount liveness=0 inline=0 ;;

@@ -4,20 +4,21 @@
 KJITCTL=/mnt/kjit/bin/kjitctl
 KJIT_KO=/mnt/kjit/bin/kjit.ko
 
-# kjit_load CACHE_KB|"" TOOL [liveness=0] [inline=0] [flush_every_entry=1]
+# kjit_load CACHE_KB|"" TOOL [liveness=0] [inline=0] [flush_every_entry=1] [percpu_kb=N]
 kjit_load() {
   local cache="$1" tool="$2" o
   shift 2
-  local args=(--tool "$tool")
+  local args=(--tool "$tool") params=()
   [ -z "$cache" ] || args+=(--cache-kb "$cache")
   for o in "$@"; do
     case "$o" in
       liveness=*) args+=(--liveness "${o#*=}") ;;
       inline=*) args+=(--inline "${o#*=}") ;;
       flush_every_entry=*) args+=(--flush-every-entry "${o#*=}") ;;
+      percpu_kb=*) params+=("$o") ;;   # a module parameter
     esac
   done
-  insmod "$KJIT_KO" || return 1
+  insmod "$KJIT_KO" ${params[@]+"${params[@]}"} || return 1
   echo "kjitctl config ${args[*]}"
   "$KJITCTL" config "${args[@]}" || { rmmod kjit; return 1; }
   kjit_attach_syscalls

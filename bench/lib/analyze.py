@@ -13,7 +13,7 @@ import json, math, os, statistics, sys
 MICRO = ["null", "read", "write", "stat", "fstat", "openclose", "select",
          "siginstall", "sigdeliver", "pipe", "fork", "exec"]
 CONFIGS = ["native", "kjit-none", "kjit-syscount", "kjit-calltrace", "kjit-bbcount",
-           "kjit-icount", "kjit-bb-noliveness", "kjit-bb-noinline", "kjit-bb-noopt",
+           "kjit-icount", "kjit-icount-dynpcpu", "kjit-bb-noliveness", "kjit-bb-noinline", "kjit-bb-noopt",
            "kjit-flush", "kjit-cache64", "kjit-cache256", "kjit-cache1024",
            "kprobe-sys", "kprobe-call", "kprobe-bb", "ftrace-func", "bpftrace"]
 DESC = {
@@ -23,6 +23,7 @@ DESC = {
     "kjit-calltrace": "kjit, call tracing",
     "kjit-bbcount": "kjit, block counting",
     "kjit-icount": "kjit, instruction counting",
+    "kjit-icount-dynpcpu": "kjit, instruction counting, counter in a dynamic per-CPU window (percpu_kb=16: beyond disp32, through a register)",
     "kjit-bb-noliveness": "kjit, block counting, liveness off",
     "kjit-bb-noinline": "kjit, block counting, inlining off",
     "kjit-bb-noopt": "kjit, block counting, liveness+inlining off",

@@ -27,6 +27,21 @@ struct kjit_os_memory {
   uint8_t *data_host_view;
   uint64_t data_exec_base;
   uint64_t data_size;
+  /* Per-CPU data window (percpu_size 0: none): percpu_size bytes on every
+   * CPU.  Translated code reaches the running CPU's copy gs-relative, as
+   * this_cpu_add does: byte `off` of the window is gs:[percpu_offset + off]
+   * (the kernel's __percpu pointer of the window, which need not fit a
+   * sign-extended disp32).  percpu_host_views[cpu], cpu < percpu_ncpus, is
+   * the host view of CPU cpu's copy, NULL for a CPU that cannot exist.
+   * percpu_self is the gs-relative address of a u64 that holds the running
+   * CPU's gs base (the kernel's this_cpu_off), 0 if none: it turns a
+   * per-CPU pointer into this CPU's copy for routines that are called
+   * rather than inlined. */
+  uint64_t percpu_offset;
+  uint64_t percpu_size;
+  uint64_t percpu_self;
+  uint8_t *const *percpu_host_views;
+  uint32_t percpu_ncpus;
 };
 
 /* Kernel facts the engine needs to classify control flow. */

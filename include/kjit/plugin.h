@@ -153,8 +153,32 @@ int kjit_insert_call_argv(struct kjit_insn *insn, enum kjit_ipoint where, void *
                           uint32_t nargs, const struct kjit_arg *args);
 
 /* Plugin data that translated code may touch: counters, tables.  Zeroed.
- * Returns NULL when the data window is exhausted. */
+ * Returns NULL when the data window is exhausted.  One copy shared by every
+ * CPU: increments from two CPUs at once can be lost (the inlined add has
+ * no lock prefix).  Use it for data written at build time or read-mostly
+ * tables, and for counters only where an approximate count is enough. */
 void *kjit_alloc(uint64_t size);
+
+/* Per-CPU plugin data: one zeroed copy of `size` bytes per CPU.  Pass the
+ * pointer as KJIT_ARG_PTR exactly like kjit_alloc's: an inlined routine
+ * then updates the running CPU's copy with one gs-relative instruction
+ * (`add qword gs:[...], imm`, like this_cpu_add), so counts are exact on
+ * SMP and cost no lock.  Use it for counters translated code increments.
+ * The pointer names CPU 0's copy on the host: read results with
+ * kjit_percpu_sum_u64 or kjit_percpu_copy, never by dereferencing it.
+ * Routines must use the pointer only to address memory (not store it or
+ * do arithmetic beyond an offset); a routine that cannot be inlined gets
+ * the running CPU's copy, which a migration between the call and its
+ * store can make inexact.  Returns NULL when the per-CPU window is
+ * exhausted or the host has none (fall back to kjit_alloc). */
+void *kjit_alloc_percpu(uint64_t size);
+/* The sum over every CPU of the u64 at `p` (from kjit_alloc_percpu, or an
+ * offset into it); for a kjit_alloc pointer, the u64 itself; 0 for NULL. */
+uint64_t kjit_percpu_sum_u64(const void *p);
+/* The host view of CPU `cpu`'s copy of `p`, or NULL (no such CPU, or `p`
+ * is not per-CPU data).  CPUs are 0 .. kjit_percpu_ncpus() - 1. */
+void *kjit_percpu_copy(const void *p, uint32_t cpu);
+uint32_t kjit_percpu_ncpus(void);
 
 /* Callbacks.  Any may be NULL. */
 struct kjit_plugin {

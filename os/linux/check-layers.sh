@@ -30,7 +30,7 @@ LAYERS=(
   "kjit_engine zydis_kernel"             # the C++ engine (core/, arch/x86/) and Zydis
   "shim extable"                         # what the engine calls (os_shim.h)
   "quiesce"
-  "cache_mem cache_area symbols"         # memory, kernel symbols
+  "cache_mem percpu_mem cache_area symbols"  # memory, kernel symbols
 )
 
 [ $# -ge 1 ] || { echo "usage: $0 MODULE_DIR [--print]" >&2; exit 2; }

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* kjit.ko: init and exit, in layer order (os/linux/README.md).  Init:
- * symbols, shim ranges, quiesce, memory (+selftest), dynamic extable,
+ * symbols, shim ranges, quiesce, memory (+selftest, per-CPU window), dynamic extable,
  * entry redirection, sleep following, engine host + configuration (engine and built-in
  * tool), text watch, control device.  Exit in reverse, and nothing is freed
  * before every task has left the code cache. */
@@ -16,6 +16,7 @@
 #include "dispatch_gates.h"
 #include "engine_host.h"
 #include "entry_ftrace.h"
+#include "percpu_mem.h"
 #include "extable.h"
 #include "quiesce.h"
 #include "sched_resume.h"
@@ -44,6 +45,7 @@ static int __init kjit_init(void)
 	ret = kjit_mem_selftest();
 	if (ret)
 		goto err_mem;
+	kjit_percpu_mem_init(&kjit_mem);
 	ret = kjit_extable_init();
 	if (ret)
 		goto err_mem;
@@ -80,6 +82,7 @@ err_sched:
 err_ext:
 	kjit_extable_exit();
 err_mem:
+	kjit_percpu_mem_exit();
 	kjit_mem_exit();
 	return ret;
 }
@@ -94,6 +97,7 @@ static void __exit kjit_exit(void)
 	kjit_config_exit();
 	kjit_host_exit();
 	kjit_extable_exit();
+	kjit_percpu_mem_exit();
 	kjit_mem_exit();
 	pr_info("unloaded\n");
 }

@@ -29,9 +29,15 @@ uint64_t host_gate_capacity() { return (kGatePages - 1) * kPageSize / kHostGateS
 // Plugin pointers live in the data window: translated code passes their
 // exec addresses, the host function needs the host view.
 uint64_t to_host(uint64_t v) {
-  const kjit_os_memory &m = state().cfg.memory;
+  const ShimConfig &c = state().cfg;
+  const kjit_os_memory &m = c.memory;
   if (m.data_host_view && v >= m.data_exec_base && v - m.data_exec_base < m.data_size)
     return reinterpret_cast<uint64_t>(m.data_host_view + (v - m.data_exec_base));
+  for (size_t cpu = 0; cpu < c.percpu_exec_bases.size() && cpu < m.percpu_ncpus; cpu++) {
+    const uint64_t base = c.percpu_exec_bases[cpu];
+    if (v >= base && v - base < m.percpu_size)
+      return reinterpret_cast<uint64_t>(m.percpu_host_views[cpu] + (v - base));
+  }
   return v;
 }
 

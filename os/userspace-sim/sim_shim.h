@@ -37,6 +37,10 @@ struct ShimConfig {
   Emulator *emulator = nullptr;         // optional until the run starts
   kjit_os_memory memory{};              // for host-call argument translation
   uint64_t gate_base = kGateBase;
+  // Where each simulated CPU's copy of the per-CPU window is in the
+  // emulated address space (index = CPU): host-call arguments pointing
+  // there are handed to the host as memory.percpu_host_views[cpu].
+  std::vector<uint64_t> percpu_exec_bases;
 };
 
 // Installs the configuration (replacing any previous one; host-call gates

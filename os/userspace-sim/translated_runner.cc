@@ -1,5 +1,6 @@
 #include "translated_runner.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 
@@ -44,8 +45,65 @@ bool TranslatedRunner::is_cache_address(uint64_t a) const {
 }
 
 bool TranslatedRunner::is_engine_address(uint64_t a) const {
+  for (uint32_t cpu = 0; cpu < percpu_.size(); cpu++)
+    if (a >= percpu_copy_of(cpu) - kPageSize && a - (percpu_copy_of(cpu) - kPageSize) < percpu_stride())
+      return true;
   return is_cache_address(a) || (a >= opt_.data_exec_base && a - opt_.data_exec_base < opt_.data_size) ||
          shim_is_gate_address(a);
+}
+
+uint64_t TranslatedRunner::percpu_stride() const { return kPageSize + page_up(opt_.percpu_size); }
+uint64_t TranslatedRunner::gs_base_of(uint32_t cpu) const { return cap_.regs.gs_base + cpu * percpu_stride(); }
+uint64_t TranslatedRunner::percpu_copy_of(uint32_t cpu) const {
+  return gs_base_of(cpu) + static_cast<uint64_t>(percpu_offset_);
+}
+
+// Whether [base, base+size) overlaps captured memory, the engine's areas,
+// the stack or the sentinel, or wraps.
+bool TranslatedRunner::collides(uint64_t base, uint64_t size) const {
+  if (base + size < base) return true;
+  auto overlaps = [&](uint64_t b, uint64_t n) { return base < b + n && b < base + size; };
+  for (const Region &r : cap_.regions)
+    if (overlaps(r.addr, r.end() - r.addr)) return true;
+  const uint64_t sp = cap_.regs.gpr[KJIT_REG_RSP];
+  return overlaps(opt_.code_exec_base, opt_.code_size) || overlaps(opt_.data_exec_base, opt_.data_size) ||
+         overlaps(kGateBase, kGatePages * kPageSize) || overlaps(page_down(cap_.sentinel), kPageSize) ||
+         overlaps(page_down(sp - opt_.stack_size), opt_.stack_size + 2 * kPageSize);
+}
+
+// One copy of the window per simulated CPU, each after a page whose last
+// u64 holds that CPU's gs base (percpu_self).
+std::string TranslatedRunner::setup_percpu(kjit_os_memory *mem) {
+  if (!opt_.percpu_size || !opt_.cpus) return "";
+  static const int64_t kCandidates[] = {0x40000000ll, -0x40000000ll, 0x7fe00000ll, -0x7fe00000ll};
+  const uint64_t span = opt_.cpus * percpu_stride();
+  bool found = false;
+  for (int64_t d : kCandidates) {
+    if (opt_.percpu_offset != kAutoPercpuOffset) d = opt_.percpu_offset;
+    percpu_offset_ = d;
+    if (!collides(percpu_copy_of(0) - kPageSize, span)) {
+      found = true;
+      break;
+    }
+    if (opt_.percpu_offset != kAutoPercpuOffset) break;
+  }
+  if (!found) return "no room for the per-CPU window near gs base " + hex(cap_.regs.gs_base);
+  for (uint32_t cpu = 0; cpu < opt_.cpus; cpu++) {
+    percpu_.emplace_back(host_alloc(percpu_stride()));
+    uint8_t *buf = percpu_.back().get();
+    if (!buf) return "out of host memory";
+    const uint64_t gs = gs_base_of(cpu);
+    memcpy(buf + kPageSize - 8, &gs, 8);
+    percpu_views_.push_back(buf + kPageSize);
+    std::string err = emu_->map_host(percpu_copy_of(cpu) - kPageSize, buf, percpu_stride(), kPermR | kPermW);
+    if (!err.empty()) return "per-CPU window: " + err;
+  }
+  mem->percpu_offset = static_cast<uint64_t>(percpu_offset_);
+  mem->percpu_size = opt_.percpu_size;
+  mem->percpu_self = static_cast<uint64_t>(percpu_offset_) - 8;
+  mem->percpu_host_views = percpu_views_.data();
+  mem->percpu_ncpus = opt_.cpus;
+  return "";
 }
 
 uint64_t TranslatedRunner::original_pc(uint64_t pc) const {
@@ -84,12 +142,15 @@ std::string TranslatedRunner::setup() {
   mem.data_host_view = data_.get();
   mem.data_exec_base = opt_.data_exec_base;
   mem.data_size = opt_.data_size;
+  err = setup_percpu(&mem);
+  if (!err.empty()) return err;
 
   ShimConfig cfg;
   cfg.capture = &cap_;
   cfg.symbols = opt_.symbols;
   cfg.emulator = &emu;
   cfg.memory = mem;
+  for (uint32_t cpu = 0; cpu < percpu_.size(); cpu++) cfg.percpu_exec_bases.push_back(percpu_copy_of(cpu));
   shim_configure(cfg);
   shim_set_quiet(opt_.quiet);
   err = shim_map_gates(emu);
@@ -157,10 +218,33 @@ void TranslatedRunner::on_gate_indirect(Emulator &emu, uint64_t pc) {
   reclaim_if_pending();
 }
 
-TranslatedResult TranslatedRunner::run() {
+TranslatedResult TranslatedRunner::run(uint32_t cpu) {
   TranslatedResult res;
-  res.error = setup();
-  if (!res.error.empty()) return res;
+  if (cpu >= std::max(opt_.cpus, 1u)) {
+    res.error = "no simulated CPU " + std::to_string(cpu);
+    return res;
+  }
+  if (!set_up_) {
+    set_up_ = true;
+    res.error = setup();
+    if (!res.error.empty()) return res;
+  } else {
+    if (!engine_up_) {
+      res.error = "the first run's setup failed";
+      return res;
+    }
+    // Another entry: the capture's registers, a fresh sentinel on its stack.
+    emu_->set_regs(cap_.regs);
+    if (!emu_->push(cap_.sentinel)) {
+      res.error = "cannot push the sentinel: stack not writable";
+      return res;
+    }
+    emu_->clear_writes();
+    kjit_engine_notify_entry(cap_.entry_pc);
+  }
+  Regs regs = emu_->regs();
+  regs.gs_base = gs_base_of(cpu);
+  emu_->set_regs(regs);
   res.entry_target = kjit_engine_enter(cap_.entry_pc);
   res.run = emu_->run(res.entry_target, cap_.sentinel, opt_.budget);
   if (res.run.reason == StopReason::kFault && is_cache_address(res.run.pc)) {

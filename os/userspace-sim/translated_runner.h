@@ -18,6 +18,8 @@ namespace kjit::sim {
 
 constexpr uint64_t kCodeCacheExecBase = 0xffffffffc0000000ull;
 constexpr uint64_t kDataWindowExecBase = 0xffffffffd0000000ull;
+// TranslatedOptions::percpu_offset: choose one that fits a disp32.
+constexpr int64_t kAutoPercpuOffset = INT64_MIN;
 
 struct TranslatedOptions {
   kjit_engine_options engine{};  // filled from kjit_engine_default_options()
@@ -34,6 +36,14 @@ struct TranslatedOptions {
   std::function<int()> plugin_init;
   const SymbolTable *symbols = nullptr;  // kernel facts and symbolization
   bool quiet = false;                    // engine log to stderr?
+  // Simulated CPUs for per-CPU data (kjit_alloc_percpu).  CPU 0 runs with
+  // the capture's gs base, CPU k with one k strides above it; each CPU's
+  // copy of the per-CPU window is at its gs base + percpu_offset, with the
+  // gs base itself in the u64 just below (the kernel's this_cpu_off).  Only
+  // CPU 0 sees the captured kernel's own per-CPU data.
+  uint32_t cpus = 2;
+  uint64_t percpu_size = 32 << 10;            // 0: no per-CPU window
+  int64_t percpu_offset = kAutoPercpuOffset;  // e.g. beyond 2 GiB to test that path
 
   TranslatedOptions();
 };
@@ -63,7 +73,14 @@ class TranslatedRunner {
   TranslatedRunner(const TranslatedRunner &) = delete;
   TranslatedRunner &operator=(const TranslatedRunner &) = delete;
 
-  TranslatedResult run();
+  // Runs the capture's entry on simulated CPU `cpu`.  The first run sets
+  // the engine up; later ones enter again with the capture's registers and
+  // stack (memory keeps what earlier runs wrote, the engine its cache).
+  TranslatedResult run(uint32_t cpu = 0);
+  // The gs base of simulated CPU `cpu`, and the emulated address of its
+  // copy of the per-CPU window (valid after the first run).
+  uint64_t gs_base_of(uint32_t cpu) const;
+  uint64_t percpu_copy_of(uint32_t cpu) const;
 
   // The engine's own memory as the emulated CPU sees it (cache, data
   // window, gates): writes there are not program writes.
@@ -75,6 +92,9 @@ class TranslatedRunner {
 
  private:
   std::string setup();
+  std::string setup_percpu(kjit_os_memory *mem);
+  uint64_t percpu_stride() const;
+  bool collides(uint64_t base, uint64_t size) const;
   void on_gate_direct(Emulator &emu, uint64_t pc);
   void reclaim_if_pending();
   uint64_t reclaims_ = 0;
@@ -88,7 +108,11 @@ class TranslatedRunner {
     void operator()(uint8_t *p) const { free(p); }
   };
   std::unique_ptr<uint8_t, HostBuffer> arena_, code_, data_;
+  std::vector<std::unique_ptr<uint8_t, HostBuffer>> percpu_;  // per CPU: self page + window
+  std::vector<uint8_t *> percpu_views_;
+  int64_t percpu_offset_ = 0;
   bool engine_up_ = false;
+  bool set_up_ = false;
   uint64_t direct_gates_ = 0, indirect_gates_ = 0, cache_insns_ = 0;
 };
 

@@ -154,5 +154,29 @@ TEST_F(EngineApiTest, InitRejectsBadMemory) {
   EXPECT_EQ(kjit_engine_enter(kText), kText);  // not initialised: native
 }
 
+// Plugins hold pointers into CPU 0's copy of a per-CPU window: a window
+// without its host views is refused, not used.
+TEST_F(EngineApiTest, InitRejectsAPerCpuWindowWithoutCopies) {
+  EXPECT_EQ(init(nullptr, test::kCodeBytes, [](kjit_os_memory *m) { m->percpu_size = 64; }), -22);
+  EXPECT_EQ(init(nullptr, test::kCodeBytes,
+                 [](kjit_os_memory *m) {
+                   static uint8_t *const kNoCopies[1] = {nullptr};
+                   m->percpu_size = 64;
+                   m->percpu_ncpus = 1;
+                   m->percpu_host_views = kNoCopies;
+                 }),
+            -22);
+  static uint8_t copy0[64];
+  EXPECT_EQ(init(nullptr, test::kCodeBytes,
+                 [](kjit_os_memory *m) {
+                   static uint8_t *const kOneCopy[1] = {copy0};
+                   m->percpu_size = 64;
+                   m->percpu_ncpus = 1;
+                   m->percpu_host_views = kOneCopy;
+                 }),
+            0);
+  EXPECT_NE(kjit_alloc_percpu(8), nullptr);
+}
+
 }  // namespace
 }  // namespace kjit

@@ -46,8 +46,10 @@ class EngineTest : public ::testing::Test {
   void SetUp() override { ASSERT_EQ(init(nullptr), 0); }
   void TearDown() override { kjit_engine_fini(); }
 
-  // (Re)creates the engine; `edit` may change the default options.
-  int init(void (*edit)(kjit_engine_options *), uint64_t code_bytes = kCodeBytes) {
+  // (Re)creates the engine; `edit` may change the default options,
+  // `edit_mem` the memory handed to it.
+  int init(void (*edit)(kjit_engine_options *), uint64_t code_bytes = kCodeBytes,
+           void (*edit_mem)(kjit_os_memory *) = nullptr) {
     test_shim_reset();
     kjit_engine_fini();
     code_ = page_buffer(kCodeBytes);
@@ -68,6 +70,7 @@ class EngineTest : public ::testing::Test {
     kjit_engine_options opt;
     kjit_engine_default_options(&opt);
     if (edit) edit(&opt);
+    if (edit_mem) edit_mem(&mem);
     return kjit_engine_init(&mem, &facts, &opt);
   }
 

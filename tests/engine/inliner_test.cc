@@ -22,6 +22,7 @@ extern "C" __attribute__((noinline, used)) void needs_flags(uint64_t *s, uint64_
   s[0]++;
   s[1] += !(rflags & 0x40);
 }
+extern "C" __attribute__((noinline, used)) void keep_pointer(uint64_t **slot, uint64_t *p) { *slot = p; }
 extern "C" __attribute__((noinline, used)) uint64_t calls_out(uint64_t *p) {
   return reinterpret_cast<uint64_t>(memchr(p, 1, 64));
 }
@@ -134,6 +135,68 @@ TEST(Inliner, UnreachableAddressesAreRefusedInAnotherAddressSpace) {
     // Then it must have materialised the pointer in a register.
     EXPECT_NE(c.clobbered_regs, 0);
   }
+}
+
+// Per-CPU data (kjit_alloc_percpu): the argument is a gs-relative address.
+kjit::InlineArgs with_percpu(kjit::InlineArgs a, uint32_t i) {
+  a.is_percpu[i] = 1;
+  return a;
+}
+constexpr uint64_t kPercpu = 0x2b040;                  // a first-chunk __percpu pointer
+constexpr uint64_t kFarPercpu = 0x000041000002b040ull;  // a later chunk's: beyond disp32
+
+TEST(Inliner, PerCpuCounterIsOneGsRelativeAdd) {
+  kjit::x86::Decoder d = decoder();
+  kjit::InlinedCode c;
+  ASSERT_TRUE(kjit::inline_routine(d, reinterpret_cast<void *>(&paper_count),
+                                   with_percpu(consts({kPercpu, 7}), 0), true, &c));
+  auto insns = decode_all(c);
+  ASSERT_EQ(insns.size(), 1u);
+  EXPECT_EQ(insns[0].mnemonic, ZYDIS_MNEMONIC_ADD);
+  EXPECT_EQ(insns[0].mem_segment, KJIT_SEG_GS);  // add qword gs:[0x2b040], 7
+  EXPECT_EQ(insns[0].regs_read, 0);
+  EXPECT_EQ(c.clobbered_regs, 0);
+}
+
+TEST(Inliner, PerCpuAddressBeyondDisp32GoesThroughARegister) {
+  kjit::x86::Decoder d = decoder();
+  kjit::InlinedCode c;
+  ASSERT_TRUE(kjit::inline_routine(d, reinterpret_cast<void *>(&paper_count),
+                                   with_percpu(consts({kFarPercpu, 7}), 0), true, &c));
+  auto insns = decode_all(c);
+  ASSERT_EQ(insns.size(), 2u);  // mov rdi, imm64; add qword gs:[rdi], 7
+  EXPECT_EQ(insns[0].mnemonic, ZYDIS_MNEMONIC_MOV);
+  EXPECT_EQ(insns[1].mem_segment, KJIT_SEG_GS);
+  EXPECT_EQ(insns[1].regs_read, 1u << KJIT_REG_RDI);
+  EXPECT_EQ(c.clobbered_regs, 1u << KJIT_REG_RDI);  // saved by the caller if live
+}
+
+TEST(Inliner, PerCpuRingAddressesEveryAccessGsRelative) {
+  kjit::x86::Decoder d = decoder();
+  kjit::InlineArgs a = with_percpu(consts({kPercpu}), 0);
+  a.is_const[1] = 0;
+  a.nargs = 2;
+  kjit::InlinedCode c;
+  ASSERT_TRUE(kjit::inline_routine(d, reinterpret_cast<void *>(&ring_record), a, true, &c));
+  uint32_t accesses = 0;
+  for (const auto &in : decode_all(c)) {
+    if (!in.has_mem_operand) continue;
+    accesses++;
+    EXPECT_EQ(in.mem_segment, KJIT_SEG_GS) << "mnemonic " << in.mnemonic;
+  }
+  EXPECT_GE(accesses, 3u);  // reads ring[0], ring[1], writes the slot and ring[0]
+}
+
+TEST(Inliner, PerCpuPointerUsedAsAValueIsNotInlined) {
+  // Storing it would store the raw gs-relative offset, not an address.
+  kjit::x86::Decoder d = decoder();
+  kjit::InlinedCode c;
+  EXPECT_FALSE(kjit::inline_routine(d, reinterpret_cast<void *>(&keep_pointer),
+                                    with_percpu(consts({kCounter, kPercpu}), 1), true, &c));
+  // The same routine with a plain pointer is inlined: the refusal is the
+  // per-CPU value's.
+  EXPECT_TRUE(kjit::inline_routine(d, reinterpret_cast<void *>(&keep_pointer),
+                                   consts({kCounter, kCounter + 8}), true, &c));
 }
 
 }  // namespace

@@ -1,0 +1,75 @@
+#!/bin/sh
+# Runs in the guest (busybox sh, cwd = the share) for tests/guest/exact-smp.sh.
+# Preamble parameters: N (getppid calls per CPU), TOOLS (built-in tools to
+# check, e.g. "icount bbcount"), WINDOWS (insmod parameters, one word per
+# load: "default" or percpu_kb=N).
+# For each tool: the count of one getppid alone (C1), then N calls on one
+# CPU (must be N*C1: the call is deterministic), then N calls on each of two
+# CPUs at once (must be 2N*C1: no increment lost).  getppid is attached
+# before any of it, so no kernel text is patched while both vCPUs run.
+set -u
+# shellcheck source=tests/guest/guest-lib.sh
+. ./guest-lib.sh
+: > checks.txt
+step() { echo "<2>kjit-exact: $*" > /dev/kmsg 2>/dev/null; echo "== $*"; }
+
+# count TOOL: the tool's total since the last reset
+count() {
+  case $1 in
+    icount) $K report | awk '$1=="instructions"{print $2}' ;;
+    bbcount) $K report | sed -n 's/^tool bbcount: blocks executed \([0-9]*\),.*/\1/p' ;;
+  esac
+}
+# run TOOL CALLS THREADS: reset, run smp_race, print the count
+run() {
+  $K reset || return 1
+  ./smp_race "$2" "$3" > race.txt || return 1
+  count "$1"
+}
+
+# Both per-CPU windows: the default static one (gs:disp32) and a dynamic
+# __alloc_percpu block (beyond disp32 on this kernel: through a register).
+for params in $WINDOWS; do
+  w=${params#*=}; [ "$params" != default ] || { params=""; w=static; }
+  # shellcheck disable=SC2086  # params is one word or none
+  insmod ./kjit.ko $params || { fail "insmod_$w"; continue; }
+  note_modules
+  dmesg | grep 'per-CPU window' | tail -n1
+  config_base
+  for tool in $TOOLS; do
+    step "$tool, window $w"
+    config "config_${tool}_$w" "$tool" || continue
+    $K attach getppid > /dev/null || { fail "attach_${tool}_$w"; continue; }
+    # Translate the path first: the counts below are of steady-state runs.
+    run "$tool" 100 1 > /dev/null
+    c1=$(run "$tool" 1 1); c1b=$(run "$tool" 1 1)
+    if [ "${c1:-0}" -gt 0 ] && [ "$c1" = "$c1b" ]; then
+      pass "${tool}_${w}_single" "one getppid counts $c1"
+    else
+      fail "${tool}_${w}_single" "one getppid counts ${c1:-?} then ${c1b:-?}"
+      $K detach all > /dev/null; continue
+    fi
+    alone=$(run "$tool" "$N" 1)
+    if [ "${alone:-0}" = $((N * c1)) ]; then
+      pass "${tool}_${w}_one_cpu" "$N calls: $alone = $N x $c1"
+    else
+      fail "${tool}_${w}_one_cpu" "$N calls: ${alone:-?}, want $((N * c1))"
+    fi
+    both=$(run "$tool" "$N" 2)
+    want=$((2 * N * c1))
+    ov=$(awk '$1=="overlap"{print $2}' race.txt)
+    if [ "${ov:-0}" -lt 50 ]; then
+      # The loops hardly ran at once: equality would prove nothing.
+      fail "${tool}_${w}_two_cpus" "the two loops overlapped ${ov:-?}% (need 50%); count ${both:-?}, want $want"
+    elif [ "${both:-0}" = "$want" ]; then
+      pass "${tool}_${w}_two_cpus" "2 x $N concurrent calls (${ov}% overlap): $both = 2 x $N x $c1"
+    else
+      fail "${tool}_${w}_two_cpus" "2 x $N concurrent calls (${ov}% overlap): ${both:-?}, want $want (lost $((want - ${both:-0})))"
+    fi
+    $K stats > "stats-$tool-$w.txt"
+    $K detach all > /dev/null
+  done
+  if rmmod kjit; then pass "rmmod_$w"; else fail "rmmod_$w"; fi
+done
+dmesg > dmesg.txt
+echo EXACT-GUEST-DONE

@@ -288,11 +288,12 @@ insmod ./kjit.ko || fail insmod_after_uffd
 config config_icount_after_reload icount
 
 # --- full tables and rings are reported, not silent ---------------------------
-# A table of 4 blocks and rings of 16 events fill at once: report, blocks and
-# calls must say how much was dropped, in text and JSON.
+# A table of 4 blocks, rings of 16 events and a table of 4 routines fill at
+# once: report, blocks and calls must say how much was dropped, in text and
+# JSON.
 step "dropped counts with tiny tables"
 rmmod kjit || fail rmmod_before_tiny_tables
-insmod ./kjit.ko tool=2 bb_max=4 ring_size=16 cs_size=16 || fail insmod_tiny_tables
+insmod ./kjit.ko tool=2 bb_max=4 ring_size=16 cs_size=16 ec_max=2 || fail insmod_tiny_tables
 $K attach openat > /dev/null
 for i in 1 2 3; do cat /proc/version > /dev/null; done
 $K report > dropped-report-bbcount.txt 2>&1
@@ -310,8 +311,8 @@ if dropped_ok dropped-report-bbcount.txt dropped-report-bbcount.json dropped-blo
 else
   fail bbcount_reports_dropped "$(grep -h dropped dropped-report-bbcount.txt dropped-blocks.txt | tr '\n' ' ')"
 fi
-for tool in callstack calltrace; do
-  config "config_${tool}_tiny_ring" "$tool"
+for tool in callstack calltrace entry_count; do
+  config "config_${tool}_tiny_table" "$tool"
   $K attach openat > /dev/null
   for i in 1 2 3; do cat /proc/version > /dev/null; done
   $K report > "dropped-report-$tool.txt" 2>&1
@@ -328,6 +329,34 @@ done
 rmmod kjit || fail rmmod_after_tiny_tables
 insmod ./kjit.ko || fail insmod_after_tiny_tables
 config_base
+
+# --- bbcount: one counter per original block across flushes ------------------
+# Every flush re-translates getppid's blocks: each translation must add to
+# the block's one counter.  counters (the module's records) equal to
+# distinct (addresses) says no block got a second one; each getppid block
+# ran once per call, before and after the flushes.
+step "bbcount keeps one counter per block across flushes"
+config config_bbcount_flushes bbcount
+$K attach getppid > /dev/null
+f0=$(stat_of flushes)
+for round in 1 2 3; do
+  $W getppid 100 > /dev/null
+  [ $round = 3 ] || $K flush
+done
+f1=$(stat_of flushes)
+$K report > bb-flush-report.txt 2>&1
+$K blocks > bb-flush-blocks.txt 2>&1
+$K detach all > /dev/null
+bb_distinct=$(sed -n 's/.*distinct \([0-9]*\), counters \([0-9]*\)$/\1/p' bb-flush-report.txt)
+bb_counters=$(sed -n 's/.*distinct \([0-9]*\), counters \([0-9]*\)$/\2/p' bb-flush-report.txt)
+bb_getppid=$(grep -c ' __x64_sys_getppid+' bb-flush-blocks.txt)
+bb_short=$(awk '/ __x64_sys_getppid\+/ && $2 < 300' bb-flush-blocks.txt | wc -l)
+if [ $((f1 - f0)) -ge 2 ] && [ -n "$bb_counters" ] && [ "$bb_counters" = "$bb_distinct" ] &&
+   [ "$bb_getppid" -ge 1 ] && [ "$bb_short" = 0 ]; then
+  pass bbcount_one_counter_per_block "flushes=$((f1 - f0)) distinct=$bb_distinct counters=$bb_counters getppid_blocks=$bb_getppid"
+else
+  fail bbcount_one_counter_per_block "flushes=$((f1 - f0)) distinct=$bb_distinct counters=$bb_counters getppid_blocks=$bb_getppid under_300=$bb_short; $(head -1 bb-flush-report.txt)"
+fi
 
 # --- plugin modules (Figure 3 and branch hints) ----------------------------
 step "plugin modules"

@@ -50,11 +50,18 @@ const struct kjit_plugin *kjit_example_lock_contention(void);
 const struct kjit_lock_stats *kjit_lock_contention_result(void);
 
 /* Calls per routine: every direct or indirect call, per target, plus each
- * instrumented entry point's own entries. */
+ * instrumented entry point's own entries.  The table has room for at least
+ * max_routines routines (at most KJIT_ENTRY_COUNT_MAX; -EINVAL above);
+ * entries lists every slot (pc 0 = free).  Calls to routines that find it
+ * full are counted in kjit_entry_count_dropped() only. */
+#define KJIT_ENTRY_COUNT_MAX (1u << 24)
 struct kjit_entry_count { uint64_t pc; uint64_t count; };
 int kjit_entry_count_init(uint32_t max_routines);
 const struct kjit_plugin *kjit_example_entry_count(void);
 const struct kjit_entry_count *kjit_entry_count_entries(uint32_t *n);
+uint64_t kjit_entry_count_dropped(void);
+/* Zeroes every count and the dropped count; routines keep their slots. */
+void kjit_entry_count_reset(void);
 
 #ifdef __cplusplus
 }

@@ -26,7 +26,7 @@ module_param(cs_size, uint, 0444);
 MODULE_PARM_DESC(cs_size, "callstack ring events (power of two)");
 static unsigned int ec_max = 4096;
 module_param(ec_max, uint, 0444);
-MODULE_PARM_DESC(ec_max, "entry_count: routines");
+MODULE_PARM_DESC(ec_max, "entry_count: routines with their own counter (calls to more are reported as dropped)");
 
 /* Copies up to `cap` records to user space; *nrec = how many exist. */
 static int put_recs(struct kjit_ioc_rec __user *u, u64 cap, u64 *nrec,
@@ -205,16 +205,11 @@ static int lock_contention_results(struct kjit_ioc_results *res, struct kjit_ioc
 
 static int entry_count_init(void)
 {
+	if (ec_max > KJIT_ENTRY_COUNT_MAX) {
+		pr_err("ec_max %u: at most %u routines\n", ec_max, KJIT_ENTRY_COUNT_MAX);
+		return -EINVAL;
+	}
 	return kjit_entry_count_init(ec_max);
-}
-
-static void entry_count_reset(void)
-{
-	u32 n, i;
-	struct kjit_entry_count *e = (void *)kjit_entry_count_entries(&n);
-
-	for (i = 0; e && i < n; i++)
-		WRITE_ONCE(e[i].count, 0);
 }
 
 struct ec_ctx { const struct kjit_entry_count *e; u32 *idx; };
@@ -237,6 +232,7 @@ static int entry_count_results(struct kjit_ioc_results *res, struct kjit_ioc_rec
 
 	if (!e)
 		return 0;
+	res->scalars[1] = kjit_entry_count_dropped();
 	c.idx = kvmalloc_array(n ? n : 1, sizeof(u32), GFP_KERNEL);
 	if (!c.idx)
 		return -ENOMEM;
@@ -312,7 +308,7 @@ static const struct kjit_builtin_tool tools[KJIT_TOOL_MAX + 1] = {
 	},
 	[KJIT_TOOL_ENTRY_COUNT] = {
 		.name = "entry_count", .init = entry_count_init, .plugin = kjit_example_entry_count,
-		.reset = entry_count_reset, .results = entry_count_results,
+		.reset = kjit_entry_count_reset, .results = entry_count_results,
 	},
 	[KJIT_TOOL_CALLSTACK] = {
 		.name = "callstack", .init = callstack_init, .plugin = kjit_callstack_plugin,

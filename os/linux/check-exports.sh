@@ -4,7 +4,7 @@
 # Usage: os/linux/check-exports.sh
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-declared=$(grep -oE '\bkjit_[a-z0-9_]+\(' "$here/../../include/kjit/plugin.h" | tr -d '(' | sort -u)
+declared=$(grep -oE '\bkjit_[a-z0-9_]+[[:space:]]*\(' "$here/../../include/kjit/plugin.h" | tr -d '( \t' | sort -u)
 exported=$(grep -oE 'EXPORT_SYMBOL_GPL\(kjit_[a-z0-9_]+\)' "$here/exports.c" | sed 's/.*(\(.*\))/\1/' | sort -u)
 missing=$(comm -23 <(echo "$declared") <(echo "$exported"))
 [ -z "$missing" ] || { echo "check-exports: declared in plugin.h but not exported: $missing" >&2; exit 1; }

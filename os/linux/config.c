@@ -9,8 +9,9 @@
  * capture armed concurrently is either seen or armed on the new engine),
  * and only after the cache is quiesced (tasks that entered before the
  * last detach may still run in it).  The config
- * mutex is taken before the host lock (engine_host.c), never under it; it
- * also keeps results from being read while the tool is replaced. */
+ * mutex is taken before the attach mutex (attachments are made under it)
+ * and the host lock (engine_host.c), never under them; it also keeps
+ * results from being read while the tool is replaced. */
 #define pr_fmt(fmt) "kjit: " fmt
 
 #include <linux/kernel.h>
@@ -124,6 +125,30 @@ int kjit_configure(const struct kjit_ioc_config *c)
 			kjit_host_cache_size() >> 10, c->flush_every_entry, c->pid);
 	}
 out:
+	mutex_unlock(&kjit_config_mutex);
+	return ret;
+}
+
+/* Attachments are made under the config mutex: kjit_configure checks that
+ * nothing is attached and re-creates the engine under it, so no attach (a
+ * capture's own, for one) lands between that check and the new engine,
+ * where entries would run into an engine being torn down. */
+int kjit_config_attach(const char *name, u64 *addr_out)
+{
+	int ret;
+
+	mutex_lock(&kjit_config_mutex);
+	ret = kjit_attach(name, addr_out);
+	mutex_unlock(&kjit_config_mutex);
+	return ret;
+}
+
+int kjit_config_attach_many(const char __user *names, s32 __user *results, u32 count)
+{
+	int ret;
+
+	mutex_lock(&kjit_config_mutex);
+	ret = kjit_attach_many(names, results, count);
 	mutex_unlock(&kjit_config_mutex);
 	return ret;
 }

@@ -13,6 +13,10 @@ void kjit_config_exit(void);
 /* KJIT_IOC_CONFIG: -EBUSY while something is attached or a plugin module
  * uses kjit; on failure the previous configuration is restored. */
 int kjit_configure(const struct kjit_ioc_config *c);
+/* KJIT_IOC_ATTACH / ATTACH_MANY (entry_ftrace.h), serialised with
+ * kjit_configure. */
+int kjit_config_attach(const char *name, u64 *addr_out);
+int kjit_config_attach_many(const char __user *names, s32 __user *results, u32 count);
 void kjit_config_get(struct kjit_ioc_config *c);
 u32 kjit_config_tool(void);
 void kjit_config_reset_results(void);

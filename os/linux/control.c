@@ -62,7 +62,7 @@ static long ioc_attach(void __user *uarg)
 	if (!kjit_valid_name(t.name, sizeof(t.name)))
 		return -EINVAL;
 	t.addr = 0;
-	ret = kjit_attach(t.name, &t.addr);
+	ret = kjit_config_attach(t.name, &t.addr);
 	if (ret)
 		return ret;
 	if (copy_to_user(uarg, &t, sizeof(t)))
@@ -95,7 +95,7 @@ static long ioc_attach_many(void __user *uarg)
 	ret = get_sized(&m, sizeof(m), uarg);
 	if (ret)
 		return ret;
-	return kjit_attach_many(u64_to_user_ptr(m.names), u64_to_user_ptr(m.results), m.count);
+	return kjit_config_attach_many(u64_to_user_ptr(m.names), u64_to_user_ptr(m.results), m.count);
 }
 
 static void fill_departures(struct kjit_ioc_stats *s)

@@ -32,6 +32,25 @@ class BbcountTest : public test::EngineTest {
     uint32_t nsucc = 0, ninsns = 0;
     ASSERT_EQ(kjit_engine_build_only(pc, succ, &nsucc, &ninsns), 0);
   }
+  // Enters the translation of `pc` and runs it on the simulator's CPU
+  // until its exit stub calls the direct gate (its successors are not
+  // built): the inserted increments hit the data window.
+  void run(uint64_t pc) {
+    uint64_t exec = kjit_engine_enter(pc);
+    ASSERT_TRUE(kjit_engine_is_cache_address(exec)) << std::hex << pc;
+    auto emu = emulator();
+    ASSERT_EQ(emu->map_host(test::kDataExec, data_.get(), test::kDataBytes, sim::kPermR | sim::kPermW), "");
+    emu->set_gpr(KJIT_REG_RSP, kStackTop - 0x100);
+    sim::RunResult r = emu->run(exec, test::kGateDirect, 200);
+    ASSERT_EQ(r.reason, sim::StopReason::kSentinel) << r.message;
+  }
+  static uint64_t count_of(uint64_t pc) {
+    uint32_t n = 0;
+    const kjit_bbcount_entry *e = kjit_bbcount_entries(&n);
+    uint64_t c = 0;
+    for (uint32_t i = 0; i < n; i++) c += e[i].pc == pc ? e[i].count : 0;
+    return c;
+  }
   static std::vector<uint64_t> pcs() {
     uint32_t n = 0;
     const kjit_bbcount_entry *e = kjit_bbcount_entries(&n);
@@ -50,6 +69,30 @@ TEST_F(BbcountTest, RebuildAfterFlushKeepsItsEntry) {
   build(kText + 0x20);
   EXPECT_EQ(pcs(), (std::vector<uint64_t>{kText, kText + 0x20}));
   EXPECT_EQ(kjit_bbcount_dropped(), 0u);
+}
+
+TEST_F(BbcountTest, RunsBeforeAndAfterAFlushAddToOneCounter) {
+  start(8);
+  run(kText);
+  run(kText);
+  EXPECT_EQ(count_of(kText), 2u);
+  ASSERT_EQ(kjit_engine_flush(), 0);
+  run(kText);  // a new translation, at another cache address
+  EXPECT_EQ(pcs(), std::vector<uint64_t>{kText});
+  EXPECT_EQ(count_of(kText), 3u);
+  EXPECT_EQ(kjit_bbcount_total(), 3u);
+  EXPECT_EQ(kjit_bbcount_dropped(), 0u);
+}
+
+TEST_F(BbcountTest, BlocksThatFindTheTableFullRunInTheTotalOnly) {
+  start(1);
+  run(kText);
+  run(kText + 0x20);
+  run(kText + 0x20);
+  EXPECT_EQ(pcs(), std::vector<uint64_t>{kText});
+  EXPECT_EQ(count_of(kText), 1u);
+  EXPECT_EQ(kjit_bbcount_total(), 3u);
+  EXPECT_EQ(kjit_bbcount_dropped(), 1u);  // one translation without a counter
 }
 
 TEST_F(BbcountTest, FullTableCountsDroppedBlocks) {

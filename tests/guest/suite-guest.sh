@@ -354,12 +354,55 @@ chk unload_after_fault_resolved [ "$(cat unload-rc 2>/dev/null)" = 0 ]
 insmod ./kjit.ko || fail insmod_after_uffd
 config config_icount_after_reload icount
 
+# --- an attach waits while config quiesces the cache -------------------------
+# config checks that nothing is attached, then waits until no task can be in
+# the cache (here: one asleep in a fault taken there), then re-creates the
+# engine.  An attach made meanwhile must wait for it, and land on the new
+# engine: it would otherwise send entries into the engine being replaced.
+step "attach waits while config quiesces the cache"
+try=0; in_cache=0
+$K attach newuname > /dev/null
+while [ $try -lt 5 ] && [ $in_cache = 0 ]; do
+  rm -f uffd-blocked uffd-release
+  ./uffd_fault . > uffd-cfg.txt 2>&1 & up=$!
+  n=0; while [ ! -f uffd-blocked ] && [ $n -lt 200 ]; do sleep 0.1; n=$((n + 1)); done
+  cat /proc/$up/task/*/stack > uffd-cfg-stack.txt 2>/dev/null
+  grep -q kjit_cache_area uffd-cfg-stack.txt && in_cache=1
+  [ $in_cache = 1 ] || { touch uffd-release; wait "$up"; }
+  try=$((try + 1))
+done
+$K detach all > /dev/null
+rm -f cfg-rc att-rc
+( $K config --tool bbcount > cfg-out.txt 2>&1; echo $? > cfg-rc ) & cp=$!
+sleep 2
+( $K attach getppid > att-out.txt 2>&1; echo $? > att-rc ) & ap=$!
+sleep 3
+if [ $in_cache = 1 ] && [ ! -f cfg-rc ] && [ ! -f att-rc ]; then
+  pass attach_waits_for_config
+else
+  fail attach_waits_for_config "in_cache=$in_cache config_rc=$(cat cfg-rc 2>/dev/null) attach_rc=$(cat att-rc 2>/dev/null)"
+fi
+touch uffd-release
+wait "$up"; wait "$cp"; wait "$ap"
+chk uffd_result_after_config grep -q "uffd ok" uffd-cfg.txt
+$W getppid 10 > /dev/null
+$K blocks > cfg-att-blocks.txt 2>&1
+$K detach all > /dev/null
+if [ "$(cat cfg-rc 2>/dev/null)" = 0 ] && [ "$(cat att-rc 2>/dev/null)" = 0 ] &&
+   [ "$(stat_of tool)" = bbcount ] && grep -q ' __x64_sys_getppid+' cfg-att-blocks.txt; then
+  pass attach_after_config_on_new_engine
+else
+  fail attach_after_config_on_new_engine "config_rc=$(cat cfg-rc 2>/dev/null) attach_rc=$(cat att-rc 2>/dev/null) tool=$(stat_of tool): $(tr '\n' ' ' < cfg-out.txt) $(tr '\n' ' ' < att-out.txt)"
+fi
+config config_icount_after_attach_wait icount
+
 # --- full tables and rings are reported, not silent ---------------------------
-# A table of 4 blocks and rings of 16 events fill at once: report, blocks and
-# calls must say how much was dropped, in text and JSON.
+# A table of 4 blocks, rings of 16 events and a table of 4 routines fill at
+# once: report, blocks and calls must say how much was dropped, in text and
+# JSON.
 step "dropped counts with tiny tables"
 rmmod kjit || fail rmmod_before_tiny_tables
-insmod ./kjit.ko tool=2 bb_max=4 ring_size=16 cs_size=16 || fail insmod_tiny_tables
+insmod ./kjit.ko tool=2 bb_max=4 ring_size=16 cs_size=16 ec_max=2 || fail insmod_tiny_tables
 $K attach openat > /dev/null
 for i in 1 2 3; do cat /proc/version > /dev/null; done
 $K report > dropped-report-bbcount.txt 2>&1
@@ -377,8 +420,8 @@ if dropped_ok dropped-report-bbcount.txt dropped-report-bbcount.json dropped-blo
 else
   fail bbcount_reports_dropped "$(grep -h dropped dropped-report-bbcount.txt dropped-blocks.txt | tr '\n' ' ')"
 fi
-for tool in callstack calltrace; do
-  config "config_${tool}_tiny_ring" "$tool"
+for tool in callstack calltrace entry_count; do
+  config "config_${tool}_tiny_table" "$tool"
   $K attach openat > /dev/null
   for i in 1 2 3; do cat /proc/version > /dev/null; done
   $K report > "dropped-report-$tool.txt" 2>&1
@@ -395,6 +438,34 @@ done
 rmmod kjit || fail rmmod_after_tiny_tables
 insmod ./kjit.ko || fail insmod_after_tiny_tables
 config_base
+
+# --- bbcount: one counter per original block across flushes ------------------
+# Every flush re-translates getppid's blocks: each translation must add to
+# the block's one counter.  counters (the module's records) equal to
+# distinct (addresses) says no block got a second one; each getppid block
+# ran once per call, before and after the flushes.
+step "bbcount keeps one counter per block across flushes"
+config config_bbcount_flushes bbcount
+$K attach getppid > /dev/null
+f0=$(stat_of flushes)
+for round in 1 2 3; do
+  $W getppid 100 > /dev/null
+  [ $round = 3 ] || $K flush
+done
+f1=$(stat_of flushes)
+$K report > bb-flush-report.txt 2>&1
+$K blocks > bb-flush-blocks.txt 2>&1
+$K detach all > /dev/null
+bb_distinct=$(sed -n 's/.*distinct \([0-9]*\), counters \([0-9]*\)$/\1/p' bb-flush-report.txt)
+bb_counters=$(sed -n 's/.*distinct \([0-9]*\), counters \([0-9]*\)$/\2/p' bb-flush-report.txt)
+bb_getppid=$(grep -c ' __x64_sys_getppid+' bb-flush-blocks.txt)
+bb_short=$(awk '/ __x64_sys_getppid\+/ && $2 < 300' bb-flush-blocks.txt | wc -l)
+if [ $((f1 - f0)) -ge 2 ] && [ -n "$bb_counters" ] && [ "$bb_counters" = "$bb_distinct" ] &&
+   [ "$bb_getppid" -ge 1 ] && [ "$bb_short" = 0 ]; then
+  pass bbcount_one_counter_per_block "flushes=$((f1 - f0)) distinct=$bb_distinct counters=$bb_counters getppid_blocks=$bb_getppid"
+else
+  fail bbcount_one_counter_per_block "flushes=$((f1 - f0)) distinct=$bb_distinct counters=$bb_counters getppid_blocks=$bb_getppid under_300=$bb_short; $(head -1 bb-flush-report.txt)"
+fi
 
 # --- plugin modules (Figure 3 and branch hints) ----------------------------
 step "plugin modules"

@@ -378,7 +378,8 @@ static void print_pcnt(const char *what, struct pcnt *p, size_t n, int json, int
 static long long dropped_of(const struct kjit_ioc_results *r)
 {
   switch (r->tool) {
-    case KJIT_TOOL_BBCOUNT: case KJIT_TOOL_CALLTRACE: return (long long)r->scalars[1];
+    case KJIT_TOOL_BBCOUNT: case KJIT_TOOL_CALLTRACE: case KJIT_TOOL_ENTRY_COUNT:
+      return (long long)r->scalars[1];
     case KJIT_TOOL_CALLSTACK: return (long long)r->scalars[2];
     default: return -1;
   }
@@ -490,9 +491,11 @@ static int cmd_report(int json, int fold, int trace)
     case KJIT_TOOL_ENTRY_COUNT: {
       struct pcnt *p = calloc(n + 1, sizeof *p);
       size_t k = aggregate(recs, n, p);
-      if (!json) printf("tool %s: %s %llu, distinct %zu\n", tn, r.tool == KJIT_TOOL_BBCOUNT ? "blocks executed" : "routines", (unsigned long long)(r.tool == KJIT_TOOL_BBCOUNT ? r.scalars[0] : k), k);
-      else if (r.tool == KJIT_TOOL_BBCOUNT) printf("{\"tool\": \"bbcount\", \"total\": %llu, \"dropped\": %llu, \"data\": ", (unsigned long long)r.scalars[0], (unsigned long long)r.scalars[1]);
-      else printf("{\"tool\": \"entry_count\", \"data\": ");
+      /* counters: the module's own records, before merging by address;
+       * equal to distinct when it keeps one counter per block or routine. */
+      if (!json) printf("tool %s: %s %llu, distinct %zu, counters %llu\n", tn, r.tool == KJIT_TOOL_BBCOUNT ? "blocks executed" : "routines", (unsigned long long)(r.tool == KJIT_TOOL_BBCOUNT ? r.scalars[0] : k), k, (unsigned long long)n);
+      else if (r.tool == KJIT_TOOL_BBCOUNT) printf("{\"tool\": \"bbcount\", \"total\": %llu, \"counters\": %llu, \"dropped\": %llu, \"data\": ", (unsigned long long)r.scalars[0], (unsigned long long)n, (unsigned long long)r.scalars[1]);
+      else printf("{\"tool\": \"entry_count\", \"counters\": %llu, \"dropped\": %llu, \"data\": ", (unsigned long long)n, (unsigned long long)r.scalars[1]);
       print_pcnt(r.tool == KJIT_TOOL_BBCOUNT ? "blocks" : "calls", p, k, json, 0, json ? -1 : dropped_of(&r));
       if (json) printf("}\n");
       return 0;

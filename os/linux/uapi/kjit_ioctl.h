@@ -131,8 +131,10 @@ struct kjit_ioc_config {
  * [1]=dropped (block translations that found the per-block table full: their
  * executions are in the total only); calltrace [0]=head, [1]=dropped (oldest
  * targets overwritten by the ring); branch_hints executed,taken,right,wrong,
- * hinted,hint_right; lock_contention attempts,failures; callstack [0]=events
- * written, [1]=ring capacity, [2]=dropped (oldest events overwritten).
+ * hinted,hint_right; lock_contention attempts,failures; entry_count
+ * [1]=dropped (calls whose routine found the table full); callstack
+ * [0]=events written, [1]=ring capacity, [2]=dropped (oldest events
+ * overwritten).
  * Scalars a module does not fill read 0, so an older module reports no
  * drops.  Records (rec_ptr, capacity nrec; nrec out =
  * how many exist, at most capacity copied): bbcount (pc,count) per distinct

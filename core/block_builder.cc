@@ -78,22 +78,10 @@ void place_movable_requests(BuildContext &ctx, Instrumenter &ins) {
   }
 }
 
-// User accesses per block whose faults continue in the cache (more end the
-// block before them, to run natively).
-constexpr uint32_t kMaxExtableFixups = 4;
-
 struct ExitPlan {
-  Exit *exits[2 + kMaxExtableFixups];  // the terminator's, then the fixups'
+  Exit *exits[2];
   uint32_t nexits;
   ChainSite *chain;
-};
-
-// A copied user access whose exception-table mirror waits for its fixup
-// entry, emitted after the terminator.
-struct PendingMirror {
-  uint32_t index;     // of the instruction in the block
-  uint64_t copy_at;   // its copy
-  uint64_t fixup_pc;  // the original fixup
 };
 
 class Emitter {
@@ -103,7 +91,6 @@ class Emitter {
 
   bool emit_body();
   bool emit_terminator();
-  bool emit_fixups();
   bool emit_stubs();
   ExitPlan plan{};
   uint32_t extable_failed_at = ~0u;
@@ -143,8 +130,6 @@ class Emitter {
   x86::CodeWriter &w_;
   Block *b_;
   Instrumenter ins_;
-  PendingMirror mirrors_[kMaxExtableFixups];
-  uint32_t nmirrors_ = 0;
 };
 
 bool Emitter::copy_insn(const x86::Insn &in) {
@@ -163,7 +148,7 @@ bool Emitter::copy_insn(const x86::Insn &in) {
 
 Exit *Emitter::new_exit(uint64_t target, bool is_call) {
   Exit *e = epoch_.arena.alloc_array<Exit>(1);
-  if (!e || plan.nexits >= 2 + kMaxExtableFixups) return nullptr;
+  if (!e || plan.nexits >= 2) return nullptr;
   e->target_pc = target;
   e->is_call = is_call;
   plan.exits[plan.nexits++] = e;
@@ -213,16 +198,10 @@ bool Emitter::emit_body() {
     uint64_t copy_at = w_.here();
     map_range(w_.size(), in.length, in.pc);
     if (!copy_insn(in)) return false;
-    if (ctx_.insns[i].is_extable_site && !w_.overflowed()) {
-      // A fault there goes on at the fixup's translation (emit_fixups), or
-      // at the original fixup when the host cannot say where that is.
-      uint64_t fixup = kjit_os_extable_fixup(in.pc);
-      if (fixup && nmirrors_ < kMaxExtableFixups) {
-        mirrors_[nmirrors_++] = {i, copy_at, fixup};
-      } else if (!kjit_os_mirror_extable(in.pc, copy_at, 0)) {
-        extable_failed_at = i;
-        return false;
-      }
+    if (ctx_.insns[i].is_extable_site && !w_.overflowed() &&
+        !kjit_os_mirror_extable(in.pc, copy_at)) {
+      extable_failed_at = i;
+      return false;
     }
     requests_at(i, KJIT_IPOINT_AFTER, ctx_.live[i + 1]);
   }
@@ -321,23 +300,6 @@ bool Emitter::emit_terminator() {
       break;
   }
   return !w_.overflowed() && !out_of_arena;
-}
-
-// One exit per mirrored user access, toward its fixup: the mirror's fixup
-// is that exit's jump, so a fault continues in the cache (through the
-// dispatcher the first time, then linked).
-bool Emitter::emit_fixups() {
-  for (uint32_t k = 0; k < nmirrors_; k++) {
-    const PendingMirror &m = mirrors_[k];
-    uint64_t entry = w_.here();
-    exit_jump(m.fixup_pc, false);
-    if (w_.overflowed()) return false;
-    if (!kjit_os_mirror_extable(ctx_.insns[m.index].insn.pc, m.copy_at, entry)) {
-      extable_failed_at = m.index;
-      return false;
-    }
-  }
-  return true;
 }
 
 // Dispatcher stubs after the block: `call gate; .long id`.
@@ -445,7 +407,7 @@ BuildResult build_block(Epoch &epoch, uint64_t pc, bool routine_start, Block **o
     b->exec = epoch.exec_at(start);
     b->code_offset = start;
     b->routine_start = routine_start;
-    bool ok = em.emit_body() && em.emit_terminator() && em.emit_fixups() && em.emit_stubs();
+    bool ok = em.emit_body() && em.emit_terminator() && em.emit_stubs();
     if (!ok) {
       if (em.extable_failed_at != ~0u && attempt == 0) {
         // The host cannot mirror this user access: end the block before it

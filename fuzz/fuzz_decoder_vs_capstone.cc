@@ -509,13 +509,14 @@ bool exc_missing_66(const Both &x, const Prefixes &p, csh cs) {
 // ModRM as if there were no SIB and no displacement (67 62 02 7d 4c 66 4c
 // 0e 47: binutils and Zydis read vpblendmb 0x11c0(%r14d,%r9d,1), 9 bytes,
 // Capstone [r12 + 0x380], 8), so it reads them short, or whole where Zydis
-// needs more bytes, and it also accepts them after a REX, which the SDM
-// makes #UD.  No control flow on either side.
+// needs more bytes or more than 15, and it also accepts them after a REX,
+// which the SDM makes #UD.  No control flow on either side.
 bool exc_evex_addr32(const Both &x, const Prefixes &p) {
   const uint32_t o = p.opcode_at;
   if (!x.c || x.c_cf != KJIT_CF_NONE || o >= x.n || x.bytes[o] != 0x62 || !memchr(x.bytes, 0x67, o)) return false;
   if (x.z_ok) return x.z->cf == KJIT_CF_NONE && x.z->length > x.c->size;
-  return x.z_raw_status == ZYDIS_STATUS_NO_MORE_DATA || x.z_raw_status == ZYDIS_STATUS_ILLEGAL_REX;
+  return x.z_raw_status == ZYDIS_STATUS_NO_MORE_DATA || x.z_raw_status == ZYDIS_STATUS_ILLEGAL_REX ||
+         x.z_raw_status == ZYDIS_STATUS_INSTRUCTION_TOO_LONG;
 }
 
 void report(const Both &x, const char *what) {

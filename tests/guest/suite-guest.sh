@@ -84,6 +84,9 @@ for tool in icount bbcount calltrace branch_hints lock_contention entry_count ca
     fail "completion_reported_$tool" "$line"
   fi
 done
+# the text report starts with the completion line, the JSON one carries it
+chk report_text_completion grep -q '^completion [0-9.]*% ([1-9]' report-icount.txt
+chk report_json_completion grep -q '"completion": {"entered": [1-9]' report-icount.json
 if grep -q '^instructions *[1-9]' report-icount.txt; then pass icount_nonzero "$(cat report-icount.txt)"; else fail icount_nonzero; fi
 if grep -q 'blocks executed [1-9]' report-bbcount.txt; then pass bbcount_nonzero "$(head -1 report-bbcount.txt)"; else fail bbcount_nonzero; fi
 chk branch_hints_nonzero grep -q '^executed *[1-9]' report-branch_hints.txt

@@ -304,6 +304,27 @@ static void print_completion(FILE *out, const struct kjit_ioc_stats *s)
           unknown_departures(s), (unsigned long long)s->sleeping, (unsigned long long)s->task_exits);
 }
 
+/* The statistics a report starts with (its completion line or field). */
+static struct kjit_ioc_stats report_stats;
+static int have_report_stats;
+
+/* Opens a JSON report: {"tool": NAME, "completion": {...} (the caller
+ * continues with ", ..." and closes the object). */
+static void json_open(const char *tool)
+{
+  printf("{\"tool\": \"%s\"", tool);
+  if (!have_report_stats) return;
+  const struct kjit_ioc_stats *s = &report_stats;
+  printf(", \"completion\": {\"entered\": %llu, \"completed\": %llu, \"left_native_call\": %llu,"
+         " \"left_native_insn\": %llu, \"left_declined\": %llu, \"left_cache_full\": %llu,"
+         " \"left_sleep_not_followed\": %llu, \"left_unknown\": %llu, \"asleep\": %llu,"
+         " \"task_exit\": %llu}", (unsigned long long)s->entered, (unsigned long long)s->completed,
+         (unsigned long long)s->left_native_call, (unsigned long long)s->left_native_insn,
+         (unsigned long long)s->left_declined, (unsigned long long)s->left_cache_full,
+         (unsigned long long)(s->left_sleep_full + s->left_sleep_off + s->sleep_lost),
+         unknown_departures(s), (unsigned long long)s->sleeping, (unsigned long long)s->task_exits);
+}
+
 static int cmd_stats(void)
 {
   struct kjit_ioc_stats s;
@@ -448,7 +469,7 @@ static void folded(struct kjit_ioc_rec *recs, uint64_t n, int json, int depth_li
   if (depth_listing) return;
   qsort(folds, nfolds, sizeof *folds, fold_cmp);
   if (json) {
-    printf("{\"folded\": [");
+    json_open("callstack"); printf(", \"folded\": [");
     for (size_t i = 0; i < nfolds; i++) {
       printf("%s\n  {\"stack\": ", i ? "," : "");
       json_str(folds[i].key);
@@ -467,24 +488,24 @@ static int cmd_report(int json, int fold, int trace)
   const char *tn = r.tool < 8 ? tool_names[r.tool] : "?";
   char b[512];
   uint64_t n = r.nrec;
-  struct kjit_ioc_stats st;
-  if (!json && get_stats(&st) == 0) print_completion((fold || trace) ? stderr : stdout, &st);
+  have_report_stats = get_stats(&report_stats) == 0;
+  if (!json && have_report_stats) print_completion((fold || trace) ? stderr : stdout, &report_stats);
   switch (r.tool) {
     case KJIT_TOOL_NONE:
-      if (json) printf("{\"tool\": \"none\"}\n"); else printf("tool none: no results\n");
+      if (json) { json_open("none"); printf("}\n"); } else printf("tool none: no results\n");
       return 0;
     case KJIT_TOOL_ICOUNT:
-      if (json) printf("{\"tool\": \"icount\", \"instructions\": %llu}\n", (unsigned long long)r.scalars[0]);
+      if (json) { json_open("icount"); printf(", \"instructions\": %llu}\n", (unsigned long long)r.scalars[0]); }
       else printf("%-24s %llu\n", "instructions", (unsigned long long)r.scalars[0]);
       return 0;
     case KJIT_TOOL_BRANCH_HINTS: {
       const char *k[] = {"executed", "taken", "predicted_right", "predicted_wrong", "hinted", "hint_right"};
-      if (json) { printf("{\"tool\": \"branch_hints\""); for (int i = 0; i < 6; i++) printf(", \"%s\": %llu", k[i], (unsigned long long)r.scalars[i]); printf("}\n"); }
+      if (json) { json_open("branch_hints"); for (int i = 0; i < 6; i++) printf(", \"%s\": %llu", k[i], (unsigned long long)r.scalars[i]); printf("}\n"); }
       else for (int i = 0; i < 6; i++) printf("%-24s %llu\n", k[i], (unsigned long long)r.scalars[i]);
       return 0;
     }
     case KJIT_TOOL_LOCK_CONTENTION:
-      if (json) printf("{\"tool\": \"lock_contention\", \"attempts\": %llu, \"failures\": %llu}\n", (unsigned long long)r.scalars[0], (unsigned long long)r.scalars[1]);
+      if (json) { json_open("lock_contention"); printf(", \"attempts\": %llu, \"failures\": %llu}\n", (unsigned long long)r.scalars[0], (unsigned long long)r.scalars[1]); }
       else printf("%-24s %llu\n%-24s %llu\n", "cmpxchg_attempts", (unsigned long long)r.scalars[0], "cmpxchg_failures", (unsigned long long)r.scalars[1]);
       return 0;
     case KJIT_TOOL_BBCOUNT:
@@ -494,15 +515,15 @@ static int cmd_report(int json, int fold, int trace)
       /* counters: the module's own records, before merging by address;
        * equal to distinct when it keeps one counter per block or routine. */
       if (!json) printf("tool %s: %s %llu, distinct %zu, counters %llu\n", tn, r.tool == KJIT_TOOL_BBCOUNT ? "blocks executed" : "routines", (unsigned long long)(r.tool == KJIT_TOOL_BBCOUNT ? r.scalars[0] : k), k, (unsigned long long)n);
-      else if (r.tool == KJIT_TOOL_BBCOUNT) printf("{\"tool\": \"bbcount\", \"total\": %llu, \"counters\": %llu, \"dropped\": %llu, \"data\": ", (unsigned long long)r.scalars[0], (unsigned long long)n, (unsigned long long)r.scalars[1]);
-      else printf("{\"tool\": \"entry_count\", \"counters\": %llu, \"dropped\": %llu, \"data\": ", (unsigned long long)n, (unsigned long long)r.scalars[1]);
+      else if (r.tool == KJIT_TOOL_BBCOUNT) { json_open("bbcount"); printf(", \"total\": %llu, \"counters\": %llu, \"dropped\": %llu, \"data\": ", (unsigned long long)r.scalars[0], (unsigned long long)n, (unsigned long long)r.scalars[1]); }
+      else { json_open("entry_count"); printf(", \"counters\": %llu, \"dropped\": %llu, \"data\": ", (unsigned long long)n, (unsigned long long)r.scalars[1]); }
       print_pcnt(r.tool == KJIT_TOOL_BBCOUNT ? "blocks" : "calls", p, k, json, 0, json ? -1 : dropped_of(&r));
       if (json) printf("}\n");
       return 0;
     }
     case KJIT_TOOL_CALLTRACE:
       if (json) {
-        printf("{\"tool\": \"calltrace\", \"calls\": %llu, \"dropped\": %llu, \"targets\": [", (unsigned long long)r.scalars[0], (unsigned long long)r.scalars[1]);
+        json_open("calltrace"); printf(", \"calls\": %llu, \"dropped\": %llu, \"targets\": [", (unsigned long long)r.scalars[0], (unsigned long long)r.scalars[1]);
         for (uint64_t i = 0; i < n; i++) { printf("%s", i ? ", " : ""); json_str(symbolize(recs[i].pc, b, sizeof b)); }
         printf("]}\n");
       } else {

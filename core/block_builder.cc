@@ -94,6 +94,7 @@ class Emitter {
   bool emit_stubs();
   ExitPlan plan{};
   uint32_t extable_failed_at = ~0u;
+  bool extable_retry_later = false;  // the host may mirror it another time
   bool out_of_arena = false;
 
  private:
@@ -198,10 +199,13 @@ bool Emitter::emit_body() {
     uint64_t copy_at = w_.here();
     map_range(w_.size(), in.length, in.pc);
     if (!copy_insn(in)) return false;
-    if (ctx_.insns[i].is_extable_site && !w_.overflowed() &&
-        !kjit_os_mirror_extable(in.pc, copy_at)) {
-      extable_failed_at = i;
-      return false;
+    if (ctx_.insns[i].is_extable_site && !w_.overflowed()) {
+      int mirrored = kjit_os_mirror_extable(in.pc, copy_at);
+      if (mirrored <= 0) {
+        extable_failed_at = i;
+        extable_retry_later = mirrored < 0;
+        return false;
+      }
     }
     requests_at(i, KJIT_IPOINT_AFTER, ctx_.live[i + 1]);
   }
@@ -409,6 +413,9 @@ BuildResult build_block(Epoch &epoch, uint64_t pc, bool routine_start, Block **o
     b->routine_start = routine_start;
     bool ok = em.emit_body() && em.emit_terminator() && em.emit_stubs();
     if (!ok) {
+      // Declined this once: built again the next time it is needed, rather
+      // than ended before the site for the life of the epoch.
+      if (em.extable_failed_at != ~0u && em.extable_retry_later) return BuildResult::kDeclined;
       if (em.extable_failed_at != ~0u && attempt == 0) {
         // The host cannot mirror this user access: end the block before it
         // so that it runs natively at its original address.

@@ -93,8 +93,10 @@ enum kjit_os_site_kind kjit_os_classify_site(uint64_t addr);
 
 /* Called after the engine moved an instruction that has an exception-table
  * entry to `copy_addr` in the cache: the host makes faults at the copy
- * behave like faults at the original.  Returns 0 when it cannot (the engine
- * then leaves the cache before the site instead). */
+ * behave like faults at the original.  Returns 1 when done; 0 when it
+ * cannot (the engine then leaves the cache before the site instead); -1
+ * when it cannot now but may later (the engine then declines the block
+ * this once and builds it again the next time it is needed). */
 int kjit_os_mirror_extable(uint64_t orig_addr, uint64_t copy_addr);
 
 /* The engine wrote translated code (or patched a link) at exec address

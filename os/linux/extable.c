@@ -24,8 +24,9 @@
  *    builds the other buffer and publishes it with one pointer store; a
  *    buffer is rebuilt only after an RCU grace period since it was last
  *    published (poll_state_synchronize_rcu); if that grace period has not
- *    elapsed the mirror request is declined and the engine leaves the cache
- *    before the site (correct, less coverage).
+ *    elapsed the mirror request is refused for now (-1) and the engine
+ *    declines the block this once (the task continues natively, counted)
+ *    and builds it again the next time it is needed.
  *
  * Everything here that runs under the engine lock takes no kernel lock and
  * wakes no task.  The engine lock is innermost: translated code on another
@@ -227,7 +228,7 @@ int kjit_os_mirror_extable(uint64_t orig_addr, uint64_t copy_addr)
 	}
 	if (nsh >= KJIT_EXT_CAP - 1) {
 		if (!other_free())
-			goto decline;
+			goto busy;
 		rebuild_publish();           /* drops stale ones */
 		if (nsh >= KJIT_EXT_CAP - 1)
 			goto decline;
@@ -251,7 +252,7 @@ int kjit_os_mirror_extable(uint64_t orig_addr, uint64_t copy_addr)
 		goto ok;
 	}
 	if (!other_free())
-		goto decline;
+		goto busy;
 	memmove(&sh[lo + 1], &sh[lo], (nsh - lo) * sizeof(sh[0]));
 	sh[lo].insn = copy;
 	sh[lo].fixup = fixup;
@@ -266,6 +267,11 @@ ok:
 decline:
 	st_declined++;
 	return 0;
+busy:
+	/* Only until the grace period has passed: the engine builds the block
+	 * again next time instead of leaving the site native for good. */
+	st_declined++;
+	return -1;
 }
 
 /* The engine (re)wrote [addr, addr+len): entries there that were not just

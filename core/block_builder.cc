@@ -78,10 +78,22 @@ void place_movable_requests(BuildContext &ctx, Instrumenter &ins) {
   }
 }
 
+// User accesses per block whose faults continue in the cache (more end the
+// block before them, to run natively).
+constexpr uint32_t kMaxExtableFixups = 4;
+
 struct ExitPlan {
-  Exit *exits[2];
+  Exit *exits[2 + kMaxExtableFixups];  // the terminator's, then the fixups'
   uint32_t nexits;
   ChainSite *chain;
+};
+
+// A copied user access whose exception-table mirror waits for its fixup
+// entry, emitted after the terminator.
+struct PendingMirror {
+  uint32_t index;     // of the instruction in the block
+  uint64_t copy_at;   // its copy
+  uint64_t fixup_pc;  // the original fixup
 };
 
 class Emitter {
@@ -91,6 +103,7 @@ class Emitter {
 
   bool emit_body();
   bool emit_terminator();
+  bool emit_fixups();
   bool emit_stubs();
   ExitPlan plan{};
   uint32_t extable_failed_at = ~0u;
@@ -131,6 +144,8 @@ class Emitter {
   x86::CodeWriter &w_;
   Block *b_;
   Instrumenter ins_;
+  PendingMirror mirrors_[kMaxExtableFixups];
+  uint32_t nmirrors_ = 0;
 };
 
 bool Emitter::copy_insn(const x86::Insn &in) {
@@ -149,7 +164,7 @@ bool Emitter::copy_insn(const x86::Insn &in) {
 
 Exit *Emitter::new_exit(uint64_t target, bool is_call) {
   Exit *e = epoch_.arena.alloc_array<Exit>(1);
-  if (!e || plan.nexits >= 2) return nullptr;
+  if (!e || plan.nexits >= 2 + kMaxExtableFixups) return nullptr;
   e->target_pc = target;
   e->is_call = is_call;
   plan.exits[plan.nexits++] = e;
@@ -200,7 +215,12 @@ bool Emitter::emit_body() {
     map_range(w_.size(), in.length, in.pc);
     if (!copy_insn(in)) return false;
     if (ctx_.insns[i].is_extable_site && !w_.overflowed()) {
-      int mirrored = kjit_os_mirror_extable(in.pc, copy_at);
+      // A fault there goes on at the fixup's translation (emit_fixups), or
+      // at the original fixup when the host cannot say where that is.
+      uint64_t fixup = kjit_os_extable_fixup(in.pc);
+      int mirrored = 1;
+      if (fixup && nmirrors_ < kMaxExtableFixups) mirrors_[nmirrors_++] = {i, copy_at, fixup};
+      else mirrored = kjit_os_mirror_extable(in.pc, copy_at, 0);
       if (mirrored <= 0) {
         extable_failed_at = i;
         extable_retry_later = mirrored < 0;
@@ -304,6 +324,25 @@ bool Emitter::emit_terminator() {
       break;
   }
   return !w_.overflowed() && !out_of_arena;
+}
+
+// One exit per mirrored user access, toward its fixup: the mirror's fixup
+// is that exit's jump, so a fault continues in the cache (through the
+// dispatcher the first time, then linked).
+bool Emitter::emit_fixups() {
+  for (uint32_t k = 0; k < nmirrors_; k++) {
+    const PendingMirror &m = mirrors_[k];
+    uint64_t entry = w_.here();
+    exit_jump(m.fixup_pc, false);
+    if (w_.overflowed()) return false;
+    int mirrored = kjit_os_mirror_extable(ctx_.insns[m.index].insn.pc, m.copy_at, entry);
+    if (mirrored <= 0) {
+      extable_failed_at = m.index;
+      extable_retry_later = mirrored < 0;
+      return false;
+    }
+  }
+  return true;
 }
 
 // Dispatcher stubs after the block: `call gate; .long id`.
@@ -411,7 +450,7 @@ BuildResult build_block(Epoch &epoch, uint64_t pc, bool routine_start, Block **o
     b->exec = epoch.exec_at(start);
     b->code_offset = start;
     b->routine_start = routine_start;
-    bool ok = em.emit_body() && em.emit_terminator() && em.emit_stubs();
+    bool ok = em.emit_body() && em.emit_terminator() && em.emit_fixups() && em.emit_stubs();
     if (!ok) {
       // Declined this once: built again the next time it is needed, rather
       // than ended before the site for the life of the epoch.

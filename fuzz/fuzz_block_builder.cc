@@ -173,10 +173,16 @@ enum kjit_os_site_kind kjit_os_classify_site(uint64_t addr) {
 }
 
 int kjit_os_callable_natively(uint64_t) { return 0; }
-int kjit_os_mirror_extable(uint64_t orig_addr, uint64_t copy_addr) {
+// The fixup: the site itself (a retry loop) for half the seeds, none for
+// the others; a refused mirror is refused for now or for good by seed.
+uint64_t kjit_os_extable_fixup(uint64_t addr) { return (g_shim.site_seed & 2) ? addr : 0; }
+int kjit_os_mirror_extable(uint64_t orig_addr, uint64_t copy_addr, uint64_t fixup_addr) {
   if (!kjit_os_may_translate(orig_addr)) fail("mirror_extable: original outside text", orig_addr);
   if (copy_addr < kCodeExec || copy_addr - kCodeExec >= kCodeSize) fail("mirror_extable: copy outside cache", copy_addr);
-  return g_shim.mirror_ok;
+  if (fixup_addr && (fixup_addr < kCodeExec || fixup_addr - kCodeExec >= kCodeSize))
+    fail("mirror_extable: fixup outside cache", fixup_addr);
+  if (g_shim.mirror_ok) return 1;
+  return (g_shim.site_seed & 1) ? -1 : 0;
 }
 
 void kjit_os_code_written(uint64_t exec_addr, uint64_t len) {

@@ -91,13 +91,20 @@ enum kjit_os_site_kind {
 };
 enum kjit_os_site_kind kjit_os_classify_site(uint64_t addr);
 
+/* Where a fault at exception-table site `addr` goes on (its fixup), when
+ * the handler just continues there; 0 when the host does not know it or the
+ * fixup means something else.  The engine then gives the mirror a fixup in
+ * the cache that leads to the fixup's translation. */
+uint64_t kjit_os_extable_fixup(uint64_t addr);
+
 /* Called after the engine moved an instruction that has an exception-table
  * entry to `copy_addr` in the cache: the host makes faults at the copy
- * behave like faults at the original.  Returns 1 when done; 0 when it
- * cannot (the engine then leaves the cache before the site instead); -1
- * when it cannot now but may later (the engine then declines the block
- * this once and builds it again the next time it is needed). */
-int kjit_os_mirror_extable(uint64_t orig_addr, uint64_t copy_addr);
+ * behave like faults at the original, continuing at `fixup_addr` (0: the
+ * original's fixup).  Returns 1 when done; 0 when it cannot (the engine
+ * then leaves the cache before the site instead); -1 when it cannot now but
+ * may later (the engine then declines the block this once and builds it
+ * again the next time it is needed). */
+int kjit_os_mirror_extable(uint64_t orig_addr, uint64_t copy_addr, uint64_t fixup_addr);
 
 /* The engine wrote translated code (or patched a link) at exec address
  * `addr`; the host makes the CPU see it (TB invalidation in the emulator,

@@ -6,10 +6,12 @@
  * in the code cache that search goes to __module_address(ip) = THIS module
  * and bsearches THIS_MODULE->extable[0..num_exentries).  So the module's
  * extable is replaced by a dynamic one: the module's own entries plus one
- * entry per mirrored cache site, whose fixup is the ORIGINAL fixup address
- * (execution continues natively after the fault, with exactly the registers
- * and stack the native code would have: translated code keeps them
- * identical at the copied instruction) and whose type/data are copied.
+ * entry per mirrored cache site, whose type/data are copied and whose fixup
+ * is the engine's exit toward the translation of the original fixup: the
+ * fault goes on in the cache, with exactly the registers and stack the
+ * native code would have (translated code keeps them identical at the
+ * copied instruction).  When the engine passes no fixup, it is the ORIGINAL
+ * fixup address and execution continues natively.
  *
  * Lock-free for readers (search_module_extables runs under preempt_disable,
  * i.e. an RCU read side):
@@ -54,7 +56,9 @@
 #include <linux/module.h>
 #include <linux/extable.h>
 #include <linux/rcupdate.h>
+#include <linux/bitfield.h>
 #include <asm/extable.h>
+#include <asm/extable_fixup_types.h>
 #include "extable.h"
 #include "kjit/os_shim.h"
 #include "cache_mem.h"
@@ -180,19 +184,63 @@ void kjit_extable_reset(void)
 			sh[i].stale = true;
 }
 
-int kjit_os_mirror_extable(uint64_t orig_addr, uint64_t copy_addr)
+/* An entry below the top whose slot, and every slot above it, holds a
+ * stale entry (code of an epoch that is being reused, whose entries could
+ * not be dropped yet because a rebuild waits for a grace period): it takes
+ * the slot in place, like an append.  The table stays sorted (the slot's old
+ * address was above `copy`, the ones above it are higher still), readers
+ * looking for a live address never land on it, and nothing faults at
+ * `copy` before the engine publishes the code there. */
+static bool reuse_stale_slot(unsigned int lo, unsigned long copy, unsigned long fixup, int data)
+{
+	struct exception_table_entry *x = &ext_buf[pub][lo];
+	unsigned int i;
+
+	for (i = lo; i < nsh; i++)
+		if (!sh[i].stale)
+			return false;
+	if ((unsigned long)&x->insn + x->insn != sh[lo].insn)
+		return false;
+	x->fixup = (int)(long)(fixup - (unsigned long)&x->fixup);
+	x->data = data;
+	smp_wmb();
+	WRITE_ONCE(x->insn, (int)(long)(copy - (unsigned long)&x->insn));
+	sh[lo].insn = copy;
+	sh[lo].fixup = fixup;
+	sh[lo].data = data;
+	sh[lo].stale = false;
+	sh[lo].pending = true;
+	return true;
+}
+
+/* Every handler of this kernel ends by jumping to the fixup
+ * (ex_handler_default), except BPF's, whose fixup field encodes a register
+ * and a length (and whose sites are in BPF programs, never translated). */
+uint64_t kjit_os_extable_fixup(uint64_t addr)
+{
+	const struct exception_table_entry *e;
+
+	if (!active)
+		return 0;
+	e = p_search((unsigned long)addr);
+	if (!e || FIELD_GET(EX_DATA_TYPE_MASK, e->data) == EX_TYPE_BPF)
+		return 0;
+	return (unsigned long)&e->fixup + e->fixup;
+}
+
+int kjit_os_mirror_extable(uint64_t orig_addr, uint64_t copy_addr, uint64_t fixup_addr)
 {
 	const struct exception_table_entry *e;
 	unsigned long fixup, copy = (unsigned long)copy_addr;
 	int data;
 	unsigned int lo, hi, i;
 
-	if (!active || !kjit_mem_is_cache(copy))
+	if (!active || !kjit_mem_is_cache(copy) || (fixup_addr && !kjit_mem_is_cache(fixup_addr)))
 		goto decline;
 	e = p_search((unsigned long)orig_addr);
 	if (!e)
 		goto decline;
-	fixup = (unsigned long)&e->fixup + e->fixup;
+	fixup = fixup_addr ? (unsigned long)fixup_addr : (unsigned long)&e->fixup + e->fixup;
 	data = e->data;
 	/* The fixup must be reachable rel32 from our table (kernel or module
 	 * text is; anything else is declined). */
@@ -232,7 +280,7 @@ int kjit_os_mirror_extable(uint64_t orig_addr, uint64_t copy_addr)
 		rebuild_publish();           /* drops stale ones */
 		if (nsh >= KJIT_EXT_CAP - 1)
 			goto decline;
-		return kjit_os_mirror_extable(orig_addr, copy_addr);
+		return kjit_os_mirror_extable(orig_addr, copy_addr, fixup_addr);
 	}
 	if (lo == nsh) {
 		/* Above every real entry: append in place into the published
@@ -251,6 +299,8 @@ int kjit_os_mirror_extable(uint64_t orig_addr, uint64_t copy_addr)
 		nsh++;
 		goto ok;
 	}
+	if (reuse_stale_slot(lo, copy, fixup, data))
+		goto ok;
 	if (!other_free())
 		goto busy;
 	memmove(&sh[lo + 1], &sh[lo], (nsh - lo) * sizeof(sh[0]));

@@ -163,7 +163,8 @@ enum kjit_os_site_kind kjit_os_classify_site(uint64_t) { return KJIT_SITE_PLAIN;
 // Nothing to mirror: faults in the simulator are reported, not fixed up.
 // Captured code has no native leaves: everything executed is translated.
 int kjit_os_callable_natively(uint64_t) { return 0; }
-int kjit_os_mirror_extable(uint64_t, uint64_t) { return 1; }
+uint64_t kjit_os_extable_fixup(uint64_t) { return 0; }
+int kjit_os_mirror_extable(uint64_t, uint64_t, uint64_t) { return 1; }
 
 void kjit_os_code_written(uint64_t exec_addr, uint64_t len) {
   if (kjit::sim::Emulator *emu = state().cfg.emulator) emu->invalidate(exec_addr, len);

@@ -53,7 +53,8 @@ int kjit_os_may_translate(uint64_t addr) {
 }
 enum kjit_os_site_kind kjit_os_classify_site(uint64_t) { return KJIT_SITE_PLAIN; }
 int kjit_os_callable_natively(uint64_t) { return 0; }
-int kjit_os_mirror_extable(uint64_t, uint64_t) { return 1; }
+uint64_t kjit_os_extable_fixup(uint64_t) { return 0; }
+int kjit_os_mirror_extable(uint64_t, uint64_t, uint64_t) { return 1; }
 void kjit_os_code_written(uint64_t, uint64_t) {}
 void kjit_os_lock(void) { g_lock_depth++; }
 void kjit_os_unlock(void) { g_lock_depth--; }

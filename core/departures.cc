@@ -6,8 +6,12 @@ namespace kjit {
 namespace {
 
 // Sites the data window holds per engine: distinct native targets, a few
-// hundred for every system call attached.
+// hundred for every system call attached; at most 1/10 of a small window.
 constexpr uint32_t kMaxDepartureSites = 2048;
+uint32_t max_sites(uint64_t data_size) {
+  uint64_t n = data_size / 10 / sizeof(kjit_departure_site);
+  return n < kMaxDepartureSites ? static_cast<uint32_t>(n) : kMaxDepartureSites;
+}
 
 uint64_t exec_of(const void *p) {
   const kjit_os_memory &m = g_engine.mem;
@@ -24,7 +28,7 @@ uint64_t *cell_for(uint64_t target, kjit_departure why) {
     kjit_departure_site &s = g.departure_sites[i];
     if (s.target == target && s.why == static_cast<uint32_t>(why)) return &s.count;
   }
-  if (g.ndeparture_sites < kMaxDepartureSites) {
+  if (g.ndeparture_sites < g.max_departure_sites) {
     kjit_departure_site &s = g.departure_sites[g.ndeparture_sites];
     s.target = target;
     s.why = static_cast<uint32_t>(why);
@@ -40,8 +44,9 @@ uint64_t *cell_for(uint64_t target, kjit_departure why) {
 bool departures_init() {
   EngineState &g = g_engine;
   g.departures = static_cast<kjit_engine_departures *>(data_alloc_locked(sizeof(kjit_engine_departures)));
+  g.max_departure_sites = max_sites(g.mem.data_size);
   g.departure_sites = static_cast<kjit_departure_site *>(
-      data_alloc_locked(sizeof(kjit_departure_site) * kMaxDepartureSites));
+      data_alloc_locked(sizeof(kjit_departure_site) * (g.max_departure_sites ? g.max_departure_sites : 1)));
   g.ndeparture_sites = 0;
   if (!g.departure_sites) g.departures = nullptr;
   return g.departures != nullptr;

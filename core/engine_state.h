@@ -37,6 +37,7 @@ struct EngineState {
   kjit_engine_departures *departures;
   kjit_departure_site *departure_sites;
   uint32_t ndeparture_sites;
+  uint32_t max_departure_sites;
   // The CPU running plugin callbacks (under the engine lock), or -1: plugin
   // calls back into the engine (kjit_alloc) must not take the lock again.
   int32_t callback_cpu;

@@ -17,9 +17,9 @@ bool Epoch::reset() {
   blocks = arena.alloc_array<Block *>(max_blocks);
   if (!blocks) return false;
   // Distinct native targets (stop addresses, functions never translated):
-  // a few hundred for every system call attached.
+  // a few hundred for every system call attached, fewer in small caches.
   nnative_exits = 0;
-  max_native_exits = 1024;
+  max_native_exits = code_size / 256 + 16 < 1024 ? code_size / 256 + 16 : 1024;
   native_exits = arena.alloc_array<NativeExit>(max_native_exits);
   if (!native_exits) return false;
   if (!table.init(&arena, max_blocks * 2)) return false;

@@ -143,7 +143,8 @@ for m in read:read:finish_wait,copy_page_to_iter,touch_atime \
          write:write:finish_wait,copy_page_from_iter \
          mutex:read:__mutex_remove_waiter,copy_page_to_iter,touch_atime; do
   mode=${m%%:*} rest=${m#*:}; sc=${rest%%:*} fns="${rest#*:},${SCHED_RET:-schedule+0x?}"
-  $K attach $(echo "$sc" | tr ',' ' ') > /dev/null
+  # shellcheck disable=SC2046  # one argument per system call
+  $K attach $(echo "$sc" | tr "," " ") > /dev/null
   $K reset > /dev/null
   ./blocking "$mode" 3 > "blocking-$mode.txt" 2>&1
   $K stats > "stats-blocking-$mode.txt"

@@ -109,6 +109,15 @@ int kjit_host_flush(bool wait)
 	return 0;
 }
 
+int kjit_host_reclaim(void)
+{
+	mutex_lock(&kjit_host_mutex);
+	if (engine_up)
+		kjit_engine_reclaim();
+	mutex_unlock(&kjit_host_mutex);
+	return 0;
+}
+
 int kjit_host_add_plugin(const struct kjit_plugin *p)
 {
 	int ret = -ENODEV;

@@ -33,6 +33,10 @@ void kjit_host_stop(void);
 /* Flush the code cache from process context.  wait = false gives up with
  * -EBUSY when the host lock is taken (callers on a hot path). */
 int kjit_host_flush(bool wait);
+/* After a full cache half moved translation to the other half: waits until
+ * nobody runs in the retired half and frees it (process context).  Unlike a
+ * flush it keeps the active half and its translations. */
+int kjit_host_reclaim(void);
 
 /* Plugins other than the built-in tool (capture).  While one is added,
  * kjit_host_start refuses: remove it first. */

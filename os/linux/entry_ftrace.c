@@ -24,8 +24,9 @@
  *    RCU-tasks grace period (tasks preempted in the cache) plus an RCU grace
  *    period (irq/softirq code in the cache) leave the cache unused.
  *
- * When the engine's active code-cache epoch fills up it asks for a flush from
- * a context that may sleep (kjit_engine_reclaim_pending()): a work item.
+ * When the engine's active code-cache epoch fills up it moves to the other
+ * one and asks for the full one to be reclaimed from a context that may
+ * sleep (kjit_engine_reclaim_pending()): a work item.
  * The gates and the handler run inside arbitrary kernel code, which may hold
  * a runqueue or pi lock (wake_up_new_task translated from fork), so they
  * must not queue the work themselves: queueing wakes a worker, and the
@@ -91,10 +92,13 @@ static struct kjit_entry_policy policy;
 static atomic64_t c_entries, c_declined, c_skipped, c_escapes, c_reclaims, c_filtered, c_exits;
 static bool kjit_entry_enabled;
 
+/* Frees the retired half, keeps the active one: a flush here would also
+ * retire the half the full one just handed translation to, and every
+ * cache-full event would throw the freshly rebuilt working set away. */
 static void kjit_reclaim_fn(struct work_struct *w)
 {
 	atomic64_inc(&c_reclaims);
-	kjit_host_flush(true);
+	kjit_host_reclaim();
 }
 static DECLARE_WORK(kjit_reclaim_work, kjit_reclaim_fn);
 

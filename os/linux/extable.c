@@ -184,6 +184,25 @@ void kjit_extable_reset(void)
 			sh[i].stale = true;
 }
 
+/* Writes entry i of the published buffer in place, fixup and data before
+ * the address (a reader that finds the address sees the rest), and its
+ * shadow.  The caller has checked that no reader can be looking for what
+ * the slot held. */
+static void publish_in_place(unsigned int i, unsigned long copy, unsigned long fixup, int data)
+{
+	struct exception_table_entry *x = &ext_buf[pub][i];
+
+	x->fixup = (int)(long)(fixup - (unsigned long)&x->fixup);
+	x->data = data;
+	smp_wmb();
+	WRITE_ONCE(x->insn, (int)(long)(copy - (unsigned long)&x->insn));
+	sh[i].insn = copy;
+	sh[i].fixup = fixup;
+	sh[i].data = data;
+	sh[i].stale = false;
+	sh[i].pending = true;
+}
+
 /* An entry below the top whose slot, and every slot above it, holds a
  * stale entry (code of an epoch that is being reused, whose entries could
  * not be dropped yet because a rebuild waits for a grace period): it takes
@@ -201,15 +220,7 @@ static bool reuse_stale_slot(unsigned int lo, unsigned long copy, unsigned long 
 			return false;
 	if ((unsigned long)&x->insn + x->insn != sh[lo].insn)
 		return false;
-	x->fixup = (int)(long)(fixup - (unsigned long)&x->fixup);
-	x->data = data;
-	smp_wmb();
-	WRITE_ONCE(x->insn, (int)(long)(copy - (unsigned long)&x->insn));
-	sh[lo].insn = copy;
-	sh[lo].fixup = fixup;
-	sh[lo].data = data;
-	sh[lo].stale = false;
-	sh[lo].pending = true;
+	publish_in_place(lo, copy, fixup, data);
 	return true;
 }
 
@@ -284,18 +295,9 @@ int kjit_os_mirror_extable(uint64_t orig_addr, uint64_t copy_addr, uint64_t fixu
 	}
 	if (lo == nsh) {
 		/* Above every real entry: append in place into the published
-		 * buffer (the other one is rebuilt in full before its use). */
-		struct exception_table_entry *x = &ext_buf[pub][nsh];
-
-		x->fixup = (int)(long)(fixup - (unsigned long)&x->fixup);
-		x->data = data;
-		smp_wmb();
-		WRITE_ONCE(x->insn, (int)(long)(copy - (unsigned long)&x->insn));
-		sh[nsh].insn = copy;
-		sh[nsh].fixup = fixup;
-		sh[nsh].data = data;
-		sh[nsh].stale = false;
-		sh[nsh].pending = true;
+		 * buffer (the other one is rebuilt in full before its use); the
+		 * slot held the sentinel, which no reader looks for. */
+		publish_in_place(nsh, copy, fixup, data);
 		nsh++;
 		goto ok;
 	}

@@ -19,6 +19,17 @@ std::vector<Region> g_regions;
 std::vector<ShimQuiesce> g_quiesces;
 void (*g_on_quiesce)(uint64_t, uint64_t);
 int g_lock_depth;
+struct ExtableSite {
+  uint64_t site, fixup;
+  int answer;
+};
+std::vector<ExtableSite> g_extable;
+std::vector<ShimMirror> g_mirrors;
+ExtableSite *extable_site(uint64_t addr) {
+  for (ExtableSite &e : g_extable)
+    if (e.site == addr) return &e;
+  return nullptr;
+}
 }  // namespace
 
 // New code at old addresses: what a flush after text patching does in the
@@ -26,6 +37,8 @@ int g_lock_depth;
 void test_shim_reset() {
   g_regions.clear();
   g_quiesces.clear();
+  g_extable.clear();
+  g_mirrors.clear();
   g_on_quiesce = nullptr;
   kjit::forget_liveness();
 }
@@ -35,6 +48,11 @@ int test_shim_lock_depth() { return g_lock_depth; }
 void test_shim_add_code(uint64_t addr, const std::vector<uint8_t> &bytes) {
   g_regions.push_back({addr, bytes});
 }
+void test_shim_add_extable(uint64_t site, uint64_t fixup, int answer) { g_extable.push_back({site, fixup, answer}); }
+void test_shim_set_mirror_answer(uint64_t site, int answer) {
+  if (ExtableSite *e = extable_site(site)) e->answer = answer;
+}
+const std::vector<ShimMirror> &test_shim_mirrors() { return g_mirrors; }
 
 extern "C" {
 uint64_t kjit_os_read_code(uint64_t addr, uint8_t *out, uint64_t len) {
@@ -51,10 +69,20 @@ int kjit_os_may_translate(uint64_t addr) {
   uint8_t b;
   return kjit_os_read_code(addr, &b, 1) == 1;
 }
-enum kjit_os_site_kind kjit_os_classify_site(uint64_t) { return KJIT_SITE_PLAIN; }
+enum kjit_os_site_kind kjit_os_classify_site(uint64_t addr) {
+  return extable_site(addr) ? KJIT_SITE_EXTABLE : KJIT_SITE_PLAIN;
+}
 int kjit_os_callable_natively(uint64_t) { return 0; }
-uint64_t kjit_os_extable_fixup(uint64_t) { return 0; }
-int kjit_os_mirror_extable(uint64_t, uint64_t, uint64_t) { return 1; }
+uint64_t kjit_os_extable_fixup(uint64_t addr) {
+  const ExtableSite *e = extable_site(addr);
+  return e ? e->fixup : 0;
+}
+int kjit_os_mirror_extable(uint64_t site, uint64_t copy, uint64_t fixup) {
+  const ExtableSite *e = extable_site(site);
+  int answer = e ? e->answer : 0;
+  g_mirrors.push_back({site, copy, fixup, answer});
+  return answer;
+}
 void kjit_os_code_written(uint64_t, uint64_t) {}
 void kjit_os_lock(void) { g_lock_depth++; }
 void kjit_os_unlock(void) { g_lock_depth--; }

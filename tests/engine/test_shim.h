@@ -13,3 +13,14 @@ const std::vector<ShimQuiesce> &test_shim_quiesces();
 // Runs inside each kjit_os_quiesce, before it returns (nullptr: none).
 void test_shim_on_quiesce(void (*fn)(uint64_t lo, uint64_t hi));
 int test_shim_lock_depth();
+
+// An exception-table site at `site` whose fixup is `fixup` (0: the host
+// does not say), and what kjit_os_mirror_extable answers for it (1 done, 0
+// never, -1 not now).  Each mirror request is recorded.
+void test_shim_add_extable(uint64_t site, uint64_t fixup, int mirror_answer);
+void test_shim_set_mirror_answer(uint64_t site, int mirror_answer);
+struct ShimMirror {
+  uint64_t site, copy, fixup;  // fixup: the one the engine passed (0: original)
+  int answer;
+};
+const std::vector<ShimMirror> &test_shim_mirrors();

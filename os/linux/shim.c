@@ -136,6 +136,12 @@ static const char *const native_leaf_names[] = {
 	"memcpy_orig", "memset_orig", "memcpy_erms", "memset_erms",
 	"__rdgsbase_inactive", "__wrgsbase_inactive", "asm_load_gs_index",
 };
+/* Called natively and returning into the cache, but never translated, not
+ * even for a capture: softirq processing run from an instrumented call
+ * (local_bh_enable) is other work, run on the IRQ stack; it never sleeps,
+ * and the call continues in the cache when it returns. */
+static const char *const native_call_names[] = { "__do_softirq" };
+static unsigned long native_calls[ARRAY_SIZE(native_call_names)];
 static unsigned long native_leaves[ARRAY_SIZE(native_leaf_names)];
 static unsigned long native_leaf_end[ARRAY_SIZE(native_leaf_names)];
 /* Capture needs every read of the invocation, including those the leaves
@@ -148,6 +154,9 @@ static bool leaves_translated;
 static void kjit_resolve_native_leaves(void)
 {
 	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(native_call_names); i++)
+		native_calls[i] = kjit_ksym(native_call_names[i]);
 
 	for (i = 0; i < ARRAY_SIZE(native_leaf_names); i++) {
 		unsigned long size = 0, off = 0, a = kjit_ksym(native_leaf_names[i]);
@@ -288,6 +297,9 @@ int kjit_os_callable_natively(uint64_t target)
 {
 	unsigned int i;
 
+	for (i = 0; i < ARRAY_SIZE(native_calls); i++)
+		if (native_calls[i] && native_calls[i] == (unsigned long)target)
+			return 1;
 	if (READ_ONCE(leaves_translated))
 		return 0;
 	for (i = 0; i < ARRAY_SIZE(native_leaves); i++)

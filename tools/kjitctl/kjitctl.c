@@ -288,20 +288,23 @@ static unsigned long long unknown_departures(const struct kjit_ioc_stats *s)
   return s->entered > known ? s->entered - known : 0;
 }
 
-/* One line: the share of entries that completed in the code cache, and why
- * the others left it.  Every report starts with it (stderr when stdout is
- * data for another tool). */
+/* One line: the share of the entries that ended which the cache followed
+ * to their end (a return to the caller, or the task's exit), and why the
+ * others left it.  Entries asleep now have not ended.  Every report starts
+ * with it (stderr when stdout is data for another tool). */
 static void print_completion(FILE *out, const struct kjit_ioc_stats *s)
 {
-  double pct = s->entered ? 100.0 * (double)s->completed / (double)s->entered : 100.0;
-  fprintf(out, "completion %.3f%% (%llu of %llu entries completed in the cache; left: native_call %llu,"
+  unsigned long long ended = s->entered > s->sleeping ? s->entered - s->sleeping : 0;
+  double pct = ended ? 100.0 * (double)(s->completed + s->task_exits) / (double)ended : 100.0;
+  fprintf(out, "completion %.3f%% (%llu returned and %llu ended in their task's exit in the cache, of %llu"
+          " entries that ended; left: native_call %llu,"
           " native_insn %llu, declined %llu, cache_full %llu, sleep_not_followed %llu, unknown %llu;"
-          " asleep %llu, task_exit %llu)\n", pct, (unsigned long long)s->completed,
-          (unsigned long long)s->entered, (unsigned long long)s->left_native_call,
+          " asleep %llu)\n", pct, (unsigned long long)s->completed, (unsigned long long)s->task_exits,
+          ended, (unsigned long long)s->left_native_call,
           (unsigned long long)s->left_native_insn, (unsigned long long)s->left_declined,
           (unsigned long long)s->left_cache_full,
           (unsigned long long)(s->left_sleep_full + s->left_sleep_off + s->sleep_lost),
-          unknown_departures(s), (unsigned long long)s->sleeping, (unsigned long long)s->task_exits);
+          unknown_departures(s), (unsigned long long)s->sleeping);
 }
 
 /* The statistics a report starts with (its completion line or field). */

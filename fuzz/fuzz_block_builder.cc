@@ -241,7 +241,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   memset(arena, fill, kArenaSize);
   memset(code, fill, kCodeSize);
   memset(dwin, fill, kDataSize);
-  kjit_os_memory mem{arena, kArenaSize, code, kCodeExec, kCodeSize, dwin, kDataExec, kDataSize};
+  kjit_os_memory mem{};
+  mem.arena = arena;
+  mem.arena_size = kArenaSize;
+  mem.code_write_view = code;
+  mem.code_exec_base = kCodeExec;
+  mem.code_size = kCodeSize;
+  mem.data_host_view = dwin;
+  mem.data_exec_base = kDataExec;
+  mem.data_size = kDataSize;
   kjit_os_kernel_facts facts{};
   facts.gate_direct = kGateDirect;
   facts.gate_indirect = kGateIndirect;

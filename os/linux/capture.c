@@ -45,6 +45,8 @@
 
 static DEFINE_MUTEX(cap_mutex);
 static bool cap_registered;
+/* __schedule: calls to it are marked (kjit_cap_sleep). */
+static u64 sched_funnel;
 
 /* ---- instrumentation -------------------------------------------------- */
 
@@ -103,6 +105,9 @@ static void cap_on_block(struct kjit_block *block, void *arg)
 	last = kjit_block_insn(block, n - 1);
 	if (kjit_insn_is_call(last) && kjit_insn_cf_class(last) != KJIT_CF_FENTRY)
 		flags |= KJIT_CAPF_BLOCK_ENDS_IN_CALL;
+	/* A sleep the cache follows, which no replay can go through. */
+	if (sched_funnel && kjit_insn_branch_target(last) == sched_funnel)
+		kjit_insert_call(last, KJIT_IPOINT_BEFORE, (void *)kjit_cap_sleep, 0);
 	if (pc == kjit_caplog_target()) {
 		struct kjit_insn *f = kjit_block_insn(block, 0);
 
@@ -192,6 +197,7 @@ static int cap_start(struct kjit_ioc_capture *c)
 	addr = kjit_ksym(c->name);
 	if (!addr)
 		return -ENOENT;
+	sched_funnel = kjit_ksym("__schedule");
 	cap_stop_locked();
 	ret = kjit_caplog_prepare(addr + MCOUNT_INSN_SIZE, c->pid, c->count, evkb, cokb);
 	if (ret)

@@ -40,6 +40,7 @@ static u32 cap_flags;
 static int cap_state;           /* KJIT_CAP_STATE_* */
 static struct task_struct *cap_owner;
 static u64 cap_entry_sp;        /* rsp at the entry (points at the return address) */
+static bool cap_slept;          /* the open invocation called the scheduler */
 
 /* ---- buffers ---------------------------------------------------------- */
 
@@ -170,6 +171,7 @@ void kjit_cap_entry_a(u64 rax, u64 rcx, u64 rdx, u64 rbx, u64 rsp, u64 rbp)
 	b->pid = task_pid_nr(current);
 	cap_open = b;
 	cap_entry_sp = rsp;
+	cap_slept = false;
 }
 
 void kjit_cap_entry_b(u64 rsi, u64 rdi, u64 r8, u64 r9, u64 r10, u64 r11)
@@ -359,6 +361,14 @@ void kjit_cap_nondet(u64 pc, u64 dest, u64 rcx, u64 rdx, u64 rbx, u64 flags)
 	cap_commit(&ev, r);
 }
 
+/* The owner calls the scheduler funnel: its invocation will be whole (the
+ * cache follows it through the sleep) but not replayable. */
+void kjit_cap_sleep(void)
+{
+	if (is_owner())
+		cap_slept = true;
+}
+
 void kjit_cap_ret(u64 pc, u64 rsp)
 {
 	if (!is_owner())
@@ -366,7 +376,7 @@ void kjit_cap_ret(u64 pc, u64 rsp)
 	cap_flush_pending();
 	if (rsp != cap_entry_sp)
 		return;
-	cap_end(KJIT_CAP_END_RETURNED);
+	cap_end(cap_slept ? KJIT_CAP_END_SLEPT : KJIT_CAP_END_RETURNED);
 }
 
 /* A CODE record: the live bytes at [pc, pc + len). */

@@ -21,6 +21,7 @@ void kjit_cap_load_after(void);
 void kjit_cap_string(u64 pc, u64 rsi, u64 rdi, u64 rcx, u64 flags, u64 kind);
 void kjit_cap_nondet(u64 pc, u64 dest, u64 rcx, u64 rdx, u64 rbx, u64 flags);
 void kjit_cap_ret(u64 pc, u64 rsp);
+void kjit_cap_sleep(void);
 
 /* Control (capture.c, under its mutex). */
 int kjit_caplog_prepare(u64 target, u32 pid, u32 count, u32 ev_kb, u32 code_kb);

@@ -71,8 +71,15 @@ int cmd_sweep(int argc, char **argv) {
   // Engine memory: translation only, nothing runs, so the exec view is the
   // simulator's usual cache address and the bytes stay in host buffers.
   std::vector<uint8_t> arena(256u << 20), code(64u << 20), data(1u << 20);
-  kjit_os_memory mem{arena.data(), arena.size(), code.data(), 0xffffffffc0000000ull, code.size(),
-                     data.data(), 0xffffffffd0000000ull, data.size()};
+  kjit_os_memory mem{};  // no per-CPU window: a sweep builds, never runs
+  mem.arena = arena.data();
+  mem.arena_size = arena.size();
+  mem.code_write_view = code.data();
+  mem.code_exec_base = 0xffffffffc0000000ull;
+  mem.code_size = code.size();
+  mem.data_host_view = data.data();
+  mem.data_exec_base = 0xffffffffd0000000ull;
+  mem.data_size = data.size();
   ShimConfig sc;
   sc.capture = &cap;
   sc.symbols = &img.symbols;

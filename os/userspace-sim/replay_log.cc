@@ -120,7 +120,7 @@ std::string parse_kresult(const std::vector<uint8_t> &p, ReplayLog *out) {
   in.u64(&k.icount_tool_end);
   in.u32(&k.pid);
   in.u32(&k.cpu);
-  if (end > KJIT_CAP_END_STOPPED) return "KRESULT: unknown end reason " + std::to_string(end);
+  if (end > KJIT_CAP_END_SLEPT) return "KRESULT: unknown end reason " + std::to_string(end);
   if (k.capture_flags & ~(KJIT_CAP_F_OVERFLOW | KJIT_CAP_F_CODE_OVERFLOW)) return "KRESULT: unknown capture flags";
   k.end = static_cast<EndReason>(end);
   return "";
@@ -155,6 +155,7 @@ const char *end_reason_name(EndReason r) {
     case EndReason::kOverflow: return "overflow";
     case EndReason::kLeftCache: return "left-cache";
     case EndReason::kStopped: return "stopped";
+    case EndReason::kSlept: return "slept";
   }
   return "?";
 }

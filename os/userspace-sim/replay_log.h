@@ -59,6 +59,7 @@ enum class EndReason : uint32_t {
   kOverflow = KJIT_CAP_END_OVERFLOW,
   kLeftCache = KJIT_CAP_END_LEFT_CACHE,
   kStopped = KJIT_CAP_END_STOPPED,
+  kSlept = KJIT_CAP_END_SLEPT,
 };
 const char *end_reason_name(EndReason r);
 

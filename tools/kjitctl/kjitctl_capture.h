@@ -218,6 +218,7 @@ static int capf_write(const char *path, const char *name, const unsigned char *e
            (unsigned long long)read_bytes, nnondet,
            end_reason == KJIT_CAP_END_RETURNED ? "returned" : end_reason == KJIT_CAP_END_OVERFLOW ? "overflow"
            : end_reason == KJIT_CAP_END_LEFT_CACHE ? "left-cache" : end_reason == KJIT_CAP_END_STOPPED ? "stopped"
+           : end_reason == KJIT_CAP_END_SLEPT ? "slept"
            : "none", (cap_flags & KJIT_CAP_F_CODE_OVERFLOW) ? " (code buffer overflowed)" : "");
   free(reads.p); free(nondet.p); free(blocks.p); free(regions.p); free(tmp.p); free(out.p); free(secs.p);
   free(sec.p);

@@ -71,6 +71,9 @@ struct kjit_cap_code { struct kjit_cap_rec h; uint64_t pc; uint32_t len, pad; };
 enum kjit_cap_end_reason {
   KJIT_CAP_END_RETURNED = 1, KJIT_CAP_END_OVERFLOW = 2, KJIT_CAP_END_LEFT_CACHE = 3,
   KJIT_CAP_END_STOPPED = 4,
+  /* returned in the cache after sleeping in the scheduler: the capture
+   * holds the whole invocation, the replay cannot go through the sleep */
+  KJIT_CAP_END_SLEPT = 5,
 };
 /* Capture flags (KJIT_IOC_CAPTURE_READ's flags, KRESULT's capture_flags) */
 #define KJIT_CAP_F_OVERFLOW 1u      /* a buffer filled up: capture ended early */

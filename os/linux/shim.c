@@ -51,12 +51,13 @@ static unsigned long never_start[KJIT_NEVER], never_end[KJIT_NEVER];
  * invocation that calls them stays in the cache.  The ways into the
  * scheduler from a preemption point (preempt_enable with need_resched set,
  * preempt=full) take the task to the scheduler gate, so it is followed
- * through the preemption (sched_resume.c); bsearch serves system calls
+ * through the preemption (sched_resume.c; the thunks end by jumping to
+ * __thunk_restore, which pops what they saved); bsearch serves system calls
  * (sorted tables) as well as kprobes' own lookups.  A name this kernel
  * lacks is skipped. */
 static const char *const sched_entry_names[] = {
-	"preempt_schedule_thunk", "preempt_schedule_notrace_thunk", "preempt_schedule",
-	"preempt_schedule_notrace", "preempt_schedule_common", "bsearch",
+	"preempt_schedule_thunk", "preempt_schedule_notrace_thunk", "__thunk_restore",
+	"preempt_schedule", "preempt_schedule_notrace", "preempt_schedule_common", "bsearch",
 };
 #define KJIT_SCHED_ENTRIES ARRAY_SIZE(sched_entry_names)
 static unsigned long sched_entry_start[KJIT_SCHED_ENTRIES], sched_entry_end[KJIT_SCHED_ENTRIES];

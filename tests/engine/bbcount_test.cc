@@ -32,18 +32,8 @@ class BbcountTest : public test::EngineTest {
     uint32_t nsucc = 0, ninsns = 0;
     ASSERT_EQ(kjit_engine_build_only(pc, succ, &nsucc, &ninsns), 0);
   }
-  // Enters the translation of `pc` and runs it on the simulator's CPU
-  // until its exit stub calls the direct gate (its successors are not
-  // built): the inserted increments hit the data window.
-  void run(uint64_t pc) {
-    uint64_t exec = kjit_engine_enter(pc);
-    ASSERT_TRUE(kjit_engine_is_cache_address(exec)) << std::hex << pc;
-    auto emu = emulator();
-    ASSERT_EQ(emu->map_host(test::kDataExec, data_.get(), test::kDataBytes, sim::kPermR | sim::kPermW), "");
-    emu->set_gpr(KJIT_REG_RSP, kStackTop - 0x100);
-    sim::RunResult r = emu->run(exec, test::kGateDirect, 200);
-    ASSERT_EQ(r.reason, sim::StopReason::kSentinel) << r.message;
-  }
+  // The inserted increments hit the data window.
+  void run(uint64_t pc) { run_to_direct_gate(pc); }
   static uint64_t count_of(uint64_t pc) {
     uint32_t n = 0;
     const kjit_bbcount_entry *e = kjit_bbcount_entries(&n);

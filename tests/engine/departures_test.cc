@@ -33,11 +33,6 @@ class DeparturesTest : public test::EngineTest {
     kjit_engine_get_departures(&d);
     return d;
   }
-  std::unique_ptr<sim::Emulator> emulator_with_data() {
-    auto emu = emulator();
-    EXPECT_EQ(emu->map_host(test::kDataExec, data_.get(), test::kDataBytes, sim::kPermR | sim::kPermW), "");
-    return emu;
-  }
   // The miss stub's return address of the `ret` site at `site_jmp`.
   uint64_t miss_stub_return(uint64_t site_jmp) {
     x86::Insn push = decode(branch_target(site_jmp));

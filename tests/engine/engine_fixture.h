@@ -128,6 +128,22 @@ class EngineTest : public ::testing::Test {
     EXPECT_EQ(emu->map_sentinel(kGatePage), "");
     return emu;
   }
+  // The same CPU, also seeing the data window (what inserted code adds to).
+  std::unique_ptr<sim::Emulator> emulator_with_data() {
+    auto emu = emulator();
+    EXPECT_EQ(emu->map_host(kDataExec, data_.get(), kDataBytes, sim::kPermR | sim::kPermW), "");
+    return emu;
+  }
+  // Enters the translation of `pc` and runs it until an exit stub calls the
+  // direct gate (successors are not built).
+  void run_to_direct_gate(uint64_t pc) {
+    uint64_t exec = kjit_engine_enter(pc);
+    ASSERT_TRUE(kjit_engine_is_cache_address(exec)) << std::hex << pc;
+    auto emu = emulator_with_data();
+    emu->set_gpr(KJIT_REG_RSP, kStackTop - 0x100);
+    sim::RunResult r = emu->run(exec, kGateDirect, 200);
+    ASSERT_EQ(r.reason, sim::StopReason::kSentinel) << r.message;
+  }
 
  public:
   static constexpr uint64_t kStackTop = 0x800000;

@@ -35,17 +35,8 @@ class EntryCountTest : public test::EngineTest {
     ASSERT_EQ(kjit_entry_count_init(max_routines), 0);
     ASSERT_EQ(kjit_register_plugin(kjit_example_entry_count()), 0);
   }
-  // Runs the translation of `pc` until the call's exit reaches the direct
-  // gate (the target is not built).
-  void run(uint64_t pc) {
-    uint64_t exec = kjit_engine_enter(pc);
-    ASSERT_TRUE(kjit_engine_is_cache_address(exec)) << std::hex << pc;
-    auto emu = emulator();
-    ASSERT_EQ(emu->map_host(test::kDataExec, data_.get(), test::kDataBytes, sim::kPermR | sim::kPermW), "");
-    emu->set_gpr(KJIT_REG_RSP, kStackTop - 0x100);
-    sim::RunResult r = emu->run(exec, test::kGateDirect, 200);
-    ASSERT_EQ(r.reason, sim::StopReason::kSentinel) << r.message;
-  }
+  // Until the call's exit reaches the direct gate (the target is not built).
+  void run(uint64_t pc) { run_to_direct_gate(pc); }
   // pc -> count of every claimed slot.
   static std::map<uint64_t, uint64_t> counts() {
     uint32_t n = 0;

@@ -78,22 +78,14 @@ void place_movable_requests(BuildContext &ctx, Instrumenter &ins) {
   }
 }
 
-// User accesses per block whose faults continue in the cache (more end the
-// block before them, to run natively).
+// User accesses per block whose faults continue in the cache (at more, a
+// fault continues at the original fixup, natively).
 constexpr uint32_t kMaxExtableFixups = 4;
 
 struct ExitPlan {
   Exit *exits[2 + kMaxExtableFixups];  // the terminator's, then the fixups'
   uint32_t nexits;
   ChainSite *chain;
-};
-
-// A copied user access whose exception-table mirror waits for its fixup
-// entry, emitted after the terminator.
-struct PendingMirror {
-  uint32_t index;     // of the instruction in the block
-  uint64_t copy_at;   // its copy
-  uint64_t fixup_pc;  // the original fixup
 };
 
 class Emitter {
@@ -144,8 +136,9 @@ class Emitter {
   x86::CodeWriter &w_;
   Block *b_;
   Instrumenter ins_;
-  PendingMirror mirrors_[kMaxExtableFixups];
+  // ctx_.mirrors[0 .. nmirrors_): the copied user accesses so far
   uint32_t nmirrors_ = 0;
+  uint32_t nfixups_ = 0;  // of them with a fixup_pc
 };
 
 bool Emitter::copy_insn(const x86::Insn &in) {
@@ -217,15 +210,9 @@ bool Emitter::emit_body() {
     if (ctx_.insns[i].is_extable_site && !w_.overflowed()) {
       // A fault there goes on at the fixup's translation (emit_fixups), or
       // at the original fixup when the host cannot say where that is.
-      uint64_t fixup = kjit_os_extable_fixup(in.pc);
-      int mirrored = 1;
-      if (fixup && nmirrors_ < kMaxExtableFixups) mirrors_[nmirrors_++] = {i, copy_at, fixup};
-      else mirrored = kjit_os_mirror_extable(in.pc, copy_at, 0);
-      if (mirrored <= 0) {
-        extable_failed_at = i;
-        extable_retry_later = mirrored < 0;
-        return false;
-      }
+      uint64_t fixup = nfixups_ < kMaxExtableFixups ? kjit_os_extable_fixup(in.pc) : 0;
+      nfixups_ += fixup ? 1 : 0;
+      if (nmirrors_ < kMaxBlockInsns) ctx_.mirrors[nmirrors_++] = {i, copy_at, fixup};
     }
     requests_at(i, KJIT_IPOINT_AFTER, ctx_.live[i + 1]);
   }
@@ -331,10 +318,13 @@ bool Emitter::emit_terminator() {
 // dispatcher the first time, then linked).
 bool Emitter::emit_fixups() {
   for (uint32_t k = 0; k < nmirrors_; k++) {
-    const PendingMirror &m = mirrors_[k];
-    uint64_t entry = w_.here();
-    exit_jump(m.fixup_pc, false);
-    if (w_.overflowed()) return false;
+    const PendingMirror &m = ctx_.mirrors[k];
+    uint64_t entry = 0;
+    if (m.fixup_pc) {
+      entry = w_.here();
+      exit_jump(m.fixup_pc, false);
+      if (w_.overflowed()) return false;
+    }
     int mirrored = kjit_os_mirror_extable(ctx_.insns[m.index].insn.pc, m.copy_at, entry);
     if (mirrored <= 0) {
       extable_failed_at = m.index;

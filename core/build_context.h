@@ -41,6 +41,17 @@ enum class EarlyEnd : uint8_t {
   kNative,      // next_pc must run natively (trap, system insn, unknown bytes)
 };
 
+// A copied user access whose exception-table mirror is requested after the
+// terminator (core/block_builder.cc): the first few wait for their fixup
+// entry there; all are mirrored in address order, so the host's table only
+// ever grows upward within a cache half (os/linux/extable.c appends in
+// place).
+struct PendingMirror {
+  uint32_t index;     // of the instruction in the block
+  uint64_t copy_at;   // its copy
+  uint64_t fixup_pc;  // the original fixup; 0: a fault continues there, natively
+};
+
 struct BuildContext {
   uint64_t pc;
   uint64_t next_pc;      // address after the last instruction
@@ -53,6 +64,7 @@ struct BuildContext {
   LiveSet live[kMaxBlockInsns + 1];
   CallRequest reqs[kMaxRequests];
   uint32_t nreqs;
+  PendingMirror mirrors[kMaxBlockInsns];  // of the translation being emitted
   uint32_t rejected_requests;
 
   bool has_terminator() const { return early == EarlyEnd::kNone; }

@@ -230,6 +230,14 @@ int kjit_engine_is_cache_address(uint64_t addr) {
   return addr >= m.code_exec_base && addr < m.code_exec_base + m.code_size;
 }
 
+int kjit_engine_epoch_range(uint32_t i, uint64_t *lo, uint64_t *hi) {
+  const EngineState &g = g_engine;
+  if (!g.initialized || i >= 2) return 0;
+  *lo = g.epochs[i].code_exec;
+  *hi = g.epochs[i].code_exec + g.epochs[i].code_size;
+  return 1;
+}
+
 int kjit_engine_add_stop_address(uint64_t orig_pc) {
   EngineState &g = g_engine;
   EngineLock lock;

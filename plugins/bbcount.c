@@ -9,7 +9,13 @@
  * index live in the data window (kjit_alloc), which survives flushes and
  * is reset only when the engine is re-created, together with this plugin's
  * init.  on_block runs at build time under the engine lock, so the index
- * has one writer; readers only read the entries below `used_entries`. */
+ * has one writer; readers only read the entries below `used_entries`.
+ *
+ * Every count is exact on SMP.  The total is per-CPU.  The per-block
+ * counters are per-CPU too when the per-CPU window holds one u64 per
+ * possible entry (kjit.ko: percpu_kb large enough for bb_max); otherwise
+ * each lives in its entry and is incremented with a locked add, which
+ * costs more when two CPUs run the same block at once but loses nothing. */
 #include "kjit_examples.h"
 
 static uint64_t *total;
@@ -19,11 +25,18 @@ static uint32_t slot_mask;
 static uint32_t max_entries;
 static uint32_t used_entries;
 static uint64_t dropped;       /* block translations that got no counter */
+static uint64_t *percpu_counts; /* per entry, per CPU; NULL: entries[i].count */
 
 static void inc(uint64_t *counter) { (*counter)++; }
-static void inc2(uint64_t *a, uint64_t *b) {
-  (*a)++;
-  (*b)++;
+/* total and a per-CPU block counter: two gs-relative adds once inlined */
+static void inc2(uint64_t *total_counter, uint64_t *block_counter) {
+  (*total_counter)++;
+  (*block_counter)++;
+}
+/* total and a shared block counter */
+static void inc2_shared(uint64_t *total_counter, uint64_t *block_counter) {
+  (*total_counter)++;
+  __atomic_fetch_add(block_counter, 1, __ATOMIC_RELAXED);
 }
 
 static uint32_t slot_of(uint64_t pc) {
@@ -56,8 +69,11 @@ static void instrument_block(struct kjit_block *block, void *arg) {
   struct kjit_insn *last = kjit_block_insn(block, n - 1);
   if (!kjit_insn_is_branch(last)) return;
   struct kjit_bbcount_entry *e = entry_for(kjit_block_pc(block));
-  if (e) {
+  if (e && percpu_counts) {
     kjit_insert_call(last, KJIT_IPOINT_BEFORE, (void *)inc2, 2, KJIT_ARG_PTR(total),
+                     KJIT_ARG_PTR(&percpu_counts[e - entries]));
+  } else if (e) {
+    kjit_insert_call(last, KJIT_IPOINT_BEFORE, (void *)inc2_shared, 2, KJIT_ARG_PTR(total),
                      KJIT_ARG_PTR(&e->count));
   } else {
     __atomic_store_n(&dropped, dropped + 1, __ATOMIC_RELAXED);
@@ -73,10 +89,11 @@ static const struct kjit_plugin bbcount_plugin = {
 int kjit_bbcount_init(uint32_t max_blocks) {
   uint32_t nslots = 1;
   while (nslots < 2 * (uint64_t)max_blocks && nslots < (1u << 31)) nslots <<= 1;
-  /* The total is per-CPU (exact on SMP); the per-block entries are not yet. */
   total = (uint64_t *)kjit_alloc_percpu(sizeof(*total));
   if (!total) total = (uint64_t *)kjit_alloc(sizeof(*total));
   entries = (struct kjit_bbcount_entry *)kjit_alloc(sizeof(*entries) * (uint64_t)max_blocks);
+  percpu_counts =
+      max_blocks ? (uint64_t *)kjit_alloc_percpu(sizeof(*percpu_counts) * (uint64_t)max_blocks) : 0;
   slots = entries ? (uint32_t *)kjit_alloc(sizeof(*slots) * (uint64_t)nslots) : 0;
   /* Without room for the table every block is counted in the total only,
    * and reported as dropped. */
@@ -89,7 +106,24 @@ int kjit_bbcount_init(uint32_t max_blocks) {
 const struct kjit_plugin *kjit_example_bbcount(void) { return &bbcount_plugin; }
 uint64_t kjit_bbcount_total(void) { return kjit_percpu_sum_u64(total); }
 uint64_t kjit_bbcount_dropped(void) { return __atomic_load_n(&dropped, __ATOMIC_RELAXED); }
-const struct kjit_bbcount_entry *kjit_bbcount_entries(uint32_t *n) {
-  *n = __atomic_load_n(&used_entries, __ATOMIC_ACQUIRE);
-  return entries;
+uint32_t kjit_bbcount_blocks(void) { return __atomic_load_n(&used_entries, __ATOMIC_ACQUIRE); }
+uint64_t kjit_bbcount_pc(uint32_t i) { return i < kjit_bbcount_blocks() ? entries[i].pc : 0; }
+uint64_t kjit_bbcount_count(uint32_t i) {
+  if (i >= kjit_bbcount_blocks()) return 0;
+  if (percpu_counts) return kjit_percpu_sum_u64(&percpu_counts[i]);
+  return __atomic_load_n(&entries[i].count, __ATOMIC_RELAXED);
+}
+int kjit_bbcount_counts_percpu(void) { return percpu_counts != 0; }
+void kjit_bbcount_clear(void) {
+  uint32_t n = kjit_bbcount_blocks();
+  for (uint32_t i = 0; i < n; i++) {
+    if (!percpu_counts) {
+      __atomic_store_n(&entries[i].count, 0, __ATOMIC_RELAXED);
+      continue;
+    }
+    for (uint32_t cpu = 0; cpu < kjit_percpu_ncpus(); cpu++) {
+      uint64_t *c = (uint64_t *)kjit_percpu_copy(&percpu_counts[i], cpu);
+      if (c) __atomic_store_n(c, 0, __ATOMIC_RELAXED);
+    }
+  }
 }

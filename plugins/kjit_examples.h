@@ -20,11 +20,18 @@ struct kjit_bbcount_entry { uint64_t pc; uint64_t count; };
 int kjit_bbcount_init(uint32_t max_blocks);
 const struct kjit_plugin *kjit_example_bbcount(void);
 uint64_t kjit_bbcount_total(void);
-/* Per-block entries, one per distinct block start (a block rebuilt after a
- * flush keeps its entry).  At most max_blocks; once the table is full, a
- * block translated without an entry of its own is counted in the total
- * only, and in kjit_bbcount_dropped(). */
-const struct kjit_bbcount_entry *kjit_bbcount_entries(uint32_t *n);
+/* Per-block entries 0 .. kjit_bbcount_blocks() - 1, one per distinct block
+ * start (a block rebuilt after a flush keeps its entry), with its start and
+ * its count summed over the CPUs.  At most max_blocks; once the table is
+ * full, a block translated without an entry of its own is counted in the
+ * total only, and in kjit_bbcount_dropped(). */
+uint32_t kjit_bbcount_blocks(void);
+uint64_t kjit_bbcount_pc(uint32_t i);
+uint64_t kjit_bbcount_count(uint32_t i);
+/* Whether the per-block counters are per-CPU (else locked adds). */
+int kjit_bbcount_counts_percpu(void);
+/* Zeroes the per-block counters (the total is reset by the caller's base). */
+void kjit_bbcount_clear(void);
 uint64_t kjit_bbcount_dropped(void);
 
 /* Figure 14: call tracing into a ring buffer of call targets. */

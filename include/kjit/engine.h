@@ -62,6 +62,10 @@ uint64_t kjit_engine_resume(uint64_t orig_pc);
 uint64_t kjit_engine_direct_exit(uint64_t stub_return_address);
 uint64_t kjit_engine_indirect_miss(uint64_t stub_return_address, uint64_t target);
 int kjit_engine_is_cache_address(uint64_t addr);
+/* The executable range [lo, hi) of epoch `i` (0 or 1), the cache half in
+ * which everything it translates is bump-allocated; 0 when the engine is
+ * not initialised or `i` is not an epoch.  Fixed until kjit_engine_fini. */
+int kjit_engine_epoch_range(uint32_t i, uint64_t *lo, uint64_t *hi);
 
 /* Addresses at which translation stops and execution returns to native code
  * (the return address of an entry point, the simulator's sentinel). */

@@ -87,30 +87,22 @@ static int bbcount_init(void)
 
 static void bbcount_reset(void)
 {
-	u32 n, i;
-	struct kjit_bbcount_entry *e = (void *)kjit_bbcount_entries(&n);
-
 	bbcount_base = kjit_bbcount_total();
-	for (i = 0; e && i < n; i++)
-		WRITE_ONCE(e[i].count, 0);
+	kjit_bbcount_clear();
 }
 
 static void fill_bb(u64 i, struct kjit_ioc_rec *r, const void *ctx)
 {
-	const struct kjit_bbcount_entry *e = ctx;
-
-	r->pc = READ_ONCE(e[i].pc);
-	r->count = READ_ONCE(e[i].count);
+	r->pc = kjit_bbcount_pc(i);
+	r->count = kjit_bbcount_count(i);
 }
 
 static int bbcount_results(struct kjit_ioc_results *res, struct kjit_ioc_rec __user *u, u64 cap)
 {
-	u32 n;
-	const struct kjit_bbcount_entry *e = kjit_bbcount_entries(&n);
-
 	res->scalars[0] = kjit_bbcount_total() - bbcount_base;
 	res->scalars[1] = kjit_bbcount_dropped();
-	return put_recs(u, cap, &res->nrec, fill_bb, e, e ? n : 0);
+	res->scalars[2] = kjit_bbcount_counts_percpu();
+	return put_recs(u, cap, &res->nrec, fill_bb, NULL, kjit_bbcount_blocks());
 }
 
 /* ---- calltrace -------------------------------------------------------- */

@@ -98,6 +98,26 @@ static long ioc_attach_many(void __user *uarg)
 	return kjit_config_attach_many(u64_to_user_ptr(m.names), u64_to_user_ptr(m.results), m.count);
 }
 
+/* Departures into this module's own code: calls of kjit's device (its
+ * open, ioctl, release) made by tasks whose system call is attached. */
+static u64 own_control_departures(void)
+{
+	const u32 cap = 4096;
+	struct kjit_departure_site *sites = kvmalloc_array(cap, sizeof(*sites), GFP_KERNEL);
+	u32 n, i;
+	u64 own = 0;
+
+	if (!sites)
+		return 0;
+	n = min(kjit_engine_departure_sites(sites, cap), cap);
+	for (i = 0; i < n; i++)
+		if (sites[i].why == KJIT_DEPART_NATIVE_CALL &&
+		    within_module_core(sites[i].target, THIS_MODULE))
+			own += sites[i].count;
+	kvfree(sites);
+	return own;
+}
+
 static void fill_departures(struct kjit_ioc_stats *s)
 {
 	struct kjit_engine_departures d;
@@ -107,7 +127,8 @@ static void fill_departures(struct kjit_ioc_stats *s)
 	kjit_sleep_counters(&z);
 	s->entered = d.entered;
 	s->completed = d.count[KJIT_DEPART_COMPLETED];
-	s->left_native_call = d.count[KJIT_DEPART_NATIVE_CALL];
+	s->kjit_control = min(own_control_departures(), d.count[KJIT_DEPART_NATIVE_CALL]);
+	s->left_native_call = d.count[KJIT_DEPART_NATIVE_CALL] - s->kjit_control;
 	s->left_native_insn = d.count[KJIT_DEPART_NATIVE_INSN];
 	s->left_declined = d.count[KJIT_DEPART_DECLINED];
 	s->left_cache_full = d.count[KJIT_DEPART_CACHE_FULL];

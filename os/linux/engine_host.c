@@ -57,6 +57,7 @@ int kjit_host_start(const struct kjit_engine_options *opt, u64 cache_bytes,
 		    int (*tool_init)(void), const struct kjit_plugin *plugin)
 {
 	struct kjit_os_memory mem = base_mem;
+	u64 lo0, hi0, lo1, hi1;
 	int ret;
 
 	if (cache_bytes)
@@ -71,6 +72,14 @@ int kjit_host_start(const struct kjit_engine_options *opt, u64 cache_bytes,
 	if (ret)
 		goto out;
 	engine_up = true;
+	/* Nothing is translated yet (entries are paused by the caller). */
+	ret = -EINVAL;
+	if (kjit_engine_epoch_range(0, &lo0, &hi0) && kjit_engine_epoch_range(1, &lo1, &hi1))
+		ret = kjit_extable_layout(lo0, hi0, lo1, hi1);
+	if (ret) {
+		stop_locked();
+		goto out;
+	}
 	ret = tool_init ? tool_init() : 0;
 	if (!ret && plugin)
 		ret = kjit_register_plugin(plugin);

@@ -13,22 +13,34 @@
  * copied instruction).  When the engine passes no fixup, it is the ORIGINAL
  * fixup address and execution continues natively.
  *
+ * Layout.  THIS_MODULE->extable holds, sorted by address: the module's own
+ * entries, and one region of KJIT_EXT_REGION slots per cache half (per
+ * engine epoch, kjit_engine_epoch_range), each holding that half's real
+ * entries followed by sentinels at the half's last byte.  The engine
+ * bump-allocates code within a half, so a new site is above every live
+ * site of its half: it is appended in place, or it takes in place the slot
+ * of a stale entry left by the half's previous use (every slot above holds
+ * one too).  Neither needs a new table, so a half being refilled after a
+ * flush never waits for a grace period, whatever the other half holds.  A
+ * sentinel's address is the last byte of its half, where no copied
+ * instruction starts (every block ends with a jump after its copied
+ * instructions); it is above every entry of its half and below everything
+ * after it.
+ *
  * Lock-free for readers (search_module_extables runs under preempt_disable,
  * i.e. an RCU read side):
- *  - num_exentries is set once to KJIT_EXT_CAP and never changes; slots
- *    after the real entries hold a sentinel whose address (end of this
- *    module's core image) is above every real entry and never faults, so
- *    every table a reader can see is sorted and complete;
- *  - an entry above all real ones is appended in place: fixup and data
- *    first, then (after smp_wmb) the 4-byte insn field of the first sentinel
- *    slot; the table is sorted at every instant;
- *  - anything else (an insertion in the middle, dropping stale entries)
- *    builds the other buffer and publishes it with one pointer store; a
- *    buffer is rebuilt only after an RCU grace period since it was last
- *    published (poll_state_synchronize_rcu); if that grace period has not
- *    elapsed the mirror request is refused for now (-1) and the engine
- *    declines the block this once (the task continues natively, counted)
- *    and builds it again the next time it is needed.
+ *  - num_exentries is set once and never changes, and every table a reader
+ *    can see is sorted and complete: an in-place write replaces a sentinel
+ *    or a stale entry with an address between its neighbours, fixup and
+ *    data first, then (after smp_wmb) the 4-byte insn field;
+ *  - anything else (an insertion below a live entry, dropping stale entries,
+ *    a new layout) builds the other buffer and publishes it with one
+ *    pointer store; a buffer is rebuilt only after an RCU grace period since
+ *    it was last published (poll_state_synchronize_rcu); if that grace
+ *    period has not elapsed the mirror request is refused for now (-1) and
+ *    the engine declines the block this once (the task continues natively,
+ *    counted) and builds it again the next time it is needed.  With one
+ *    region per half this path is only taken when a region is full.
  *
  * Everything here that runs under the engine lock takes no kernel lock and
  * wakes no task.  The engine lock is innermost: translated code on another
@@ -44,12 +56,13 @@
  *
  * Every mutation happens under the engine lock (mirror and code_written are
  * called by the engine with it held) or with the engine idle (init, reset,
- * exit).  Stale entries (cache code overwritten after a flush) are marked
- * when the engine rewrites their addresses and dropped at the next rebuild;
- * a stale entry can only matter to a genuine (non-user-access) fault at an
- * address that now holds other code.  An entry mirrored again at the same
- * copy address is updated in place: neither the old code (quiesced before
- * its epoch was reused) nor the new one (not linked yet) can be running. */
+ * layout, exit).  Stale entries (cache code overwritten after a flush) are
+ * marked when the engine rewrites their addresses and dropped at the next
+ * rebuild; a stale entry can only matter to a genuine (non-user-access)
+ * fault at an address that now holds other code.  An entry mirrored again
+ * at the same copy address is updated in place: neither the old code
+ * (quiesced before its epoch was reused) nor the new one (not linked yet)
+ * can be running. */
 #define pr_fmt(fmt) "kjit: " fmt
 
 #include <linux/kernel.h>
@@ -64,7 +77,9 @@
 #include "cache_mem.h"
 #include "symbols.h"
 
-#define KJIT_EXT_CAP 4096
+#define KJIT_EXT_REGION 4096     /* mirrored sites per cache half */
+#define KJIT_EXT_OWN_MAX 1024    /* the module's own entries */
+#define KJIT_EXT_SLOTS (KJIT_EXT_OWN_MAX + 2 * KJIT_EXT_REGION)
 
 struct shadow {
 	unsigned long insn, fixup;
@@ -72,13 +87,22 @@ struct shadow {
 	bool stale, pending;
 };
 
-static struct exception_table_entry ext_buf[2][KJIT_EXT_CAP];
-static struct shadow sh[KJIT_EXT_CAP];
-static unsigned int nsh;          /* real entries, sorted by insn        */
-static unsigned int pub;          /* index of the published buffer       */
-static unsigned long gp_cookie[2]; /* RCU state when a buffer was retired */
+/* A cache half's slots [first, first + KJIT_EXT_REGION) of both buffers:
+ * its n real entries, sorted, then sentinels at hi - 1. */
+struct region {
+	unsigned long lo, hi;
+	unsigned int first, n;
+	struct shadow sh[KJIT_EXT_REGION];
+};
+
+static struct exception_table_entry ext_buf[2][KJIT_EXT_SLOTS];
+static struct region reg[2];        /* reg[0].hi <= reg[1].lo */
+static struct shadow own[KJIT_EXT_OWN_MAX];
+static unsigned int table_len;      /* num_exentries while active */
+static unsigned int pub;            /* index of the published buffer */
+static unsigned long gp_cookie[2];  /* RCU state when a buffer was retired */
 static bool cookie_valid[2];
-static unsigned long sentinel;
+static unsigned long sentinel_fixup;
 static struct exception_table_entry *orig_extable;
 static unsigned int orig_num;
 static bool active;
@@ -93,14 +117,50 @@ static void encode(struct exception_table_entry *e, unsigned long insn, unsigned
 	e->insn = (int)(long)(insn - (unsigned long)&e->insn);
 }
 
+static struct region *region_of(unsigned long addr)
+{
+	unsigned int r;
+
+	for (r = 0; r < 2; r++)
+		if (addr >= reg[r].lo && addr < reg[r].hi)
+			return &reg[r];
+	return NULL;
+}
+
+/* Where each region starts in the table: after the own entries below it.
+ * False when an own entry lies inside a region (never: the cache is not
+ * the module's text). */
+static bool place_regions(void)
+{
+	unsigned int r, j = 0;
+
+	for (r = 0; r < 2; r++) {
+		while (j < orig_num && own[j].insn < reg[r].lo)
+			j++;
+		if (j < orig_num && own[j].insn < reg[r].hi)
+			return false;
+		reg[r].first = j + r * KJIT_EXT_REGION;
+	}
+	return true;
+}
+
 static void build(unsigned int b)
 {
-	unsigned int i;
+	struct exception_table_entry *t = ext_buf[b];
+	unsigned int r, i, j = 0, slot = 0;
 
-	for (i = 0; i < nsh; i++)
-		encode(&ext_buf[b][i], sh[i].insn, sh[i].fixup, sh[i].data);
-	for (; i < KJIT_EXT_CAP; i++)
-		encode(&ext_buf[b][i], sentinel, sentinel, 0);
+	for (r = 0; r < 2; r++) {
+		for (; slot < reg[r].first; slot++, j++)
+			encode(&t[slot], own[j].insn, own[j].fixup, own[j].data);
+		for (i = 0; i < KJIT_EXT_REGION; i++, slot++) {
+			if (i < reg[r].n)
+				encode(&t[slot], reg[r].sh[i].insn, reg[r].sh[i].fixup, reg[r].sh[i].data);
+			else
+				encode(&t[slot], reg[r].hi - 1, sentinel_fixup, 0);
+		}
+	}
+	for (; j < orig_num; slot++, j++)
+		encode(&t[slot], own[j].insn, own[j].fixup, own[j].data);
 }
 
 static bool other_free(void)
@@ -110,16 +170,24 @@ static bool other_free(void)
 	return !cookie_valid[o] || poll_state_synchronize_rcu(gp_cookie[o]);
 }
 
-/* Drops stale entries from the shadow and publishes the other buffer; the
+static void drop_stale(struct region *g)
+{
+	unsigned int i, j;
+
+	for (i = j = 0; i < g->n; i++)
+		if (!g->sh[i].stale)
+			g->sh[j++] = g->sh[i];
+	g->n = j;
+}
+
+/* Drops stale entries from the shadows and publishes the other buffer; the
  * one it replaces is reusable after a full grace period from now. */
 static void rebuild_publish(void)
 {
-	unsigned int i, j, o = pub ^ 1;
+	unsigned int o = pub ^ 1;
 
-	for (i = j = 0; i < nsh; i++)
-		if (!sh[i].stale)
-			sh[j++] = sh[i];
-	nsh = j;
+	drop_stale(&reg[0]);
+	drop_stale(&reg[1]);
 	build(o);
 	smp_wmb();
 	WRITE_ONCE(THIS_MODULE->extable, ext_buf[o]);
@@ -128,29 +196,43 @@ static void rebuild_publish(void)
 	pub = o;
 }
 
+static void set_regions(unsigned long lo0, unsigned long hi0, unsigned long lo1, unsigned long hi1)
+{
+	reg[0].lo = lo0;
+	reg[0].hi = hi0;
+	reg[1].lo = lo1;
+	reg[1].hi = hi1;
+	reg[0].n = reg[1].n = 0;
+}
+
 int kjit_extable_init(void)
 {
 	struct module *m = THIS_MODULE;
+	unsigned long lo, hi;
 	unsigned int i;
 
 	p_search = (void *)kjit_ksym("search_exception_tables");
 	if (!p_search)
 		return -ENOENT;
-	sentinel = (unsigned long)m->core_layout.base + m->core_layout.size;
+	sentinel_fixup = (unsigned long)m->core_layout.base + m->core_layout.size;
 	orig_extable = m->extable;
 	orig_num = m->num_exentries;
-	if (orig_num > KJIT_EXT_CAP / 2)
+	if (orig_num > KJIT_EXT_OWN_MAX)
 		return -E2BIG;
-	nsh = 0;
 	for (i = 0; i < orig_num; i++) {     /* already sorted by the loader */
 		const struct exception_table_entry *e = &orig_extable[i];
 
-		sh[nsh].insn = (unsigned long)&e->insn + e->insn;
-		sh[nsh].fixup = (unsigned long)&e->fixup + e->fixup;
-		sh[nsh].data = e->data;
-		sh[nsh].stale = sh[nsh].pending = false;
-		nsh++;
+		own[i].insn = (unsigned long)&e->insn + e->insn;
+		own[i].fixup = (unsigned long)&e->fixup + e->fixup;
+		own[i].data = e->data;
 	}
+	/* Until the first engine says where its halves are: the cache section
+	 * in two (nothing is mirrored before kjit_extable_layout). */
+	kjit_mem_cache_range(&lo, &hi);
+	set_regions(lo, lo + (hi - lo) / 2, lo + (hi - lo) / 2, hi);
+	if (!place_regions())
+		return -EINVAL;
+	table_len = orig_num + 2 * KJIT_EXT_REGION;
 	pub = 0;
 	build(0);
 	build(1);
@@ -158,9 +240,9 @@ int kjit_extable_init(void)
 	 * concurrent with the switch. */
 	smp_wmb();
 	WRITE_ONCE(m->extable, ext_buf[0]);
-	WRITE_ONCE(m->num_exentries, KJIT_EXT_CAP);
+	WRITE_ONCE(m->num_exentries, table_len);
 	active = true;
-	pr_info("dynamic extable: %u own entries, capacity %u\n", orig_num, KJIT_EXT_CAP);
+	pr_info("dynamic extable: %u own entries, %u per cache half\n", orig_num, KJIT_EXT_REGION);
 	return 0;
 }
 
@@ -177,50 +259,79 @@ void kjit_extable_exit(void)
 /* Engine re-created: every cache entry is stale (the cache is quiesced). */
 void kjit_extable_reset(void)
 {
-	unsigned int i;
+	unsigned int r, i;
 
-	for (i = 0; i < nsh; i++)
-		if (kjit_mem_is_cache(sh[i].insn))
-			sh[i].stale = true;
+	for (r = 0; r < 2; r++)
+		for (i = 0; i < reg[r].n; i++)
+			reg[r].sh[i].stale = true;
 }
 
-/* Writes entry i of the published buffer in place, fixup and data before
- * the address (a reader that finds the address sees the rest), and its
- * shadow.  The caller has checked that no reader can be looking for what
- * the slot held. */
-static void publish_in_place(unsigned int i, unsigned long copy, unsigned long fixup, int data)
+/* The new engine's halves [lo0, hi0) and [lo1, hi1)
+ * (kjit_engine_epoch_range), with the engine idle and no cache entry live:
+ * both buffers get the new regions, empty.  May sleep. */
+int kjit_extable_layout(u64 lo0, u64 hi0, u64 lo1, u64 hi1)
 {
-	struct exception_table_entry *x = &ext_buf[pub][i];
+	unsigned int o;
+
+	if (!active)
+		return 0;
+	if (!(lo0 < hi0 && hi0 <= lo1 && lo1 < hi1) || !kjit_mem_is_cache(lo0) ||
+	    !kjit_mem_is_cache(hi1 - 1))
+		return -EINVAL;
+	set_regions(lo0, hi0, lo1, hi1);
+	if (!place_regions())
+		return -EINVAL;
+	o = pub ^ 1;
+	build(o);
+	smp_wmb();
+	WRITE_ONCE(THIS_MODULE->extable, ext_buf[o]);
+	pub = o;
+	/* No reader is left in the old layout: the other buffer is free. */
+	synchronize_rcu();
+	build(o ^ 1);
+	cookie_valid[0] = cookie_valid[1] = false;
+	return 0;
+}
+
+/* Writes entry i of region g in the published buffer in place, fixup and
+ * data before the address (a reader that finds the address sees the
+ * rest), and its shadow.  The caller has checked that no reader can be
+ * looking for what the slot held. */
+static void publish_in_place(struct region *g, unsigned int i, unsigned long copy,
+			     unsigned long fixup, int data)
+{
+	struct exception_table_entry *x = &ext_buf[pub][g->first + i];
 
 	x->fixup = (int)(long)(fixup - (unsigned long)&x->fixup);
 	x->data = data;
 	smp_wmb();
 	WRITE_ONCE(x->insn, (int)(long)(copy - (unsigned long)&x->insn));
-	sh[i].insn = copy;
-	sh[i].fixup = fixup;
-	sh[i].data = data;
-	sh[i].stale = false;
-	sh[i].pending = true;
+	g->sh[i].insn = copy;
+	g->sh[i].fixup = fixup;
+	g->sh[i].data = data;
+	g->sh[i].stale = false;
+	g->sh[i].pending = true;
 }
 
-/* An entry below the top whose slot, and every slot above it, holds a
- * stale entry (code of an epoch that is being reused, whose entries could
- * not be dropped yet because a rebuild waits for a grace period): it takes
- * the slot in place, like an append.  The table stays sorted (the slot's old
- * address was above `copy`, the ones above it are higher still), readers
- * looking for a live address never land on it, and nothing faults at
- * `copy` before the engine publishes the code there. */
-static bool reuse_stale_slot(unsigned int lo, unsigned long copy, unsigned long fixup, int data)
+/* An entry below the top of its region whose slot, and every slot above it
+ * in the region, holds a stale entry (code of the half's previous use,
+ * not dropped yet): it takes the slot in place, like an append.  The
+ * region stays sorted (the slot's old address was above `copy`, the ones
+ * above it are higher still), readers looking for a live address never
+ * land on it, and nothing faults at `copy` before the engine publishes
+ * the code there. */
+static bool reuse_stale_slot(struct region *g, unsigned int lo, unsigned long copy,
+			     unsigned long fixup, int data)
 {
-	struct exception_table_entry *x = &ext_buf[pub][lo];
+	struct exception_table_entry *x = &ext_buf[pub][g->first + lo];
 	unsigned int i;
 
-	for (i = lo; i < nsh; i++)
-		if (!sh[i].stale)
+	for (i = lo; i < g->n; i++)
+		if (!g->sh[i].stale)
 			return false;
-	if ((unsigned long)&x->insn + x->insn != sh[lo].insn)
+	if ((unsigned long)&x->insn + x->insn != g->sh[lo].insn)
 		return false;
-	publish_in_place(lo, copy, fixup, data);
+	publish_in_place(g, lo, copy, fixup, data);
 	return true;
 }
 
@@ -243,10 +354,12 @@ int kjit_os_mirror_extable(uint64_t orig_addr, uint64_t copy_addr, uint64_t fixu
 {
 	const struct exception_table_entry *e;
 	unsigned long fixup, copy = (unsigned long)copy_addr;
+	struct region *g = region_of(copy);
 	int data;
 	unsigned int lo, hi, i;
 
-	if (!active || !kjit_mem_is_cache(copy) || (fixup_addr && !kjit_mem_is_cache(fixup_addr)))
+	if (!active || !g || !kjit_mem_is_cache(copy) || copy == g->hi - 1 ||
+	    (fixup_addr && !kjit_mem_is_cache(fixup_addr)))
 		goto decline;
 	e = p_search((unsigned long)orig_addr);
 	if (!e)
@@ -259,24 +372,24 @@ int kjit_os_mirror_extable(uint64_t orig_addr, uint64_t copy_addr, uint64_t fixu
 		goto decline;
 
 	lo = 0;
-	hi = nsh;
+	hi = g->n;
 	while (lo < hi) {
 		unsigned int mid = (lo + hi) / 2;
 
-		if (sh[mid].insn < copy)
+		if (g->sh[mid].insn < copy)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	if (lo < nsh && sh[lo].insn == copy) {
+	if (lo < g->n && g->sh[lo].insn == copy) {
 		/* Same copy address again (epoch reused): update in place in
 		 * both buffers; nothing can be executing at `copy` now. */
-		sh[lo].fixup = fixup;
-		sh[lo].data = data;
-		sh[lo].stale = false;
-		sh[lo].pending = true;
+		g->sh[lo].fixup = fixup;
+		g->sh[lo].data = data;
+		g->sh[lo].stale = false;
+		g->sh[lo].pending = true;
 		for (i = 0; i < 2; i++) {
-			struct exception_table_entry *x = &ext_buf[i][lo];
+			struct exception_table_entry *x = &ext_buf[i][g->first + lo];
 
 			if ((unsigned long)&x->insn + x->insn == copy) {
 				x->fixup = (int)(long)(fixup - (unsigned long)&x->fixup);
@@ -285,33 +398,31 @@ int kjit_os_mirror_extable(uint64_t orig_addr, uint64_t copy_addr, uint64_t fixu
 		}
 		goto ok;
 	}
-	if (nsh >= KJIT_EXT_CAP - 1) {
-		if (!other_free())
-			goto busy;
-		rebuild_publish();           /* drops stale ones */
-		if (nsh >= KJIT_EXT_CAP - 1)
-			goto decline;
-		return kjit_os_mirror_extable(orig_addr, copy_addr, fixup_addr);
-	}
-	if (lo == nsh) {
-		/* Above every real entry: append in place into the published
-		 * buffer (the other one is rebuilt in full before its use); the
-		 * slot held the sentinel, which no reader looks for. */
-		publish_in_place(nsh, copy, fixup, data);
-		nsh++;
+	if (lo == g->n && g->n < KJIT_EXT_REGION) {
+		/* Above every entry of the half: the slot held a sentinel,
+		 * which no reader looks for.  The other buffer is rebuilt in
+		 * full before its use. */
+		publish_in_place(g, g->n, copy, fixup, data);
+		g->n++;
 		goto ok;
 	}
-	if (reuse_stale_slot(lo, copy, fixup, data))
+	if (lo < g->n && reuse_stale_slot(g, lo, copy, fixup, data))
 		goto ok;
 	if (!other_free())
 		goto busy;
-	memmove(&sh[lo + 1], &sh[lo], (nsh - lo) * sizeof(sh[0]));
-	sh[lo].insn = copy;
-	sh[lo].fixup = fixup;
-	sh[lo].data = data;
-	sh[lo].stale = false;
-	sh[lo].pending = true;
-	nsh++;
+	if (g->n >= KJIT_EXT_REGION) {
+		rebuild_publish();           /* drops stale ones */
+		if (g->n >= KJIT_EXT_REGION)
+			goto decline;
+		return kjit_os_mirror_extable(orig_addr, copy_addr, fixup_addr);
+	}
+	memmove(&g->sh[lo + 1], &g->sh[lo], (g->n - lo) * sizeof(g->sh[0]));
+	g->sh[lo].insn = copy;
+	g->sh[lo].fixup = fixup;
+	g->sh[lo].data = data;
+	g->sh[lo].stale = false;
+	g->sh[lo].pending = true;
+	g->n++;
 	rebuild_publish();
 ok:
 	st_mirrored++;
@@ -330,40 +441,44 @@ busy:
  * mirrored for this code are stale. */
 void kjit_extable_code_written(unsigned long addr, unsigned long len)
 {
+	struct region *g = region_of(addr);
 	unsigned int i;
 
-	if (!active)
+	if (!active || !g)
 		return;
-	for (i = 0; i < nsh; i++) {
-		if (sh[i].insn < addr)
+	for (i = 0; i < g->n; i++) {
+		if (g->sh[i].insn < addr)
 			continue;
-		if (sh[i].insn >= addr + len)
+		if (g->sh[i].insn >= addr + len)
 			break;
-		if (sh[i].pending)
-			sh[i].pending = false;
+		if (g->sh[i].pending)
+			g->sh[i].pending = false;
 		else
-			sh[i].stale = true;
+			g->sh[i].stale = true;
 	}
 }
 
 /* [lo, hi) of the cache was quiesced: no CPU runs code there and nothing
- * links into it until it is rewritten, so its entries can go now.  Dropping
- * them at once matters: left in the table they sit above the code of the
- * new epoch, every mirror there becomes a mid-table insertion that needs a
- * rebuild, and a second rebuild within one RCU grace period is declined
- * (the task leaves the cache before the site).  Engine lock held; the
- * caller starts a grace period once it has dropped it. */
+ * links into it until it is rewritten, so its entries can go.  Dropping
+ * them is not needed for new mirrors (they reuse stale slots in place) but
+ * keeps a genuine fault at an address that now holds other code from
+ * finding an old entry.  Engine lock held; the caller starts a grace
+ * period once it has dropped it. */
 void kjit_extable_retire(unsigned long lo, unsigned long hi)
 {
-	unsigned int i;
+	unsigned int r, i;
 	bool any = false;
 
 	if (!active)
 		return;
-	for (i = 0; i < nsh; i++) {
-		if (sh[i].insn >= lo && sh[i].insn < hi && !sh[i].stale) {
-			sh[i].stale = true;
-			any = true;
+	for (r = 0; r < 2; r++) {
+		for (i = 0; i < reg[r].n; i++) {
+			struct shadow *x = &reg[r].sh[i];
+
+			if (x->insn >= lo && x->insn < hi && !x->stale) {
+				x->stale = true;
+				any = true;
+			}
 		}
 	}
 	if (any && other_free())
@@ -374,5 +489,5 @@ void kjit_extable_stats(u64 *mirrored, u64 *declined, u64 *entries)
 {
 	*mirrored = st_mirrored;
 	*declined = st_declined;
-	*entries = nsh;
+	*entries = reg[0].n + reg[1].n;
 }

@@ -35,17 +35,14 @@ class BbcountTest : public test::EngineTest {
   // The inserted increments hit the data window.
   void run(uint64_t pc) { run_to_direct_gate(pc); }
   static uint64_t count_of(uint64_t pc) {
-    uint32_t n = 0;
-    const kjit_bbcount_entry *e = kjit_bbcount_entries(&n);
     uint64_t c = 0;
-    for (uint32_t i = 0; i < n; i++) c += e[i].pc == pc ? e[i].count : 0;
+    for (uint32_t i = 0; i < kjit_bbcount_blocks(); i++)
+      c += kjit_bbcount_pc(i) == pc ? kjit_bbcount_count(i) : 0;
     return c;
   }
   static std::vector<uint64_t> pcs() {
-    uint32_t n = 0;
-    const kjit_bbcount_entry *e = kjit_bbcount_entries(&n);
     std::vector<uint64_t> v;
-    for (uint32_t i = 0; i < n; i++) v.push_back(e[i].pc);
+    for (uint32_t i = 0; i < kjit_bbcount_blocks(); i++) v.push_back(kjit_bbcount_pc(i));
     return v;
   }
 };

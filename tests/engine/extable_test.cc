@@ -75,5 +75,35 @@ TEST_F(ExtableTest, NeverEndsTheBlockBeforeTheSite) {
   EXPECT_EQ(kjit_engine_original_pc(exec), kText + 0x20);  // only the nop was copied
 }
 
+TEST_F(ExtableTest, ManySitesInOneBlockAreMirroredInAddressOrder) {
+  // Six user reads in a row (mov eax, [rdi]), all with a fixup: the first
+  // four continue at the fixup's translation, the others at the original
+  // fixup; the host sees the requests in ascending copy order, the order
+  // its per-half table can append in place.
+  std::vector<uint8_t> code;
+  for (int i = 0; i < 6; i++) code.insert(code.end(), {0x8b, 0x07});
+  code.push_back(0xc3);
+  test_shim_add_code(kText + 0x100, code);
+  for (int i = 0; i < 6; i++) test_shim_add_extable(kText + 0x100 + 2 * i, kText + 0x10, 1);
+  uint64_t exec = kjit_engine_enter(kText + 0x100);
+  ASSERT_TRUE(kjit_engine_is_cache_address(exec));
+  const Block *b = active().table.find(kText + 0x100);
+  ASSERT_NE(b, nullptr);
+  EXPECT_FALSE(b->ended_early);
+  const std::vector<ShimMirror> &m = test_shim_mirrors();
+  ASSERT_EQ(m.size(), 6u);
+  for (size_t i = 0; i < m.size(); i++) {
+    EXPECT_EQ(m[i].site, kText + 0x100 + 2 * i);
+    if (i) {
+      EXPECT_GT(m[i].copy, m[i - 1].copy);
+    }
+    if (i < 4) {
+      EXPECT_TRUE(active().contains_exec(m[i].fixup));
+    } else {
+      EXPECT_EQ(m[i].fixup, 0u);
+    }
+  }
+}
+
 }  // namespace
 }  // namespace kjit

@@ -1,8 +1,10 @@
 #!/bin/sh
 # Runs in the guest (busybox sh, cwd = the share) for tests/guest/exact-smp.sh.
 # Preamble parameters: N (getppid calls per CPU), TOOLS (built-in tools to
-# check, e.g. "icount bbcount"), WINDOWS (insmod parameters, one word per
-# load: "default" or percpu_kb=N).
+# check, e.g. "icount bbcount bbcount_blocks": bbcount_blocks is the sum of
+# bbcount's per-block counters, which must not drop anything), WINDOWS (insmod
+# parameters, one word per load: "default", or parameters joined by '+' such
+# as percpu_kb=32+bb_max=1024).
 # For each tool: the count of one getppid alone (C1), then N calls on one
 # CPU (must be N*C1: the call is deterministic), then N calls on each of two
 # CPUs at once (must be 2N*C1: no increment lost).  getppid is attached
@@ -18,6 +20,9 @@ count() {
   case $1 in
     icount) $K report | awk '$1=="instructions"{print $2}' ;;
     bbcount) $K report | sed -n 's/^tool bbcount: blocks executed \([0-9]*\),.*/\1/p' ;;
+    # the per-block counters, summed (the tool is bbcount)
+    bbcount_blocks) $K blocks | awk '$1 ~ /^0x/ {s += $2} $1=="dropped" && $2 != 0 {bad=1}
+                                     END {if (!bad) print s + 0}' ;;
   esac
 }
 # run TOOL CALLS THREADS: reset, run smp_race, print the count
@@ -29,8 +34,11 @@ run() {
 
 # Both per-CPU windows: the default static one (gs:disp32) and a dynamic
 # __alloc_percpu block (beyond disp32 on this kernel: through a register).
-for params in $WINDOWS; do
-  w=${params#*=}; [ "$params" != default ] || { params=""; w=static; }
+for load in $WINDOWS; do
+  # one word per load: parameters joined by '+'; the label keeps the values
+  params=$(echo "$load" | tr + ' ')
+  w=$(echo "$load" | sed 's/percpu_kb=//; s/+bb_max=/_bb/')
+  [ "$load" != default ] || { params=""; w=static; }
   # shellcheck disable=SC2086  # params is one word or none
   insmod ./kjit.ko $params || { fail "insmod_$w"; continue; }
   note_modules
@@ -38,7 +46,7 @@ for params in $WINDOWS; do
   config_base
   for tool in $TOOLS; do
     step "$tool, window $w"
-    config "config_${tool}_$w" "$tool" || continue
+    config "config_${tool}_$w" "${tool%_blocks}" || continue
     $K attach getppid > /dev/null || { fail "attach_${tool}_$w"; continue; }
     # Translate the path first: the counts below are of steady-state runs.
     run "$tool" 100 1 > /dev/null
@@ -65,6 +73,13 @@ for params in $WINDOWS; do
       pass "${tool}_${w}_two_cpus" "2 x $N concurrent calls (${ov}% overlap): $both = 2 x $N x $c1"
     else
       fail "${tool}_${w}_two_cpus" "2 x $N concurrent calls (${ov}% overlap): ${both:-?}, want $want (lost $((want - ${both:-0})))"
+    fi
+    if [ "$tool" = bbcount_blocks ]; then
+      # where the per-block counters live: per-CPU only where bb_max of them fit
+      storage=$($K report | sed -n 's/^tool bbcount:.*(\(.*\))$/\1/p')
+      case "$w" in *_bb*) want_storage=per-CPU ;; *) want_storage="locked adds" ;; esac
+      if [ "$storage" = "$want_storage" ]; then pass "bbcount_storage_$w" "$storage"
+      else fail "bbcount_storage_$w" "per-block counters: ${storage:-?}, want $want_storage"; fi
     fi
     $K stats > "stats-$tool-$w.txt"
     $K detach all > /dev/null

@@ -6,9 +6,11 @@
 #   round-robin TCG never interleaves one read-modify-write with another
 #   vCPU's, so a lost update cannot show there.  Voluntary preemption only:
 #   the check is of counter storage, not of the preemption paths.
-# Env: KJIT_EXACT_N (100000 calls per CPU), KJIT_EXACT_TOOLS ("icount bbcount"),
-#   KJIT_EXACT_WINDOWS ("default percpu_kb=16": one module load each, the
-#   static and the dynamic per-CPU window),
+# Env: KJIT_EXACT_N (100000 calls per CPU), KJIT_EXACT_TOOLS ("icount bbcount
+#   bbcount_blocks"), KJIT_EXACT_WINDOWS ("default percpu_kb=16
+#   percpu_kb=32+bb_max=1024": one module load each, the static and the
+#   dynamic per-CPU window; bbcount's per-block counters are locked adds in
+#   the first two and per-CPU in the third, where bb_max counters fit),
 #   KJIT_EXACT_KO (the module to test; default BUILD_DIR/module/kjit.ko).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -23,8 +25,8 @@ share_new "$share"
 share_kjit "$share" "$ko" "$root"
 share_program "$share" smp_race "$root/tests/guest/smp_race.c" -pthread
 share_script "$share" "$root/tests/guest/exact-smp-guest.sh" \
-  N="${KJIT_EXACT_N:-100000}" TOOLS="${KJIT_EXACT_TOOLS:-icount bbcount}" \
-  WINDOWS="${KJIT_EXACT_WINDOWS:-default percpu_kb=16}"
+  N="${KJIT_EXACT_N:-100000}" TOOLS="${KJIT_EXACT_TOOLS:-icount bbcount bbcount_blocks}" \
+  WINDOWS="${KJIT_EXACT_WINDOWS:-default percpu_kb=16 percpu_kb=32+bb_max=1024}"
 echo "exact-smp: booting (multi-threaded TCG)"
 fail=0 rc=0
 "$root/tools/lab/run-guest.sh" --share "$share" --script "$share/run.sh" --smp 2 --mem 1024 \

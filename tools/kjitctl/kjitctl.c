@@ -284,7 +284,8 @@ static unsigned long long unknown_departures(const struct kjit_ioc_stats *s)
 {
   unsigned long long known = s->completed + s->left_native_call + s->left_native_insn +
                              s->left_declined + s->left_cache_full + s->left_sleep_full +
-                             s->left_sleep_off + s->sleep_lost + s->task_exits + s->sleeping;
+                             s->left_sleep_off + s->sleep_lost + s->task_exits + s->sleeping +
+                             s->kjit_control;
   return s->entered > known ? s->entered - known : 0;
 }
 
@@ -294,17 +295,20 @@ static unsigned long long unknown_departures(const struct kjit_ioc_stats *s)
  * with it (stderr when stdout is data for another tool). */
 static void print_completion(FILE *out, const struct kjit_ioc_stats *s)
 {
-  unsigned long long ended = s->entered > s->sleeping ? s->entered - s->sleeping : 0;
+  unsigned long long not_ended = s->sleeping + s->kjit_control;
+  unsigned long long ended = s->entered > not_ended ? s->entered - not_ended : 0;
   double pct = ended ? 100.0 * (double)(s->completed + s->task_exits) / (double)ended : 100.0;
   fprintf(out, "completion %.3f%% (%llu returned and %llu ended in their task's exit in the cache, of %llu"
           " entries that ended; left: native_call %llu,"
           " native_insn %llu, declined %llu, cache_full %llu, sleep_not_followed %llu, unknown %llu;"
-          " asleep %llu)\n", pct, (unsigned long long)s->completed, (unsigned long long)s->task_exits,
+          " asleep %llu; calls into kjit's own device, not counted: %llu)\n", pct,
+          (unsigned long long)s->completed, (unsigned long long)s->task_exits,
           ended, (unsigned long long)s->left_native_call,
           (unsigned long long)s->left_native_insn, (unsigned long long)s->left_declined,
           (unsigned long long)s->left_cache_full,
           (unsigned long long)(s->left_sleep_full + s->left_sleep_off + s->sleep_lost),
-          unknown_departures(s), (unsigned long long)s->sleeping);
+          unknown_departures(s), (unsigned long long)s->sleeping,
+          (unsigned long long)s->kjit_control);
 }
 
 /* The statistics a report starts with (its completion line or field). */
@@ -321,11 +325,12 @@ static void json_open(const char *tool)
   printf(", \"completion\": {\"entered\": %llu, \"completed\": %llu, \"left_native_call\": %llu,"
          " \"left_native_insn\": %llu, \"left_declined\": %llu, \"left_cache_full\": %llu,"
          " \"left_sleep_not_followed\": %llu, \"left_unknown\": %llu, \"asleep\": %llu,"
-         " \"task_exit\": %llu}", (unsigned long long)s->entered, (unsigned long long)s->completed,
+         " \"task_exit\": %llu, \"kjit_control\": %llu}", (unsigned long long)s->entered, (unsigned long long)s->completed,
          (unsigned long long)s->left_native_call, (unsigned long long)s->left_native_insn,
          (unsigned long long)s->left_declined, (unsigned long long)s->left_cache_full,
          (unsigned long long)(s->left_sleep_full + s->left_sleep_off + s->sleep_lost),
-         unknown_departures(s), (unsigned long long)s->sleeping, (unsigned long long)s->task_exits);
+         unknown_departures(s), (unsigned long long)s->sleeping, (unsigned long long)s->task_exits,
+         (unsigned long long)s->kjit_control);
 }
 
 static int cmd_stats(void)
@@ -342,7 +347,7 @@ static int cmd_stats(void)
   P(stop_addresses);
   P(entered); P(completed); P(left_native_call); P(left_native_insn); P(left_declined);
   P(left_cache_full); P(left_sleep_full); P(left_sleep_off); P(sleep_lost); P(task_exits);
-  P(sleeps_followed); P(sleeps_resumed); P(sleeping);
+  P(sleeps_followed); P(sleeps_resumed); P(sleeping); P(kjit_control);
   printf("%-18s %llu\n", "left_unknown", unknown_departures(&s));
   printf("%-18s %s\n", "tool", s.tool < 8 ? tool_names[s.tool] : "?");
   print_completion(stdout, &s);
@@ -517,8 +522,9 @@ static int cmd_report(int json, int fold, int trace)
       size_t k = aggregate(recs, n, p);
       /* counters: the module's own records, before merging by address;
        * equal to distinct when it keeps one counter per block or routine. */
-      if (!json) printf("tool %s: %s %llu, distinct %zu, counters %llu\n", tn, r.tool == KJIT_TOOL_BBCOUNT ? "blocks executed" : "routines", (unsigned long long)(r.tool == KJIT_TOOL_BBCOUNT ? r.scalars[0] : k), k, (unsigned long long)n);
-      else if (r.tool == KJIT_TOOL_BBCOUNT) { json_open("bbcount"); printf(", \"total\": %llu, \"counters\": %llu, \"dropped\": %llu, \"data\": ", (unsigned long long)r.scalars[0], (unsigned long long)n, (unsigned long long)r.scalars[1]); }
+      const char *storage = r.tool != KJIT_TOOL_BBCOUNT ? "" : r.scalars[2] ? " (per-CPU)" : " (locked adds)";
+      if (!json) printf("tool %s: %s %llu, distinct %zu, counters %llu%s\n", tn, r.tool == KJIT_TOOL_BBCOUNT ? "blocks executed" : "routines", (unsigned long long)(r.tool == KJIT_TOOL_BBCOUNT ? r.scalars[0] : k), k, (unsigned long long)n, storage);
+      else if (r.tool == KJIT_TOOL_BBCOUNT) { json_open("bbcount"); printf(", \"total\": %llu, \"counters\": %llu, \"counters_percpu\": %s, \"dropped\": %llu, \"data\": ", (unsigned long long)r.scalars[0], (unsigned long long)n, r.scalars[2] ? "true" : "false", (unsigned long long)r.scalars[1]); }
       else { json_open("entry_count"); printf(", \"counters\": %llu, \"dropped\": %llu, \"data\": ", (unsigned long long)n, (unsigned long long)r.scalars[1]); }
       print_pcnt(r.tool == KJIT_TOOL_BBCOUNT ? "blocks" : "calls", p, k, json, 0, json ? -1 : dropped_of(&r));
       if (json) printf("}\n");

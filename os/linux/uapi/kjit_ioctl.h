@@ -97,6 +97,11 @@ struct kjit_ioc_stats {
   __u64 sleeps_followed;       /* sleeps that will go on in the cache     */
   __u64 sleeps_resumed;        /* ... that did                            */
   __u64 sleeping;              /* asleep now, to be followed              */
+  /* Entries that called into kjit's own device (kjitctl's open and ioctls
+   * while attached to them): they leave the cache by design, before kjit
+   * reconfigures itself, and are not part of the completion fraction.
+   * Not included in left_native_call. */
+  __u64 kjit_control;
 };
 
 /* Built-in tools (the paper's examples in plugins/, plus callstack, a
@@ -129,7 +134,8 @@ struct kjit_ioc_config {
 
 /* Results of the active tool.  scalars: icount [0]=count; bbcount [0]=total,
  * [1]=dropped (block translations that found the per-block table full: their
- * executions are in the total only); calltrace [0]=head, [1]=dropped (oldest
+ * executions are in the total only), [2]=1 when the per-block counters are
+ * per-CPU (else locked adds: both exact); calltrace [0]=head, [1]=dropped (oldest
  * targets overwritten by the ring); branch_hints executed,taken,right,wrong,
  * hinted,hint_right; lock_contention attempts,failures; entry_count
  * [1]=dropped (calls whose routine found the table full); callstack

@@ -53,6 +53,7 @@ setup() {
   case "$CONFIG" in
     native) ;;
     kjit-none)            kjit_load "" none ;;
+    kjit-none-nofollow)   kjit_load "" none follow_sleeps=0 ;;
     kjit-syscount)        kjit_load "" entry_count ;;
     kjit-calltrace)       kjit_load "" calltrace ;;
     kjit-bbcount)         kjit_load "" bbcount ;;

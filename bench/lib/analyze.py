@@ -12,13 +12,14 @@ import json, math, os, statistics, sys
 
 MICRO = ["null", "read", "write", "stat", "fstat", "openclose", "select",
          "siginstall", "sigdeliver", "pipe", "fork", "exec"]
-CONFIGS = ["native", "kjit-none", "kjit-syscount", "kjit-calltrace", "kjit-bbcount",
+CONFIGS = ["native", "kjit-none", "kjit-none-nofollow", "kjit-syscount", "kjit-calltrace", "kjit-bbcount",
            "kjit-icount", "kjit-icount-dynpcpu", "kjit-bb-noliveness", "kjit-bb-noinline", "kjit-bb-noopt",
            "kjit-flush", "kjit-cache64", "kjit-cache256", "kjit-cache1024",
            "kprobe-sys", "kprobe-call", "kprobe-bb", "ftrace-func", "bpftrace"]
 DESC = {
     "native": "native (both runs native: the noise floor)",
     "kjit-none": "kjit, no instrumentation",
+    "kjit-none-nofollow": "kjit, no instrumentation, invocations not followed through the scheduler (follow_sleeps=0: they leave the cache at their call into it)",
     "kjit-syscount": "kjit, per-syscall counting (entry_count)",
     "kjit-calltrace": "kjit, call tracing",
     "kjit-bbcount": "kjit, block counting",
@@ -69,6 +70,21 @@ def kv(path):
     except OSError:
         pass
     return d
+
+
+def completion(stats, base):
+    """The share of the entries that ended which the cache followed to their
+    end, as kjitctl computes it (tools/kjitctl: print_completion), counted
+    since the snapshot `base` (the counts run from the engine's creation;
+    `sleeping` is a gauge)."""
+    if "entered" not in stats:
+        return None
+    d = lambda k: stats.get(k, 0) - base.get(k, 0)
+    ended = d("entered") - stats.get("sleeping", 0) + base.get("sleeping", 0) - d("kjit_control")
+    done = d("completed") + d("task_exits")
+    return {"percent": round(100.0 * done / ended, 3) if ended > 0 else 100.0, "ended": ended,
+            "completed": done, "sleeps_followed": d("sleeps_followed"),
+            "left_sleep_off": d("left_sleep_off"), "left_native_call": d("left_native_call")}
 
 
 def geomean(xs):
@@ -131,12 +147,17 @@ def main():
                 C["micro_geomean"] = round(g, 4)
             elif g:
                 C["micro_geomean_partial"] = round(g, 4)
+            base = {}
             for w in ("micro", "macro"):
                 s = kv(os.path.join(od, f"rep{reps[-1]}-stats-{w}.txt")) if reps else {}
                 keep = {k: s[k] for k in ("cache_bytes_used", "arena_bytes_used", "flushes", "blocks_built",
                                           "registered", "failed", "hits", "optimized", "cache_size") if k in s}
                 if keep:
                     C["memory"][w] = keep
+                done = completion(s, base)
+                if done:
+                    C.setdefault("completion", {})[w] = done
+                base = s
             try:
                 C["notes"] = [l.strip() for l in open(os.path.join(od, "setup.log")) if l.strip()][-6:]
             except OSError:
@@ -192,6 +213,17 @@ def main():
             probes = "%s/%s" % (mi.get("registered", "-"), mi.get("failed", "-")) if "registered" in mi else "-"
             L.append("| %s | %s | %s | %s | %s | %s/%s | %s |" % (cfg, mi.get("cache_bytes_used", "-"), mi.get("arena_bytes_used", "-"),
                      ma.get("cache_bytes_used", "-"), ma.get("arena_bytes_used", "-"), mi.get("flushes", "-"), ma.get("flushes", "-"), probes))
+        rows = [(cfg, M[cfg]["completion"]) for cfg in CONFIGS if M.get(cfg, {}).get("completion")]
+        if rows:
+            L += ["", "Completion (kjitctl stats after each workload: entries followed to their return or their "
+                  "task's exit in the cache, of the entries that ended; kjitctl's own calls left out):", "",
+                  "| configuration | micro | micro entries | macro | macro entries | sleeps followed (micro/macro) |",
+                  "|---|---|---|---|---|---|"]
+            for cfg, c in rows:
+                mi, ma = c.get("micro", {}), c.get("macro", {})
+                L.append("| %s | %s%% | %s | %s%% | %s | %s/%s |" % (cfg, mi.get("percent", "-"), mi.get("ended", "-"),
+                         ma.get("percent", "-"), ma.get("ended", "-"), mi.get("sleeps_followed", "-"),
+                         ma.get("sleeps_followed", "-")))
         L += ["", "![overview %s](overview-%s.svg)" % (mode, mode), ""]
         L += targets(M, mode)
     L += ["", "Configurations:", ""] + ["- `%s`: %s" % (c, DESC[c]) for c in CONFIGS]

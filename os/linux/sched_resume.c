@@ -61,6 +61,10 @@ static unsigned int sleepers_max = 4096;
 module_param(sleepers_max, uint, 0444);
 MODULE_PARM_DESC(sleepers_max, "tasks asleep in an instrumented invocation that can be followed at once (more are counted as not followed)");
 
+static bool follow_sleeps = true;
+module_param(follow_sleeps, bool, 0444);
+MODULE_PARM_DESC(follow_sleeps, "follow invocations through the scheduler (0: they leave the cache at their call into it, as native calls; for measuring what following costs)");
+
 /* How far from its hash position a sleeper may be parked. */
 #define KJIT_SLEEPER_PROBES 16
 
@@ -212,6 +216,10 @@ int kjit_sched_resume_init(void (*stub)(void))
 	unsigned int n = roundup_pow_of_two(clamp(sleepers_max, 64u, 1u << 20));
 	int ret;
 
+	if (!follow_sleeps) {
+		pr_info("follow_sleeps=0: invocations leave the cache where they call the scheduler\n");
+		return -EPERM;
+	}
 	return_stub = (u64)(unsigned long)stub;
 	kjit_schedule_fn = kjit_ksym("__schedule");
 	for_each_kernel_tracepoint(find_switch_tp, NULL);

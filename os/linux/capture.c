@@ -144,6 +144,8 @@ static void cap_on_block(struct kjit_block *block, void *arg)
 	last = kjit_block_insn(block, n - 1);
 	if (kjit_insn_is_call(last) && kjit_insn_cf_class(last) != KJIT_CF_FENTRY)
 		flags |= KJIT_CAPF_BLOCK_ENDS_IN_CALL;
+	if (!kjit_insn_is_branch(last))
+		flags |= KJIT_CAPF_BLOCK_CUT;
 	/* A sleep the cache follows: the replay skips it, up to its RESUME. */
 	if (sched_funnel && kjit_insn_is_call(last) && kjit_insn_branch_target(last) == sched_funnel)
 		kjit_insert_call(last, KJIT_IPOINT_BEFORE, (void *)kjit_cap_sleep, 3,

@@ -103,7 +103,7 @@ std::string parse_blocks(const std::vector<uint8_t> &p, ReplayLog *out) {
     in.u32(&b.ninsns);
     in.u32(&b.flags);
     if (b.ninsns == 0 || b.ninsns > KJIT_CAPF_BLOCK_MAX_INSNS) return rec("BLOCKS", i) + "bad instruction count";
-    if (b.flags & ~KJIT_CAPF_BLOCK_ENDS_IN_CALL) return rec("BLOCKS", i) + "unknown flags";
+    if (b.flags & ~KJIT_CAPF_BLOCK_FLAGS_MASK) return rec("BLOCKS", i) + "unknown flags";
   }
   return "";
 }
@@ -119,7 +119,7 @@ std::string parse_resumes(const std::vector<uint8_t> &p, ReplayLog *out) {
   out->resumes.resize(count);
   for (size_t i = 0; i < count; i++) {
     LoggedResume &r = out->resumes[i];
-    uint32_t reserved;
+    uint32_t reserved = 0;
     in.u64(&r.pc);
     in.u64(&r.target);
     in.u64(&r.ret);
@@ -185,6 +185,12 @@ const char *end_reason_name(EndReason r) {
     case EndReason::kSlept: return "slept";
   }
   return "?";
+}
+
+uint64_t ReplayLog::kernel_blocks() const {
+  uint64_t n = 0;
+  for (const LoggedBlock &b : blocks) n += !(b.flags & KJIT_CAPF_BLOCK_CUT);
+  return n;
 }
 
 uint64_t ReplayLog::kernel_icount() const {

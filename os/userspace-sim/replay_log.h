@@ -60,7 +60,7 @@ struct LoggedResume {
 struct LoggedBlock {
   uint64_t pc = 0;
   uint32_t ninsns = 0;
-  uint32_t flags = 0;  // bit 0: the block ends in a call
+  uint32_t flags = 0;  // bit 0: the block ends in a call; bit 1: cut by the size limit
 };
 
 enum class EndReason : uint32_t {
@@ -91,10 +91,11 @@ struct ReplayLog {
 
   // What the kernel's tools saw for this invocation, derived from the block
   // sequence (the icount tool adds each block's size when it runs; bbcount
-  // counts blocks; calltrace logs the block after each call, or the
+  // counts blocks, a block cut by the engine's size limit together with
+  // the one that continues it; calltrace logs the block after each call, or the
   // funnel for a call that slept: the block after it is its return).
   uint64_t kernel_icount() const;
-  uint64_t kernel_blocks() const { return blocks.size(); }
+  uint64_t kernel_blocks() const;  // blocks that end in a transfer
   std::vector<uint64_t> kernel_call_trace() const;
 };
 

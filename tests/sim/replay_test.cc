@@ -159,5 +159,15 @@ TEST(Replay, TamperedLogIsDetected) {
   EXPECT_FALSE(rep.ok);
 }
 
+// bbcount counts a block the engine's size limit cut together with the
+// block that continues it: the kernel-side count leaves the cut one out.
+TEST(Replay, CutBlocksAreCountedWithTheirContinuation) {
+  ReplayLog log;
+  log.blocks = {{0x1000, 64, KJIT_CAPF_BLOCK_CUT}, {0x1100, 3, 1}, {0x2000, 2, 0}};
+  EXPECT_EQ(log.kernel_blocks(), 2u);
+  EXPECT_EQ(log.kernel_icount(), 69u);
+  EXPECT_EQ(log.kernel_call_trace(), std::vector<uint64_t>{0x2000});
+}
+
 }  // namespace
 }  // namespace kjit::sim

@@ -45,7 +45,7 @@ struct kjit_cap_stack { struct kjit_cap_rec h; uint64_t base, size, from; };
 struct kjit_cap_block {
   struct kjit_cap_rec h;
   uint64_t pc;
-  uint32_t ninsns, flags;         /* KJIT_CAPF_BLOCK_ENDS_IN_CALL */
+  uint32_t ninsns, flags;         /* KJIT_CAPF_BLOCK_ENDS_IN_CALL, _CUT */
 };
 struct kjit_cap_read {
   struct kjit_cap_rec h;
@@ -136,6 +136,11 @@ struct kjit_capf_nondet { uint64_t pc, dest, rcx, rdx, rbx, rflags; };
 /* BLOCKS: u32 count, then these. */
 struct kjit_capf_block { uint64_t pc; uint32_t ninsns, flags; };
 #define KJIT_CAPF_BLOCK_ENDS_IN_CALL 1u
+/* The block ends without a control transfer (the engine's size limit cut
+ * it): the next block continues it, and a block count leaves it out, as
+ * the bbcount tool does. */
+#define KJIT_CAPF_BLOCK_CUT 2u
+#define KJIT_CAPF_BLOCK_FLAGS_MASK 3u
 #define KJIT_CAPF_BLOCK_MAX_INSNS 4096u
 /* RESUME: u32 count, then these (the module's kjit_cap_resume without its
  * header; reserved is 0). */

@@ -188,8 +188,11 @@ class LogServer {
     const bool logged = st_.resumes < log_.resumes.size() && log_.resumes[st_.resumes].pc == orig;
     if (!logged) {
       if (funnel_ && direct_call_target(emu, pc, size) == funnel_)
-        problem(emu, pc, "a call into the scheduler at " + hex(orig) + " and no RESUME record left (" +
-                             std::to_string(log_.resumes.size()) + " sleeps logged)");
+        problem(emu, pc, "a call into the scheduler at " + hex(orig) + " and " +
+                             (st_.resumes < log_.resumes.size()
+                                  ? "the next RESUME record is for the call at " + hex(log_.resumes[st_.resumes].pc)
+                                  : "no RESUME record left (" + std::to_string(log_.resumes.size()) +
+                                        " sleeps logged)"));
       return false;
     }
     const uint64_t target = log_.resumes[st_.resumes].target, ret = log_.resumes[st_.resumes].ret;

@@ -2,7 +2,8 @@
 // replay-log parser (replay_log.cc) on arbitrary bytes.  They must return an
 // error or a capture that validates, and a parsed capture must serialise and
 // load back to the same log; never crash, hang or read out of bounds (ASan).
-// Seeds: fuzz/corpus/fuzz_capture_loader (real kernel captures).
+// Seeds: fuzz/corpus/fuzz_capture_loader (real kernel captures, one of a
+// read that slept: its RESUME section).
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -28,7 +29,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (!parse_capture(bytes.data(), bytes.size(), &again).empty()) abort();
   if (!parse_replay_log(again, &log2).empty()) abort();
   if (log2.reads.size() != log.reads.size() || log2.blocks.size() != log.blocks.size() ||
-      log2.nondets.size() != log.nondets.size() || log2.kernel_icount() != log.kernel_icount())
+      log2.nondets.size() != log.nondets.size() || log2.resumes.size() != log.resumes.size() ||
+      log2.kernel_icount() != log.kernel_icount() || log2.kernel_call_trace() != log.kernel_call_trace())
     abort();
   return 0;
 }

@@ -18,7 +18,12 @@
  *  - after rdtsc/rdtscp/rdrand/rdseed/rdpid/cpuid/rdmsr/rdpmc/in, their
  *    output registers and flags (NONDET); `out` is logged as NONDET too;
  *  - before every return, a check whether rsp is the entry's: the END of
- *    the invocation.
+ *    the invocation;
+ *  - before a call into the scheduler funnel (__schedule), a note of the
+ *    sleep, and at the first instruction of the block at its return address
+ *    three calls that take every GPR and rflags: the RESUME event, where the
+ *    task continues in the cache after it woke (sched_resume.c), perhaps on
+ *    another CPU.  The replay skips the funnel and loads these registers.
  * Implicit stack reads (pop, ret, leave) are served in replay by the stack
  * copy and the replayed pushes; everything else comes from the READ log.
  * Which instructions are string instructions, non-deterministic, or carry
@@ -47,6 +52,40 @@ static DEFINE_MUTEX(cap_mutex);
 static bool cap_registered;
 /* __schedule: calls to it are marked (kjit_cap_sleep). */
 static u64 sched_funnel;
+
+/* Whether `pc` is the return address of a direct call to the funnel (how
+ * __schedule is called: it is static).  A false match costs three calls
+ * that find no pending sleep. */
+static bool cap_after_sched_call(u64 pc)
+{
+	u8 insn[5];
+	s32 rel;
+
+	if (!sched_funnel ||
+	    copy_from_kernel_nofault(insn, (void *)(unsigned long)(pc - sizeof(insn)), sizeof(insn)))
+		return false;
+	if (insn[0] != 0xe8)
+		return false;
+	memcpy(&rel, insn + 1, sizeof(rel));
+	return pc + (s64)rel == sched_funnel;
+}
+
+/* The RESUME event's three calls (every GPR, rflags, the pc). */
+static void cap_instrument_resume(struct kjit_insn *f)
+{
+	kjit_insert_call(f, KJIT_IPOINT_BEFORE, (void *)kjit_cap_resume_a, 6,
+			 KJIT_ARG_REG(KJIT_REG_RAX), KJIT_ARG_REG(KJIT_REG_RCX),
+			 KJIT_ARG_REG(KJIT_REG_RDX), KJIT_ARG_REG(KJIT_REG_RBX),
+			 KJIT_ARG_REG(KJIT_REG_RSP), KJIT_ARG_REG(KJIT_REG_RBP));
+	kjit_insert_call(f, KJIT_IPOINT_BEFORE, (void *)kjit_cap_resume_b, 6,
+			 KJIT_ARG_REG(KJIT_REG_RSI), KJIT_ARG_REG(KJIT_REG_RDI),
+			 KJIT_ARG_REG(KJIT_REG_R8), KJIT_ARG_REG(KJIT_REG_R9),
+			 KJIT_ARG_REG(KJIT_REG_R10), KJIT_ARG_REG(KJIT_REG_R11));
+	kjit_insert_call(f, KJIT_IPOINT_BEFORE, (void *)kjit_cap_resume_c, 6,
+			 KJIT_ARG_REG(KJIT_REG_R12), KJIT_ARG_REG(KJIT_REG_R13),
+			 KJIT_ARG_REG(KJIT_REG_R14), KJIT_ARG_REG(KJIT_REG_R15),
+			 KJIT_ARG_FLAGS(), KJIT_ARG_INSN_PC());
+}
 
 /* ---- instrumentation -------------------------------------------------- */
 
@@ -105,9 +144,15 @@ static void cap_on_block(struct kjit_block *block, void *arg)
 	last = kjit_block_insn(block, n - 1);
 	if (kjit_insn_is_call(last) && kjit_insn_cf_class(last) != KJIT_CF_FENTRY)
 		flags |= KJIT_CAPF_BLOCK_ENDS_IN_CALL;
-	/* A sleep the cache follows, which no replay can go through. */
-	if (sched_funnel && kjit_insn_branch_target(last) == sched_funnel)
-		kjit_insert_call(last, KJIT_IPOINT_BEFORE, (void *)kjit_cap_sleep, 0);
+	if (!kjit_insn_is_branch(last))
+		flags |= KJIT_CAPF_BLOCK_CUT;
+	/* A sleep the cache follows: the replay skips it, up to its RESUME. */
+	if (sched_funnel && kjit_insn_is_call(last) && kjit_insn_branch_target(last) == sched_funnel)
+		kjit_insert_call(last, KJIT_IPOINT_BEFORE, (void *)kjit_cap_sleep, 3,
+				 KJIT_ARG_INSN_PC(), KJIT_ARG_CONST(sched_funnel),
+				 KJIT_ARG_CONST(kjit_insn_pc(last) + kjit_insn_length(last)));
+	if (cap_after_sched_call(pc))
+		cap_instrument_resume(kjit_block_insn(block, 0));
 	if (pc == kjit_caplog_target()) {
 		struct kjit_insn *f = kjit_block_insn(block, 0);
 

@@ -42,6 +42,16 @@ static struct task_struct *cap_owner;
 static u64 cap_entry_sp;        /* rsp at the entry (points at the return address) */
 static bool cap_slept;          /* the open invocation called the scheduler */
 
+/* The owner's sleep between its call into the funnel and its RESUME event,
+ * and the registers the RESUME calls gather at the return address (one
+ * invocation is recorded at a time, by its owner only). */
+struct cap_sleep_state {
+	u64 pc, target, ret;
+	u64 gpr[16];
+	bool pending;
+};
+static struct cap_sleep_state cap_sleeping;
+
 /* ---- buffers ---------------------------------------------------------- */
 
 static void *cap_reserve(struct cap_buf *b, u32 len, u32 type, bool end_record)
@@ -172,6 +182,7 @@ void kjit_cap_entry_a(u64 rax, u64 rcx, u64 rdx, u64 rbx, u64 rsp, u64 rbp)
 	cap_open = b;
 	cap_entry_sp = rsp;
 	cap_slept = false;
+	cap_sleeping.pending = false;
 }
 
 void kjit_cap_entry_b(u64 rsi, u64 rdi, u64 r8, u64 r9, u64 r10, u64 r11)
@@ -361,12 +372,75 @@ void kjit_cap_nondet(u64 pc, u64 dest, u64 rcx, u64 rdx, u64 rbx, u64 flags)
 	cap_commit(&ev, r);
 }
 
-/* The owner calls the scheduler funnel: its invocation will be whole (the
- * cache follows it through the sleep) but not replayable. */
-void kjit_cap_sleep(void)
+/* The owner calls the scheduler funnel at `pc`; the cache follows it
+ * through the sleep and continues at `ret`, where its RESUME event is
+ * recorded. */
+void kjit_cap_sleep(u64 pc, u64 target, u64 ret)
 {
-	if (is_owner())
-		cap_slept = true;
+	if (!is_owner())
+		return;
+	cap_flush_pending();
+	cap_slept = true;
+	cap_sleeping = (struct cap_sleep_state){ .pc = pc, .target = target, .ret = ret, .pending = true };
+}
+
+void kjit_cap_resume_a(u64 rax, u64 rcx, u64 rdx, u64 rbx, u64 rsp, u64 rbp)
+{
+	u64 *g = cap_sleeping.gpr;
+
+	if (!is_owner() || !cap_sleeping.pending)
+		return;
+	g[KJIT_REG_RAX] = rax;
+	g[KJIT_REG_RCX] = rcx;
+	g[KJIT_REG_RDX] = rdx;
+	g[KJIT_REG_RBX] = rbx;
+	g[KJIT_REG_RSP] = rsp;
+	g[KJIT_REG_RBP] = rbp;
+}
+
+void kjit_cap_resume_b(u64 rsi, u64 rdi, u64 r8, u64 r9, u64 r10, u64 r11)
+{
+	u64 *g = cap_sleeping.gpr;
+
+	if (!is_owner() || !cap_sleeping.pending)
+		return;
+	g[KJIT_REG_RSI] = rsi;
+	g[KJIT_REG_RDI] = rdi;
+	g[KJIT_REG_R8] = r8;
+	g[KJIT_REG_R9] = r9;
+	g[KJIT_REG_R10] = r10;
+	g[KJIT_REG_R11] = r11;
+}
+
+/* The last of the three: the record is written whole, and only at the
+ * sleep's own return address. */
+void kjit_cap_resume_c(u64 r12, u64 r13, u64 r14, u64 r15, u64 flags, u64 pc)
+{
+	struct cap_sleep_state *st = &cap_sleeping;
+	struct kjit_cap_resume *r;
+
+	if (!is_owner() || !st->pending || pc != st->ret)
+		return;
+	st->pending = false;
+	st->gpr[KJIT_REG_R12] = r12;
+	st->gpr[KJIT_REG_R13] = r13;
+	st->gpr[KJIT_REG_R14] = r14;
+	st->gpr[KJIT_REG_R15] = r15;
+	cap_flush_pending();
+	r = ev_reserve(sizeof(*r), KJIT_CAP_RESUME);
+	if (!r)
+		return;
+	r->pc = st->pc;
+	r->target = st->target;
+	r->ret = st->ret;
+	memcpy(r->gpr, st->gpr, sizeof(r->gpr));
+	r->rflags = flags;
+	preempt_disable();
+	r->gs_base = this_cpu_read(this_cpu_off);
+	r->cpu = smp_processor_id();
+	preempt_enable();
+	r->pad = 0;
+	cap_commit(&ev, r);
 }
 
 void kjit_cap_ret(u64 pc, u64 rsp)

@@ -21,7 +21,10 @@ void kjit_cap_load_after(void);
 void kjit_cap_string(u64 pc, u64 rsi, u64 rdi, u64 rcx, u64 flags, u64 kind);
 void kjit_cap_nondet(u64 pc, u64 dest, u64 rcx, u64 rdx, u64 rbx, u64 flags);
 void kjit_cap_ret(u64 pc, u64 rsp);
-void kjit_cap_sleep(void);
+void kjit_cap_sleep(u64 pc, u64 target, u64 ret);
+void kjit_cap_resume_a(u64 rax, u64 rcx, u64 rdx, u64 rbx, u64 rsp, u64 rbp);
+void kjit_cap_resume_b(u64 rsi, u64 rdi, u64 r8, u64 r9, u64 r10, u64 r11);
+void kjit_cap_resume_c(u64 r12, u64 r13, u64 r14, u64 r15, u64 flags, u64 pc);
 
 /* Control (capture.c, under its mutex). */
 int kjit_caplog_prepare(u64 target, u32 pid, u32 count, u32 ev_kb, u32 code_kb);

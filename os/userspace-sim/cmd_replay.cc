@@ -54,8 +54,8 @@ int cmd_replay(int argc, char **argv) {
     fprintf(stderr, "error: %s\n", err.c_str());
     return 2;
   }
-  printf("%s: %s, %zu blocks, %zu reads, %zu nondet, kernel end %s\n", path.c_str(), cap.name.c_str(),
-         log.blocks.size(), log.reads.size(), log.nondets.size(), end_reason_name(log.kernel.end));
+  printf("%s: %s, %zu blocks, %zu reads, %zu nondet, %zu sleeps, kernel end %s\n", path.c_str(), cap.name.c_str(),
+         log.blocks.size(), log.reads.size(), log.nondets.size(), log.resumes.size(), end_reason_name(log.kernel.end));
   printf("%s", rep.text().c_str());
   double t = rep.original.seconds;
   uint64_t n = rep.original.insns;
@@ -63,9 +63,9 @@ int cmd_replay(int argc, char **argv) {
     t += r.seconds;
     n += r.insns;
   }
-  printf("summary: %s; %llu kernel insns, %zu blocks; replay %.1f ms for %zu runs (%.2f M insns/s)\n",
+  printf("summary: %s; %llu kernel insns, %zu blocks, %zu sleeps; replay %.1f ms for %zu runs (%.2f M insns/s)\n",
          rep.ok ? "ok" : "FAILED", static_cast<unsigned long long>(log.kernel_icount()), log.blocks.size(),
-         t * 1e3, 1 + rep.translated.size(), t > 0 ? n / t / 1e6 : 0.0);
+         log.resumes.size(), t * 1e3, 1 + rep.translated.size(), t > 0 ? n / t / 1e6 : 0.0);
   return rep.ok ? 0 : 1;
 }
 

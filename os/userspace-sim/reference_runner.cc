@@ -115,10 +115,12 @@ void ReferenceCounter::on_insn(Emulator &emu, uint64_t pc) {
   } else if (have_prev_ && prev_.transfer) {
     counts_.blocks++;
     if (prev_.call) {
-      counts_.call_trace.push_back(pc);
-      counts_.routine_entries[pc]++;
+      const uint64_t target = call_target_ ? call_target_ : pc;
+      counts_.call_trace.push_back(target);
+      counts_.routine_entries[target]++;
     }
   }
+  call_target_ = 0;
   counts_.instructions++;
   InsnClass c;
   if (!classifier_.classify(emu, pc, &c)) c = InsnClass{};  // the run will fault here

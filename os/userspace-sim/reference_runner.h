@@ -95,6 +95,10 @@ class ReferenceCounter {
   void attach(Emulator &emu);  // hooks every address
   void finish(Emulator &emu);  // resolves the last pending branch/cmpxchg
   const ReferenceCounts &counts() const { return counts_; }
+  // The call that just ran went to `target`, though execution continues
+  // elsewhere (a replay skips a call into the scheduler and resumes at its
+  // return address): the call trace and routine entries name `target`.
+  void call_went_to(uint64_t target) { call_target_ = target; }
 
  private:
   void on_insn(Emulator &emu, uint64_t pc);
@@ -107,6 +111,7 @@ class ReferenceCounter {
   bool first_ = true;
   bool have_prev_ = false;
   uint64_t prev_pc_ = 0;
+  uint64_t call_target_ = 0;  // call_went_to, for the previous instruction
   InsnClass prev_;
 };
 

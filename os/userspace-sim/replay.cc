@@ -81,6 +81,15 @@ bool address_only_at(const Emulator &emu, uint64_t pc) {
   return i + 1 < n && b[i] == 0x0f && (b[i + 1] == 0x1f || b[i + 1] == 0x18 || b[i + 1] == 0x0d);
 }
 
+// The target of a direct `call rel32` at `pc`, or 0.
+uint64_t direct_call_target(const Emulator &emu, uint64_t pc, uint32_t size) {
+  uint8_t b[5];
+  if (size != 5 || !emu.read(pc, b, 5) || b[0] != 0xe8) return 0;
+  int32_t rel;
+  memcpy(&rel, b + 1, 4);
+  return pc + 5 + static_cast<int64_t>(rel);
+}
+
 // Serves the log to one run.  `to_orig` maps an executing pc to the
 // original instruction's pc (0: not program code).
 class LogServer {
@@ -90,6 +99,26 @@ class LogServer {
   // pc too).
   LogServer(const Capture &cap, const ReplayLog &log, std::function<uint64_t(uint64_t)> to_orig, bool translated)
       : cap_(cap), log_(log), to_orig_(std::move(to_orig)), translated_(translated) {}
+
+  // The scheduler funnel (0: unknown), to name a sleep the log lacks.
+  void set_funnel(uint64_t funnel) { funnel_ = funnel; }
+  // Told the funnel's address when the original run skips a call into it.
+  void on_sleep(std::function<void(uint64_t target)> fn) { on_sleep_ = std::move(fn); }
+
+  // The translated run's scheduler gate, [rsp] = the return address: the
+  // next RESUME record's registers; returns where to continue, or 0 after
+  // failing the run.
+  uint64_t resume_at_gate(Emulator &emu) {
+    const uint64_t sp = emu.gpr(KJIT_REG_RSP);
+    uint64_t ret = 0;
+    if (!emu.read_u64(sp, &ret)) {
+      problem(emu, emu.rip(), "scheduler gate: stack unreadable");
+      return 0;
+    }
+    if (!take_resume(emu, ret, sp + 8)) return 0;
+    emu.mark_protocol_write(sp);  // the call's return address: the original run skips the call
+    return ret;
+  }
 
   void attach(Emulator &emu) {
     emu.add_code_hook(1, ~uint64_t{0}, [this](Emulator &e, uint64_t pc, uint32_t size) { on_insn(e, pc, size); });
@@ -139,6 +168,7 @@ class LogServer {
         st_.reads++;
       }
     }
+    if (!translated_ && first && sleep_at(emu, orig, pc, size)) return;
     if (st_.nondets < log_.nondets.size() && log_.nondets[st_.nondets].pc == orig) {
       const int dest = nondet_dest(emu, pc, size);
       if (dest < 0) return;  // not the instruction itself (instrumentation around it)
@@ -150,6 +180,52 @@ class LogServer {
       emu.set_rflags(n.rflags);
       emu.set_rip(pc + size);
     }
+  }
+
+  // The original run at a call: the next sleep's, or a call into the
+  // funnel with no record left.  True when the run continues elsewhere.
+  bool sleep_at(Emulator &emu, uint64_t orig, uint64_t pc, uint32_t size) {
+    const bool logged = st_.resumes < log_.resumes.size() && log_.resumes[st_.resumes].pc == orig;
+    if (!logged) {
+      if (funnel_ && direct_call_target(emu, pc, size) == funnel_)
+        problem(emu, pc, "a call into the scheduler at " + hex(orig) + " and " +
+                             (st_.resumes < log_.resumes.size()
+                                  ? "the next RESUME record is for the call at " + hex(log_.resumes[st_.resumes].pc)
+                                  : "no RESUME record left (" + std::to_string(log_.resumes.size()) +
+                                        " sleeps logged)"));
+      return false;
+    }
+    const uint64_t target = log_.resumes[st_.resumes].target, ret = log_.resumes[st_.resumes].ret;
+    const uint64_t sp = emu.gpr(KJIT_REG_RSP);
+    if (!take_resume(emu, ret, sp)) return true;
+    // What the call pushed, where the kernel's stack had it (not a
+    // program write: the translated run's push is the gate's protocol).
+    emu.write(sp - 8, &ret, 8);
+    emu.set_rip(ret);
+    if (on_sleep_) on_sleep_(target);
+    return true;
+  }
+
+  // Sets the registers of the next RESUME record, which must continue at
+  // `ret` with rsp `sp` (the stack as after the call's return).
+  bool take_resume(Emulator &emu, uint64_t ret, uint64_t sp) {
+    if (st_.resumes >= log_.resumes.size()) {
+      problem(emu, emu.rip(), "a sleep returning to " + hex(ret) + " and no RESUME record left");
+      return false;
+    }
+    const LoggedResume &r = log_.resumes[st_.resumes];
+    if (r.ret != ret || r.gpr[KJIT_REG_RSP] != sp) {
+      problem(emu, emu.rip(), "RESUME record " + std::to_string(st_.resumes) + " continues at " + hex(r.ret) +
+                                  " with rsp " + hex(r.gpr[KJIT_REG_RSP]) + ", the run sleeps returning to " +
+                                  hex(ret) + " with rsp " + hex(sp));
+      return false;
+    }
+    st_.resumes++;
+    // The GS base stays the run's: GS-relative reads after the wake-up are
+    // served at their offset from it (read_address), as before the sleep.
+    for (int g = 0; g < 16; g++) emu.set_gpr(g, r.gpr[g]);
+    emu.set_rflags(r.rflags);
+    return true;
   }
 
   bool is_copy(const Emulator &emu, uint64_t pc, uint64_t orig) const {
@@ -164,6 +240,8 @@ class LogServer {
   const ReplayLog &log_;
   std::function<uint64_t(uint64_t)> to_orig_;
   bool translated_;
+  uint64_t funnel_ = 0;
+  std::function<void(uint64_t)> on_sleep_;
   uint64_t last_orig_ = 0, last_block_ = 0;
   ServeState st_;
 };
@@ -213,8 +291,8 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
-ReplayRun run_original(const Capture &aug, const ReplayLog &log, const ThunkMap &thunks, const ReplayOptions &opt,
-                       ReferenceCounts *counts) {
+ReplayRun run_original(const Capture &aug, const ReplayLog &log, const ThunkMap &thunks, uint64_t funnel,
+                       const ReplayOptions &opt, ReferenceCounts *counts) {
   ReplayRun rr;
   rr.what = "original";
   const auto t0 = std::chrono::steady_clock::now();
@@ -230,6 +308,8 @@ ReplayRun run_original(const Capture &aug, const ReplayLog &log, const ThunkMap 
   ReferenceCounter counter(aug.entry_pc, thunks.empty() ? nullptr : &thunks);
   counter.attach(emu);  // first: a skipped nondet instruction still counts
   LogServer server(aug, log, [](uint64_t pc) { return pc; }, false);
+  server.set_funnel(funnel);
+  server.on_sleep([&counter](uint64_t target) { counter.call_went_to(target); });
   server.attach(emu);
   rr.run = emu.run(aug.entry_pc, aug.sentinel, opt.budget);
   counter.finish(emu);
@@ -264,6 +344,7 @@ ReplayRun run_translated(const Capture &aug, const ReplayLog &log, const SymbolT
     return pc;
   }, true);
   server.attach(tr.emulator());
+  tr.set_sched_gate([&server](Emulator &emu) { return server.resume_at_gate(emu); });
   TranslatedResult res = tr.run();
   if (!res.error.empty()) {
     rr.error = res.error;
@@ -359,6 +440,9 @@ void check_run(const ReplayRun &rr, const ReplayLog &log, std::vector<std::strin
   if (rr.served.reads != log.reads.size())
     problems->push_back(rr.what + ": " + std::to_string(rr.served.reads) + " of " +
                         std::to_string(log.reads.size()) + " logged reads were made");
+  if (rr.served.resumes != log.resumes.size())
+    problems->push_back(rr.what + ": " + std::to_string(rr.served.resumes) + " of " +
+                        std::to_string(log.resumes.size()) + " sleeps were resumed");
   if (rr.served.nondets != log.nondets.size())
     problems->push_back(rr.what + ": " + std::to_string(rr.served.nondets) + " of " +
                         std::to_string(log.nondets.size()) + " non-deterministic results were used");
@@ -393,7 +477,7 @@ std::string replay_capture(const Capture &cap, const ReplayLog &log, const Repla
 
   ReplayReport &rep = *report;
   rep.original = with_scratch(cap, &pages, opt.max_restarts, &rep.restarts, [&](const Capture &aug) {
-    return run_original(aug, log, thunks, opt, &rep.reference);
+    return run_original(aug, log, thunks, syms.address_of("__schedule"), opt, &rep.reference);
   });
   for (const std::string &name : opt.tools) {
     const Tool *tool = name.empty() || name == "none" ? nullptr : find_tool(name);
@@ -416,7 +500,10 @@ std::string replay_capture(const Capture &cap, const ReplayLog &log, const Repla
     }));
   rep.scratch_pages = pages.size();
 
-  if (log.kernel.end != EndReason::kReturned)
+  if (log.kernel.end == EndReason::kSlept && log.resumes.empty())
+    rep.problems.push_back("the invocation slept in the scheduler, and the capture has no RESUME records "
+                           "(recorded by a module without them): slept, not replayable");
+  else if (log.kernel.end != EndReason::kReturned && log.kernel.end != EndReason::kSlept)
     rep.problems.push_back(std::string("the capture is incomplete: the invocation ended with ") +
                            end_reason_name(log.kernel.end) + " in the kernel");
   check_run(rep.original, log, &rep.problems);
@@ -444,7 +531,8 @@ std::string ReplayReport::text() const {
   auto line = [&o](const ReplayRun &r) {
     o << "  " << r.what << ": " << stop_reason_name(r.run.reason) << ", " << r.insns << " insns, "
       << r.served.blocks << " blocks matched, " << r.served.reads << " reads served, " << r.served.nondets
-      << " nondet, " << r.writes.size() << " writes, rax " << hex(r.final_regs.gpr[KJIT_REG_RAX]) << ", "
+      << " nondet, " << (r.served.resumes ? std::to_string(r.served.resumes) + " sleeps resumed, " : "")
+      << r.writes.size() << " writes, rax " << hex(r.final_regs.gpr[KJIT_REG_RAX]) << ", "
       << static_cast<uint64_t>(r.seconds * 1e6) << " us\n";
   };
   line(original);

@@ -9,7 +9,10 @@
 // ret) see the stack copy plus the replayed pushes.  Writes go to those
 // pages; a write to memory nobody read maps a scratch page and the run
 // restarts (replay is cheap).  rdtsc & co. are skipped and their logged
-// outputs set (NONDET).  The BLOCKS log is the kernel's block sequence: each
+// outputs set (NONDET).  A call into the scheduler funnel is a sleep: it is
+// not run; the registers the task had when it continued at the return
+// address are set from the next RESUME record (the original run at the
+// call, a translated run at the scheduler gate).  The BLOCKS log is the kernel's block sequence: each
 // run must enter the logged blocks in order, and the tools' results must
 // equal what the kernel's blocks imply.
 #ifndef KJIT_SIM_REPLAY_H
@@ -39,7 +42,7 @@ struct ReplayOptions {
 
 // One run's view of the log.
 struct ServeState {
-  size_t reads = 0, nondets = 0, blocks = 0;  // consumed
+  size_t reads = 0, nondets = 0, blocks = 0, resumes = 0;  // consumed
   std::string error;                          // first serving problem
 };
 

@@ -103,7 +103,34 @@ std::string parse_blocks(const std::vector<uint8_t> &p, ReplayLog *out) {
     in.u32(&b.ninsns);
     in.u32(&b.flags);
     if (b.ninsns == 0 || b.ninsns > KJIT_CAPF_BLOCK_MAX_INSNS) return rec("BLOCKS", i) + "bad instruction count";
-    if (b.flags & ~KJIT_CAPF_BLOCK_ENDS_IN_CALL) return rec("BLOCKS", i) + "unknown flags";
+    if (b.flags & ~KJIT_CAPF_BLOCK_FLAGS_MASK) return rec("BLOCKS", i) + "unknown flags";
+  }
+  return "";
+}
+
+std::string parse_resumes(const std::vector<uint8_t> &p, ReplayLog *out) {
+  In in(p);
+  uint32_t count;
+  if (!in.u32(&count)) return "RESUME: truncated count";
+  constexpr size_t kRec = sizeof(kjit_capf_resume);
+  if (in.left() != static_cast<uint64_t>(count) * kRec)
+    return "RESUME: " + std::to_string(in.left()) + " bytes for " + std::to_string(count) + " records of " +
+           std::to_string(kRec);
+  out->resumes.resize(count);
+  for (size_t i = 0; i < count; i++) {
+    LoggedResume &r = out->resumes[i];
+    uint32_t reserved = 0;
+    in.u64(&r.pc);
+    in.u64(&r.target);
+    in.u64(&r.ret);
+    for (uint64_t &g : r.gpr) in.u64(&g);
+    in.u64(&r.rflags);
+    in.u64(&r.gs_base);
+    in.u32(&r.cpu);
+    in.u32(&reserved);
+    if (reserved) return rec("RESUME", i) + "reserved field is not 0";
+    if (r.ret <= r.pc || r.ret - r.pc > KJIT_CAPF_CALL_MAX_LEN) return rec("RESUME", i) + "return address is not after the call";
+    if (r.target == 0) return rec("RESUME", i) + "no funnel address";
   }
   return "";
 }
@@ -160,6 +187,12 @@ const char *end_reason_name(EndReason r) {
   return "?";
 }
 
+uint64_t ReplayLog::kernel_blocks() const {
+  uint64_t n = 0;
+  for (const LoggedBlock &b : blocks) n += !(b.flags & KJIT_CAPF_BLOCK_CUT);
+  return n;
+}
+
 uint64_t ReplayLog::kernel_icount() const {
   uint64_t n = 0;
   for (const LoggedBlock &b : blocks) n += b.ninsns;
@@ -168,8 +201,15 @@ uint64_t ReplayLog::kernel_icount() const {
 
 std::vector<uint64_t> ReplayLog::kernel_call_trace() const {
   std::vector<uint64_t> t;
-  for (size_t i = 0; i + 1 < blocks.size(); i++)
-    if (blocks[i].flags & 1) t.push_back(blocks[i + 1].pc);
+  size_t k = 0;  // next sleep
+  for (size_t i = 0; i + 1 < blocks.size(); i++) {
+    if (!(blocks[i].flags & 1)) continue;
+    if (k < resumes.size() && blocks[i + 1].pc == resumes[k].ret) {
+      t.push_back(resumes[k++].target);  // the funnel ran outside the cache
+      continue;
+    }
+    t.push_back(blocks[i + 1].pc);
+  }
   return t;
 }
 
@@ -188,12 +228,13 @@ std::string parse_replay_log(const Capture &cap, ReplayLog *out) {
       case ReplaySection::kBlocks: err = parse_blocks(s.payload, out); break;
       case ReplaySection::kKernelResult: err = parse_kresult(s.payload, out); break;
       case ReplaySection::kSymbols: err = parse_symbols(s.payload, out); break;
+      case ReplaySection::kResume: err = parse_resumes(s.payload, out); break;
     }
     if (!err.empty()) return err;
   }
   out->present = seen[0] || seen[1] || seen[2] || seen[3];
-  if (out->present && !(seen[0] && seen[1] && seen[2] && seen[3]))
-    return "incomplete replay log: MEMREAD, NONDET, BLOCKS and KRESULT go together";
+  if ((out->present || seen[KJIT_CAPF_RESUME - kFirstReplaySection]) && !(seen[0] && seen[1] && seen[2] && seen[3]))
+    return "incomplete replay log: MEMREAD, NONDET, BLOCKS and KRESULT go together (and come with RESUME)";
   return "";
 }
 
@@ -243,6 +284,18 @@ void put_replay_log(const ReplayLog &log, Capture *cap) {
     p.insert(p.end(), s.name.begin(), s.name.end());
   }
   ex.push_back({KJIT_CAPF_SYMBOLS, p});
+  if (log.resumes.empty()) return;  // the section is written only for sleeps
+  p.clear();
+  put32(&p, static_cast<uint32_t>(log.resumes.size()));
+  for (const LoggedResume &r : log.resumes) {
+    for (uint64_t v : {r.pc, r.target, r.ret}) put64(&p, v);
+    for (uint64_t g : r.gpr) put64(&p, g);
+    put64(&p, r.rflags);
+    put64(&p, r.gs_base);
+    put32(&p, r.cpu);
+    put32(&p, 0);
+  }
+  ex.push_back({KJIT_CAPF_RESUME, p});
 }
 
 }  // namespace kjit::sim

@@ -19,6 +19,7 @@ enum class ReplaySection : uint32_t {
   kBlocks = KJIT_CAPF_BLOCKS,
   kKernelResult = KJIT_CAPF_KRESULT,
   kSymbols = KJIT_CAPF_SYMBOLS,
+  kResume = KJIT_CAPF_RESUME,
 };
 constexpr uint32_t kFirstReplaySection = KJIT_CAPF_FIRST_REPLAY;
 constexpr uint32_t kLastReplaySection = KJIT_CAPF_LAST_REPLAY;
@@ -47,10 +48,19 @@ struct LoggedNondet {
   uint64_t dest = 0, rcx = 0, rdx = 0, rbx = 0, rflags = 0;
 };
 
+// Where the task continued after its call at `pc` into the scheduler funnel
+// `target`: the registers at `ret`, the GS base and CPU then.
+struct LoggedResume {
+  uint64_t pc = 0, target = 0, ret = 0;
+  uint64_t gpr[16] = {};
+  uint64_t rflags = 0, gs_base = 0;
+  uint32_t cpu = 0;
+};
+
 struct LoggedBlock {
   uint64_t pc = 0;
   uint32_t ninsns = 0;
-  uint32_t flags = 0;  // bit 0: the block ends in a call
+  uint32_t flags = 0;  // bit 0: the block ends in a call; bit 1: cut by the size limit
 };
 
 enum class EndReason : uint32_t {
@@ -75,14 +85,17 @@ struct ReplayLog {
   std::vector<LoggedRead> reads;
   std::vector<LoggedNondet> nondets;
   std::vector<LoggedBlock> blocks;
+  std::vector<LoggedResume> resumes;  // one per sleep, in order (optional section)
   KernelResult kernel;
   std::vector<SymbolTable::Sym> symbols;
 
   // What the kernel's tools saw for this invocation, derived from the block
   // sequence (the icount tool adds each block's size when it runs; bbcount
-  // counts blocks; calltrace logs the block after each call).
+  // counts blocks, a block cut by the engine's size limit together with
+  // the one that continues it; calltrace logs the block after each call, or the
+  // funnel for a call that slept: the block after it is its return).
   uint64_t kernel_icount() const;
-  uint64_t kernel_blocks() const { return blocks.size(); }
+  uint64_t kernel_blocks() const;  // blocks that end in a transfer
   std::vector<uint64_t> kernel_call_trace() const;
 };
 

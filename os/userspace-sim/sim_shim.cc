@@ -83,6 +83,7 @@ void shim_reset() {
 
 uint64_t shim_gate_direct() { return state().cfg.gate_base + kGateDirectOffset; }
 uint64_t shim_gate_indirect() { return state().cfg.gate_base + kGateIndirectOffset; }
+uint64_t shim_gate_sched() { return state().cfg.gate_base + kGateSchedOffset; }
 
 bool shim_is_gate_address(uint64_t addr) {
   const uint64_t base = state().cfg.gate_base;
@@ -109,6 +110,10 @@ kjit_os_kernel_facts shim_kernel_facts() {
   }
   f.gate_direct = shim_gate_direct();
   f.gate_indirect = shim_gate_indirect();
+  // As in the module: a translated call to the funnel goes through the
+  // scheduler gate, which the translated runner serves (a replay resumes
+  // there from the capture's RESUME record).
+  if (f.schedule_funnel) f.gate_sched = shim_gate_sched();
   return f;
 }
 

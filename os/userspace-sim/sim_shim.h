@@ -6,8 +6,10 @@
 // after kjit_engine_fini.
 //
 // Gate page layout (kGateBase by default, kGatePages pages):
-//   page 0:  gate_direct at +0, gate_indirect at +16, filled with int3 so
-//            that a gate reached without its hook faults loudly;
+//   page 0:  gate_direct at +0, gate_indirect at +16, gate_sched at +32
+//            (the scheduler gate, with __schedule among the symbols),
+//            filled with int3 so that a gate reached without its hook
+//            faults loudly;
 //   page 1+: host-call gates, 8 bytes apart, filled with `ret`: the hook
 //            calls the host function and lets the `ret` return to the caller.
 #ifndef KJIT_SIM_SIM_SHIM_H
@@ -29,6 +31,7 @@ constexpr uint64_t kGateBase = 0xffffffffe0000000ull;
 constexpr uint64_t kGatePages = 4;
 constexpr uint64_t kGateDirectOffset = 0;
 constexpr uint64_t kGateIndirectOffset = 16;
+constexpr uint64_t kGateSchedOffset = 32;
 constexpr uint64_t kHostGateStride = 8;
 
 struct ShimConfig {
@@ -53,6 +56,7 @@ void shim_reset();
 kjit_os_kernel_facts shim_kernel_facts();
 uint64_t shim_gate_direct();
 uint64_t shim_gate_indirect();
+uint64_t shim_gate_sched();
 // The whole gate area [gate_base, gate_base + kGatePages pages).
 bool shim_is_gate_address(uint64_t addr);
 

@@ -175,6 +175,9 @@ std::string TranslatedRunner::setup() {
   const uint64_t gd = shim_gate_direct(), gi = shim_gate_indirect();
   emu.add_code_hook(gd, gd, [this](Emulator &e, uint64_t pc, uint32_t) { on_gate_direct(e, pc); });
   emu.add_code_hook(gi, gi, [this](Emulator &e, uint64_t pc, uint32_t) { on_gate_indirect(e, pc); });
+  if (facts.gate_sched)
+    emu.add_code_hook(facts.gate_sched, facts.gate_sched,
+                      [this](Emulator &e, uint64_t pc, uint32_t) { on_gate_sched(e, pc); });
   emu.add_code_hook(opt_.code_exec_base, opt_.code_exec_base + opt_.code_size - 1,
                     [this](Emulator &, uint64_t, uint32_t) { cache_insns_++; });
   if (!emu.push(cap_.sentinel)) return "cannot push the sentinel: stack not writable";
@@ -215,6 +218,17 @@ void TranslatedRunner::on_gate_indirect(Emulator &emu, uint64_t pc) {
   if (!emu.pop(&rcx)) return emu.fail(pc, "gate_indirect: saved rcx unreadable");
   emu.set_gpr(KJIT_REG_RCX, rcx);
   emu.set_rip(next);
+  reclaim_if_pending();
+}
+
+// A translated `call __schedule`: [rsp] = the original return address R.
+// The handler stands for the sleep (the funnel is not run); the task then
+// continues at R's translation, as after the module's kjit_sched_return.
+void TranslatedRunner::on_gate_sched(Emulator &emu, uint64_t pc) {
+  if (!opt_.sched_gate) return emu.fail(pc, "a translated call into the scheduler, and nothing to resume it");
+  const uint64_t r = opt_.sched_gate(emu);
+  if (!r) return;
+  emu.set_rip(kjit_engine_resume(r));
   reclaim_if_pending();
 }
 

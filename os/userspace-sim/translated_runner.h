@@ -44,6 +44,14 @@ struct TranslatedOptions {
   uint32_t cpus = 2;
   uint64_t percpu_size = 32 << 10;            // 0: no per-CPU window
   int64_t percpu_offset = kAutoPercpuOffset;  // e.g. beyond 2 GiB to test that path
+  // A translated call into the scheduler funnel (with __schedule among the
+  // symbols) reaches the scheduler gate with [rsp] = the original return
+  // address, as in the module.  The handler plays the sleep: it sets the
+  // registers the task has when it continues there and returns that
+  // address, which the runner enters through kjit_engine_resume like the
+  // module's kjit_sched_return; 0 means it stopped the run (Emulator::fail).
+  // Without a handler the gate fails the run.
+  std::function<uint64_t(Emulator &)> sched_gate;
 
   TranslatedOptions();
 };
@@ -89,6 +97,8 @@ class TranslatedRunner {
   // Original pc of a code-cache pc (0 if unknown); identity elsewhere.
   uint64_t original_pc(uint64_t pc) const;
   Emulator &emulator() { return *emu_; }
+  // Sets TranslatedOptions::sched_gate (before run()).
+  void set_sched_gate(std::function<uint64_t(Emulator &)> fn) { opt_.sched_gate = std::move(fn); }
 
  private:
   std::string setup();
@@ -100,6 +110,7 @@ class TranslatedRunner {
   uint64_t reclaims_ = 0;
   uint64_t engine_code_size_ = 0;  // what the engine may use of the cache mapping
   void on_gate_indirect(Emulator &emu, uint64_t pc);
+  void on_gate_sched(Emulator &emu, uint64_t pc);
 
   const Capture &cap_;
   TranslatedOptions opt_;

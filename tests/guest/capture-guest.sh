@@ -1,16 +1,19 @@
 #!/bin/sh
 # Runs in the guest (busybox sh, cwd = the share) for tests/guest/capture-suite.sh.
-# Preamble parameters: SYSCALLS (system calls to capture), OVERHEAD_SYSCALLS
+# Preamble parameters: SYSCALLS (system calls to capture: NAME, or CASE=NAME
+# for capture_workload's CASE making system call NAME), OVERHEAD_SYSCALLS
 # (system calls whose recording overhead is measured).
-# Writes caps/NAME.kjitcap and caps/NAME.log per system call; a step that
+# Writes caps/CASE.kjitcap and caps/CASE.log per entry; a step that
 # must not fail prints "CAPTURE-FAIL step", which fails the host.
 set -u
 insmod ./kjit.ko || { echo CAPTURE-FAIL insmod; exit 1; }
-for s in $SYSCALLS; do
+for e in $SYSCALLS; do
+  s="${e%%=*}"
+  sys="${e#*=}"
   echo "== $s"
   : > "caps/$s.log"
   for try in 1 2 3; do
-    ./kjitctl capture --syscall "$s" --count 4 --first-complete -o "caps/$s.kjitcap" -- ./capture_workload "$s" 4 >> "caps/$s.log" 2>&1
+    ./kjitctl capture --syscall "$sys" --count 4 --first-complete -o "caps/$s.kjitcap" -- ./capture_workload "$s" 4 >> "caps/$s.log" 2>&1
     rc=$?
     echo "try $try rc $rc" >> "caps/$s.log"
     [ $rc = 0 ] && break

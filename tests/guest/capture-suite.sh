@@ -1,14 +1,17 @@
 #!/bin/bash
 # Capture/replay suite.  Usage: tests/guest/capture-suite.sh [BUILD_DIR]
 #   Needs BUILD_DIR/module/kjit.ko and BUILD_DIR/os/userspace-sim/kjit-sim.
-#   Env: KJIT_CAPTURE_SYSCALLS (the list below), KJIT_CAPTURE_KEEP=DIR (copy the
+#   Env: KJIT_CAPTURE_SYSCALLS (the list below: NAME, or CASE=NAME for
+#        capture_workload's CASE making system call NAME), KJIT_CAPTURE_KEEP=DIR (copy the
 #        captures there), KJIT_CAPTURE_MIN (passing replays required, default:
 #        all but one, see below).
 # In the guest (tests/guest/capture-guest.sh): insmod kjit.ko, then for each system call
 #   kjitctl capture --syscall NAME --count 4 --first-complete -o caps/NAME.kjitcap \
 #           -- ./capture_workload NAME 4
 # (the first of the workload's 4 invocations that returned inside the code
-# cache is kept: one preempted into __schedule runs natively from there).  On the host every
+# cache is kept).  The *_wait and *sleep cases block: the capture follows
+# them through the sleep and records where each sleep continued (RESUME),
+# and the replay skips the scheduler there.  On the host every
 # capture is replayed: kjit-sim replay FILE must exit 0 (block sequence, reads,
 # writes, return value, and icount/bbcount/calltrace equal to the kernel's).
 # Prints one line per system call and a summary; fails when fewer than
@@ -17,7 +20,7 @@
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 B="$(cd "${1:-$root/build}" && pwd)"
-SYSCALLS="${KJIT_CAPTURE_SYSCALLS:-getppid getpid getuid umask newuname read write pipe2 openat close newfstat lseek dup fcntl ioctl brk mprotect munmap kill rt_sigaction rt_sigprocmask socket getsockname sendto recvfrom poll epoll_create1 clock_gettime clock_getres gettimeofday timerfd_create timerfd_settime getitimer times sysinfo getrusage getcwd}"
+SYSCALLS="${KJIT_CAPTURE_SYSCALLS:-getppid getpid getuid umask newuname read write pipe2 openat close newfstat lseek dup fcntl ioctl brk mprotect munmap kill rt_sigaction rt_sigprocmask socket getsockname sendto recvfrom poll epoll_create1 clock_gettime clock_getres gettimeofday timerfd_create timerfd_settime getitimer times sysinfo getrusage getcwd read_wait=read nanosleep clock_nanosleep futex_wait=futex}"
 # All but one must replay.  A recorder that logs a load's value at the wrong
 # moment lets a timer tick change what the kernel saw (the timekeeper's
 # seqcount), and the replay then retries a loop the kernel did not; plain
@@ -52,7 +55,8 @@ if "$root/tools/lab/kernel-log-errors.sh" "$share/console.log" "$share/dmesg.txt
   bad "kernel log has error lines"
 fi
 pass=0; total=0
-for s in "${syscalls[@]}"; do
+for e in "${syscalls[@]}"; do
+  s="${e%%=*}"
   total=$((total + 1))
   f="$share/caps/$s.kjitcap"
   if [ ! -f "$f" ]; then echo "$s: NO CAPTURE ($(tail -2 "$share/caps/$s.log" 2>/dev/null | tr '\n' ' '))"; continue; fi

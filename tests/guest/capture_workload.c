@@ -1,15 +1,29 @@
 /* capture_workload NAME [REPS]: sets up, then makes system call NAME (REPS times) (raw
  * syscall(2), no vDSO), for tests/guest/capture-suite.sh.  The setup avoids
  * NAME itself where it can, so the first invocation is the interesting one.
+ * Cases that block (the capture follows them through the sleep):
+ *   read_wait       read() on an empty pipe a child process writes to
+ *                   200 ms later (another thread group: the capture's pid
+ *                   filter leaves its system calls out)
+ *   nanosleep, clock_nanosleep   a 300 ms sleep
+ *   futex_wait      FUTEX_WAIT_PRIVATE on a word a thread changes and wakes
+ *                   200 ms later (its FUTEX_WAKE is not recorded: the
+ *                   capture records one invocation at a time, the wait's)
+ * The delays are long because the first repetition also pays for building
+ * the instrumented translations under TCG: a 20 ms timer expired before
+ * the first nanosleep got to schedule().
  * Prints "NAME = result", and with REPS > 1 the time per repetition after
  * the first tenth (the system call plus its setup; the suite's
  * recording-overhead figure). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/futex.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,12 +37,43 @@
 #include <sys/time.h>
 #include <sys/times.h>
 #include <sys/utsname.h>
+#include <sys/wait.h>
 #include <sys/sysinfo.h>
 #include <sys/timerfd.h>
 #include <time.h>
 #include <unistd.h>
 
 static char buf[4096];
+
+static void sleep_ms(int ms)
+{
+  struct timespec t = {ms / 1000, (long)(ms % 1000) * 1000000L};
+  while (nanosleep(&t, &t) && errno == EINTR)
+    ;
+}
+
+/* A child that sleeps `ms`, then writes a byte to `fd`. */
+static pid_t write_later(int fd, int ms)
+{
+  pid_t pid = fork();
+  if (pid == 0) {
+    sleep_ms(ms);
+    _exit(write(fd, "x", 1) == 1 ? 0 : 1);
+  }
+  return pid;
+}
+
+static uint32_t futex_word;
+
+/* A thread that sleeps 200 ms, then sets futex_word and wakes its waiter. */
+static void *wake_later(void *arg)
+{
+  (void)arg;
+  sleep_ms(200);
+  __atomic_store_n(&futex_word, 1, __ATOMIC_SEQ_CST);
+  syscall(SYS_futex, &futex_word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+  return NULL;
+}
 
 int main(int argc, char **argv)
 {
@@ -109,6 +154,24 @@ int main(int argc, char **argv)
   else if (!strcmp(n, "sysinfo")) { struct sysinfo si; r = syscall(SYS_sysinfo, &si); }
   else if (!strcmp(n, "getrusage")) { struct rusage ru; r = syscall(SYS_getrusage, RUSAGE_SELF, &ru); }
   else if (!strcmp(n, "getcwd")) r = syscall(SYS_getcwd, buf, sizeof buf);
+  else if (!strcmp(n, "read_wait")) {
+    syscall(SYS_pipe2, p, 0);
+    pid_t c = write_later(p[1], 200);
+    r = syscall(SYS_read, p[0], buf, sizeof buf);
+    waitpid(c, NULL, 0); close(p[0]); close(p[1]);
+  } else if (!strcmp(n, "nanosleep")) {
+    struct timespec t = {0, 300 * 1000000L};
+    r = syscall(SYS_nanosleep, &t, NULL);
+  } else if (!strcmp(n, "clock_nanosleep")) {
+    struct timespec t = {0, 300 * 1000000L};
+    r = syscall(SYS_clock_nanosleep, CLOCK_MONOTONIC, 0, &t, NULL);
+  } else if (!strcmp(n, "futex_wait")) {
+    pthread_t t;
+    __atomic_store_n(&futex_word, 0, __ATOMIC_SEQ_CST);
+    if (pthread_create(&t, NULL, wake_later, NULL)) return 1;
+    r = syscall(SYS_futex, &futex_word, FUTEX_WAIT_PRIVATE, 0, NULL, NULL, 0);
+    pthread_join(t, NULL);
+  }
   else { fprintf(stderr, "unknown %s\n", n); return 2; }
   if (rep == 0) printf("%s = %ld\n", n, r);
   }

@@ -1,5 +1,6 @@
 // Replay of real kernel captures (tests/data/captures/*.kjitcap, recorded in
-// the guest by kjitctl capture) and the loader's handling of bad files.
+// the guest by kjitctl capture; read_wait and futex_wait block and are
+// replayed through their sleeps) and the loader's handling of bad files.
 #include <dirent.h>
 #include <gtest/gtest.h>
 
@@ -45,6 +46,7 @@ std::string load(const uint8_t *p, size_t n, Capture *cap, ReplayLog *log) {
 TEST(Replay, SampleCapturesReplayExactly) {
   const auto files = captures();
   ASSERT_GE(files.size(), 3u) << "no sample captures in " << kDir;
+  size_t sleeps = 0;
   for (const std::string &f : files) {
     SCOPED_TRACE(f);
     Capture cap;
@@ -52,7 +54,10 @@ TEST(Replay, SampleCapturesReplayExactly) {
     ASSERT_EQ(load_capture_file(f, &cap), "");
     ASSERT_EQ(parse_replay_log(cap, &log), "");
     ASSERT_TRUE(log.present);
-    EXPECT_EQ(log.kernel.end, EndReason::kReturned);
+    if (log.kernel.end == EndReason::kSlept)
+      EXPECT_FALSE(log.resumes.empty());
+    else
+      EXPECT_EQ(log.kernel.end, EndReason::kReturned);
     ReplayReport rep;
     ASSERT_EQ(replay_capture(cap, log, ReplayOptions{}, &rep), "");
     EXPECT_TRUE(rep.ok) << rep.text();
@@ -64,7 +69,10 @@ TEST(Replay, SampleCapturesReplayExactly) {
     EXPECT_EQ(rep.reference.instructions, log.kernel_icount());
     EXPECT_EQ(rep.original.served.reads, log.reads.size());
     EXPECT_EQ(rep.original.served.blocks, log.blocks.size());
+    EXPECT_EQ(rep.original.served.resumes, log.resumes.size());
+    sleeps += log.resumes.size();
   }
+  EXPECT_GE(sleeps, 2u) << "the blocking samples lost their sleeps";
 }
 
 TEST(Replay, RewrittenCaptureIsIdentical) {
@@ -82,6 +90,7 @@ TEST(Replay, RewrittenCaptureIsIdentical) {
     EXPECT_EQ(log2.reads.size(), log.reads.size());
     EXPECT_EQ(log2.blocks.size(), log.blocks.size());
     EXPECT_EQ(log2.kernel_call_trace(), log.kernel_call_trace());
+    EXPECT_EQ(log2.resumes.size(), log.resumes.size());
   }
 }
 
@@ -157,6 +166,37 @@ TEST(Replay, TamperedLogIsDetected) {
   opt.tools = {"icount"};
   ASSERT_EQ(replay_capture(cap, log, opt, &rep), "");
   EXPECT_FALSE(rep.ok);
+}
+
+// A capture of a sleep from before RESUME records (the section left out):
+// loaded, and named as slept and not replayable.
+TEST(Replay, SleptCaptureWithoutResumeSectionIsNotReplayable) {
+  Capture cap;
+  ReplayLog log;
+  ASSERT_EQ(load_capture_file(kDir + "/read_wait.kjitcap", &cap), "");
+  cap.extra.erase(std::remove_if(cap.extra.begin(), cap.extra.end(),
+                                 [](const RawSection &s) { return s.type == KJIT_CAPF_RESUME; }),
+                  cap.extra.end());
+  std::vector<uint8_t> bytes;
+  ASSERT_EQ(serialize_capture(cap, &bytes), "");
+  ASSERT_EQ(load(bytes.data(), bytes.size(), &cap, &log), "");
+  EXPECT_EQ(log.kernel.end, EndReason::kSlept);
+  EXPECT_TRUE(log.resumes.empty());
+  ReplayReport rep;
+  ASSERT_EQ(replay_capture(cap, log, ReplayOptions{}, &rep), "");
+  EXPECT_FALSE(rep.ok);
+  ASSERT_FALSE(rep.problems.empty());
+  EXPECT_NE(rep.problems.front().find("slept, not replayable"), std::string::npos) << rep.text();
+}
+
+// bbcount counts a block the engine's size limit cut together with the
+// block that continues it: the kernel-side count leaves the cut one out.
+TEST(Replay, CutBlocksAreCountedWithTheirContinuation) {
+  ReplayLog log;
+  log.blocks = {{0x1000, 64, KJIT_CAPF_BLOCK_CUT}, {0x1100, 3, 1}, {0x2000, 2, 0}};
+  EXPECT_EQ(log.kernel_blocks(), 2u);
+  EXPECT_EQ(log.kernel_icount(), 69u);
+  EXPECT_EQ(log.kernel_call_trace(), std::vector<uint64_t>{0x2000});
 }
 
 }  // namespace

@@ -10,7 +10,8 @@
  * it exits; without, it waits until N invocations ended or the timeout.  One
  * invocation gives FILE; N > 1 give FILE.1 ... FILE.N, or with
  * --first-complete only the first invocation that returned inside the cache
- * (one that was preempted or left the cache is not replayable), as FILE.  Included by
+ * (one that left the cache is not replayable; one that slept is when its
+ * RESUME records are there), as FILE.  Included by
  * kjitctl.c (kept header-only so kjitctl stays one compilation unit). */
 #include <signal.h>
 #include <sys/wait.h>
@@ -88,8 +89,8 @@ static int capf_write(const char *path, const char *name, const unsigned char *e
   uint32_t pid = bg->pid, cpu = bg->cpu;
   uint64_t gpr[16];
   memcpy(gpr, bg->gpr, sizeof gpr);
-  struct capf_buf reads = {0}, nondet = {0}, blocks = {0}, regions = {0}, tmp = {0}, out = {0};
-  uint32_t nreads = 0, nnondet = 0, nblocks = 0, end_reason = 0;
+  struct capf_buf reads = {0}, nondet = {0}, blocks = {0}, resumes = {0}, regions = {0}, tmp = {0}, out = {0};
+  uint32_t nreads = 0, nnondet = 0, nblocks = 0, nresumes = 0, end_reason = 0;
   uint64_t icount1 = 0, st_base = 0, st_size = 0, st_from = 0, read_bytes = 0;
   const unsigned char *st_bytes = NULL;
   for (const unsigned char *p = ev; p < evend;) {
@@ -119,6 +120,14 @@ static int capf_write(const char *path, const char *name, const unsigned char *e
         capf_put(&nondet, pl, sizeof(struct kjit_capf_nondet));
         nnondet++;
         break;
+      case KJIT_CAP_RESUME: {
+        struct kjit_capf_resume f;
+        memcpy(&f, pl, sizeof f);
+        f.reserved = 0;
+        capf_put(&resumes, &f, sizeof f);
+        nresumes++;
+        break;
+      }
       case KJIT_CAP_END: {
         const struct kjit_cap_end *e = (const void *)r;
         end_reason = e->reason;
@@ -199,6 +208,13 @@ static int capf_write(const char *path, const char *name, const unsigned char *e
   sec.n = 0;
   capf_symbols(&sec, entry_name);
   capf_section(&secs, KJIT_CAPF_SYMBOLS, &sec); nsec++;
+  /* RESUME only when the invocation slept: files without sleeps stay as
+   * before, readable by simulators that do not know the section. */
+  if (nresumes) {
+    sec.n = 0;
+    capf_u32(&sec, nresumes); capf_put(&sec, resumes.p, resumes.n);
+    capf_section(&secs, KJIT_CAPF_RESUME, &sec); nsec++;
+  }
 
   capf_put(&out, KJIT_CAPF_MAGIC, 8);
   capf_u32(&out, KJIT_CAPF_VERSION); capf_u32(&out, nsec); capf_u32(&out, 0); capf_u32(&out, 0);
@@ -213,14 +229,14 @@ static int capf_write(const char *path, const char *name, const unsigned char *e
     icount += b.ninsns;
   }
   if (verbose || !ok)
-    printf("%s: %s %zu bytes: %u blocks, %llu insns, %u reads (%llu bytes), %u nondet, end %s%s\n", path,
-           ok ? "wrote" : "FAILED", out.n, nblocks, (unsigned long long)icount, nreads,
-           (unsigned long long)read_bytes, nnondet,
+    printf("%s: %s %zu bytes: %u blocks, %llu insns, %u reads (%llu bytes), %u nondet, %u sleeps, end %s%s\n",
+           path, ok ? "wrote" : "FAILED", out.n, nblocks, (unsigned long long)icount, nreads,
+           (unsigned long long)read_bytes, nnondet, nresumes,
            end_reason == KJIT_CAP_END_RETURNED ? "returned" : end_reason == KJIT_CAP_END_OVERFLOW ? "overflow"
            : end_reason == KJIT_CAP_END_LEFT_CACHE ? "left-cache" : end_reason == KJIT_CAP_END_STOPPED ? "stopped"
            : end_reason == KJIT_CAP_END_SLEPT ? "slept"
            : "none", (cap_flags & KJIT_CAP_F_CODE_OVERFLOW) ? " (code buffer overflowed)" : "");
-  free(reads.p); free(nondet.p); free(blocks.p); free(regions.p); free(tmp.p); free(out.p); free(secs.p);
+  free(reads.p); free(nondet.p); free(blocks.p); free(resumes.p); free(regions.p); free(tmp.p); free(out.p); free(secs.p);
   free(sec.p);
   return ok ? 0 : -1;
 }
@@ -341,17 +357,21 @@ static int cmd_capture(int argc, char **argv)
   /* Invocations: BEGIN ... END. */
   unsigned k = 0;
   unsigned char *begin = NULL;
+  unsigned sleeps = 0;
   int rc = 0;
   for (unsigned char *p = evb; p < evb + r.event_bytes;) {
     struct kjit_cap_rec *h = (void *)p;
     if (h->len < sizeof *h || p + h->len > evb + r.event_bytes) break;
-    if (h->type == KJIT_CAP_BEGIN) begin = p;
+    if (h->type == KJIT_CAP_BEGIN) { begin = p; sleeps = 0; }
+    if (h->type == KJIT_CAP_RESUME) sleeps++;
     p += h->len;
     if (h->type == KJIT_CAP_END && begin) {
       char path[4096], nm[256];
       if (first_complete) {
         uint32_t why = ((const struct kjit_cap_end *)h)->reason;
-        if (why != KJIT_CAP_END_RETURNED) {
+        /* A slept invocation replays through its RESUME records; a module
+         * that does not write them leaves it unreplayable. */
+        if (why != KJIT_CAP_END_RETURNED && !(why == KJIT_CAP_END_SLEPT && sleeps)) {
           printf("invocation skipped: end reason %u\n", why);
           begin = NULL;
           continue;

@@ -34,6 +34,7 @@ enum kjit_cap_rec_type {
   KJIT_CAP_NONDET = 5,  /* struct kjit_cap_nondet                            */
   KJIT_CAP_END = 6,     /* struct kjit_cap_end                               */
   KJIT_CAP_CODE = 7,    /* struct kjit_cap_code, bytes[len] (code buffer)    */
+  KJIT_CAP_RESUME = 8,  /* struct kjit_cap_resume                            */
 };
 struct kjit_cap_begin {
   struct kjit_cap_rec h;
@@ -44,7 +45,7 @@ struct kjit_cap_stack { struct kjit_cap_rec h; uint64_t base, size, from; };
 struct kjit_cap_block {
   struct kjit_cap_rec h;
   uint64_t pc;
-  uint32_t ninsns, flags;         /* KJIT_CAPF_BLOCK_ENDS_IN_CALL */
+  uint32_t ninsns, flags;         /* KJIT_CAPF_BLOCK_ENDS_IN_CALL, _CUT */
 };
 struct kjit_cap_read {
   struct kjit_cap_rec h;
@@ -59,6 +60,14 @@ struct kjit_cap_nondet {
 };
 struct kjit_cap_end { struct kjit_cap_rec h; uint32_t reason, pad; uint64_t icount; };
 struct kjit_cap_code { struct kjit_cap_rec h; uint64_t pc; uint32_t len, pad; };
+/* The owner continues at `ret` after its call at `pc` into the scheduler
+ * funnel `target` (__schedule): the registers and the GS base as it has
+ * them at `ret`, on CPU `cpu` (it may have migrated while asleep). */
+struct kjit_cap_resume {
+  struct kjit_cap_rec h;
+  uint64_t pc, target, ret, gpr[16], rflags, gs_base;
+  uint32_t cpu, pad;
+};
 
 /* READ flags (also MEMREAD's in the file): bits 0-3 the segment (0 none,
  * 4 FS, 5 GS: enum kjit_segment), then: */
@@ -72,7 +81,8 @@ enum kjit_cap_end_reason {
   KJIT_CAP_END_RETURNED = 1, KJIT_CAP_END_OVERFLOW = 2, KJIT_CAP_END_LEFT_CACHE = 3,
   KJIT_CAP_END_STOPPED = 4,
   /* returned in the cache after sleeping in the scheduler: the capture
-   * holds the whole invocation, the replay cannot go through the sleep */
+   * holds the whole invocation and, since RESUME records exist, replays it
+   * through its sleeps (an older capture without them does not) */
   KJIT_CAP_END_SLEPT = 5,
 };
 /* Capture flags (KJIT_IOC_CAPTURE_READ's flags, KRESULT's capture_flags) */
@@ -100,9 +110,10 @@ enum kjit_capf_section {
   KJIT_CAPF_BLOCKS = 0x102,
   KJIT_CAPF_KRESULT = 0x103,
   KJIT_CAPF_SYMBOLS = 0x104,
+  KJIT_CAPF_RESUME = 0x105,     /* optional: where a sleep continued */
 };
 #define KJIT_CAPF_FIRST_REPLAY KJIT_CAPF_MEMREAD
-#define KJIT_CAPF_LAST_REPLAY KJIT_CAPF_SYMBOLS
+#define KJIT_CAPF_LAST_REPLAY KJIT_CAPF_RESUME
 
 /* REGIONS: u32 count, then per region this header and size bytes. */
 struct kjit_capf_region { uint64_t addr, size; uint32_t perms, reserved; };
@@ -125,7 +136,19 @@ struct kjit_capf_nondet { uint64_t pc, dest, rcx, rdx, rbx, rflags; };
 /* BLOCKS: u32 count, then these. */
 struct kjit_capf_block { uint64_t pc; uint32_t ninsns, flags; };
 #define KJIT_CAPF_BLOCK_ENDS_IN_CALL 1u
+/* The block ends without a control transfer (the engine's size limit cut
+ * it): the next block continues it, and a block count leaves it out, as
+ * the bbcount tool does. */
+#define KJIT_CAPF_BLOCK_CUT 2u
+#define KJIT_CAPF_BLOCK_FLAGS_MASK 3u
 #define KJIT_CAPF_BLOCK_MAX_INSNS 4096u
+/* RESUME: u32 count, then these (the module's kjit_cap_resume without its
+ * header; reserved is 0). */
+struct kjit_capf_resume {
+  uint64_t pc, target, ret, gpr[16], rflags, gs_base;
+  uint32_t cpu, reserved;
+};
+#define KJIT_CAPF_CALL_MAX_LEN 15u  /* ret - pc: the call's length */
 /* KRESULT */
 struct kjit_capf_kresult {
   uint32_t end_reason, capture_flags;   /* KJIT_CAP_END_*, KJIT_CAP_F_* */
@@ -185,6 +208,8 @@ KJIT_CAPF_ASSERT(sizeof(struct kjit_capf_nondet) == 48, "NONDET record");
 KJIT_CAPF_ASSERT(sizeof(struct kjit_capf_block) == 16, "BLOCKS record");
 KJIT_CAPF_ASSERT(sizeof(struct kjit_capf_kresult) == 32, "KRESULT");
 KJIT_CAPF_ASSERT(sizeof(struct kjit_cap_begin) == 184, "BEGIN record");
+KJIT_CAPF_ASSERT(sizeof(struct kjit_capf_resume) == 176, "RESUME record");
+KJIT_CAPF_ASSERT(sizeof(struct kjit_cap_resume) == 184, "RESUME event");
 #undef KJIT_CAPF_ASSERT
 
 #endif

@@ -33,7 +33,7 @@ kjit_attach_syscalls() {
   [ "$n" -gt 0 ]
 }
 kjit_unload() { "$KJITCTL" detach all >/dev/null 2>&1; rmmod kjit; }
-kjit_stats() { "$KJITCTL" stats; }
+kjit_stats() { "$KJITCTL" stats; "$KJITCTL" departures; }   # departures: "reason count target"
 kjit_flush() { "$KJITCTL" flush; }
 # "0xADDR count symbol" lines: block starts (bbcount) / called functions (calltrace)
 kjit_blocks() { "$KJITCTL" blocks; }

@@ -129,7 +129,9 @@ class Emitter {
   void exit_jump(uint64_t target, bool is_call, int cond = -1);
   // Leaves the cache for native code at `target`, counting the departure.
   void exit_native(uint64_t target, kjit_departure why);
-  void indirect_site(const x86::Insn &in);
+  // `as_return`: the site is a return even if `in` is not (a tail jump to a
+  // leaf called natively returns through it).
+  void indirect_site(const x86::Insn &in, bool as_return = false);
 
   Epoch &epoch_;
   BuildContext &ctx_;
@@ -183,14 +185,14 @@ void Emitter::exit_native(uint64_t target, kjit_departure why) {
   if (w_.jmp(target) < 0 && !w_.overflowed()) w_.jmp_far(target);
 }
 
-void Emitter::indirect_site(const x86::Insn &in) {
+void Emitter::indirect_site(const x86::Insn &in, bool as_return) {
   ChainSite *site = epoch_.arena.alloc_array<ChainSite>(1);
   if (!site) {
     out_of_arena = true;
     return;
   }
   site->is_call = in.cf == KJIT_CF_CALL_INDIRECT;
-  site->is_return = in.cf == KJIT_CF_RET;
+  site->is_return = in.cf == KJIT_CF_RET || as_return;
   int32_t field = w_.jmp_patchable(w_.here());  // re-pointed by chain_append
   site->tail_field = epoch_.code_used + static_cast<uint32_t>(field < 0 ? 0 : field);
   plan.chain = site;
@@ -263,6 +265,22 @@ bool Emitter::emit_terminator() {
       break;
     }
     case KJIT_CF_JMP:
+      if (!kjit_os_may_translate(in.target) && !g_engine.is_stop(in.target) &&
+          kjit_os_callable_natively(in.target)) {
+        // A tail call of a leaf the OS lets us call as is (jmp memcpy):
+        // call it, and its return into the cache is followed by the
+        // return it would have made, translated.  The leaf sees its
+        // arguments in registers and one more return address below the
+        // caller's; registers, flags and memory after it are the same.
+        if (w_.call(in.target) < 0) {
+          exit_native(in.target, KJIT_DEPART_NATIVE_CALL);
+          break;
+        }
+        g_engine.stats.native_calls++;
+        w_.xchg_reg_rsp_slot(KJIT_REG_RCX);
+        indirect_site(in, true);
+        break;
+      }
       exit_jump(in.target, false);
       break;
     case KJIT_CF_CALL:

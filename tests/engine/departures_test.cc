@@ -101,5 +101,27 @@ TEST_F(DeparturesTest, TrampolinesAreSharedPerTargetAndKind) {
   EXPECT_NE(native_exit_trampoline(e, kText + 0x1000, KJIT_DEPART_COMPLETED, false), a);
 }
 
+TEST_F(DeparturesTest, ATailCallOfANativeLeafStaysInTheCache) {
+  // kText+0x2000: jmp kText+0x1000, a leaf the host lets the cache call (like
+  // memcpy): called, then the return it would have made is translated.
+  const uint8_t j[] = {0xe9, 0, 0, 0, 0};
+  std::vector<uint8_t> code(j, j + sizeof(j));
+  int32_t rel = static_cast<int32_t>(0x1000 - (0x2000 + 5));
+  memcpy(&code[1], &rel, 4);
+  test_shim_add_code(kText + 0x2000, code);
+  test_shim_add_native_leaf(kText + 0x1000);
+  uint64_t exec = kjit_engine_enter(kText + 0x2000);
+  ASSERT_TRUE(kjit_engine_is_cache_address(exec));
+  x86::Insn call = decode_skipping_nops(exec);
+  EXPECT_EQ(call.cf, KJIT_CF_CALL);
+  EXPECT_EQ(call.target, kText + 0x1000);
+  // Then the translated return: rcx and the return slot swapped for the
+  // indirect chain, as at a `ret`.
+  x86::Insn xchg = decode(call.pc + call.length);
+  EXPECT_EQ(xchg.bytes[0], 0x48);
+  EXPECT_EQ(xchg.bytes[1], 0x87);
+  EXPECT_EQ(active().table.find(kText + 0x1000), nullptr);  // the leaf is not translated
+}
+
 }  // namespace
 }  // namespace kjit

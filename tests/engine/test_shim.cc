@@ -25,6 +25,7 @@ struct ExtableSite {
 };
 std::vector<ExtableSite> g_extable;
 std::vector<ShimMirror> g_mirrors;
+std::vector<uint64_t> g_native_leaves;
 ExtableSite *extable_site(uint64_t addr) {
   for (ExtableSite &e : g_extable)
     if (e.site == addr) return &e;
@@ -39,6 +40,7 @@ void test_shim_reset() {
   g_quiesces.clear();
   g_extable.clear();
   g_mirrors.clear();
+  g_native_leaves.clear();
   g_on_quiesce = nullptr;
   kjit::forget_liveness();
 }
@@ -53,6 +55,7 @@ void test_shim_set_mirror_answer(uint64_t site, int answer) {
   if (ExtableSite *e = extable_site(site)) e->answer = answer;
 }
 const std::vector<ShimMirror> &test_shim_mirrors() { return g_mirrors; }
+void test_shim_add_native_leaf(uint64_t addr) { g_native_leaves.push_back(addr); }
 
 extern "C" {
 uint64_t kjit_os_read_code(uint64_t addr, uint8_t *out, uint64_t len) {
@@ -72,7 +75,11 @@ int kjit_os_may_translate(uint64_t addr) {
 enum kjit_os_site_kind kjit_os_classify_site(uint64_t addr) {
   return extable_site(addr) ? KJIT_SITE_EXTABLE : KJIT_SITE_PLAIN;
 }
-int kjit_os_callable_natively(uint64_t) { return 0; }
+int kjit_os_callable_natively(uint64_t addr) {
+  for (uint64_t a : g_native_leaves)
+    if (a == addr) return 1;
+  return 0;
+}
 uint64_t kjit_os_extable_fixup(uint64_t addr) {
   const ExtableSite *e = extable_site(addr);
   return e ? e->fixup : 0;

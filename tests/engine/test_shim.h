@@ -24,3 +24,7 @@ struct ShimMirror {
   int answer;
 };
 const std::vector<ShimMirror> &test_shim_mirrors();
+
+// A native leaf at `addr` (no code registered there: never translated) that
+// kjit_os_callable_natively allows the cache to call.
+void test_shim_add_native_leaf(uint64_t addr);

@@ -109,9 +109,7 @@ extern "C" {
 uint64_t kjit_insn_pc(const kjit_insn *i) { return i->insn.pc; }
 uint32_t kjit_insn_length(const kjit_insn *i) { return i->insn.length; }
 enum kjit_cf_class kjit_insn_cf_class(const kjit_insn *i) { return static_cast<kjit_cf_class>(i->insn.cf); }
-int kjit_insn_is_branch(const kjit_insn *i) {
-  return i->insn.cf != KJIT_CF_NONE && i->insn.cf != KJIT_CF_TRAP && i->insn.cf != KJIT_CF_SYSTEM;
-}
+int kjit_insn_is_branch(const kjit_insn *i) { return x86::ends_counted_block(i->insn); }
 int kjit_insn_is_conditional(const kjit_insn *i) { return i->insn.cf == KJIT_CF_JCC; }
 int kjit_insn_is_call(const kjit_insn *i) {
   return i->insn.cf == KJIT_CF_CALL || i->insn.cf == KJIT_CF_CALL_INDIRECT || i->insn.cf == KJIT_CF_FENTRY;
@@ -163,19 +161,10 @@ enum kjit_string_op kjit_insn_string_op(const kjit_insn *i) {
 uint32_t kjit_insn_string_width(const kjit_insn *i) {
   return kjit_insn_string_op(i) == KJIT_STRING_NONE ? 0 : string_kind(i->insn.mnemonic).width;
 }
-int kjit_insn_nondeterministic_reg(const kjit_insn *i) {
-  switch (i->insn.mnemonic) {
-    case ZYDIS_MNEMONIC_RDTSC: case ZYDIS_MNEMONIC_RDTSCP: case ZYDIS_MNEMONIC_CPUID:
-    case ZYDIS_MNEMONIC_RDMSR: case ZYDIS_MNEMONIC_RDPMC: case ZYDIS_MNEMONIC_IN:
-    case ZYDIS_MNEMONIC_OUT:
-      return KJIT_REG_RAX;
-    case ZYDIS_MNEMONIC_RDRAND: case ZYDIS_MNEMONIC_RDSEED: case ZYDIS_MNEMONIC_RDPID:
-      // They write their destination register and nothing else of the GPRs.
-      return i->insn.regs_modified ? __builtin_ctz(i->insn.regs_modified) : KJIT_REG_RAX;
-    default:
-      return -1;
-  }
+enum kjit_nondet_kind kjit_insn_nondet_kind(const kjit_insn *i) {
+  return static_cast<kjit_nondet_kind>(i->insn.nondet);
 }
+int kjit_insn_nondeterministic_reg(const kjit_insn *i) { return x86::nondet_result_reg(i->insn); }
 int kjit_insn_reads_memory(const kjit_insn *i) { return i->insn.mem_read; }
 int kjit_insn_writes_memory(const kjit_insn *i) { return i->insn.mem_written; }
 uint32_t kjit_insn_memory_size(const kjit_insn *i) { return i->insn.mem_size; }

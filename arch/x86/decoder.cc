@@ -106,7 +106,59 @@ bool is_jcc_mnemonic(ZydisMnemonic m, uint8_t *cond, JccKind *kind) {
   }
 }
 
+bool is_control_register_class(ZydisRegister reg) {
+  ZydisRegisterClass cls = ZydisRegisterGetClass(reg);
+  return cls == ZYDIS_REGCLASS_CONTROL || cls == ZYDIS_REGCLASS_DEBUG || cls == ZYDIS_REGCLASS_SEGMENT;
+}
+
+// What of the instruction's result a replay cannot recompute
+// (kjit_nondet_kind, include/kjit/plugin.h has the list by kind).
+uint8_t classify_nondet(const ZydisDecodedInstruction &zi, const ZydisDecodedOperand *ops) {
+  const bool to_register = zi.operand_count_visible > 0 && ops[0].type == ZYDIS_OPERAND_TYPE_REGISTER;
+  switch (zi.mnemonic) {
+    case ZYDIS_MNEMONIC_RDTSC: case ZYDIS_MNEMONIC_RDTSCP: case ZYDIS_MNEMONIC_RDPMC:
+    case ZYDIS_MNEMONIC_RDMSR: case ZYDIS_MNEMONIC_CPUID: case ZYDIS_MNEMONIC_XGETBV:
+    case ZYDIS_MNEMONIC_RDPKRU: case ZYDIS_MNEMONIC_IN: case ZYDIS_MNEMONIC_RDRAND:
+    case ZYDIS_MNEMONIC_RDSEED: case ZYDIS_MNEMONIC_RDPID: case ZYDIS_MNEMONIC_RDFSBASE:
+    case ZYDIS_MNEMONIC_RDGSBASE: case ZYDIS_MNEMONIC_RDSSPD: case ZYDIS_MNEMONIC_RDSSPQ:
+    case ZYDIS_MNEMONIC_LSL: case ZYDIS_MNEMONIC_LAR:
+      return KJIT_NONDET_REGISTERS;
+    case ZYDIS_MNEMONIC_STR: case ZYDIS_MNEMONIC_SLDT: case ZYDIS_MNEMONIC_SMSW:
+      return to_register ? KJIT_NONDET_REGISTERS : KJIT_NONDET_MEMORY;
+    case ZYDIS_MNEMONIC_VERR: case ZYDIS_MNEMONIC_VERW:
+      return KJIT_NONDET_FLAGS;
+    case ZYDIS_MNEMONIC_SGDT: case ZYDIS_MNEMONIC_SIDT: case ZYDIS_MNEMONIC_XSAVE:
+    case ZYDIS_MNEMONIC_XSAVE64: case ZYDIS_MNEMONIC_XSAVEOPT: case ZYDIS_MNEMONIC_XSAVEOPT64:
+    case ZYDIS_MNEMONIC_XSAVEC: case ZYDIS_MNEMONIC_XSAVEC64: case ZYDIS_MNEMONIC_XSAVES:
+    case ZYDIS_MNEMONIC_XSAVES64: case ZYDIS_MNEMONIC_FXSAVE: case ZYDIS_MNEMONIC_FXSAVE64:
+      return KJIT_NONDET_MEMORY;
+    case ZYDIS_MNEMONIC_OUT: case ZYDIS_MNEMONIC_WRMSR: case ZYDIS_MNEMONIC_WRPKRU:
+    case ZYDIS_MNEMONIC_XSETBV: case ZYDIS_MNEMONIC_XRSTOR: case ZYDIS_MNEMONIC_XRSTOR64:
+    case ZYDIS_MNEMONIC_XRSTORS: case ZYDIS_MNEMONIC_XRSTORS64: case ZYDIS_MNEMONIC_FXRSTOR:
+    case ZYDIS_MNEMONIC_FXRSTOR64: case ZYDIS_MNEMONIC_INVLPG: case ZYDIS_MNEMONIC_INVPCID:
+    case ZYDIS_MNEMONIC_WBINVD: case ZYDIS_MNEMONIC_INVD:
+    case ZYDIS_MNEMONIC_LGDT: case ZYDIS_MNEMONIC_LIDT: case ZYDIS_MNEMONIC_LLDT:
+    case ZYDIS_MNEMONIC_LTR: case ZYDIS_MNEMONIC_LMSW: case ZYDIS_MNEMONIC_CLTS:
+      return KJIT_NONDET_EFFECT;
+    case ZYDIS_MNEMONIC_MOV:
+      if (zi.operand_count_visible < 2) return KJIT_NONDET_NONE;
+      // From a control, debug or segment register: the machine's value.
+      if (ops[1].type == ZYDIS_OPERAND_TYPE_REGISTER && is_control_register_class(ops[1].reg.value))
+        return to_register ? KJIT_NONDET_REGISTERS : KJIT_NONDET_MEMORY;
+      // To one: a change of machine state the replay does not model.
+      if (to_register && is_control_register_class(ops[0].reg.value)) return KJIT_NONDET_EFFECT;
+      return KJIT_NONDET_NONE;
+    default:
+      return KJIT_NONDET_NONE;
+  }
+}
+
 }  // namespace
+
+const char *mnemonic_name(uint32_t mnemonic) {
+  const char *s = ZydisMnemonicGetString(static_cast<ZydisMnemonic>(mnemonic));
+  return s ? s : "?";
+}
 
 void Decoder::init(const kjit_os_kernel_facts *facts) {
   ZydisDecoderInit(&zydis_, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64);
@@ -220,6 +272,8 @@ DecodeStatus Decoder::decode(uint64_t pc, const uint8_t *bytes, uint32_t len, In
     }
     in.flags_written = written;
   }
+
+  in.nondet = classify_nondet(zi, ops);
 
   ZydisMnemonic m = zi.mnemonic;
   if (is_system_transfer(m, zi)) {

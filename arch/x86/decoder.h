@@ -9,6 +9,9 @@
 
 namespace kjit::x86 {
 
+// The mnemonic's name (Insn::mnemonic is a Zydis id), for reports.
+const char *mnemonic_name(uint32_t mnemonic);
+
 enum class DecodeStatus { kOk, kInvalid, kTruncated };
 
 class Decoder {

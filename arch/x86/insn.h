@@ -49,8 +49,30 @@ struct Insn {
   uint8_t mem_segment;       // ... 0, or kjit_segment FS/GS
   uint8_t mem_uses_rsp;      // memory operand addresses through rsp
   uint16_t ret_imm;          // ret imm16
+  uint8_t nondet;            // kjit_nondet_kind: what a replay cannot recompute
   uint8_t bytes[15];
 };
+
+// The GPR a capture logs as the main result of a non-deterministic
+// instruction (nondet != KJIT_NONDET_NONE): the one it writes outside
+// rcx/rdx/rbx (which the NONDET record holds anyway), else rax.  Every GPR
+// these instructions write is then in the record; rax stands for "no GPR
+// result" (verr, sgdt, wrmsr...: rax is unchanged, so logging it is a no-op).
+inline int nondet_result_reg(const Insn &in) {
+  if (in.nondet == KJIT_NONDET_NONE) return -1;
+  constexpr uint16_t kLogged = (1u << KJIT_REG_RAX) | (1u << KJIT_REG_RCX) | (1u << KJIT_REG_RDX) |
+                               (1u << KJIT_REG_RBX);
+  const uint16_t other = static_cast<uint16_t>(in.regs_modified & ~kLogged);
+  if (other) return __builtin_ctz(other);
+  if (in.regs_modified & (1u << KJIT_REG_RAX)) return KJIT_REG_RAX;
+  if (in.regs_modified) return __builtin_ctz(in.regs_modified);
+  return KJIT_REG_RAX;
+}
+
+// Where a counted basic block ends: kjit_cf_ends_block (include/kjit/plugin.h).
+inline bool ends_counted_block(const Insn &in) {
+  return kjit_cf_ends_block(static_cast<kjit_cf_class>(in.cf)) != 0;
+}
 
 struct KernelFacts;  // see decoder.h
 

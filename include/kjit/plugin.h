@@ -88,11 +88,25 @@ enum kjit_cf_class {
   KJIT_CF_SYSTEM,            /* sysret, iret, syscall...: never translated  */
 };
 
+/* The one definition of where a counted basic block ends: at a control
+ * transfer (jcc, jmp, call, ret, direct or not, the thunks and the fentry
+ * call included).  The engine ends every block it builds at one, or cuts a
+ * longer straight-line run at its size limit; a cut block and its
+ * continuation count once.  Traps and system instructions run natively and
+ * end no counted block.  bbcount (kjit_insn_is_branch), the capture's BLOCKS
+ * log and the simulator's reference runner (from Capstone's class) count
+ * with it. */
+static inline int kjit_cf_ends_block(enum kjit_cf_class cf)
+{
+  return cf != KJIT_CF_NONE && cf != KJIT_CF_TRAP && cf != KJIT_CF_SYSTEM;
+}
+
 /* Instruction queries. */
 uint64_t kjit_insn_pc(const struct kjit_insn *insn);
 uint32_t kjit_insn_length(const struct kjit_insn *insn);
 enum kjit_cf_class kjit_insn_cf_class(const struct kjit_insn *insn);
-int kjit_insn_is_branch(const struct kjit_insn *insn);       /* jcc/jmp/call/ret, direct or not */
+/* jcc/jmp/call/ret, direct or not: kjit_cf_ends_block of its class. */
+int kjit_insn_is_branch(const struct kjit_insn *insn);
 int kjit_insn_is_conditional(const struct kjit_insn *insn);
 int kjit_insn_is_call(const struct kjit_insn *insn);
 int kjit_insn_is_return(const struct kjit_insn *insn);
@@ -127,11 +141,31 @@ enum kjit_string_op {
 };
 enum kjit_string_op kjit_insn_string_op(const struct kjit_insn *insn);
 uint32_t kjit_insn_string_width(const struct kjit_insn *insn);   /* 1, 2, 4, 8; 0 if none */
-/* Instructions whose results a replay cannot recompute: rdtsc, rdtscp,
- * rdrand, rdseed, rdpid, cpuid, rdmsr, rdpmc, in, out.  Returns the GPR
- * (enum kjit_reg) of the main result: the destination of rdrand, rdseed
- * and rdpid, rax for the others (out writes none: rax); -1 for every
- * other instruction. */
+/* Instructions whose results a replay cannot recompute from memory and
+ * registers, by what they produce (docs/capture-format.md, NONDET):
+ *  REGISTERS  GPRs and perhaps flags: rdtsc, rdtscp, rdpmc, rdmsr, cpuid,
+ *             xgetbv, rdpkru, in, rdrand, rdseed, rdpid, rdfsbase,
+ *             rdgsbase, rdssp, lsl, lar, str/sldt/smsw to a register, mov
+ *             from a control, debug or segment register;
+ *  FLAGS      only rflags: verr, verw;
+ *  MEMORY     only its memory operand: sgdt, sidt, str/sldt/smsw to memory,
+ *             mov from a segment register to memory, the xsave family (a
+ *             later explicit read of that memory is logged as any read);
+ *  EFFECT     nothing a replay sees, only machine state: out, wrmsr,
+ *             wrpkru, xsetbv, xrstor family, mov to a control, debug or
+ *             segment register, invlpg, invpcid, wbinvd, lgdt/lidt/lldt/
+ *             ltr/lmsw, clts.
+ * A capture logs each after it ran (its result registers and flags); the
+ * replay skips it and loads them. */
+enum kjit_nondet_kind {
+  KJIT_NONDET_NONE = 0, KJIT_NONDET_REGISTERS, KJIT_NONDET_FLAGS, KJIT_NONDET_MEMORY,
+  KJIT_NONDET_EFFECT,
+};
+enum kjit_nondet_kind kjit_insn_nondet_kind(const struct kjit_insn *insn);
+/* The GPR a capture logs besides rcx, rdx, rbx and rflags: the one of
+ * rdrand, rdseed, rdpid, rdfsbase, lsl... that is not among those, rax
+ * otherwise (also for the kinds without a GPR result, where rax is
+ * unchanged); -1 for a deterministic instruction. */
 int kjit_insn_nondeterministic_reg(const struct kjit_insn *insn);
 
 uint64_t kjit_block_pc(const struct kjit_block *block);

@@ -3,6 +3,9 @@
 
 #include <capstone/capstone.h>
 
+#include "capstone_class.h"
+#include "kjit/plugin.h"
+
 namespace kjit::sim {
 namespace {
 
@@ -47,10 +50,12 @@ bool InsnClassifier::classify(uint64_t pc, const uint8_t *bytes, size_t len, Ins
   const cs_x86 &x = insn->detail->x86;
   const bool jump = in_group(insn, CS_GRP_JUMP);
   c.call = in_group(insn, CS_GRP_CALL);
-  // jcc/jmp/loop/jrcxz (direct or not) are in the jump group, calls and
-  // returns in theirs; a jmp to the return thunk is a jmp, so it ends the
-  // block like the ret it replaces.
-  c.transfer = jump || c.call || in_group(insn, CS_GRP_RET);
+  // Where a counted block ends is kjit_cf_ends_block, the definition the
+  // kernel tools use; the class is Capstone's.  A jmp to the return thunk
+  // is a jmp, so it ends the block like the ret it replaces.  A transfer
+  // Capstone names outside the classes (-1) ends one too.
+  const int cf = capstone_cf_class(insn);
+  c.transfer = cf < 0 || kjit_cf_ends_block(static_cast<kjit_cf_class>(cf));
   c.conditional = jump && insn->id != X86_INS_JMP && insn->id != X86_INS_LJMP;
   if ((jump || c.call) && x.op_count == 1 && x.operands[0].type == X86_OP_IMM)
     c.direct_target = static_cast<uint64_t>(x.operands[0].imm);

@@ -6,7 +6,9 @@
 #include <functional>
 #include <set>
 #include <sstream>
+#include <unordered_map>
 
+#include "arch/x86/decoder.h"
 #include "sim_shim.h"
 #include "thunks.h"
 #include "tool_registry.h"
@@ -33,37 +35,47 @@ uint64_t read_address(const LoggedRead &r, const Capture &cap) {
   return r.addr;
 }
 
-// Destination GPR of a non-deterministic instruction at `pc` (rax unless
-// rdrand/rdseed/rdpid name another), or -1 when the bytes are not one.
-int nondet_dest(const Emulator &emu, uint64_t pc, uint32_t size) {
-  uint8_t b[15];
-  const uint32_t n = std::min<uint32_t>(size, sizeof b);
-  if (n == 0 || !emu.read(pc, b, n)) return -1;
-  uint32_t i = 0, rexb = 0;
-  while (i < n && (b[i] == 0x66 || b[i] == 0x67 || b[i] == 0xf2 || b[i] == 0xf3 || b[i] == 0x2e ||
-                   b[i] == 0x3e || b[i] == 0x26 || b[i] == 0x36 || b[i] == 0x64 || b[i] == 0x65 || b[i] == 0xf0))
-    i++;
-  if (i < n && (b[i] & 0xf0) == 0x40) rexb = b[i++] & 1;
-  if (i >= n) return -1;
-  const uint8_t op0 = b[i++];
-  if (op0 == 0x0f) {
-    if (i >= n) return -1;
-    const uint8_t op1 = b[i++], modrm = i < n ? b[i] : 0;
-    switch (op1) {
-      case 0x31: case 0x32: case 0x33: case 0xa2: return KJIT_REG_RAX;
-      case 0x01: return modrm == 0xf9 ? KJIT_REG_RAX : -1;
-      case 0xc7:
-        if ((modrm >> 6) == 3 && ((modrm >> 3) & 7) >= 6) return static_cast<int>((modrm & 7) | (rexb << 3));
-        return -1;
-      default: return -1;
-    }
-  }
-  switch (op0) {
-    case 0xe4: case 0xe5: case 0xec: case 0xed: case 0xe6: case 0xe7: case 0xee: case 0xef:
-      return KJIT_REG_RAX;
-    default: return -1;
-  }
+const x86::Decoder &engine_decoder() {
+  static const x86::Decoder decoder = [] {
+    x86::Decoder d;
+    d.init(nullptr);  // thunks change no class this file asks about
+    return d;
+  }();
+  return decoder;
 }
+
+// The instruction at `pc`, decoded by the engine's decoder from the
+// emulator's memory.
+bool decode_at(const Emulator &emu, uint64_t pc, x86::Insn *in) {
+  uint8_t b[15];
+  uint32_t n = 0;
+  while (n < sizeof b && emu.read(pc + n, b + n, 1)) n++;
+  return n > 0 && engine_decoder().decode(pc, b, n, in) == x86::DecodeStatus::kOk;
+}
+
+// ... and from the capture's code.
+bool decode_at(const Capture &cap, uint64_t pc, x86::Insn *in) {
+  const Region *r = cap.find_region(pc);
+  if (!r) return false;
+  const uint64_t off = pc - r->addr;
+  const uint32_t n = static_cast<uint32_t>(std::min<uint64_t>(15, r->bytes.size() - off));
+  return engine_decoder().decode(pc, r->bytes.data() + off, n, in) == x86::DecodeStatus::kOk;
+}
+
+// The GPR a capture logged as the result of the non-deterministic
+// instruction at `pc`, or -1 when the bytes there are not one.  The
+// engine's decoder decides, as it did for the capture
+// (kjit_insn_nondeterministic_reg).
+int nondet_dest(const Emulator &emu, uint64_t pc) {
+  x86::Insn in;
+  return decode_at(emu, pc, &in) ? x86::nondet_result_reg(in) : -1;
+}
+
+std::string mnemonic_at(const Emulator &emu, uint64_t pc) {
+  x86::Insn in;
+  return decode_at(emu, pc, &in) ? x86::mnemonic_name(in.mnemonic) : "?";
+}
+
 
 // True for the instructions whose memory operand is only an address: the
 // multi-byte nop (`nopl 0x0(%rax,%rax,1)`, the fentry site) and prefetches.
@@ -131,6 +143,14 @@ class LogServer {
     emu.fail(pc, why);
   }
 
+  // Whether the instruction at `pc` (original or cache pc) is one a
+  // capture logs as NONDET; decoded once per pc.
+  bool is_nondet(const Emulator &emu, uint64_t pc) {
+    auto it = nondet_at_.find(pc);
+    if (it == nondet_at_.end()) it = nondet_at_.emplace(pc, nondet_dest(emu, pc) >= 0).first;
+    return it->second;
+  }
+
   void on_insn(Emulator &emu, uint64_t pc, uint32_t size) {
     const uint64_t orig = to_orig_(pc);
     if (orig == 0) return;
@@ -169,8 +189,16 @@ class LogServer {
       }
     }
     if (!translated_ && first && sleep_at(emu, orig, pc, size)) return;
-    if (st_.nondets < log_.nondets.size() && log_.nondets[st_.nondets].pc == orig) {
-      const int dest = nondet_dest(emu, pc, size);
+    const bool logged_nondet = st_.nondets < log_.nondets.size() && log_.nondets[st_.nondets].pc == orig;
+    if (!logged_nondet && is_nondet(emu, pc))
+      return problem(emu, pc, mnemonic_at(emu, pc) + " at " + hex(orig) + " has a result the replay cannot "
+                              "compute and the capture logged none for it (" +
+                              (st_.nondets < log_.nondets.size()
+                                   ? "the next NONDET record is for " + hex(log_.nondets[st_.nondets].pc)
+                                   : std::to_string(log_.nondets.size()) + " NONDET records, all used") +
+                              "; a module that did not record this instruction made the capture)");
+    if (logged_nondet) {
+      const int dest = nondet_dest(emu, pc);
       if (dest < 0) return;  // not the instruction itself (instrumentation around it)
       const LoggedNondet &n = log_.nondets[st_.nondets++];
       emu.set_gpr(KJIT_REG_RCX, n.rcx);
@@ -243,6 +271,7 @@ class LogServer {
   uint64_t funnel_ = 0;
   std::function<void(uint64_t)> on_sleep_;
   uint64_t last_orig_ = 0, last_block_ = 0;
+  std::unordered_map<uint64_t, bool> nondet_at_;
   ServeState st_;
 };
 
@@ -448,14 +477,34 @@ void check_run(const ReplayRun &rr, const ReplayLog &log, std::vector<std::strin
                         std::to_string(log.nondets.size()) + " non-deterministic results were used");
 }
 
-std::string kernel_value(const std::string &tool, const ReplayLog &log) {
+std::string kernel_value(const std::string &tool, const Capture &cap, const ReplayLog &log) {
   if (tool == "icount") return std::to_string(log.kernel_icount());
-  if (tool == "bbcount") return std::to_string(log.kernel_blocks());
+  if (tool == "bbcount") return std::to_string(kernel_blocks(cap, log));
   if (tool == "calltrace") return format_call_trace(log.kernel_call_trace());
   return "";
 }
 
 }  // namespace
+
+// bbcount's count in the kernel: the logged blocks whose last instruction
+// ends a counted block (kjit_cf_ends_block); a block the engine cut at its
+// size limit is counted with its continuation.  Decoded from the capture's
+// code, so files written before BLOCKS had its cut flag count the same
+// way; the flag decides only for a block whose code is missing.
+uint64_t kernel_blocks(const Capture &cap, const ReplayLog &log) {
+  uint64_t n = 0;
+  for (const LoggedBlock &b : log.blocks) {
+    uint64_t at = b.pc;
+    x86::Insn in;
+    bool decoded = true;
+    for (uint32_t i = 0; i < b.ninsns && decoded; i++) {
+      decoded = decode_at(cap, at, &in);
+      at += in.length;
+    }
+    n += decoded ? x86::ends_counted_block(in) : !(b.flags & KJIT_CAPF_BLOCK_CUT);
+  }
+  return n;
+}
 
 std::string replay_capture(const Capture &cap, const ReplayLog &log, const ReplayOptions &opt,
                            ReplayReport *report) {
@@ -488,7 +537,7 @@ std::string replay_capture(const Capture &cap, const ReplayLog &log, const Repla
     if (tool) {
       ToolCheck c;
       c.tool = name;
-      c.kernel = kernel_value(name, log);
+      c.kernel = kernel_value(name, cap, log);
       c.original = tool->reference(rep.reference);
       c.translated = rep.translated.back().tool_result;
       rep.tools.push_back(c);

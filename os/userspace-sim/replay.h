@@ -75,6 +75,12 @@ struct ReplayReport {
   std::string text() const;  // human-readable report
 };
 
+// bbcount's count in the kernel for this invocation: the logged blocks whose
+// last instruction ends a counted block (kjit_cf_ends_block), decoded from
+// the capture's code; a block the engine cut at its size limit counts with
+// its continuation.  The BLOCKS cut flag decides only where code is missing.
+uint64_t kernel_blocks(const Capture &cap, const ReplayLog &log);
+
 // Replays a capture with its log.  Returns "" (see report->ok) or an error
 // that prevented replay (no log, bad capture for replay).
 std::string replay_capture(const Capture &cap, const ReplayLog &log, const ReplayOptions &opt,

@@ -187,12 +187,6 @@ const char *end_reason_name(EndReason r) {
   return "?";
 }
 
-uint64_t ReplayLog::kernel_blocks() const {
-  uint64_t n = 0;
-  for (const LoggedBlock &b : blocks) n += !(b.flags & KJIT_CAPF_BLOCK_CUT);
-  return n;
-}
-
 uint64_t ReplayLog::kernel_icount() const {
   uint64_t n = 0;
   for (const LoggedBlock &b : blocks) n += b.ninsns;

@@ -90,12 +90,11 @@ struct ReplayLog {
   std::vector<SymbolTable::Sym> symbols;
 
   // What the kernel's tools saw for this invocation, derived from the block
-  // sequence (the icount tool adds each block's size when it runs; bbcount
-  // counts blocks, a block cut by the engine's size limit together with
-  // the one that continues it; calltrace logs the block after each call, or the
-  // funnel for a call that slept: the block after it is its return).
+  // sequence (the icount tool adds each block's size when it runs;
+  // calltrace logs the block after each call, or the funnel for a call that
+  // slept: the block after it is its return).  bbcount's needs the code:
+  // kernel_blocks in replay.h.
   uint64_t kernel_icount() const;
-  uint64_t kernel_blocks() const;  // blocks that end in a transfer
   std::vector<uint64_t> kernel_call_trace() const;
 };
 

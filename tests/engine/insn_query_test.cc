@@ -66,31 +66,79 @@ TEST(InsnQuery, SseMovsdAndCmpsdAreNotStringInstructions) {
   }
 }
 
-TEST(InsnQuery, NondeterministicInstructionsAndTheirResultRegister) {
+// One case per instruction of each kind (include/kjit/plugin.h lists them):
+// the kind, and the GPR a capture logs besides rcx/rdx/rbx (every GPR the
+// instruction writes is among those four).
+TEST(InsnQuery, NondeterministicInstructionsByKindAndTheirResultRegister) {
   struct Case {
+    const char *what;
     std::vector<uint8_t> bytes;
+    kjit_nondet_kind kind;
     int reg;
   } cases[] = {
-      {{0x0f, 0x31}, KJIT_REG_RAX},              // rdtsc
-      {{0x0f, 0x01, 0xf9}, KJIT_REG_RAX},        // rdtscp
-      {{0x0f, 0xa2}, KJIT_REG_RAX},              // cpuid
-      {{0x0f, 0x32}, KJIT_REG_RAX},              // rdmsr
-      {{0x0f, 0x33}, KJIT_REG_RAX},              // rdpmc
-      {{0xec}, KJIT_REG_RAX},                    // in al, dx
-      {{0xe5, 0x40}, KJIT_REG_RAX},              // in eax, 0x40
-      {{0xee}, KJIT_REG_RAX},                    // out dx, al
-      {{0x0f, 0xc7, 0xf1}, KJIT_REG_RCX},        // rdrand ecx
-      {{0x48, 0x0f, 0xc7, 0xf3}, KJIT_REG_RBX},  // rdrand rbx
-      {{0x49, 0x0f, 0xc7, 0xf8}, KJIT_REG_R8},   // rdseed r8
-      {{0xf3, 0x0f, 0xc7, 0xfa}, KJIT_REG_RDX},  // rdpid rdx
-      {{0x48, 0x8b, 0x07}, -1},                  // mov rax, [rdi]
-      {{0x0f, 0xc7, 0x0f}, -1},                  // cmpxchg8b [rdi]
-      {{0x6c}, -1},                              // insb: a string instruction, not logged as NONDET
+      {"rdtsc", {0x0f, 0x31}, KJIT_NONDET_REGISTERS, KJIT_REG_RAX},
+      {"rdtscp", {0x0f, 0x01, 0xf9}, KJIT_NONDET_REGISTERS, KJIT_REG_RAX},
+      {"cpuid", {0x0f, 0xa2}, KJIT_NONDET_REGISTERS, KJIT_REG_RAX},
+      {"rdmsr", {0x0f, 0x32}, KJIT_NONDET_REGISTERS, KJIT_REG_RAX},
+      {"rdpmc", {0x0f, 0x33}, KJIT_NONDET_REGISTERS, KJIT_REG_RAX},
+      {"xgetbv", {0x0f, 0x01, 0xd0}, KJIT_NONDET_REGISTERS, KJIT_REG_RAX},
+      {"rdpkru", {0x0f, 0x01, 0xee}, KJIT_NONDET_REGISTERS, KJIT_REG_RAX},
+      {"in al, dx", {0xec}, KJIT_NONDET_REGISTERS, KJIT_REG_RAX},
+      {"in eax, 0x40", {0xe5, 0x40}, KJIT_NONDET_REGISTERS, KJIT_REG_RAX},
+      {"rdrand ecx", {0x0f, 0xc7, 0xf1}, KJIT_NONDET_REGISTERS, KJIT_REG_RCX},
+      {"rdrand rbx", {0x48, 0x0f, 0xc7, 0xf3}, KJIT_NONDET_REGISTERS, KJIT_REG_RBX},
+      {"rdseed r8", {0x49, 0x0f, 0xc7, 0xf8}, KJIT_NONDET_REGISTERS, KJIT_REG_R8},
+      {"rdpid rdx", {0xf3, 0x0f, 0xc7, 0xfa}, KJIT_NONDET_REGISTERS, KJIT_REG_RDX},
+      {"rdfsbase rax", {0xf3, 0x48, 0x0f, 0xae, 0xc0}, KJIT_NONDET_REGISTERS, KJIT_REG_RAX},
+      {"rdgsbase r12", {0xf3, 0x49, 0x0f, 0xae, 0xcc}, KJIT_NONDET_REGISTERS, KJIT_REG_R12},
+      {"lsl eax, ecx", {0x0f, 0x03, 0xc1}, KJIT_NONDET_REGISTERS, KJIT_REG_RAX},
+      {"lar rsi, rdi", {0x48, 0x0f, 0x02, 0xf7}, KJIT_NONDET_REGISTERS, KJIT_REG_RSI},
+      {"str eax", {0x0f, 0x00, 0xc8}, KJIT_NONDET_REGISTERS, KJIT_REG_RAX},
+      {"sldt ecx", {0x0f, 0x00, 0xc1}, KJIT_NONDET_REGISTERS, KJIT_REG_RCX},
+      {"smsw eax", {0x0f, 0x01, 0xe0}, KJIT_NONDET_REGISTERS, KJIT_REG_RAX},
+      {"mov rax, cr3", {0x0f, 0x20, 0xd8}, KJIT_NONDET_REGISTERS, KJIT_REG_RAX},
+      {"mov rdi, dr7", {0x0f, 0x21, 0xff}, KJIT_NONDET_REGISTERS, KJIT_REG_RDI},
+      {"mov eax, ds", {0x8c, 0xd8}, KJIT_NONDET_REGISTERS, KJIT_REG_RAX},
+      {"verr ax", {0x0f, 0x00, 0xe0}, KJIT_NONDET_FLAGS, KJIT_REG_RAX},
+      {"verw [rdi]", {0x0f, 0x00, 0x2f}, KJIT_NONDET_FLAGS, KJIT_REG_RAX},
+      {"sgdt [rdi]", {0x0f, 0x01, 0x07}, KJIT_NONDET_MEMORY, KJIT_REG_RAX},
+      {"sidt [rdi]", {0x0f, 0x01, 0x0f}, KJIT_NONDET_MEMORY, KJIT_REG_RAX},
+      {"str [rdi]", {0x0f, 0x00, 0x0f}, KJIT_NONDET_MEMORY, KJIT_REG_RAX},
+      {"smsw [rdi]", {0x0f, 0x01, 0x27}, KJIT_NONDET_MEMORY, KJIT_REG_RAX},
+      {"mov [rdi], ds", {0x8c, 0x1f}, KJIT_NONDET_MEMORY, KJIT_REG_RAX},
+      {"xsave [rdi]", {0x0f, 0xae, 0x27}, KJIT_NONDET_MEMORY, KJIT_REG_RAX},
+      {"xsaves64 [rdi]", {0x48, 0x0f, 0xc7, 0x2f}, KJIT_NONDET_MEMORY, KJIT_REG_RAX},
+      {"fxsave [rdi]", {0x0f, 0xae, 0x07}, KJIT_NONDET_MEMORY, KJIT_REG_RAX},
+      {"out dx, al", {0xee}, KJIT_NONDET_EFFECT, KJIT_REG_RAX},
+      {"wrmsr", {0x0f, 0x30}, KJIT_NONDET_EFFECT, KJIT_REG_RAX},
+      {"wrpkru", {0x0f, 0x01, 0xef}, KJIT_NONDET_EFFECT, KJIT_REG_RAX},
+      {"xsetbv", {0x0f, 0x01, 0xd1}, KJIT_NONDET_EFFECT, KJIT_REG_RAX},
+      {"xrstor [rdi]", {0x0f, 0xae, 0x2f}, KJIT_NONDET_EFFECT, KJIT_REG_RAX},
+      {"mov cr3, rax", {0x0f, 0x22, 0xd8}, KJIT_NONDET_EFFECT, KJIT_REG_RAX},
+      {"mov dr7, rax", {0x0f, 0x23, 0xf8}, KJIT_NONDET_EFFECT, KJIT_REG_RAX},
+      {"mov ds, eax", {0x8e, 0xd8}, KJIT_NONDET_EFFECT, KJIT_REG_RAX},
+      {"invlpg [rdi]", {0x0f, 0x01, 0x3f}, KJIT_NONDET_EFFECT, KJIT_REG_RAX},
+      {"invpcid rax, [rdi]", {0x66, 0x0f, 0x38, 0x82, 0x07}, KJIT_NONDET_EFFECT, KJIT_REG_RAX},
+      {"wbinvd", {0x0f, 0x09}, KJIT_NONDET_EFFECT, KJIT_REG_RAX},
+      {"lgdt [rdi]", {0x0f, 0x01, 0x17}, KJIT_NONDET_EFFECT, KJIT_REG_RAX},
+      {"ltr ax", {0x0f, 0x00, 0xd8}, KJIT_NONDET_EFFECT, KJIT_REG_RAX},
+      {"lmsw ax", {0x0f, 0x01, 0xf0}, KJIT_NONDET_EFFECT, KJIT_REG_RAX},
+      {"clts", {0x0f, 0x06}, KJIT_NONDET_EFFECT, KJIT_REG_RAX},
+      {"mov rax, [rdi]", {0x48, 0x8b, 0x07}, KJIT_NONDET_NONE, -1},
+      {"mov eax, ebx", {0x89, 0xd8}, KJIT_NONDET_NONE, -1},
+      {"cmpxchg8b [rdi]", {0x0f, 0xc7, 0x0f}, KJIT_NONDET_NONE, -1},
+      {"insb (a string instruction, logged as one)", {0x6c}, KJIT_NONDET_NONE, -1},
+      {"wrfsbase rax (deterministic from rax)", {0xf3, 0x48, 0x0f, 0xae, 0xd0}, KJIT_NONDET_NONE, -1},
   };
   for (const Case &c : cases) {
+    SCOPED_TRACE(c.what);
     kjit_insn in = decode(c.bytes);
-    EXPECT_EQ(kjit_insn_nondeterministic_reg(&in), c.reg)
-        << "bytes " << std::hex << int(c.bytes[0]) << " " << int(c.bytes[1 % c.bytes.size()]);
+    EXPECT_EQ(kjit_insn_length(&in), c.bytes.size());
+    EXPECT_EQ(kjit_insn_nondet_kind(&in), c.kind);
+    EXPECT_EQ(kjit_insn_nondeterministic_reg(&in), c.reg);
+    // Every GPR it writes is in the NONDET record.
+    const uint16_t logged = c.reg < 0 ? 0 : static_cast<uint16_t>((1u << c.reg) | 0xe);
+    if (c.kind != KJIT_NONDET_NONE) EXPECT_EQ(in.insn.regs_modified & ~logged, 0) << std::hex << in.insn.regs_modified;
   }
 }
 

@@ -15,8 +15,10 @@
  *    a plain load, before any other instruction (cap_instrument_read);
  *  - before string instructions that read (movs, lods, cmps, scas), the
  *    whole source range (rsi, rcx, DF);
- *  - after rdtsc/rdtscp/rdrand/rdseed/rdpid/cpuid/rdmsr/rdpmc/in, their
- *    output registers and flags (NONDET); `out` is logged as NONDET too;
+ *  - after every instruction whose result a replay cannot recompute (the
+ *    decoder's kjit_insn_nondet_kind: rdtsc, cpuid, rdpkru, xgetbv, rdmsr,
+ *    lsl, mov from cr3, verw, sgdt, wrmsr, out...), its result registers
+ *    and flags (NONDET);
  *  - before every return, a check whether rsp is the entry's: the END of
  *    the invocation;
  *  - before a call into the scheduler funnel (__schedule), a note of the

@@ -35,6 +35,7 @@ EXPORT_SYMBOL_GPL(kjit_insn_is_memory_hint);
 EXPORT_SYMBOL_GPL(kjit_insn_string_op);
 EXPORT_SYMBOL_GPL(kjit_insn_string_width);
 EXPORT_SYMBOL_GPL(kjit_insn_nondeterministic_reg);
+EXPORT_SYMBOL_GPL(kjit_insn_nondet_kind);
 EXPORT_SYMBOL_GPL(kjit_block_pc);
 EXPORT_SYMBOL_GPL(kjit_block_insn_count);
 EXPORT_SYMBOL_GPL(kjit_block_insn);

@@ -4,10 +4,12 @@
 // each instruction is also decoded by Capstone as a second opinion.
 #include <capstone/capstone.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -25,7 +27,38 @@ struct SweepTotals {
   uint64_t functions = 0, instructions = 0, blocks = 0, full = 0, fallback = 0, declined = 0;
   uint64_t disagreements = 0;
   double build_seconds = 0;
+  // Non-deterministic instructions (kjit_nondet_kind) by mnemonic and kind,
+  // from a linear pass over every function (blocks reached only through
+  // alternatives or static keys included).
+  std::map<std::pair<uint32_t, uint8_t>, uint64_t> nondet;
 };
+
+// Linear decode of [start, end): every instruction the function's bytes
+// hold, resynchronising one byte after an undecodable one.
+void count_nondet(const x86::Decoder &zydis, const ElfSection &text, uint64_t start, uint64_t end,
+                  SweepTotals *t) {
+  for (uint64_t at = start; at < end;) {
+    const uint8_t *bytes = text.bytes.data() + (at - text.addr);
+    const uint32_t avail = static_cast<uint32_t>(std::min<uint64_t>(15, text.addr + text.size - at));
+    x86::Insn in;
+    if (zydis.decode(at, bytes, avail, &in) != x86::DecodeStatus::kOk) {
+      at++;
+      continue;
+    }
+    if (in.nondet != KJIT_NONDET_NONE) t->nondet[{in.mnemonic, in.nondet}]++;
+    at += in.length;
+  }
+}
+
+const char *nondet_handling(uint8_t kind) {
+  switch (kind) {
+    case KJIT_NONDET_REGISTERS: return "registers: logged after it ran, loaded by the replay";
+    case KJIT_NONDET_FLAGS: return "flags: logged after it ran, loaded by the replay";
+    case KJIT_NONDET_MEMORY: return "memory: skipped by the replay, later reads of it logged";
+    case KJIT_NONDET_EFFECT: return "machine state only: skipped by the replay";
+    default: return "?";
+  }
+}
 
 bool is_text_symbol(const SymbolTable::Sym &s, const ElfSection &text) {
   return s.addr >= text.addr && s.addr < text.addr + text.size;
@@ -110,6 +143,7 @@ int cmd_sweep(int argc, char **argv) {
         break;
       }
     t.functions++;
+    count_nondet(zydis, text, start, end, &t);
     std::set<uint64_t> seen{start};
     std::vector<uint64_t> work{start};
     while (!work.empty()) {
@@ -147,6 +181,7 @@ int cmd_sweep(int argc, char **argv) {
         }
         t.instructions++;
         if (!zok) break;
+
         at += in.length;
       }
       for (uint32_t s = 0; s < nsucc; s++)
@@ -171,6 +206,21 @@ int cmd_sweep(int argc, char **argv) {
          static_cast<unsigned long long>(st.flushes), static_cast<unsigned long long>(st.cache_bytes_used));
   printf("speed:                 %.0f instructions/s, %.0f ns/block\n",
          t.build_seconds > 0 ? static_cast<double>(t.instructions) / t.build_seconds : 0, ns_per_block);
+  // Every instruction a capture logs as NONDET, and how capture and replay
+  // handle it (docs/capture-format.md, NONDET).
+  uint64_t nondet_total = 0;
+  for (const auto &m : t.nondet) nondet_total += m.second;
+  printf("nondet:                %llu instructions in the functions' bytes, each logged by a capture\n",
+         static_cast<unsigned long long>(nondet_total));
+  for (const auto &m : t.nondet) {
+    std::string name = x86::mnemonic_name(m.first.first);
+    if (name == "mov")
+      name = m.first.second == KJIT_NONDET_REGISTERS ? "mov r,cr/dr/sreg"
+             : m.first.second == KJIT_NONDET_MEMORY  ? "mov m,sreg"
+                                                     : "mov cr/dr/sreg,r";
+    printf("  nondet %-16s %7llu  %s\n", name.c_str(), static_cast<unsigned long long>(m.second),
+           nondet_handling(m.first.second));
+  }
   printf("sweep: %llu instructions, %llu blocks, %.2f%% translated, %.0f ns/block\n",
          static_cast<unsigned long long>(t.instructions), static_cast<unsigned long long>(t.blocks), pct,
          ns_per_block);

@@ -66,9 +66,14 @@ bool decode_at(const Capture &cap, uint64_t pc, x86::Insn *in) {
 // instruction at `pc`, or -1 when the bytes there are not one.  The
 // engine's decoder decides, as it did for the capture
 // (kjit_insn_nondeterministic_reg).
-int nondet_dest(const Emulator &emu, uint64_t pc) {
+// *length is the instruction's length: Unicorn passes a placeholder as the
+// size of an instruction it cannot decode (xgetbv, rdrand without their
+// CPUID bits).
+int nondet_dest(const Emulator &emu, uint64_t pc, uint32_t *length = nullptr) {
   x86::Insn in;
-  return decode_at(emu, pc, &in) ? x86::nondet_result_reg(in) : -1;
+  if (!decode_at(emu, pc, &in)) return -1;
+  if (length) *length = in.length;
+  return x86::nondet_result_reg(in);
 }
 
 std::string mnemonic_at(const Emulator &emu, uint64_t pc) {
@@ -198,7 +203,8 @@ class LogServer {
                                    : std::to_string(log_.nondets.size()) + " NONDET records, all used") +
                               "; a module that did not record this instruction made the capture)");
     if (logged_nondet) {
-      const int dest = nondet_dest(emu, pc);
+      uint32_t length = 0;
+      const int dest = nondet_dest(emu, pc, &length);
       if (dest < 0) return;  // not the instruction itself (instrumentation around it)
       const LoggedNondet &n = log_.nondets[st_.nondets++];
       emu.set_gpr(KJIT_REG_RCX, n.rcx);
@@ -206,7 +212,7 @@ class LogServer {
       emu.set_gpr(KJIT_REG_RBX, n.rbx);
       emu.set_gpr(dest, n.dest);
       emu.set_rflags(n.rflags);
-      emu.set_rip(pc + size);
+      emu.set_rip(pc + length);
     }
   }
 

@@ -171,6 +171,14 @@ int main(int argc, char **argv)
     if (pthread_create(&t, NULL, wake_later, NULL)) return 1;
     r = syscall(SYS_futex, &futex_word, FUTEX_WAIT_PRIVATE, 0, NULL, NULL, 0);
     pthread_join(t, NULL);
+  } else if (!strcmp(n, "futex_wake")) {
+    /* Nobody waits.  Without FUTEX_PRIVATE_FLAG the key comes from the
+     * page (get_user_pages_fast), whose protection-key check is rdpkru. */
+    r = syscall(SYS_futex, &futex_word, FUTEX_WAKE, 1, NULL, NULL, 0);
+  } else if (!strcmp(n, "getrandom")) {
+    /* The ChaCha block function: straight-line runs longer than the
+     * engine's block size limit. */
+    r = syscall(SYS_getrandom, buf, 16, 0);
   }
   else { fprintf(stderr, "unknown %s\n", n); return 2; }
   if (rep == 0) printf("%s = %ld\n", n, r);

@@ -76,6 +76,51 @@ TEST(Replay, SampleCapturesReplayExactly) {
   EXPECT_GE(sleeps, 2u) << "the blocking samples lost their sleeps";
 }
 
+// Regression cases for the two that did not replay.  futex_wake (FUTEX_WAKE
+// without the private flag: get_user_pages_fast's protection-key check is
+// rdpkru, an invalid instruction in Unicorn) replays from its NONDET
+// record; getrandom (the ChaCha block function's straight-line runs are
+// longer than the engine's block limit, and the file predates BLOCKS' cut
+// flag) counts 82 blocks on both sides, not 93.
+TEST(Replay, RdpkruAndCutBlocksReplayExactly) {
+  struct Case {
+    const char *file;
+    uint64_t nondets;
+    const char *bbcount;
+  } cases[] = {{"futex_wake.kjitcap", 1, "110"}, {"getrandom.kjitcap", 0, "82"}};
+  for (const Case &c : cases) {
+    SCOPED_TRACE(c.file);
+    Capture cap;
+    ReplayLog log;
+    ASSERT_EQ(load_capture_file(kDir + "/" + c.file, &cap), "");
+    ASSERT_EQ(parse_replay_log(cap, &log), "");
+    EXPECT_EQ(log.nondets.size(), c.nondets);
+    ReplayReport rep;
+    ASSERT_EQ(replay_capture(cap, log, ReplayOptions{}, &rep), "");
+    EXPECT_TRUE(rep.ok) << rep.text();
+    EXPECT_EQ(rep.original.served.nondets, c.nondets);
+    for (const ToolCheck &c2 : rep.tools)
+      if (c2.tool == "bbcount") EXPECT_EQ(c2.kernel, c.bbcount);
+  }
+}
+
+// The same futex call captured by a module that did not log rdpkru: the
+// result is not in the file, so the replay stops there and says why.
+TEST(Replay, AnUnloggedRdpkruIsNamedNotGuessed) {
+  Capture cap;
+  ReplayLog log;
+  ASSERT_EQ(load_capture_file(kDir + "-unlogged/futex-rdpkru.kjitcap", &cap), "");
+  ASSERT_EQ(parse_replay_log(cap, &log), "");
+  EXPECT_TRUE(log.nondets.empty());
+  ReplayReport rep;
+  ASSERT_EQ(replay_capture(cap, log, ReplayOptions{}, &rep), "");
+  EXPECT_FALSE(rep.ok);
+  ASSERT_FALSE(rep.problems.empty());
+  EXPECT_NE(rep.problems[0].find("rdpkru at 0xffffffff812b6731 has a result the replay cannot compute"),
+            std::string::npos)
+      << rep.text();
+}
+
 TEST(Replay, RewrittenCaptureIsIdentical) {
   for (const std::string &f : captures()) {
     const std::vector<uint8_t> bytes = slurp(f);

@@ -67,6 +67,7 @@ void place_movable_requests(BuildContext &ctx, Instrumenter &ins) {
     uint32_t best = req.insn_index, best_weight = ~0u;
     for (uint32_t i = 0; i < ctx.n; i++) {
       if (ctx.insns[i].is_extable_site) break;  // keep counts ahead of faulting user accesses
+      if (ctx.gs_swapped[i]) continue;           // no call with the user's GS base
       uint32_t w = ins.cost(req, ctx.insns[i].insn, ctx.live[i]).weight();
       if (w < best_weight) {
         best_weight = w;
@@ -395,7 +396,9 @@ bool decode_block(uint64_t pc) {
   uint32_t limit = g_engine.opt.max_block_insns;
   if (limit == 0 || limit > kMaxBlockInsns) limit = kMaxBlockInsns;
   uint64_t at = pc;
+  bool gs_swapped = false;
   while (true) {
+    ctx.gs_swapped[ctx.n] = gs_swapped;
     if (ctx.n >= limit) {
       ctx.early = EarlyEnd::kContinue;
       break;
@@ -422,6 +425,8 @@ bool decode_block(uint64_t pc) {
     ki.ctx = &ctx;
     ctx.n++;
     at += ki.insn.length;
+    if (ki.insn.swaps_gs) gs_swapped = !gs_swapped;
+    ctx.gs_swapped[ctx.n] = gs_swapped;
     if (ki.insn.cf != KJIT_CF_NONE) {
       ctx.early = EarlyEnd::kNone;
       break;

@@ -62,6 +62,11 @@ struct BuildContext {
   kjit_block block;
   kjit_insn insns[kMaxBlockInsns];
   LiveSet live[kMaxBlockInsns + 1];
+  // Before instruction i the GS base is the task's user one: i is inside a
+  // swapgs pair (load_gs_index's `swapgs; mov gs, edi; swapgs`).  Nothing
+  // may be called there: every routine and the page-fault handler itself
+  // address per-CPU data through GS.
+  uint8_t gs_swapped[kMaxBlockInsns + 1];
   CallRequest reqs[kMaxRequests];
   uint32_t nreqs;
   PendingMirror mirrors[kMaxBlockInsns];  // of the translation being emitted

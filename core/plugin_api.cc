@@ -13,6 +13,7 @@ namespace {
 
 constexpr int kEINVAL = -22;
 constexpr int kENOSPC = -28;
+constexpr int kEPERM = -1;
 constexpr int kEBUSY = -16;
 
 bool ipoint_valid_for(const x86::Insn &in, uint32_t where, bool is_last) {
@@ -165,6 +166,12 @@ enum kjit_nondet_kind kjit_insn_nondet_kind(const kjit_insn *i) {
   return static_cast<kjit_nondet_kind>(i->insn.nondet);
 }
 int kjit_insn_nondeterministic_reg(const kjit_insn *i) { return x86::nondet_result_reg(i->insn); }
+int kjit_insn_gs_swapped(const kjit_insn *i, enum kjit_ipoint where) {
+  const BuildContext &ctx = *i->ctx;
+  // Edges of a conditional branch run after it, with the state before it.
+  const uint32_t at = where == KJIT_IPOINT_AFTER ? i->index + 1 : i->index;
+  return at <= ctx.n && ctx.gs_swapped[at];
+}
 int kjit_insn_reads_memory(const kjit_insn *i) { return i->insn.mem_read; }
 int kjit_insn_writes_memory(const kjit_insn *i) { return i->insn.mem_written; }
 uint32_t kjit_insn_memory_size(const kjit_insn *i) { return i->insn.mem_size; }
@@ -186,6 +193,7 @@ int kjit_insert_call_argv(kjit_insn *insn, enum kjit_ipoint where, void *routine
   if (insn->index >= ctx.n || &ctx.insns[insn->index] != insn) return kEINVAL;
   bool is_last = insn->index + 1 == ctx.n && ctx.has_terminator();
   if (!ipoint_valid_for(insn->insn, where, is_last)) return kEINVAL;
+  if (kjit_insn_gs_swapped(insn, where)) return kEPERM;
   for (uint32_t i = 0; i < nargs; i++) {
     if (!arg_valid(args[i])) return kEINVAL;
     bool mem_arg = args[i].kind == KJIT_ARG_KIND_MEM_EA || args[i].kind == KJIT_ARG_KIND_MEM_SIZE;

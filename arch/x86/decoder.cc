@@ -274,6 +274,7 @@ DecodeStatus Decoder::decode(uint64_t pc, const uint8_t *bytes, uint32_t len, In
   }
 
   in.nondet = classify_nondet(zi, ops);
+  in.swaps_gs = zi.mnemonic == ZYDIS_MNEMONIC_SWAPGS;
 
   ZydisMnemonic m = zi.mnemonic;
   if (is_system_transfer(m, zi)) {

@@ -50,6 +50,7 @@ struct Insn {
   uint8_t mem_uses_rsp;      // memory operand addresses through rsp
   uint16_t ret_imm;          // ret imm16
   uint8_t nondet;            // kjit_nondet_kind: what a replay cannot recompute
+  uint8_t swaps_gs;          // swapgs: GS base and the inactive one exchange
   uint8_t bytes[15];
 };
 

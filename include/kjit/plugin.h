@@ -162,6 +162,11 @@ enum kjit_nondet_kind {
   KJIT_NONDET_EFFECT,
 };
 enum kjit_nondet_kind kjit_insn_nondet_kind(const struct kjit_insn *insn);
+/* Whether the GS base is the task's user one at `where` (inside a swapgs
+ * pair of the block, as in load_gs_index).  kjit_insert_call refuses those
+ * points (-EPERM): a routine, and the fault handler of anything it
+ * touches, reach per-CPU data through GS. */
+int kjit_insn_gs_swapped(const struct kjit_insn *insn, enum kjit_ipoint where);
 /* The GPR a capture logs besides rcx, rdx, rbx and rflags: the one of
  * rdrand, rdseed, rdpid, rdfsbase, lsl... that is not among those, rax
  * otherwise (also for the kinds without a GPR result, where rax is
@@ -180,7 +185,8 @@ int kjit_block_is_routine_start(const struct kjit_block *block);
  * instruction of a dynamic block runs when any does, so the engine may move
  * them to the point of the block where the least state is live.  Returns 0, or
  * a negative errno-style value for a malformed request (bad ipoint for the
- * instruction, too many args, unknown kind); the request is then ignored. */
+ * instruction, too many args, unknown kind) or -EPERM at a point where the GS
+ * base is the user's (kjit_insn_gs_swapped); the request is then ignored. */
 int kjit_insert_call(struct kjit_insn *insn, enum kjit_ipoint where, void *routine,
                      uint32_t nargs, ...);
 int kjit_insert_call_argv(struct kjit_insn *insn, enum kjit_ipoint where, void *routine,

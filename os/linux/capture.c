@@ -130,6 +130,37 @@ static void cap_instrument_string(struct kjit_insn *in, enum kjit_string_op op)
 			 KJIT_ARG_REG(KJIT_REG_RCX), KJIT_ARG_FLAGS(), KJIT_ARG_CONST(kind));
 }
 
+/* NONDET: the registers after instruction i.  Inside a swapgs pair (mov gs
+ * in load_gs_index) nothing may be called: the record is taken after the
+ * pair closes, when only swapgs and nops lie between (they change none of
+ * the logged registers); otherwise the instruction stays unlogged and a
+ * replay names it. */
+static void cap_instrument_nondet(struct kjit_block *block, u32 i, int dest)
+{
+	u32 n = kjit_block_insn_count(block), j;
+	struct kjit_insn *in = kjit_block_insn(block, i), *at = in;
+	enum kjit_ipoint where = KJIT_IPOINT_AFTER;
+
+	if (kjit_insn_gs_swapped(in, KJIT_IPOINT_AFTER)) {
+		for (j = i + 1; j < n; j++) {
+			struct kjit_insn *k = kjit_block_insn(block, j);
+
+			if (!kjit_insn_gs_swapped(k, KJIT_IPOINT_BEFORE))
+				break;
+			if (kjit_insn_gs_swapped(k, KJIT_IPOINT_AFTER) && !kjit_insn_is_memory_hint(k))
+				return;  /* neither swapgs nor nop */
+		}
+		if (j == n)
+			return;
+		at = kjit_block_insn(block, j);
+		where = KJIT_IPOINT_BEFORE;
+	}
+	kjit_insert_call(at, where, (void *)kjit_cap_nondet, 6,
+			 KJIT_ARG_CONST(kjit_insn_pc(in)), KJIT_ARG_REG(dest),
+			 KJIT_ARG_REG(KJIT_REG_RCX), KJIT_ARG_REG(KJIT_REG_RDX),
+			 KJIT_ARG_REG(KJIT_REG_RBX), KJIT_ARG_FLAGS());
+}
+
 static void cap_on_block(struct kjit_block *block, void *arg)
 {
 	u32 n = kjit_block_insn_count(block), i, total = 0, flags = 0;
@@ -184,10 +215,7 @@ static void cap_on_block(struct kjit_block *block, void *arg)
 		if (sop != KJIT_STRING_NONE && sop != KJIT_STRING_STOS)
 			cap_instrument_string(in, sop);
 		if (dest >= 0)
-			kjit_insert_call(in, KJIT_IPOINT_AFTER, (void *)kjit_cap_nondet, 6,
-					 KJIT_ARG_CONST(kjit_insn_pc(in)), KJIT_ARG_REG(dest),
-					 KJIT_ARG_REG(KJIT_REG_RCX), KJIT_ARG_REG(KJIT_REG_RDX),
-					 KJIT_ARG_REG(KJIT_REG_RBX), KJIT_ARG_FLAGS());
+			cap_instrument_nondet(block, i, dest);
 		if (kjit_insn_is_return(in))
 			kjit_insert_call(in, KJIT_IPOINT_BEFORE, (void *)kjit_cap_ret, 2,
 					 KJIT_ARG_INSN_PC(), KJIT_ARG_REG(KJIT_REG_RSP));

@@ -36,6 +36,7 @@ EXPORT_SYMBOL_GPL(kjit_insn_string_op);
 EXPORT_SYMBOL_GPL(kjit_insn_string_width);
 EXPORT_SYMBOL_GPL(kjit_insn_nondeterministic_reg);
 EXPORT_SYMBOL_GPL(kjit_insn_nondet_kind);
+EXPORT_SYMBOL_GPL(kjit_insn_gs_swapped);
 EXPORT_SYMBOL_GPL(kjit_block_pc);
 EXPORT_SYMBOL_GPL(kjit_block_insn_count);
 EXPORT_SYMBOL_GPL(kjit_block_insn);

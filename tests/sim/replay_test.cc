@@ -99,8 +99,11 @@ TEST(Replay, RdpkruAndCutBlocksReplayExactly) {
     ASSERT_EQ(replay_capture(cap, log, ReplayOptions{}, &rep), "");
     EXPECT_TRUE(rep.ok) << rep.text();
     EXPECT_EQ(rep.original.served.nondets, c.nondets);
-    for (const ToolCheck &c2 : rep.tools)
-      if (c2.tool == "bbcount") EXPECT_EQ(c2.kernel, c.bbcount);
+    for (const ToolCheck &c2 : rep.tools) {
+      if (c2.tool == "bbcount") {
+        EXPECT_EQ(c2.kernel, c.bbcount);
+      }
+    }
   }
 }
 

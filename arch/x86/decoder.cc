@@ -139,6 +139,9 @@ uint8_t classify_nondet(const ZydisDecodedInstruction &zi, const ZydisDecodedOpe
     case ZYDIS_MNEMONIC_WBINVD: case ZYDIS_MNEMONIC_INVD:
     case ZYDIS_MNEMONIC_LGDT: case ZYDIS_MNEMONIC_LIDT: case ZYDIS_MNEMONIC_LLDT:
     case ZYDIS_MNEMONIC_LTR: case ZYDIS_MNEMONIC_LMSW: case ZYDIS_MNEMONIC_CLTS:
+    // The user's FS/GS base: no kernel code reads through it, and Unicorn
+    // has FSGSBASE off (an invalid instruction there).
+    case ZYDIS_MNEMONIC_WRFSBASE: case ZYDIS_MNEMONIC_WRGSBASE:
       return KJIT_NONDET_EFFECT;
     case ZYDIS_MNEMONIC_MOV:
       if (zi.operand_count_visible < 2) return KJIT_NONDET_NONE;

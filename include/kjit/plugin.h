@@ -152,7 +152,7 @@ uint32_t kjit_insn_string_width(const struct kjit_insn *insn);   /* 1, 2, 4, 8; 
  *             mov from a segment register to memory, the xsave family (a
  *             later explicit read of that memory is logged as any read);
  *  EFFECT     nothing a replay sees, only machine state: out, wrmsr,
- *             wrpkru, xsetbv, xrstor family, mov to a control, debug or
+ *             wrpkru, xsetbv, wrfsbase, wrgsbase, xrstor family, mov to a control, debug or
  *             segment register, invlpg, invpcid, wbinvd, lgdt/lidt/lldt/
  *             ltr/lmsw, clts.
  * A capture logs each after it ran (its result registers and flags); the

@@ -300,6 +300,34 @@ void Emulator::on_code(uc_struct *uc, uint64_t pc, uint32_t size, void *p) {
     // A redirected or stopped instruction is not seen by later hooks.
     if (self->rip_changed_ || self->stop_requested_ || self->faulted_) break;
   }
+  if (!self->rip_changed_ && !self->stop_requested_ && !self->faulted_) self->emulate_missing(pc);
+}
+
+bool Emulator::emulate_missing(uint64_t pc) {
+  uint8_t b[8];
+  uint32_t n = 0;
+  while (n < sizeof b && read(pc + n, b + n, 1)) n++;
+  // popcnt r, r: [66] f3 [REX] 0f b8 /r with a register source.
+  uint32_t i = 0;
+  bool opsize = false;
+  if (i < n && b[i] == 0x66) opsize = true, i++;
+  if (i >= n || b[i] != 0xf3) return false;
+  i++;
+  uint8_t rex = 0;
+  if (i < n && (b[i] & 0xf0) == 0x40) rex = b[i++];
+  if (i + 2 >= n || b[i] != 0x0f || b[i + 1] != 0xb8 || (b[i + 2] >> 6) != 3) return false;
+  const uint8_t modrm = b[i + 2];
+  const int dst = ((modrm >> 3) & 7) | ((rex & 4) ? 8 : 0), src = (modrm & 7) | ((rex & 1) ? 8 : 0);
+  const unsigned width = (rex & 8) ? 64 : opsize ? 16 : 32;
+  uint64_t v = gpr(src);
+  if (width < 64) v &= (uint64_t{1} << width) - 1;
+  const uint64_t count = static_cast<uint64_t>(__builtin_popcountll(v));
+  // A 16-bit destination keeps its upper bits; 32-bit writes zero-extend.
+  set_gpr(dst, width == 16 ? (gpr(dst) & ~uint64_t{0xffff}) | count : count);
+  constexpr uint64_t kArith = 0x8d5;  // CF PF AF ZF SF OF
+  set_rflags((rflags() & ~kArith) | (v == 0 ? 0x40 : 0));
+  set_rip(pc + i + 3);
+  return true;
 }
 
 void Emulator::on_write(uc_struct *, int, uint64_t addr, int size, int64_t value, void *p) {

@@ -41,6 +41,25 @@ TEST(Emulator, RunsToSentinelAndRecordsWritesInOrder) {
   EXPECT_EQ(w[1].pc, kCode + 7);
 }
 
+// Unicorn 2.0.1 rejects popcnt on every CPU model; the kernel's hweight
+// alternatives are patched to it, so the emulator executes it itself.
+TEST(Emulator, ExecutesPopcntUnicornLacks) {
+  const Capture cap = make_capture({
+      0x48, 0xc7, 0xc7, 0xff, 0x0f, 0x00, 0x00,  // mov rdi, 0xfff
+      0xf3, 0x48, 0x0f, 0xb8, 0xc7,              // popcnt rax, rdi
+      0x31, 0xf6,                                // xor esi, esi
+      0xf3, 0x0f, 0xb8, 0xce,                    // popcnt ecx, esi (ZF set)
+      0x0f, 0x94, 0xc2,                          // setz dl
+      0xc3});
+  Prepared p(cap);
+  RunResult r = p.emu.run(cap.entry_pc, cap.sentinel, 1000);
+  ASSERT_EQ(r.reason, StopReason::kSentinel) << r.message;
+  EXPECT_EQ(r.insns, 6u);
+  EXPECT_EQ(p.emu.gpr(KJIT_REG_RAX), 12u);
+  EXPECT_EQ(p.emu.gpr(KJIT_REG_RCX), 0u);
+  EXPECT_EQ(p.emu.gpr(KJIT_REG_RDX) & 0xff, 1u);
+}
+
 TEST(Emulator, EndlessLoopHitsTheBudget) {
   const Capture cap = make_capture({0xeb, 0xfe});  // jmp .
   Prepared p(cap);

@@ -148,6 +148,9 @@ int kjit_insn_is_memory_hint(const kjit_insn *i) {
     case ZYDIS_MNEMONIC_NOP: case ZYDIS_MNEMONIC_PREFETCH: case ZYDIS_MNEMONIC_PREFETCHW:
     case ZYDIS_MNEMONIC_PREFETCHWT1: case ZYDIS_MNEMONIC_PREFETCHNTA: case ZYDIS_MNEMONIC_PREFETCHT0:
     case ZYDIS_MNEMONIC_PREFETCHT1: case ZYDIS_MNEMONIC_PREFETCHT2:
+    // Cache and TLB maintenance name an address and read nothing.
+    case ZYDIS_MNEMONIC_INVLPG: case ZYDIS_MNEMONIC_CLFLUSH: case ZYDIS_MNEMONIC_CLFLUSHOPT:
+    case ZYDIS_MNEMONIC_CLWB: case ZYDIS_MNEMONIC_CLDEMOTE:
       return 1;
     default:
       return 0;

@@ -129,8 +129,9 @@ enum kjit_segment { KJIT_SEG_NONE = 0, KJIT_SEG_FS = 4, KJIT_SEG_GS = 5 };
 enum kjit_segment kjit_insn_mem_segment(const struct kjit_insn *insn);
 /* Zydis mnemonic id (ZydisMnemonic) for finer queries. */
 uint32_t kjit_insn_mnemonic(const struct kjit_insn *insn);
-/* nop and prefetch: their explicit memory operand is only an address
- * (kjit_insn_reads_memory says 1, yet nothing is read). */
+/* nop, prefetch, invlpg and the cache-line flushes: their explicit memory
+ * operand is only an address (kjit_insn_reads_memory may say 1, yet
+ * nothing is read). */
 int kjit_insn_is_memory_hint(const struct kjit_insn *insn);
 /* String instructions: what they do with their implicit operands (rsi is
  * read by movs, lods and cmps; rdi by cmps and scas; rcx counts with a rep

@@ -148,7 +148,11 @@ TEST(InsnQuery, NopAndPrefetchOperandsAreOnlyHints) {
   kjit_insn nopl = decode({0x0f, 0x1f, 0x44, 0x00, 0x00});  // nopl 0(rax,rax,1)
   kjit_insn prefetcht0 = decode({0x0f, 0x18, 0x0f});       // prefetcht0 [rdi]
   kjit_insn prefetchw = decode({0x0f, 0x0d, 0x0f});        // prefetchw [rdi]
+  kjit_insn invlpg = decode({0x0f, 0x01, 0x3f});            // invlpg [rdi]: a user page, maybe unmapped
+  kjit_insn clflush = decode({0x0f, 0xae, 0x3f});           // clflush [rdi]
   kjit_insn load = decode({0x48, 0x8b, 0x07});
+  EXPECT_TRUE(kjit_insn_is_memory_hint(&invlpg));
+  EXPECT_TRUE(kjit_insn_is_memory_hint(&clflush));
   EXPECT_TRUE(kjit_insn_is_memory_hint(&nopl));
   EXPECT_TRUE(kjit_insn_is_memory_hint(&prefetcht0));
   EXPECT_TRUE(kjit_insn_is_memory_hint(&prefetchw));

@@ -31,7 +31,10 @@
 #include "kjit/plugin.h"
 
 #define CAP_END_RESERVE 64
-#define CAP_MAX_READ 4096        /* a larger string read marks the capture overflowed */
+/* A larger read ends the invocation: as OVERFLOW (the capture is done)
+ * when one function is captured, as READ_TOO_LARGE with EACH_ATTACHED.  The
+ * file format's limit; a fork's copy of the task_struct is ~10 KiB. */
+#define CAP_MAX_READ KJIT_CAPF_READ_MAX
 
 struct cap_buf {
 	u8 *p;
@@ -421,7 +424,8 @@ static void cap_log_read(u64 pc, u64 addr, u64 ea, u32 size, u32 flags)
 	long err;
 
 	if (size > CAP_MAX_READ) {
-		cap_end(KJIT_CAP_END_OVERFLOW);
+		cap_end((cap_mode & KJIT_CAPTURE_EACH_ATTACHED) ? KJIT_CAP_END_READ_TOO_LARGE
+							       : KJIT_CAP_END_OVERFLOW);
 		return;
 	}
 	r = ev_reserve(sizeof(*r) + size, KJIT_CAP_READ);

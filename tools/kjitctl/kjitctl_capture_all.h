@@ -44,6 +44,7 @@ static const char *capa_reason(uint32_t why, unsigned sleeps)
     case KJIT_CAP_END_LEFT_CACHE: return "left the cache";
     case KJIT_CAP_END_STOPPED: return "still running when the capture stopped";
     case KJIT_CAP_END_SLEPT: return sleeps ? "slept" : "slept without RESUME records";
+    case KJIT_CAP_END_READ_TOO_LARGE: return "a read too large to record";
     default: return "no end";
   }
 }
@@ -310,6 +311,8 @@ static int cmd_capture_all(int argc, char **argv)
   if (r.flags & KJIT_CAP_F_CODE_OVERFLOW)
     printf("capture all-syscalls: the code buffer (%u KiB) overflowed: blocks built after it filled lack"
            " their bytes, their replays fail (--code-kb)\n", code_kb);
+  printf("capture all-syscalls: events %llu bytes, code %llu bytes (%zu blocks)\n",
+         (unsigned long long)r.event_bytes, (unsigned long long)r.code_bytes, ncodes);
   printf("capture all-syscalls: %zu system calls recorded, %zu without a complete invocation%s",
          nwritten, ncalls - nwritten, ncalls > nwritten ? ":" : "");
   int first = 1;

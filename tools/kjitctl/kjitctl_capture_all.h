@@ -17,8 +17,8 @@
  * to the module's maximum (64 MiB), the code buffer to 16 MiB.
  *
  * Each invocation is named by its entry pc (BEGIN's, minus the fentry call)
- * in /proc/kallsyms.  A file holds the code of the blocks its invocation
- * ran and the thunks (--all-code: the whole code buffer, as a single
+ * in /proc/kallsyms.  A file holds the code of the pages its invocation
+ * ran in and the thunks (--all-code: the whole code buffer, as a single
  * capture's files do).  The last line is the summary:
  *   capture all-syscalls: N system calls recorded, M without a complete
  *   invocation: NAME: K attempts, REASON; ...
@@ -87,13 +87,16 @@ static int capa_u64_cmp(const void *a, const void *b)
   return x < y ? -1 : x > y;
 }
 
-/* The code records invocation [ev, evend) needs: the blocks it ran (their
- * records start at the block's pc) and the thunks; in `out`, sorted. */
+/* The code records invocation [ev, evend) needs, in `out`, sorted: every
+ * record in a page that one of the blocks it ran touches, and the thunks.
+ * The simulator maps whole pages, zeros where no bytes are given; a replay
+ * that leaves the recorded path then runs the kernel's code, as far as any
+ * invocation built it, and fails at the block check rather than in zeros. */
 static size_t capa_codes_for(const unsigned char *ev, const unsigned char *evend,
                              const struct capf_code *codes, size_t ncodes, struct capf_code *out)
 {
-  size_t nb = 0, capb = 256, n = 0;
-  uint64_t *pcs = malloc(capb * sizeof *pcs);
+  size_t nb = 0, capb = 256, np = 0, capp = 256, n = 0;
+  uint64_t *pcs = malloc(capb * sizeof *pcs), *pages = malloc(capp * sizeof *pages);
   for (const unsigned char *p = ev; p < evend;) {
     const struct kjit_cap_rec *r = (const void *)p;
     if (r->len < sizeof *r || p + r->len > evend) break;
@@ -104,10 +107,22 @@ static size_t capa_codes_for(const unsigned char *ev, const unsigned char *evend
     p += r->len;
   }
   qsort(pcs, nb, sizeof *pcs, capa_u64_cmp);
-  for (size_t i = 0; i < ncodes; i++)
-    if (bsearch(&codes[i].pc, pcs, nb, sizeof *pcs, capa_u64_cmp) || capa_is_thunk(codes[i].pc))
+  for (size_t i = 0; i < ncodes; i++) {
+    if (!bsearch(&codes[i].pc, pcs, nb, sizeof *pcs, capa_u64_cmp)) continue;
+    for (uint64_t pg = codes[i].pc >> 12; pg <= (codes[i].pc + codes[i].len - 1) >> 12; pg++) {
+      if (np == capp) pages = realloc(pages, (capp *= 2) * sizeof *pages);
+      pages[np++] = pg;
+    }
+  }
+  qsort(pages, np, sizeof *pages, capa_u64_cmp);
+  for (size_t i = 0; i < ncodes; i++) {
+    uint64_t first = codes[i].pc >> 12, last = (codes[i].pc + codes[i].len - 1) >> 12;
+    if (bsearch(&first, pages, np, sizeof *pages, capa_u64_cmp) ||
+        bsearch(&last, pages, np, sizeof *pages, capa_u64_cmp) || capa_is_thunk(codes[i].pc))
       out[n++] = codes[i];
+  }
   free(pcs);
+  free(pages);
   return n;
 }
 

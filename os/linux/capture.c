@@ -1,12 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Capture: a kjit plugin that records invocations of one attached function
- * completely enough to re-execute them off-line (kjit-sim replay).
+ * (or, KJIT_CAPTURE_EACH_ATTACHED, one complete invocation of each function
+ * attached when it is armed) completely enough to re-execute them off-line
+ * (kjit-sim replay).
  *
  * While armed, every block the engine builds gets:
  *  - its live code bytes copied (after alternatives/static keys) into the
  *    code buffer, once per build;
  *  - at its first instruction a BLOCK event (pc, instructions);
- *  - at the entry block (the attached function + 5, after its fentry call)
+ *  - at a target's entry block (the attached function + 5, after its
+ *    fentry call) a call that decides whether this entry is recorded (the
+ *    pid filter, one invocation at a time, targets already done), then
  *    three calls that take every GPR and rflags: the BEGIN event, the GS
  *    base (the per-CPU offset) and a copy of the task's stack above rsp;
  *  - for every instruction with an explicit memory read, a READ event with
@@ -42,6 +46,8 @@
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/ftrace.h>
+#include <linux/mm.h>
+#include <linux/sort.h>
 #include "capture.h"
 #include "capture_log.h"
 #include "engine_host.h"
@@ -186,9 +192,11 @@ static void cap_on_block(struct kjit_block *block, void *arg)
 				 KJIT_ARG_CONST(kjit_insn_pc(last) + kjit_insn_length(last)));
 	if (cap_after_sched_call(pc))
 		cap_instrument_resume(kjit_block_insn(block, 0));
-	if (pc == kjit_caplog_target()) {
+	if (kjit_caplog_is_target(pc)) {
 		struct kjit_insn *f = kjit_block_insn(block, 0);
 
+		kjit_insert_call(f, KJIT_IPOINT_BEFORE, (void *)kjit_cap_entry_pick, 1,
+				 KJIT_ARG_INSN_PC());
 		kjit_insert_call(f, KJIT_IPOINT_BEFORE, (void *)kjit_cap_entry_a, 6,
 				 KJIT_ARG_REG(KJIT_REG_RAX), KJIT_ARG_REG(KJIT_REG_RCX),
 				 KJIT_ARG_REG(KJIT_REG_RDX), KJIT_ARG_REG(KJIT_REG_RBX),
@@ -260,21 +268,74 @@ static void cap_stop_locked(void)
 	kjit_caplog_stopped();
 }
 
+static int cap_u64_cmp(const void *a, const void *b)
+{
+	u64 x = *(const u64 *)a, y = *(const u64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The entry block pcs of every attached function, sorted and distinct, in
+ * *out (kvmalloc'd); their number, or -errno. */
+static int cap_attached_targets(u64 **out)
+{
+	int n = kjit_nattached(), i, k = 0;
+	char *name;
+	u64 *t, addr;
+
+	if (n <= 0)
+		return -ENOENT;
+	t = kvmalloc_array(n, sizeof(*t), GFP_KERNEL);
+	name = kmalloc(KJIT_NAME_MAX, GFP_KERNEL);
+	if (!t || !name) {
+		kvfree(t);
+		kfree(name);
+		return -ENOMEM;
+	}
+	/* Attachments may change meanwhile: the ones there now are taken. */
+	for (i = 0; i < n && kjit_attachment(i, name, &addr); i++)
+		t[k++] = addr + MCOUNT_INSN_SIZE;
+	kfree(name);
+	sort(t, k, sizeof(*t), cap_u64_cmp, NULL);
+	for (i = 0, n = 0; i < k; i++)
+		if (!n || t[n - 1] != t[i])
+			t[n++] = t[i];
+	if (!n) {
+		kvfree(t);
+		return -ENOENT;
+	}
+	*out = t;
+	return n;
+}
+
 static int cap_start(struct kjit_ioc_capture *c)
 {
-	u64 addr;
+	bool each = c->flags & KJIT_CAPTURE_EACH_ATTACHED;
 	u32 evkb = c->buf_kb ? c->buf_kb : 4096, cokb = c->code_kb ? c->code_kb : 1024;
-	int ret;
+	u64 *targets;
+	int ret, n = 1;
 
-	if (c->flags || c->count < 1 || c->count > 1024 || evkb > 65536 || cokb > 16384 ||
-	    !kjit_valid_name(c->name, sizeof(c->name)))
+	if ((c->flags & ~KJIT_CAPTURE_FLAGS) || evkb > 65536 || cokb > 16384)
 		return -EINVAL;
-	addr = kjit_ksym(c->name);
-	if (!addr)
-		return -ENOENT;
+	if (!each && (c->count < 1 || c->count > 1024 || !kjit_valid_name(c->name, sizeof(c->name))))
+		return -EINVAL;
+	if (each) {
+		n = cap_attached_targets(&targets);
+		if (n < 0)
+			return n;
+	} else {
+		u64 addr = kjit_ksym(c->name);
+
+		if (!addr)
+			return -ENOENT;
+		targets = kvmalloc(sizeof(*targets), GFP_KERNEL);
+		if (!targets)
+			return -ENOMEM;
+		targets[0] = addr + MCOUNT_INSN_SIZE;
+	}
 	sched_funnel = kjit_ksym("__schedule");
 	cap_stop_locked();
-	ret = kjit_caplog_prepare(addr + MCOUNT_INSN_SIZE, c->pid, c->count, evkb, cokb);
+	ret = kjit_caplog_prepare(targets, n, c->flags, c->pid, c->count, evkb, cokb);
 	if (ret)
 		return ret;
 	cap_add_thunks();
@@ -290,7 +351,11 @@ static int cap_start(struct kjit_ioc_capture *c)
 		return ret;
 	}
 	cap_registered = true;
-	pr_info("capture armed for %s (pid %u, count %u)\n", c->name, c->pid, c->count);
+	if (each)
+		pr_info("capture armed for %d attached functions (pid %u%s)\n", n, c->pid,
+			(c->flags & KJIT_CAPTURE_DESCENDANTS) ? " and descendants" : "");
+	else
+		pr_info("capture armed for %s (pid %u, count %u)\n", c->name, c->pid, c->count);
 	return 0;
 }
 

@@ -7,7 +7,11 @@
  * One invocation is recorded at a time, by the task that owns it: the
  * routines return at once for every other task.  An owner that leaves the
  * cache (a call into code that is not translated) never reaches its END;
- * its next entry, or STOP, closes it as LEFT_CACHE.  The event buffer is
+ * its next entry, or STOP, closes it as LEFT_CACHE; one that dies in it
+ * (exit_group) is closed so by the next task that enters a target once it
+ * can run no more (cap_reap_dead_owner).  The targets are one function, or
+ * (KJIT_CAPTURE_EACH_ATTACHED) every function attached at arm time, each
+ * recorded until it has one complete invocation.  The event buffer is
  * bounded: when a record does not fit, END(overflow) is written in the
  * space kept for it and the capture is done.  Records become visible to
  * READ only when complete (`used` is published after the bytes). */
@@ -15,7 +19,10 @@
 
 #include <linux/kernel.h>
 #include <linux/sched.h>
+#include <linux/sched/task.h>
 #include <linux/sched/task_stack.h>
+#include <linux/rcupdate.h>
+#include <linux/slab.h>
 #include <linux/uaccess.h>
 #include <linux/vmalloc.h>
 #include <linux/percpu.h>
@@ -24,7 +31,10 @@
 #include "kjit/plugin.h"
 
 #define CAP_END_RESERVE 64
-#define CAP_MAX_READ 4096        /* a larger string read marks the capture overflowed */
+/* A larger read ends the invocation: as OVERFLOW (the capture is done)
+ * when one function is captured, as READ_TOO_LARGE with EACH_ATTACHED.  The
+ * file format's limit; a fork's copy of the task_struct is ~10 KiB. */
+#define CAP_MAX_READ KJIT_CAPF_READ_MAX
 
 struct cap_buf {
 	u8 *p;
@@ -33,14 +43,35 @@ struct cap_buf {
 };
 
 static struct cap_buf ev, code;
-static u64 cap_target;          /* entry block pc: function + MCOUNT_INSN_SIZE */
+/* The targets' entry block pcs (function + MCOUNT_INSN_SIZE), sorted;
+ * read-only while armed, freed only after the plugin is removed.  With
+ * EACH_ATTACHED each has a state byte (CAP_T_*), written by the owner at
+ * its END only (one writer), read by every task that enters a target. */
+static u64 *cap_tpc;
+static u8 *cap_tstate;
+static u32 cap_ntargets, cap_ndone;
+#define CAP_T_DONE 0x80u           /* a complete invocation, or enough attempts */
+#define CAP_T_ATTEMPTS 0x7fu       /* invocations that were not complete */
+/* A call that never returns in the cache (exit_group, a sleep the cache
+ * does not follow) would otherwise be recorded at every entry and fill the
+ * buffer. */
+#define CAP_MAX_ATTEMPTS 4
+/* How far up the parents KJIT_CAPTURE_DESCENDANTS looks. */
+#define CAP_MAX_GENERATIONS 16
+static u32 cap_mode;            /* KJIT_CAPTURE_* */
 static u32 cap_pid, cap_count;
 static atomic_t cap_done_n;
 static u32 cap_flags;
 static int cap_state;           /* KJIT_CAP_STATE_* */
 static struct task_struct *cap_owner;
+/* The owner's task, referenced from its claim to its END: a dead owner's
+ * struct stays readable until its invocation is closed. */
+static struct task_struct *cap_owner_ref;
+static atomic_t cap_reaping;    /* one task at a time checks a stale owner */
+static int cap_cur = -1;        /* target index of the open invocation */
 static u64 cap_entry_sp;        /* rsp at the entry (points at the return address) */
 static bool cap_slept;          /* the open invocation called the scheduler */
+static u32 cap_resumes;         /* RESUME records of the open invocation */
 
 /* The owner's sleep between its call into the funnel and its RESUME event,
  * and the registers the RESUME calls gather at the return address (one
@@ -79,6 +110,7 @@ static void cap_commit(struct cap_buf *b, void *rec)
 }
 
 static void cap_end(u32 reason);
+static struct kjit_cap_begin *cap_open;   /* BEGIN being filled (owner only) */
 static void cap_log_read(u64 pc, u64 addr, u64 ea, u32 size, u32 flags);
 static u64 cap_seg_base(u64 seg);
 
@@ -117,12 +149,43 @@ static u64 cap_icount(void)
 	return kjit_config_icount();
 }
 
-/* Ends the owner's open invocation. */
+/* Whether the open invocation, ending for `reason`, can be replayed whole
+ * (what kjitctl capture --first-complete keeps). */
+static bool cap_complete(u32 reason)
+{
+	return reason == KJIT_CAP_END_RETURNED ||
+	       (reason == KJIT_CAP_END_SLEPT && cap_resumes && !cap_sleeping.pending);
+}
+
+/* EACH_ATTACHED: the end of an invocation of target cap_cur.  True when
+ * every target is done. */
+static bool cap_target_ended(u32 reason)
+{
+	u8 st;
+
+	if (cap_cur < 0 || (u32)cap_cur >= cap_ntargets)
+		return false;
+	st = cap_tstate[cap_cur];
+	if (st & CAP_T_DONE)
+		return false;
+	if (cap_complete(reason) || (st & CAP_T_ATTEMPTS) + 1 >= CAP_MAX_ATTEMPTS) {
+		WRITE_ONCE(cap_tstate[cap_cur], st | CAP_T_DONE);
+		return ++cap_ndone >= cap_ntargets;
+	}
+	WRITE_ONCE(cap_tstate[cap_cur], st + 1);
+	return false;
+}
+
+/* Ends the owner's open invocation (called by the owner, or for a dead
+ * owner by the one task that closes it, or by STOP). */
 static void cap_end(u32 reason)
 {
 	struct kjit_cap_end *e;
+	struct task_struct *ref = cap_owner_ref;
+	bool done;
 
 	cap_pending.set = false;   /* flushed by cap_ret; else the invocation is cut short */
+	cap_open = NULL;
 
 	e = cap_reserve(&ev, sizeof(*e), KJIT_CAP_END, true);
 	if (e) {
@@ -135,10 +198,17 @@ static void cap_end(u32 reason)
 		cap_flags |= KJIT_CAP_F_OVERFLOW;
 		WRITE_ONCE(cap_state, KJIT_CAP_STATE_DONE);
 	}
-	if (atomic_inc_return(&cap_done_n) >= cap_count)
+	done = atomic_inc_return(&cap_done_n) >= cap_count;
+	if (cap_mode & KJIT_CAPTURE_EACH_ATTACHED)
+		done = cap_target_ended(reason);
+	if (done)
 		WRITE_ONCE(cap_state, KJIT_CAP_STATE_DONE);
+	cap_cur = -1;
+	cap_owner_ref = NULL;
 	smp_wmb();
 	WRITE_ONCE(cap_owner, NULL);
+	if (ref)
+		put_task_struct(ref);
 }
 
 static inline bool is_owner(void)
@@ -148,41 +218,132 @@ static inline bool is_owner(void)
 
 /* ---- routines called from translated code ----------------------------- */
 
-static struct kjit_cap_begin *cap_open;   /* BEGIN being filled (owner only) */
+/* Whether current is in the captured thread group or, with DESCENDANTS,
+ * its parent or an ancestor up to CAP_MAX_GENERATIONS up is. */
+static bool cap_pid_matches(void)
+{
+	struct task_struct *t;
+	bool match = false;
+	int depth;
 
-void kjit_cap_entry_a(u64 rax, u64 rcx, u64 rdx, u64 rbx, u64 rsp, u64 rbp)
+	if (!cap_pid || task_tgid_nr(current) == cap_pid)
+		return true;
+	if (!(cap_mode & KJIT_CAPTURE_DESCENDANTS))
+		return false;
+	rcu_read_lock();
+	t = current;
+	for (depth = 0; depth < CAP_MAX_GENERATIONS && !match; depth++) {
+		t = rcu_dereference(t->real_parent);
+		if (!t || !t->pid)
+			break;             /* past init: the idle task */
+		match = task_tgid_nr(t) == cap_pid;
+	}
+	rcu_read_unlock();
+	return match;
+}
+
+/* An owner that died inside its invocation (exit_group and exit never
+ * return) holds the capture until someone closes it.  Once it is TASK_DEAD
+ * and off its CPU it runs no instruction again, so closing it from here
+ * races with no routine of its own.  The reference taken at its claim
+ * keeps its task_struct; one that ended meanwhile is freed only after an
+ * RCU grace period, hence the read-side section.  One task at a time. */
+static void cap_reap_dead_owner(void)
+{
+	struct task_struct *o;
+	bool dead;
+
+	if (!READ_ONCE(cap_owner) || atomic_cmpxchg(&cap_reaping, 0, 1))
+		return;
+	rcu_read_lock();
+	o = READ_ONCE(cap_owner);
+	dead = o && o != current && READ_ONCE(o->__state) == TASK_DEAD &&
+	       !smp_load_acquire(&o->on_cpu);
+	rcu_read_unlock();
+	if (dead && cmpxchg(&cap_owner, o, current) == o)
+		cap_end(KJIT_CAP_END_LEFT_CACHE);
+	atomic_set_release(&cap_reaping, 0);
+}
+
+static int cap_target_index(u64 pc)
+{
+	u32 lo = 0, hi = cap_ntargets;
+
+	while (lo < hi) {
+		u32 mid = lo + (hi - lo) / 2;
+
+		if (cap_tpc[mid] == pc)
+			return mid;
+		if (cap_tpc[mid] < pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return -1;
+}
+
+static bool cap_target_done(int t)
+{
+	return (cap_mode & KJIT_CAPTURE_EACH_ATTACHED) && (READ_ONCE(cap_tstate[t]) & CAP_T_DONE);
+}
+
+/* The first of the entry block's four calls: whether this entry is
+ * recorded.  It claims the capture for current and reserves the BEGIN that
+ * the other three fill. */
+void kjit_cap_entry_pick(u64 pc)
 {
 	struct kjit_cap_begin *b;
+	int t;
 
-	if (READ_ONCE(cap_state) != KJIT_CAP_STATE_ARMED || !in_task())
-		return;
-	if (cap_pid && task_tgid_nr(current) != cap_pid)
+	if (READ_ONCE(cap_state) != KJIT_CAP_STATE_ARMED || !in_task() || !cap_pid_matches())
 		return;
 	if (READ_ONCE(cap_owner) == current) {
 		/* The previous invocation never returned through the cache. */
 		cap_end(KJIT_CAP_END_LEFT_CACHE);
 		if (READ_ONCE(cap_state) != KJIT_CAP_STATE_ARMED)
 			return;
+	} else {
+		cap_reap_dead_owner();
 	}
+	t = cap_target_index(pc);
+	if (t < 0 || cap_target_done(t))
+		return;
 	if (cmpxchg(&cap_owner, NULL, current) != NULL)
 		return;            /* another task's invocation is being recorded */
-	b = ev_reserve(sizeof(*b), KJIT_CAP_BEGIN);
-	if (!b) {
-		cap_open = NULL;
+	get_task_struct(current);
+	cap_owner_ref = current;
+	if (cap_target_done(t) || READ_ONCE(cap_state) != KJIT_CAP_STATE_ARMED) {
+		/* its last attempt ended between the check and the claim */
+		cap_owner_ref = NULL;
+		WRITE_ONCE(cap_owner, NULL);
+		put_task_struct(current);
 		return;
 	}
+	cap_cur = t;
+	b = ev_reserve(sizeof(*b), KJIT_CAP_BEGIN);
+	if (!b)
+		return;
 	memset((u8 *)b + sizeof(b->h), 0, sizeof(*b) - sizeof(b->h));
+	b->pid = task_pid_nr(current);
+	cap_open = b;
+	cap_slept = false;
+	cap_resumes = 0;
+	cap_sleeping.pending = false;
+}
+
+void kjit_cap_entry_a(u64 rax, u64 rcx, u64 rdx, u64 rbx, u64 rsp, u64 rbp)
+{
+	struct kjit_cap_begin *b = cap_open;
+
+	if (!is_owner() || !b)
+		return;
 	b->gpr[KJIT_REG_RAX] = rax;
 	b->gpr[KJIT_REG_RCX] = rcx;
 	b->gpr[KJIT_REG_RDX] = rdx;
 	b->gpr[KJIT_REG_RBX] = rbx;
 	b->gpr[KJIT_REG_RSP] = rsp;
 	b->gpr[KJIT_REG_RBP] = rbp;
-	b->pid = task_pid_nr(current);
-	cap_open = b;
 	cap_entry_sp = rsp;
-	cap_slept = false;
-	cap_sleeping.pending = false;
 }
 
 void kjit_cap_entry_b(u64 rsi, u64 rdi, u64 r8, u64 r9, u64 r10, u64 r11)
@@ -263,7 +424,8 @@ static void cap_log_read(u64 pc, u64 addr, u64 ea, u32 size, u32 flags)
 	long err;
 
 	if (size > CAP_MAX_READ) {
-		cap_end(KJIT_CAP_END_OVERFLOW);
+		cap_end((cap_mode & KJIT_CAPTURE_EACH_ATTACHED) ? KJIT_CAP_END_READ_TOO_LARGE
+							       : KJIT_CAP_END_OVERFLOW);
 		return;
 	}
 	r = ev_reserve(sizeof(*r) + size, KJIT_CAP_READ);
@@ -441,6 +603,7 @@ void kjit_cap_resume_c(u64 r12, u64 r13, u64 r14, u64 r15, u64 flags, u64 pc)
 	preempt_enable();
 	r->pad = 0;
 	cap_commit(&ev, r);
+	cap_resumes++;
 }
 
 void kjit_cap_ret(u64 pc, u64 rsp)
@@ -485,9 +648,10 @@ void kjit_caplog_add_block_code(u64 pc, u32 len)
 		cap_commit(&code, c);
 }
 
-u64 kjit_caplog_target(void)
+/* Whether `pc` is a target's entry block (any context: no lock). */
+bool kjit_caplog_is_target(u64 pc)
 {
-	return READ_ONCE(cap_target);
+	return cap_tpc && cap_target_index(pc) >= 0;
 }
 
 void kjit_caplog_free(void)
@@ -496,27 +660,39 @@ void kjit_caplog_free(void)
 	vfree(code.p);
 	memset(&ev, 0, sizeof(ev));
 	memset(&code, 0, sizeof(code));
+	kvfree(cap_tpc);
+	kvfree(cap_tstate);
+	cap_tpc = NULL;
+	cap_tstate = NULL;
+	cap_ntargets = 0;
 }
 
-/* Fresh buffers for a capture of the invocations at `target`; the state
- * stays as it is until kjit_caplog_set_state. */
-int kjit_caplog_prepare(u64 target, u32 pid, u32 count, u32 ev_kb, u32 code_kb)
+/* Fresh buffers for a capture of the invocations at `targets` (n sorted,
+ * distinct entry block pcs, kvmalloc'd: the recorder owns them from here,
+ * even on failure); the state stays as it is until kjit_caplog_set_state. */
+int kjit_caplog_prepare(u64 *targets, u32 n, u32 mode, u32 pid, u32 count, u32 ev_kb, u32 code_kb)
 {
 	kjit_caplog_free();
+	cap_tpc = targets;
+	cap_ntargets = n;
 	ev.p = vzalloc((u64)ev_kb << 10);
 	code.p = vzalloc((u64)code_kb << 10);
-	if (!ev.p || !code.p) {
+	cap_tstate = kvzalloc(n, GFP_KERNEL);
+	if (!ev.p || !code.p || !cap_tstate || !n) {
 		kjit_caplog_free();
 		return -ENOMEM;
 	}
 	ev.cap = (u64)ev_kb << 10;
 	code.cap = (u64)code_kb << 10;
-	cap_target = target;
+	cap_mode = mode;
 	cap_pid = pid;
 	cap_count = count;
+	cap_ndone = 0;
+	cap_cur = -1;
 	atomic_set(&cap_done_n, 0);
 	cap_flags = 0;
 	cap_owner = NULL;
+	cap_owner_ref = NULL;
 	cap_open = NULL;
 	return 0;
 }

@@ -7,6 +7,7 @@
 #include "uapi/kjit_ioctl.h"
 
 /* Routines called from translated code (see capture.c). */
+void kjit_cap_entry_pick(u64 pc);
 void kjit_cap_entry_a(u64 rax, u64 rcx, u64 rdx, u64 rbx, u64 rsp, u64 rbp);
 void kjit_cap_entry_b(u64 rsi, u64 rdi, u64 r8, u64 r9, u64 r10, u64 r11);
 void kjit_cap_entry_c(u64 r12, u64 r13, u64 r14, u64 r15, u64 flags, u64 pc);
@@ -27,12 +28,13 @@ void kjit_cap_resume_b(u64 rsi, u64 rdi, u64 r8, u64 r9, u64 r10, u64 r11);
 void kjit_cap_resume_c(u64 r12, u64 r13, u64 r14, u64 r15, u64 flags, u64 pc);
 
 /* Control (capture.c, under its mutex). */
-int kjit_caplog_prepare(u64 target, u32 pid, u32 count, u32 ev_kb, u32 code_kb);
+int kjit_caplog_prepare(u64 *targets, u32 n, u32 mode, u32 pid, u32 count, u32 ev_kb,
+			u32 code_kb);
 void kjit_caplog_set_state(int state);     /* KJIT_CAP_STATE_* */
 void kjit_caplog_stopped(void);
 void kjit_caplog_free(void);
 int kjit_caplog_read_out(struct kjit_ioc_capture_read *r, void __user *uarg);
-u64 kjit_caplog_target(void);
+bool kjit_caplog_is_target(u64 pc);
 void kjit_caplog_add_code(u64 pc, u32 len);
 void kjit_caplog_add_block_code(u64 pc, u32 len);
 

@@ -1,10 +1,15 @@
 #!/bin/sh
 # Runs in the guest (busybox sh, cwd = the share) for tests/guest/capture-suite.sh.
 # Preamble parameters: SYSCALLS (system calls to capture: NAME, or CASE=NAME
-# for capture_workload's CASE making system call NAME), OVERHEAD_SYSCALLS
-# (system calls whose recording overhead is measured).
-# Writes caps/CASE.kjitcap and caps/CASE.log per entry; a step that
-# must not fail prints "CAPTURE-FAIL step", which fails the host.
+# for capture_workload's CASE making system call NAME), ALL_WORKLOADS
+# (DIR=COMMAND entries, `+` for spaces: each is captured with
+# `kjitctl capture --all-syscalls -o caps/DIR -- COMMAND`), ALL_TIMEOUT
+# (seconds per such capture), ALL_FLAGS (more kjitctl capture options for
+# them, e.g. --all-code), OVERHEAD_SYSCALLS (system calls whose
+# recording overhead is measured).
+# Writes caps/CASE.kjitcap and caps/CASE.log per entry, caps/DIR/*.kjitcap
+# and caps/DIR.log per workload; a step that must not fail prints
+# "CAPTURE-FAIL step", which fails the host.
 set -u
 insmod ./kjit.ko || { echo CAPTURE-FAIL insmod; exit 1; }
 for e in $SYSCALLS; do
@@ -19,6 +24,19 @@ for e in $SYSCALLS; do
     [ $rc = 0 ] && break
   done
   cat "caps/$s.log"
+  sync
+done
+# One complete invocation of every system call each workload makes.
+for w in $ALL_WORKLOADS; do
+  d="${w%%=*}"
+  cmd=$(echo "${w#*=}" | tr + ' ')
+  echo "== all-syscalls $d: $cmd"
+  mkdir -p "caps/$d"
+  # shellcheck disable=SC2086 # cmd is a command line
+  # shellcheck disable=SC2086 # ALL_FLAGS are options
+  ./kjitctl capture --all-syscalls -o "caps/$d" --timeout "$ALL_TIMEOUT" ${ALL_FLAGS:-} -- $cmd > "caps/$d.log" 2>&1
+  echo "rc $?" >> "caps/$d.log"
+  grep -v "kjitcap: wrote" "caps/$d.log"
   sync
 done
 # Recording overhead: 300 invocations natively, attached with no tool, and

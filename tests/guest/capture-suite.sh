@@ -4,7 +4,10 @@
 #   Env: KJIT_CAPTURE_SYSCALLS (the list below: NAME, or CASE=NAME for
 #        capture_workload's CASE making system call NAME), KJIT_CAPTURE_KEEP=DIR (copy the
 #        captures there), KJIT_CAPTURE_MIN (passing replays required, default:
-#        all but one, see below).
+#        all but one, see below), KJIT_CAPTURE_ALL (the all-syscalls workloads,
+#        DIR=COMMAND with `+` for spaces; empty: none), KJIT_CAPTURE_ALL_FLAGS
+#        (more `kjitctl capture --all-syscalls` options), KJIT_CAPTURE_ALL_MIN_N
+#        (120) and KJIT_CAPTURE_ALL_MIN_PCT (98): see below.
 # In the guest (tests/guest/capture-guest.sh): insmod kjit.ko, then for each system call
 #   kjitctl capture --syscall NAME --count 4 --first-complete -o caps/NAME.kjitcap \
 #           -- ./capture_workload NAME 4
@@ -17,6 +20,20 @@
 # Prints one line per system call and a summary; fails when fewer than
 # KJIT_CAPTURE_MIN (default: all but one) replay exactly or the kernel log
 # has errors, or a guest step printed CAPTURE-FAIL (insmod, rmmod).
+#
+# Then, without a list: for each workload (capture_workload all, and
+# broad_workload: processes, files, memory, IPC, sockets, time, signals,
+# polling and blocking calls)
+#   kjitctl capture --all-syscalls -o caps/DIR -- COMMAND
+# keeps the first complete invocation of every distinct system call it made.
+# Every file is replayed; one line per distinct system call name over both
+# workloads: REPLAY OK, REPLAY FAILED with its first problem, or NO COMPLETE
+# INVOCATION with kjitctl's reason (a call that never returns, exit_group,
+# has none).  A name captured by both counts once and passes only if every
+# capture of it replays.  N is the number of names with a capture, P of
+# them pass; names without a complete invocation are listed, not counted.
+# Fails when N < KJIT_CAPTURE_ALL_MIN_N, P < KJIT_CAPTURE_ALL_MIN_PCT% of N,
+# kjitctl failed, or broad_workload reported a failing call.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 B="$(cd "${1:-$root/build}" && pwd)"
@@ -27,6 +44,9 @@ SYSCALLS="${KJIT_CAPTURE_SYSCALLS:-getppid getpid getuid umask newuname read wri
 # loads are logged after they ran (os/linux/capture.c), but nothing proves
 # that window is closed on every path, so one failure is allowed.  Each
 # failure prints its first problem.
+ALL_WORKLOADS="${KJIT_CAPTURE_ALL-suite=./capture_workload+all broad=./broad_workload}"
+ALL_MIN_N="${KJIT_CAPTURE_ALL_MIN_N:-120}"
+ALL_MIN_PCT="${KJIT_CAPTURE_ALL_MIN_PCT:-98}"
 read -r -a syscalls <<< "$SYSCALLS"
 MIN="${KJIT_CAPTURE_MIN:-$((${#syscalls[@]} - 1))}"
 ko="$B/module/kjit.ko"
@@ -41,11 +61,15 @@ share_new "$share"
 mkdir -p "$share/caps"
 share_kjit "$share" "$ko" "$root"
 share_program "$share" capture_workload "$root/tests/guest/capture_workload.c"
+share_program "$share" broad_workload "$root/tests/guest/broad_workload.c"
 share_script "$share" "$root/tests/guest/capture-guest.sh" \
-  SYSCALLS="$SYSCALLS" OVERHEAD_SYSCALLS="getppid newuname getrusage"
+  SYSCALLS="$SYSCALLS" OVERHEAD_SYSCALLS="getppid newuname getrusage" \
+  ALL_WORKLOADS="$ALL_WORKLOADS" ALL_TIMEOUT=900 ALL_FLAGS="${KJIT_CAPTURE_ALL_FLAGS:-}"
 
 rc=0
-"$root/tools/lab/run-guest.sh" --share "$share" --script "$share/run.sh" --smp 2 --timeout 900 || rc=$?
+# Room for the all-syscalls captures (hundreds of files) in the share disk.
+"$root/tools/lab/run-guest.sh" --share "$share" --script "$share/run.sh" --smp 2 --timeout 3000 \
+  --disk-mb 3072 || rc=$?
 fail=0
 bad() { echo "capture-suite: FAIL: $*" >&2; fail=1; }
 [ "$rc" = 0 ] || bad "guest script status $rc"
@@ -63,11 +87,65 @@ for e in "${syscalls[@]}"; do
   if out=$("$sim" replay "$f" 2>&1); then
     pass=$((pass + 1)); echo "$s: REPLAY OK $(stat -c %s "$f") bytes; $(echo "$out" | grep '^summary' || true)"
   else
-    echo "$s: REPLAY FAILED ($(stat -c %s "$f") bytes)"; echo "$out" | sed 's/^/    /' | head -20
+    echo "$s: REPLAY FAILED ($(stat -c %s "$f") bytes)"; echo "$out" | sed 's/^/    /' | head -20 || true
   fi
 done
 grep "^overhead" "$share/guest.log" || true
-if [ -n "${KJIT_CAPTURE_KEEP:-}" ]; then mkdir -p "$KJIT_CAPTURE_KEEP"; cp "$share"/caps/*.kjitcap "$KJIT_CAPTURE_KEEP"/; fi
+if [ -n "${KJIT_CAPTURE_KEEP:-}" ]; then
+  mkdir -p "$KJIT_CAPTURE_KEEP"
+  cp "$share"/caps/*.kjitcap "$KJIT_CAPTURE_KEEP"/ 2>/dev/null || true
+  for w in $ALL_WORKLOADS; do cp -r "$share/caps/${w%%=*}" "$KJIT_CAPTURE_KEEP"/ 2>/dev/null || true; done
+fi
 echo "capture-suite: $pass of $total system calls replay exactly (need $MIN)"
 [ "$pass" -ge "$MIN" ] || fail=1
+
+# ---- all-syscalls: every distinct system call of the workloads ----------
+# Per name: failed (the first failing capture's first problem), ok (the
+# workloads whose capture replayed), none (kjitctl's reasons).
+declare -A failed ok none
+for w in $ALL_WORKLOADS; do
+  d="${w%%=*}"
+  log="$share/caps/$d.log"
+  if [ ! -f "$log" ]; then bad "all-syscalls $d: no log (the guest did not get there)"; continue; fi
+  grep -E "^workload:|^capture all-syscalls:|broad_workload: (FAIL|skip)" "$log" | sed "s/^/all-syscalls $d: /"
+  grep -q "^rc 0$" "$log" || bad "all-syscalls $d: kjitctl capture failed ($(grep '^rc' "$log"))"
+  if grep -q "broad_workload: FAIL" "$log"; then bad "all-syscalls $d: broad_workload reported failing calls"; fi
+  for f in "$share/caps/$d"/*.kjitcap; do
+    [ -f "$f" ] || continue
+    n="$(basename "$f" .kjitcap)"
+    if out=$(timeout 600 "$sim" replay "$f" 2>&1); then
+      ok[$n]="${ok[$n]:-}${ok[$n]:+ }$d"
+    elif [ -z "${failed[$n]:-}" ]; then
+      first=$(grep -m1 -E '^ *problem:|^error:' <<< "$out" | sed 's/^ *//' || true)
+      failed[$n]="($d) ${first:-$(tail -1 <<< "$out")}"
+    fi
+  done
+  # "capture all-syscalls: N ... recorded, M without a complete invocation: a: 1 attempt, why; b: ..."
+  list=$(sed -n 's/^capture all-syscalls: .* without a complete invocation: //p' "$log")
+  while IFS= read -r item; do
+    item="${item# }"
+    [ -n "$item" ] || continue
+    n="${item%%:*}"
+    none[$n]="${none[$n]:-}${none[$n]:+, }$d:${item#*:}"
+  done < <(echo "$list" | tr ';' '\n')
+done
+all_pass=0; all_total=0; all_none=0
+declare -A seen
+for n in "${!ok[@]}" "${!failed[@]}" "${!none[@]}"; do seen[$n]=1; done
+while IFS= read -r n; do
+  [ -n "$n" ] || continue
+  if [ -n "${failed[$n]:-}" ]; then
+    all_total=$((all_total + 1)); echo "all-syscalls: $n: REPLAY FAILED ${failed[$n]}"
+  elif [ -n "${ok[$n]:-}" ]; then
+    all_total=$((all_total + 1)); all_pass=$((all_pass + 1)); echo "all-syscalls: $n: REPLAY OK (${ok[$n]})"
+  else
+    all_none=$((all_none + 1)); echo "all-syscalls: $n: NO COMPLETE INVOCATION (${none[$n]})"
+  fi
+done < <(printf '%s\n' "${!seen[@]}" | sort)
+if [ -n "$ALL_WORKLOADS" ]; then
+  echo "capture-suite: all-syscalls: $all_pass of $all_total distinct system calls replay exactly" \
+       "(need $ALL_MIN_N or more calls and $ALL_MIN_PCT%; $all_none more had no complete invocation)"
+  [ "$all_total" -ge "$ALL_MIN_N" ] || bad "all-syscalls: only $all_total distinct system calls captured"
+  [ $((all_pass * 100)) -ge $((all_total * ALL_MIN_PCT)) ] || bad "all-syscalls: fewer than $ALL_MIN_PCT% replay"
+fi
 exit "$fail"

@@ -1,5 +1,7 @@
 /* capture_workload NAME [REPS]: sets up, then makes system call NAME (REPS times) (raw
- * syscall(2), no vDSO), for tests/guest/capture-suite.sh.  The setup avoids
+ * syscall(2), no vDSO), for tests/guest/capture-suite.sh.  NAME `all` runs
+ * every case once, in the order of `cases` (for kjitctl capture
+ * --all-syscalls).  The setup avoids
  * NAME itself where it can, so the first invocation is the interesting one.
  * Cases that block (the capture follows them through the sleep):
  *   read_wait       read() on an empty pipe a child process writes to
@@ -75,17 +77,19 @@ static void *wake_later(void *arg)
   return NULL;
 }
 
-int main(int argc, char **argv)
+/* Every case, for `all`. */
+static const char *const cases[] = {
+  "getppid", "getpid", "getuid", "umask", "newuname", "read", "write", "pipe2", "openat", "close",
+  "newfstat", "lseek", "dup", "fcntl", "ioctl", "brk", "mprotect", "munmap", "kill", "rt_sigaction",
+  "rt_sigprocmask", "socket", "getsockname", "sendto", "recvfrom", "poll", "epoll_create1",
+  "clock_gettime", "clock_getres", "gettimeofday", "timerfd_create", "timerfd_settime", "getitimer",
+  "times", "sysinfo", "getrusage", "getcwd", "read_wait", "nanosleep", "clock_nanosleep", "futex_wait",
+};
+
+/* One repetition of case n: its system call's result in *out; 2 for an
+ * unknown case, 1 when its setup failed. */
+static int run_case(const char *n, long *out)
 {
-  if (argc != 2 && argc != 3) return 2;
-  const char *n = argv[1];
-  int reps = argc == 3 ? atoi(argv[2]) : 1;
-  struct timespec t0, t1;
-  /* The first tenth warms up (TCG translation, kjit's first translation). */
-  const int warm = reps / 10;
-  clock_gettime(CLOCK_MONOTONIC, &t0);
-  for (int rep = 0; rep < reps; rep++) {
-  if (rep == warm) clock_gettime(CLOCK_MONOTONIC, &t0);
   long r = -1;
   int p[2], s;
   struct sockaddr_in a;
@@ -181,7 +185,33 @@ int main(int argc, char **argv)
     r = syscall(SYS_getrandom, buf, 16, 0);
   }
   else { fprintf(stderr, "unknown %s\n", n); return 2; }
-  if (rep == 0) printf("%s = %ld\n", n, r);
+  *out = r;
+  return 0;
+}
+
+int main(int argc, char **argv)
+{
+  if (argc != 2 && argc != 3) return 2;
+  const char *n = argv[1];
+  int reps = argc == 3 ? atoi(argv[2]) : 1;
+  struct timespec t0, t1;
+  long r;
+  if (!strcmp(n, "all")) {
+    for (unsigned i = 0; i < sizeof cases / sizeof *cases; i++) {
+      int rc = run_case(cases[i], &r);
+      if (rc) return rc;
+      printf("%s = %ld\n", cases[i], r);
+    }
+    return 0;
+  }
+  /* The first tenth warms up (TCG translation, kjit's first translation). */
+  const int warm = reps / 10;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  for (int rep = 0; rep < reps; rep++) {
+    if (rep == warm) clock_gettime(CLOCK_MONOTONIC, &t0);
+    int rc = run_case(n, &r);
+    if (rc) return rc;
+    if (rep == 0) printf("%s = %ld\n", n, r);
   }
   clock_gettime(CLOCK_MONOTONIC, &t1);
   if (reps > 1)

@@ -17,6 +17,8 @@
  *   kjitctl departures [--json] [--all]   where entries left the cache (reason,
  *                               count, native target); --all: completions too
  *   kjitctl flush | reset       flush the cache | zero the results
+ *   kjitctl capture ...         record invocations for kjit-sim replay
+ *        (kjitctl_capture.h; --all-syscalls: kjitctl_capture_all.h)
  * Symbols come from /proc/kallsyms (name+0xoff).
  * Build: gcc -O2 -static -I os/linux tools/kjitctl/kjitctl.c -o kjitctl */
 #include <ctype.h>
@@ -171,7 +173,11 @@ static int cmd_config(int argc, char **argv)
   return 0;
 }
 
-static int attach_all_syscalls(void)
+/* Attaches every __x64_sys_* in one ftrace update.  With `attached`, the
+ * names it attached (not those attached before) are returned there as
+ * *nattached KJIT_NAME_MAX-byte slots, and the skipped ones are only
+ * counted. */
+static int attach_syscalls(char **attached, size_t *nattached)
 {
   load_syms();
   size_t n = 0;
@@ -189,16 +195,23 @@ static int attach_all_syscalls(void)
   struct kjit_ioc_attach_many m = {sizeof m, (uint32_t)n, (uint64_t)(uintptr_t)names,
                                    (uint64_t)(uintptr_t)res};
   int r = ioctl(fd, KJIT_IOC_ATTACH_MANY, &m);
-  if (r < 0) { fprintf(stderr, "kjitctl: attach all-syscalls: %s\n", strerror(errno)); return 1; }
-  size_t skipped = 0;
-  for (size_t i = 0; i < n; i++)
-    if (res[i]) {
-      skipped++;
-      printf("skipped %s: %s\n", names + i * KJIT_NAME_MAX, strerror(-res[i]));
+  if (r < 0) { fprintf(stderr, "kjitctl: attach all-syscalls: %s\n", strerror(errno)); free(names); free(res); return 1; }
+  size_t skipped = 0, k = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (!res[i]) {
+      if (attached) memmove(names + k++ * KJIT_NAME_MAX, names + i * KJIT_NAME_MAX, KJIT_NAME_MAX);
+      continue;
     }
+    skipped++;
+    if (!attached) printf("skipped %s: %s\n", names + i * KJIT_NAME_MAX, strerror(-res[i]));
+  }
   printf("attached %d system calls, skipped %zu\n", r, skipped);
+  free(res);
+  if (attached) { *attached = names; *nattached = k; } else free(names);
   return 0;
 }
+
+static int attach_all_syscalls(void) { return attach_syscalls(NULL, NULL); }
 
 static int cmd_attach(int argc, char **argv)
 {
@@ -638,7 +651,11 @@ static int usage(void)
           "       kjitctl detach SYSCALL|FUNC|all | list | stats | flush | reset\n"
           "       kjitctl report [--json|--folded|--trace] | blocks [--json] | calls [--json]\n"
           "       kjitctl departures [--json] [--all]   where entries left the cache\n"
-          "       kjitctl capture --syscall NAME|--func FUNC [--pid P] [--count N] -o FILE [-- CMD...]\n"
+          "       kjitctl capture --syscall NAME|--func FUNC [--pid P] [--count N] [--first-complete]\n"
+          "                       [--timeout S] [--buf-kb KB] -o FILE [-- CMD...]\n"
+          "       kjitctl capture --all-syscalls -o DIR [--timeout S] [--buf-kb KB] [--code-kb KB]\n"
+          "                       [--all-code] [--pid P | -- CMD...]   one complete invocation of every\n"
+          "                       system call CMD and its children make: DIR/NAME.kjitcap\n"
           "tools: none icount bbcount calltrace branch_hints lock_contention entry_count callstack\n");
   return 2;
 }

@@ -11,8 +11,16 @@
  * invocation gives FILE; N > 1 give FILE.1 ... FILE.N, or with
  * --first-complete only the first invocation that returned inside the cache
  * (one that left the cache is not replayable; one that slept is when its
- * RESUME records are there), as FILE.  Included by
- * kjitctl.c (kept header-only so kjitctl stays one compilation unit). */
+ * RESUME records are there), as FILE.
+ *
+ *   kjitctl capture --all-syscalls -o DIR [--timeout S] [--buf-kb KB]
+ *                   [--code-kb KB] [--all-code] [--pid P | -- CMD ARGS...]
+ *
+ * records one complete invocation of every distinct system call CMD, its
+ * threads and its child processes make, as DIR/NAME.kjitcap (NAME without
+ * __x64_sys_), and prints which had none (kjitctl_capture_all.h).
+ * Included by kjitctl.c (kept header-only so kjitctl stays one compilation
+ * unit). */
 #include <signal.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -51,28 +59,52 @@ static int capf_code_cmp(const void *a, const void *b)
   return x->pc < y->pc ? -1 : x->pc > y->pc;
 }
 
-/* Symbols the replay needs (thunks, the entry): from /proc/kallsyms. */
+/* Whether a kallsyms name is one the replay needs whatever the entry (the
+ * thunks the engine treats as transfers, fentry, the scheduler funnel). */
+static int capf_fixed_symbol(const char *name)
+{
+  return !strcmp(name, "__x86_return_thunk") || !strncmp(name, "__x86_indirect_thunk_", 21) ||
+         !strncmp(name, "__x86_indirect_its_thunk_", 25) || !strncmp(name, "__x86_indirect_jump_thunk_", 26) ||
+         !strcmp(name, "__fentry__") || !strcmp(name, "__schedule");
+}
+
+/* Symbols the replay needs (thunks, the entry): from /proc/kallsyms, read
+ * once (a capture of every system call writes one file per call). */
 static void capf_symbols(struct capf_buf *pl, const char *entry_name)
 {
-  FILE *f = fopen("/proc/kallsyms", "r");
-  uint32_t count = 0;
-  struct capf_buf body = {0};
-  char line[512];
-  while (f && fgets(line, sizeof line, f)) {
-    unsigned long long a; char type, name[256];
-    if (sscanf(line, "%llx %c %255s", &a, &type, name) != 3 || !a) continue;
-    if (strcmp(name, "__x86_return_thunk") && strncmp(name, "__x86_indirect_thunk_", 21) &&
-        strncmp(name, "__x86_indirect_its_thunk_", 25) && strncmp(name, "__x86_indirect_jump_thunk_", 26) &&
-        strcmp(name, "__fentry__") && strcmp(name, "__schedule") && strcmp(name, entry_name))
-      continue;
-    uint32_t n = strlen(name);
-    capf_u64(&body, a);
-    capf_u32(&body, n);
-    capf_put(&body, name, n);
-    count++;
+  static struct capf_buf fixed;
+  static uint32_t nfixed;
+  static int have_fixed;
+  if (!have_fixed) {
+    FILE *f = fopen("/proc/kallsyms", "r");
+    char line[512];
+    while (f && fgets(line, sizeof line, f)) {
+      unsigned long long a; char type, name[256];
+      if (sscanf(line, "%llx %c %255s", &a, &type, name) != 3 || !a || !capf_fixed_symbol(name)) continue;
+      uint32_t n = strlen(name);
+      capf_u64(&fixed, a);
+      capf_u32(&fixed, n);
+      capf_put(&fixed, name, n);
+      nfixed++;
+    }
+    if (f) fclose(f);
+    have_fixed = 1;
   }
-  if (f) fclose(f);
+  /* The entry: every text symbol of that name (kjitctl's table). */
+  struct capf_buf body = {0};
+  uint32_t count = nfixed;
+  load_syms();
+  if (!capf_fixed_symbol(entry_name))
+    for (size_t i = 0; i < nsyms; i++) {
+      if (!syms[i].addr || strcmp(syms[i].name, entry_name)) continue;
+      uint32_t n = strlen(entry_name);
+      capf_u64(&body, syms[i].addr);
+      capf_u32(&body, n);
+      capf_put(&body, entry_name, n);
+      count++;
+    }
   capf_u32(pl, count);
+  if (fixed.n) capf_put(pl, fixed.p, fixed.n);
   if (body.n) capf_put(pl, body.p, body.n);
   free(body.p);
 }
@@ -241,12 +273,39 @@ static int capf_write(const char *path, const char *name, const unsigned char *e
   return ok ? 0 : -1;
 }
 
+/* The code buffer's records, sorted by pc (they point into it). */
+static struct capf_code *capf_codes(const unsigned char *cob, uint64_t len, size_t *ncodes)
+{
+  size_t n = 0, capc = 64;
+  struct capf_code *codes = malloc(capc * sizeof *codes);
+  for (const unsigned char *p = cob; p < cob + len;) {
+    const struct kjit_cap_rec *h = (const void *)p;
+    if (h->len < sizeof *h || p + h->len > cob + len) break;
+    if (h->type == KJIT_CAP_CODE) {
+      if (n == capc) codes = realloc(codes, (capc *= 2) * sizeof *codes);
+      const struct kjit_cap_code *c = (const void *)h;
+      codes[n].pc = c->pc;
+      codes[n].len = c->len;
+      codes[n].bytes = (const void *)(c + 1);
+      n++;
+    }
+    p += h->len;
+  }
+  qsort(codes, n, sizeof *codes, capf_code_cmp);
+  *ncodes = n;
+  return codes;
+}
+
+#include "kjitctl_capture_all.h"
+
 static int cmd_capture(int argc, char **argv)
 {
   const char *sys = NULL, *func = NULL, *out = NULL;
   unsigned pid = 0, count = 1, timeout = 30, buf_kb = 0;
   int first_complete = 0;
   char **cmdv = NULL;
+  for (int i = 0; i < argc && strcmp(argv[i], "--"); i++)
+    if (!strcmp(argv[i], "--all-syscalls")) return cmd_capture_all(argc, argv);
   for (int i = 0; i < argc; i++) {
     if (!strcmp(argv[i], "--syscall") && i + 1 < argc) sys = argv[++i];
     else if (!strcmp(argv[i], "--func") && i + 1 < argc) func = argv[++i];
@@ -336,23 +395,8 @@ static int cmd_capture(int argc, char **argv)
   if (ioctl(fd, KJIT_IOC_CAPTURE_READ, &r) < 0) { perror("kjitctl capture: read"); return 1; }
   if (attached) ioctl(fd, KJIT_IOC_DETACH, &t);
 
-  /* Code records, sorted by pc. */
-  size_t ncodes = 0, capc = 64;
-  struct capf_code *codes = malloc(capc * sizeof *codes);
-  for (unsigned char *p = cob; p < cob + r.code_bytes;) {
-    struct kjit_cap_rec *h = (void *)p;
-    if (h->len < sizeof *h || p + h->len > cob + r.code_bytes) break;
-    if (h->type == KJIT_CAP_CODE) {
-      if (ncodes == capc) codes = realloc(codes, (capc *= 2) * sizeof *codes);
-      const struct kjit_cap_code *c = (const void *)h;
-      codes[ncodes].pc = c->pc;
-      codes[ncodes].len = c->len;
-      codes[ncodes].bytes = (const void *)(c + 1);
-      ncodes++;
-    }
-    p += h->len;
-  }
-  qsort(codes, ncodes, sizeof *codes, capf_code_cmp);
+  size_t ncodes;
+  struct capf_code *codes = capf_codes(cob, r.code_bytes, &ncodes);
 
   /* Invocations: BEGIN ... END. */
   unsigned k = 0;

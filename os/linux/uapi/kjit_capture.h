@@ -84,6 +84,10 @@ enum kjit_cap_end_reason {
    * holds the whole invocation and, since RESUME records exist, replays it
    * through its sleeps (an older capture without them does not) */
   KJIT_CAP_END_SLEPT = 5,
+  /* a read larger than KJIT_CAPF_READ_MAX: the invocation is not recorded
+   * whole (KJIT_CAPTURE_EACH_ATTACHED; a capture of one function ends as
+   * OVERFLOW there) */
+  KJIT_CAP_END_READ_TOO_LARGE = 6,
 };
 /* Capture flags (KJIT_IOC_CAPTURE_READ's flags, KRESULT's capture_flags) */
 #define KJIT_CAP_F_OVERFLOW 1u      /* a buffer filled up: capture ended early */

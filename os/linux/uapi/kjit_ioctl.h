@@ -182,13 +182,23 @@ struct kjit_ioc_results {
  * payload (layouts in kjit_capture.h), each record a multiple of 8 bytes. */
 struct kjit_ioc_capture {
   __u32 size;
-  __u32 flags;                 /* must be 0 */
+  __u32 flags;                 /* KJIT_CAPTURE_*; other bits: -EINVAL */
   char name[KJIT_NAME_MAX];    /* an attached function, e.g. __x64_sys_read */
   __u32 pid;                   /* thread group to capture, 0 = any */
   __u32 count;                 /* invocations to record, 1..1024 */
   __u32 buf_kb;                /* event buffer, 0 = 4096 KiB, max 65536 */
   __u32 code_kb;               /* code buffer, 0 = 1024 KiB, max 16384 */
 };
+/* The targets are every function attached when the capture is armed (name
+ * and count are ignored): each is recorded until one invocation of it is
+ * complete (END RETURNED, or SLEPT with its RESUME records), or after 4
+ * that were not (a call that never returns, such as exit_group); the
+ * capture is done when every target is. */
+#define KJIT_CAPTURE_EACH_ATTACHED 1u
+/* The pid filter also takes tasks whose parent, or an ancestor up to 16
+ * generations up, belongs to thread group `pid` (a workload's children). */
+#define KJIT_CAPTURE_DESCENDANTS 2u
+#define KJIT_CAPTURE_FLAGS (KJIT_CAPTURE_EACH_ATTACHED | KJIT_CAPTURE_DESCENDANTS)
 struct kjit_ioc_capture_read {
   __u32 size;
   __u32 state;                 /* out: KJIT_CAP_STATE_* */

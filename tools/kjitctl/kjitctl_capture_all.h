@@ -1,0 +1,345 @@
+/* kjitctl capture --all-syscalls: one complete invocation of every distinct
+ * system call a workload makes, each as DIR/NAME.kjitcap (NAME without
+ * __x64_sys_), for `kjit-sim replay`.
+ *
+ *   kjitctl capture --all-syscalls -o DIR [--timeout S] [--buf-kb KB]
+ *                   [--code-kb KB] [--all-code] [--pid P] [-- CMD ARGS...]
+ *
+ * kjitctl attaches every system call (the ones attached before stay, the
+ * others are detached at the end), arms one capture whose targets are all
+ * attached functions (KJIT_CAPTURE_EACH_ATTACHED) for the workload and its
+ * children (KJIT_CAPTURE_DESCENDANTS), runs CMD and stops when it exits (or
+ * after S seconds, killing its process group), or without CMD records
+ * thread group P (0: every task) and its children until every target is
+ * done or S (default 30) seconds passed.  The module records one invocation
+ * at a time, each target until one is complete (END RETURNED, or SLEPT with
+ * its RESUME records) or after 4 that were not.  The event buffer defaults
+ * to the module's maximum (64 MiB), the code buffer to 16 MiB.
+ *
+ * Each invocation is named by its entry pc (BEGIN's, minus the fentry call)
+ * in /proc/kallsyms.  A file holds the code of the pages its invocation
+ * ran in and the thunks (--all-code: the whole code buffer, as a single
+ * capture's files do).  The last line is the summary:
+ *   capture all-syscalls: N system calls recorded, M without a complete
+ *   invocation: NAME: K attempts, REASON; ...
+ * A system call the workload entered only while another task's invocation
+ * was being recorded is not seen at all.  Included by kjitctl_capture.h. */
+#include <sys/stat.h>
+
+#define CAPA_FENTRY_CALL_SIZE 5   /* the entry block starts after the call to __fentry__ */
+
+struct capa_call {
+  const char *name;        /* the function, as in /proc/kallsyms */
+  unsigned attempts;       /* invocations recorded */
+  int written;             /* its first complete invocation is in a file */
+  uint32_t last_reason;    /* END reason of the last one */
+  unsigned last_sleeps;    /* its RESUME records */
+};
+
+static const char *capa_reason(uint32_t why, unsigned sleeps)
+{
+  switch (why) {
+    case KJIT_CAP_END_RETURNED: return "returned";
+    case KJIT_CAP_END_OVERFLOW: return "cut by the full event buffer";
+    case KJIT_CAP_END_LEFT_CACHE: return "left the cache";
+    case KJIT_CAP_END_STOPPED: return "still running when the capture stopped";
+    case KJIT_CAP_END_SLEPT: return sleeps ? "slept" : "slept without RESUME records";
+    case KJIT_CAP_END_READ_TOO_LARGE: return "a read too large to record";
+    default: return "no end";
+  }
+}
+
+/* First index of syms[] at or above address a. */
+static size_t capa_sym_at_or_above(unsigned long long a)
+{
+  load_syms();
+  size_t lo = 0, hi = nsyms;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (syms[mid].addr < a) lo = mid + 1; else hi = mid;
+  }
+  return lo;
+}
+
+/* The function whose entry block is at entry_pc; a __x64_sys_ name when
+ * several symbols share its address (aliases), NULL when none. */
+static const char *capa_entry_name(uint64_t entry_pc)
+{
+  unsigned long long a = entry_pc - CAPA_FENTRY_CALL_SIZE;
+  const char *best = NULL;
+  for (size_t i = capa_sym_at_or_above(a); i < nsyms && syms[i].addr == a; i++)
+    if (!best || (!strncmp(syms[i].name, "__x64_sys_", 10) && strncmp(best, "__x64_sys_", 10)))
+      best = syms[i].name;
+  return best;
+}
+
+/* Whether a code record at pc is a thunk's (capture.c adds their bytes). */
+static int capa_is_thunk(uint64_t pc)
+{
+  for (size_t i = capa_sym_at_or_above(pc); i < nsyms && syms[i].addr == pc; i++)
+    if (capf_fixed_symbol(syms[i].name)) return 1;
+  return 0;
+}
+
+static int capa_u64_cmp(const void *a, const void *b)
+{
+  uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+  return x < y ? -1 : x > y;
+}
+
+/* The code records invocation [ev, evend) needs, in `out`, sorted: every
+ * record in a page that one of the blocks it ran touches, and the thunks.
+ * The simulator maps whole pages, zeros where no bytes are given; a replay
+ * that leaves the recorded path then runs the kernel's code, as far as any
+ * invocation built it, and fails at the block check rather than in zeros. */
+static size_t capa_codes_for(const unsigned char *ev, const unsigned char *evend,
+                             const struct capf_code *codes, size_t ncodes, struct capf_code *out)
+{
+  size_t nb = 0, capb = 256, np = 0, capp = 256, n = 0;
+  uint64_t *pcs = malloc(capb * sizeof *pcs), *pages = malloc(capp * sizeof *pages);
+  for (const unsigned char *p = ev; p < evend;) {
+    const struct kjit_cap_rec *r = (const void *)p;
+    if (r->len < sizeof *r || p + r->len > evend) break;
+    if (r->type == KJIT_CAP_BLOCK) {
+      if (nb == capb) pcs = realloc(pcs, (capb *= 2) * sizeof *pcs);
+      pcs[nb++] = ((const struct kjit_cap_block *)r)->pc;
+    }
+    p += r->len;
+  }
+  qsort(pcs, nb, sizeof *pcs, capa_u64_cmp);
+  for (size_t i = 0; i < ncodes; i++) {
+    if (!bsearch(&codes[i].pc, pcs, nb, sizeof *pcs, capa_u64_cmp)) continue;
+    for (uint64_t pg = codes[i].pc >> 12; pg <= (codes[i].pc + codes[i].len - 1) >> 12; pg++) {
+      if (np == capp) pages = realloc(pages, (capp *= 2) * sizeof *pages);
+      pages[np++] = pg;
+    }
+  }
+  qsort(pages, np, sizeof *pages, capa_u64_cmp);
+  for (size_t i = 0; i < ncodes; i++) {
+    uint64_t first = codes[i].pc >> 12, last = (codes[i].pc + codes[i].len - 1) >> 12;
+    if (bsearch(&first, pages, np, sizeof *pages, capa_u64_cmp) ||
+        bsearch(&last, pages, np, sizeof *pages, capa_u64_cmp) || capa_is_thunk(codes[i].pc))
+      out[n++] = codes[i];
+  }
+  free(pcs);
+  free(pages);
+  return n;
+}
+
+static int capa_call_cmp(const void *a, const void *b)
+{
+  return strcmp(((const struct capa_call *)a)->name, ((const struct capa_call *)b)->name);
+}
+
+static const char *capa_short(const char *name)
+{
+  return strncmp(name, "__x64_sys_", 10) ? name : name + 10;
+}
+
+/* Waits for the workload (killing its process group after timeout_s, 0:
+ * never); its wait status. */
+static int capa_wait(pid_t child, unsigned timeout_s, int *timed_out)
+{
+  struct timespec t0, t1;
+  int st = 0;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  for (;;) {
+    pid_t w = waitpid(child, &st, timeout_s ? WNOHANG : 0);
+    if (w == child || (w < 0 && errno != EINTR)) return st;
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    if (timeout_s && t1.tv_sec - t0.tv_sec >= (long)timeout_s) {
+      *timed_out = 1;
+      kill(-child, SIGKILL);
+      kill(child, SIGKILL);
+      waitpid(child, &st, 0);
+      return st;
+    }
+    usleep(20000);
+  }
+}
+
+static int cmd_capture_all(int argc, char **argv)
+{
+  const char *dir = NULL;
+  unsigned pid = 0, timeout = 0, buf_kb = 65536, code_kb = 16384;
+  int timeout_set = 0, all_code = 0;
+  char **cmdv = NULL;
+  for (int i = 0; i < argc; i++) {
+    if (!strcmp(argv[i], "--all-syscalls")) continue;
+    else if (!strcmp(argv[i], "-o") && i + 1 < argc) dir = argv[++i];
+    else if (!strcmp(argv[i], "--pid") && i + 1 < argc) pid = strtoul(argv[++i], NULL, 0);
+    else if (!strcmp(argv[i], "--timeout") && i + 1 < argc) { timeout = strtoul(argv[++i], NULL, 0); timeout_set = 1; }
+    else if (!strcmp(argv[i], "--buf-kb") && i + 1 < argc) buf_kb = strtoul(argv[++i], NULL, 0);
+    else if (!strcmp(argv[i], "--code-kb") && i + 1 < argc) code_kb = strtoul(argv[++i], NULL, 0);
+    else if (!strcmp(argv[i], "--all-code")) all_code = 1;
+    else if (!strcmp(argv[i], "--")) { cmdv = argv + i + 1; break; }
+    else { fprintf(stderr, "kjitctl capture: unexpected %s\n", argv[i]); return 2; }
+  }
+  if (!dir || (cmdv && (!*cmdv || pid))) {
+    fprintf(stderr, "usage: kjitctl capture --all-syscalls -o DIR [--timeout S] [--buf-kb KB] [--code-kb KB]"
+                    " [--all-code] [--pid P | -- CMD ARGS...]\n");
+    return 2;
+  }
+  if (!cmdv && !timeout_set) timeout = 30;
+  if (mkdir(dir, 0755) && errno != EEXIST) { fprintf(stderr, "kjitctl capture: %s: %s\n", dir, strerror(errno)); return 1; }
+  struct kjit_ioc_stats st;
+  if (get_stats(&st) < 0) { perror("kjitctl capture: stats"); return 1; }
+  if (st.pid)
+    fprintf(stderr, "kjitctl capture: the engine redirects only thread group %u (kjitctl config --pid):"
+                    " other tasks, the workload's children among them, run natively and are not recorded\n", st.pid);
+  uint32_t had_attached = st.nattached;
+
+  int go[2] = {-1, -1};
+  pid_t child = 0;
+  if (cmdv) {
+    if (pipe(go)) { perror("pipe"); return 1; }
+    child = fork();
+    if (child < 0) { perror("fork"); return 1; }
+    if (child == 0) {
+      char c;
+      close(go[1]);
+      setpgid(0, 0);          /* a timeout kills the workload's whole group */
+      if (read(go[0], &c, 1) != 1) _exit(126);
+      close(go[0]);
+      execvp(cmdv[0], cmdv);
+      perror("exec");
+      _exit(127);
+    }
+    close(go[0]);
+    pid = child;
+  }
+  char *att = NULL;
+  size_t natt = 0;
+  if (attach_syscalls(&att, &natt)) { if (child) kill(child, SIGKILL); return 1; }
+
+  struct kjit_ioc_capture c;
+  memset(&c, 0, sizeof c);
+  c.size = sizeof c;
+  c.flags = KJIT_CAPTURE_EACH_ATTACHED | KJIT_CAPTURE_DESCENDANTS;
+  c.pid = pid;
+  c.buf_kb = buf_kb;
+  c.code_kb = code_kb;
+  int rc = 0;
+  if (ioctl(fd, KJIT_IOC_CAPTURE_START, &c) < 0) {
+    fprintf(stderr, "kjitctl capture: start: %s\n", strerror(errno));
+    if (child) kill(child, SIGKILL);
+    rc = 1;
+  }
+  struct kjit_ioc_capture_read r;
+  int wstatus = 0, timed_out = 0;
+  if (!rc && child) {
+    if (write(go[1], "g", 1) != 1) perror("write");
+    close(go[1]);
+    wstatus = capa_wait(child, timeout, &timed_out);
+  } else if (!rc) {
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    for (;;) {
+      memset(&r, 0, sizeof r);
+      r.size = sizeof r;
+      if (ioctl(fd, KJIT_IOC_CAPTURE_READ, &r) < 0 || r.state == KJIT_CAP_STATE_DONE) break;
+      clock_gettime(CLOCK_MONOTONIC, &t1);
+      if (t1.tv_sec - t0.tv_sec >= (long)timeout) break;
+      usleep(20000);
+    }
+  }
+  ioctl(fd, KJIT_IOC_CAPTURE_STOP, 0);
+  unsigned char *evb = NULL, *cob = NULL;
+  memset(&r, 0, sizeof r);
+  r.size = sizeof r;
+  if (!rc && ioctl(fd, KJIT_IOC_CAPTURE_READ, &r) == 0) {
+    evb = malloc(r.event_bytes + 8);
+    cob = malloc(r.code_bytes + 8);
+    r.buf_ptr = (uintptr_t)evb; r.buf_len = r.event_bytes;
+    r.code_ptr = (uintptr_t)cob; r.code_len = r.code_bytes;
+    if (ioctl(fd, KJIT_IOC_CAPTURE_READ, &r) < 0) { perror("kjitctl capture: read"); rc = 1; }
+  } else if (!rc) {
+    perror("kjitctl capture: read");
+    rc = 1;
+  }
+  /* Detach what this command attached: all at once when nothing else was. */
+  struct kjit_ioc_target t;
+  memset(&t, 0, sizeof t);
+  t.size = sizeof t;
+  if (!had_attached) {
+    strcpy(t.name, "*");
+    ioctl(fd, KJIT_IOC_DETACH, &t);
+  } else {
+    for (size_t i = 0; i < natt; i++) {
+      snprintf(t.name, sizeof t.name, "%s", att + i * KJIT_NAME_MAX);
+      ioctl(fd, KJIT_IOC_DETACH, &t);
+    }
+  }
+  free(att);
+  if (rc) { free(evb); free(cob); return rc; }
+  if (child)
+    printf("workload: %s %d%s\n", WIFEXITED(wstatus) ? "exit status" : "killed by signal",
+           WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : WTERMSIG(wstatus), timed_out ? " (timeout)" : "");
+
+  size_t ncodes;
+  struct capf_code *codes = capf_codes(cob, r.code_bytes, &ncodes);
+  struct capf_code *mine = malloc((ncodes + 1) * sizeof *mine);
+  struct capa_call *calls = NULL;
+  size_t ncalls = 0;
+  unsigned char *begin = NULL;
+  unsigned sleeps = 0;
+  for (unsigned char *p = evb; p < evb + r.event_bytes;) {
+    struct kjit_cap_rec *h = (void *)p;
+    if (h->len < sizeof *h || p + h->len > evb + r.event_bytes) break;
+    if (h->type == KJIT_CAP_BEGIN) { begin = p; sleeps = 0; }
+    if (h->type == KJIT_CAP_RESUME) sleeps++;
+    p += h->len;
+    if (h->type != KJIT_CAP_END || !begin) continue;
+    const struct kjit_cap_begin *bg = (const void *)begin;
+    const char *name = capa_entry_name(bg->entry_pc);
+    char unknown[32];
+    if (!name) { snprintf(unknown, sizeof unknown, "0x%llx", (unsigned long long)bg->entry_pc); name = unknown; }
+    size_t k = 0;
+    while (k < ncalls && strcmp(calls[k].name, name)) k++;
+    if (k == ncalls) {
+      calls = realloc(calls, (ncalls + 1) * sizeof *calls);
+      calls[ncalls++] = (struct capa_call){.name = strdup(name)};
+    }
+    struct capa_call *cl = &calls[k];
+    uint32_t why = ((const struct kjit_cap_end *)h)->reason;
+    cl->attempts++;
+    cl->last_reason = why;
+    cl->last_sleeps = sleeps;
+    int complete = why == KJIT_CAP_END_RETURNED || (why == KJIT_CAP_END_SLEPT && sleeps);
+    if (complete && !cl->written) {
+      char path[4096];
+      snprintf(path, sizeof path, "%s/%s.kjitcap", dir, capa_short(cl->name));
+      size_t nmine = all_code ? ncodes : capa_codes_for(begin, p, codes, ncodes, mine);
+      if (capf_write(path, cl->name, begin, p, all_code ? codes : mine, nmine, r.flags, cl->name, 1) == 0)
+        cl->written = 1;
+      else
+        rc = 1;
+    }
+    begin = NULL;
+  }
+  qsort(calls, ncalls, sizeof *calls, capa_call_cmp);
+  size_t nwritten = 0;
+  for (size_t i = 0; i < ncalls; i++) nwritten += calls[i].written;
+  if (r.flags & KJIT_CAP_F_OVERFLOW)
+    printf("capture all-syscalls: the event buffer (%u KiB) overflowed: system calls entered after it filled"
+           " were not recorded (--buf-kb)\n", buf_kb);
+  if (r.flags & KJIT_CAP_F_CODE_OVERFLOW)
+    printf("capture all-syscalls: the code buffer (%u KiB) overflowed: blocks built after it filled lack"
+           " their bytes, their replays fail (--code-kb)\n", code_kb);
+  printf("capture all-syscalls: events %llu bytes, code %llu bytes (%zu blocks)\n",
+         (unsigned long long)r.event_bytes, (unsigned long long)r.code_bytes, ncodes);
+  printf("capture all-syscalls: %zu system calls recorded, %zu without a complete invocation%s",
+         nwritten, ncalls - nwritten, ncalls > nwritten ? ":" : "");
+  int first = 1;
+  for (size_t i = 0; i < ncalls; i++) {
+    if (calls[i].written) continue;
+    printf("%s %s: %u attempt%s, %s", first ? "" : ";", capa_short(calls[i].name), calls[i].attempts,
+           calls[i].attempts == 1 ? "" : "s", capa_reason(calls[i].last_reason, calls[i].last_sleeps));
+    first = 0;
+  }
+  printf("\n");
+  for (size_t i = 0; i < ncalls; i++) free((void *)calls[i].name);
+  free(calls); free(mine); free(codes); free(evb); free(cob);
+  if (!nwritten) { fprintf(stderr, "kjitctl capture: no complete invocation was recorded\n"); return 1; }
+  return rc;
+}

@@ -397,6 +397,13 @@ ReplayRun run_translated(const Capture &aug, const ReplayLog &log, const SymbolT
     rr.writes.push_back(m);
   }
   rr.served = server.state();
+  // The invocation may end in blocks that are only a transfer (a lone
+  // `ret` or `jmp __x86_return_thunk`): no cache pc maps to them and no
+  // successor follows; reaching the sentinel proves they ran.
+  if (res.run.reason == StopReason::kSentinel)
+    while (rr.served.blocks < log.blocks.size() && log.blocks[rr.served.blocks].ninsns == 1 &&
+           log.blocks.size() - rr.served.blocks <= 8)
+      rr.served.blocks++;
   rr.insns = res.run.insns;
   if (tool) rr.tool_result = tool->report();
   rr.seconds = seconds_since(t0);

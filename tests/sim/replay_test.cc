@@ -107,6 +107,29 @@ TEST(Replay, RdpkruAndCutBlocksReplayExactly) {
   }
 }
 
+// An invocation that ends in a block of only `ret` (personality,
+// sched_get_priority_max): no cache pc maps to that block and nothing
+// follows it; reaching the sentinel proves it ran.
+TEST(Replay, AFinalBlockOfOnlyARetIsMatched) {
+  const uint64_t kCode = 0xffffffff81000000ull;
+  CaptureBuilder b;
+  // mov eax, 1; jmp +0 | ret
+  b.add_region(kCode, {0xb8, 0x01, 0x00, 0x00, 0x00, 0xeb, 0x00, 0xc3}, kPermR | kPermX)
+      .add_stack(0xffffc90000010000ull, 0x1000)
+      .set_entry(kCode);
+  Capture cap;
+  ASSERT_EQ(b.build(&cap), "");
+  ReplayLog log;
+  log.present = true;
+  log.blocks = {{kCode, 2, 0}, {kCode + 7, 1, 0}};
+  log.kernel.end = EndReason::kReturned;
+  put_replay_log(log, &cap);
+  ReplayReport rep;
+  ASSERT_EQ(replay_capture(cap, log, ReplayOptions{}, &rep), "");
+  EXPECT_TRUE(rep.ok) << rep.text();
+  for (const ReplayRun &t : rep.translated) EXPECT_EQ(t.served.blocks, 2u) << t.what;
+}
+
 // The same futex call captured by a module that did not log rdpkru: the
 // result is not in the file, so the replay stops there and says why.
 TEST(Replay, AnUnloggedRdpkruIsNamedNotGuessed) {

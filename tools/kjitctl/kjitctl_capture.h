@@ -296,6 +296,36 @@ static struct capf_code *capf_codes(const unsigned char *cob, uint64_t len, size
   return codes;
 }
 
+/* Forks CMD held on a pipe: it execs only once the capture is armed and
+ * capf_release(*go_w) is called.  own_group: the workload gets its own
+ * process group (a timeout kills all of it).  Returns the pid, or -1. */
+static pid_t capf_spawn_held(char **cmdv, int *go_w, int own_group)
+{
+  int go[2];
+  if (pipe(go)) { perror("pipe"); return -1; }
+  pid_t child = fork();
+  if (child < 0) { perror("fork"); return -1; }
+  if (child == 0) {
+    char c;
+    close(go[1]);
+    if (own_group) setpgid(0, 0);
+    if (read(go[0], &c, 1) != 1) _exit(126);
+    close(go[0]);
+    execvp(cmdv[0], cmdv);
+    perror("exec");
+    _exit(127);
+  }
+  close(go[0]);
+  *go_w = go[1];
+  return child;
+}
+
+static void capf_release(int go_w)
+{
+  if (write(go_w, "g", 1) != 1) perror("write");
+  close(go_w);
+}
+
 #include "kjitctl_capture_all.h"
 
 static int cmd_capture(int argc, char **argv)
@@ -326,22 +356,11 @@ static int cmd_capture(int argc, char **argv)
   if (sys) snprintf(name, sizeof name, "%s%s", strncmp(sys, "__", 2) ? "__x64_sys_" : "", sys);
   else snprintf(name, sizeof name, "%s", func);
 
-  int go[2] = {-1, -1};
+  int go_w = -1;
   pid_t child = 0;
   if (cmdv && *cmdv) {
-    if (pipe(go)) { perror("pipe"); return 1; }
-    child = fork();
-    if (child < 0) { perror("fork"); return 1; }
-    if (child == 0) {
-      char c;
-      close(go[1]);
-      if (read(go[0], &c, 1) != 1) _exit(126);
-      close(go[0]);
-      execvp(cmdv[0], cmdv);
-      perror("exec");
-      _exit(127);
-    }
-    close(go[0]);
+    child = capf_spawn_held(cmdv, &go_w, 0);
+    if (child < 0) return 1;
     pid = child;
   }
   struct kjit_ioc_target t;
@@ -371,8 +390,7 @@ static int cmd_capture(int argc, char **argv)
   struct kjit_ioc_capture_read r;
   if (child) {
     int st;
-    if (write(go[1], "g", 1) != 1) perror("write");
-    close(go[1]);
+    capf_release(go_w);
     waitpid(child, &st, 0);
   } else {
     for (;;) {

@@ -189,23 +189,11 @@ static int cmd_capture_all(int argc, char **argv)
                     " other tasks, the workload's children among them, run natively and are not recorded\n", st.pid);
   uint32_t had_attached = st.nattached;
 
-  int go[2] = {-1, -1};
+  int go_w = -1;
   pid_t child = 0;
   if (cmdv) {
-    if (pipe(go)) { perror("pipe"); return 1; }
-    child = fork();
-    if (child < 0) { perror("fork"); return 1; }
-    if (child == 0) {
-      char c;
-      close(go[1]);
-      setpgid(0, 0);          /* a timeout kills the workload's whole group */
-      if (read(go[0], &c, 1) != 1) _exit(126);
-      close(go[0]);
-      execvp(cmdv[0], cmdv);
-      perror("exec");
-      _exit(127);
-    }
-    close(go[0]);
+    child = capf_spawn_held(cmdv, &go_w, 1);  /* a timeout kills the whole group */
+    if (child < 0) return 1;
     pid = child;
   }
   char *att = NULL;
@@ -228,8 +216,7 @@ static int cmd_capture_all(int argc, char **argv)
   struct kjit_ioc_capture_read r;
   int wstatus = 0, timed_out = 0;
   if (!rc && child) {
-    if (write(go[1], "g", 1) != 1) perror("write");
-    close(go[1]);
+    capf_release(go_w);
     wstatus = capa_wait(child, timeout, &timed_out);
   } else if (!rc) {
     struct timespec t0, t1;

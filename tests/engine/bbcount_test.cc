@@ -135,9 +135,11 @@ TEST_F(BbcountTest, EntriesKnowTheirBlockLengthAndInstructions) {
 // counter of its own, outside the total: every executed instruction lies in
 // some counted block, and the sum of count x ninsn is the instruction count.
 TEST_F(BbcountTest, BlocksCutByTheEngineAreCountedAsFragments) {
-  std::vector<uint8_t> code = {0x90, 0x90, 0x90, 0x74, 0x10};  // nop nop nop jz
+  ASSERT_EQ(init([](kjit_engine_options *o) { o->max_block_insns = 2; }), 0);  // resets the shim's code
+  std::vector<uint8_t> code(0x40, 0xcc);  // nop nop nop jz +0x10, in mapped int3s
+  const uint8_t insns[] = {0x90, 0x90, 0x90, 0x74, 0x10};
+  std::copy(insns, insns + sizeof insns, code.begin());
   test_shim_add_code(kText + 0x2000, code);
-  ASSERT_EQ(init([](kjit_engine_options *o) { o->max_block_insns = 2; }), 0);
   start(8);
   run(kText + 0x2000);      // the fragment nop nop, then its exit
   run(kText + 0x2002);      // nop jz: a whole block

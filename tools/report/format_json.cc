@@ -65,7 +65,16 @@ int format_json(const Context &c) {
             json_string(c.rec.name_of(x.addr)).c_str(), x.count);
     first = false;
   }
-  fprintf(o, "\n ],\n \"events\": %zu", c.rec.events.size());
+  fprintf(o, "\n ],\n \"events\": [");
+  static const char *const kType[] = {"", "entry", "call", "return"};
+  first = true;
+  for (const auto &e : c.rec.events) {
+    fprintf(o, "%s\n  {\"type\": \"%s\", \"function\": %s, \"sp\": \"0x%" PRIx64 "\", \"ns\": %" PRIu64
+            ", \"pid\": %u, \"cpu\": %u}", first ? "" : ",", kType[e.type], json_string(c.rec.name_of(e.pc)).c_str(),
+            e.sp, e.ns, e.pid, e.cpu);
+    first = false;
+  }
+  fprintf(o, "\n ]");
   if (c.dbg && c.dbg->has_lines() && !c.rec.blocks.empty()) {
     fprintf(o, ",\n \"lines\": {");
     Coverage cov = make_coverage(c.rec, c.slide);

@@ -142,6 +142,29 @@ int kjit_insn_is_cmpxchg(const kjit_insn *i) {
   return i->insn.mnemonic == ZYDIS_MNEMONIC_CMPXCHG || i->insn.mnemonic == ZYDIS_MNEMONIC_CMPXCHG8B ||
          i->insn.mnemonic == ZYDIS_MNEMONIC_CMPXCHG16B;
 }
+int kjit_insn_atomic_old_value_reg(const kjit_insn *i) {
+  const x86::Insn &in = i->insn;
+  if (!in.has_mem_operand || !in.mem_read || !in.mem_written) return -1;
+  switch (in.mnemonic) {
+    case ZYDIS_MNEMONIC_CMPXCHG:
+      return KJIT_REG_RAX;
+    case ZYDIS_MNEMONIC_XADD:
+    case ZYDIS_MNEMONIC_XCHG:
+      // The register operand is the only GPR these write.
+      return in.regs_modified && !(in.regs_modified & (in.regs_modified - 1)) ? __builtin_ctz(in.regs_modified)
+                                                                               : -1;
+    default:
+      return -1;
+  }
+}
+int kjit_insn_bit_offset_reg(const kjit_insn *i) {
+  return i->insn.bit_offset_reg == x86::kNoReg ? -1 : i->insn.bit_offset_reg;
+}
+int kjit_insn_writes_nothing(const kjit_insn *i) {
+  const x86::Insn &in = i->insn;
+  return !in.regs_modified && !in.flags_modified && !in.mem_written && in.cf == KJIT_CF_NONE &&
+         in.nondet == KJIT_NONDET_NONE && !in.swaps_gs;
+}
 uint32_t kjit_insn_mnemonic(const kjit_insn *i) { return i->insn.mnemonic; }
 int kjit_insn_is_memory_hint(const kjit_insn *i) {
   switch (i->insn.mnemonic) {

@@ -214,6 +214,7 @@ DecodeStatus Decoder::decode(uint64_t pc, const uint8_t *bytes, uint32_t len, In
   __builtin_memcpy(in.bytes, bytes, zi.length);
   in.mnemonic = zi.mnemonic;
   in.indirect_reg = kNoReg;
+  in.bit_offset_reg = kNoReg;
   in.cf = KJIT_CF_NONE;
 
   if (zi.attributes & ZYDIS_ATTRIB_HAS_LOCK) in.prefixes |= kPrefixLock;
@@ -275,6 +276,14 @@ DecodeStatus Decoder::decode(uint64_t pc, const uint8_t *bytes, uint32_t len, In
     }
     in.flags_written = written;
   }
+
+  // A register bit offset reaches beyond the memory operand (bt [r8], rax
+  // tests the byte at r8 + rax / 8).
+  const bool bit_test = zi.mnemonic == ZYDIS_MNEMONIC_BT || zi.mnemonic == ZYDIS_MNEMONIC_BTS ||
+                        zi.mnemonic == ZYDIS_MNEMONIC_BTR || zi.mnemonic == ZYDIS_MNEMONIC_BTC;
+  if (bit_test && zi.operand_count >= 2 && ops[0].type == ZYDIS_OPERAND_TYPE_MEMORY &&
+      ops[1].type == ZYDIS_OPERAND_TYPE_REGISTER && gpr_number(ops[1].reg.value) >= 0)
+    in.bit_offset_reg = static_cast<uint8_t>(gpr_number(ops[1].reg.value));
 
   in.nondet = classify_nondet(zi, ops);
   in.swaps_gs = zi.mnemonic == ZYDIS_MNEMONIC_SWAPGS;

@@ -120,6 +120,17 @@ enum kjit_branch_hint kjit_insn_branch_hint(const struct kjit_insn *insn);
 enum kjit_branch_hint kjit_insn_layout_hint(const struct kjit_insn *insn);
 uint64_t kjit_insn_branch_target(const struct kjit_insn *insn); /* 0 if not direct */
 int kjit_insn_is_cmpxchg(const struct kjit_insn *insn);
+/* cmpxchg, xadd and xchg with a memory operand: the GPR that holds, after
+ * the instruction, the memory operand's value as the instruction read it
+ * (atomically with its write when locked: rax for cmpxchg, whether it
+ * succeeded or not; the register operand for xadd and xchg).  -1 for every
+ * other instruction, cmpxchg8b/16b included (two registers). */
+int kjit_insn_atomic_old_value_reg(const struct kjit_insn *insn);
+/* bt, bts, btr and btc with a memory operand and a register bit offset:
+ * that register, else -1.  The offset is signed and unbounded: the
+ * instruction accesses the operand-sized word at
+ * EA + (offset >> log2(operand bits)) * operand bytes, not the one at EA. */
+int kjit_insn_bit_offset_reg(const struct kjit_insn *insn);
 /* The explicit memory operand, if any (string instructions and push/pop
  * access memory implicitly and report 0 here). */
 int kjit_insn_reads_memory(const struct kjit_insn *insn);
@@ -133,6 +144,10 @@ uint32_t kjit_insn_mnemonic(const struct kjit_insn *insn);
  * operand is only an address (kjit_insn_reads_memory may say 1, yet
  * nothing is read). */
 int kjit_insn_is_memory_hint(const struct kjit_insn *insn);
+/* 1 when the instruction changes no GPR, flag or memory, transfers no
+ * control and touches no machine state a replay sees (nop, fences, pause,
+ * prefetch): a recorder may take a record across it. */
+int kjit_insn_writes_nothing(const struct kjit_insn *insn);
 /* String instructions: what they do with their implicit operands (rsi is
  * read by movs, lods and cmps; rdi by cmps and scas; rcx counts with a rep
  * prefix, kjit_insn_has_rep_prefix) and the bytes of one element. */

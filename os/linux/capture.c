@@ -30,6 +30,9 @@
  *    three calls that take every GPR and rflags: the RESUME event, where the
  *    task continues in the cache after it woke (sched_resume.c), perhaps on
  *    another CPU.  The replay skips the funnel and loads these registers.
+ *    A call the cache makes natively (__do_softirq: other work, never
+ *    translated) is recorded the same way, without the sleep: its reads
+ *    are not the invocation's, and the replay skips it too.
  * Implicit stack reads (pop, ret, leave) are served in replay by the stack
  * copy and the replayed pushes; everything else comes from the READ log.
  * Which instructions are string instructions, non-deterministic, or carry
@@ -61,21 +64,27 @@ static bool cap_registered;
 /* __schedule: calls to it are marked (kjit_cap_sleep). */
 static u64 sched_funnel;
 
-/* Whether `pc` is the return address of a direct call to the funnel (how
- * __schedule is called: it is static).  A false match costs three calls
- * that find no pending sleep. */
-static bool cap_after_sched_call(u64 pc)
+/* Whether the replay skips a call to `target`, continuing from a RESUME
+ * record: the scheduler funnel, and what the cache calls natively. */
+static bool cap_skipped_call(u64 target)
+{
+	return (sched_funnel && target == sched_funnel) || kjit_shim_is_native_call(target);
+}
+
+/* Whether `pc` is the return address of a direct call the replay skips
+ * (how __schedule and __do_softirq are called).  A false match costs three
+ * calls that find no pending record. */
+static bool cap_after_skipped_call(u64 pc)
 {
 	u8 insn[5];
 	s32 rel;
 
-	if (!sched_funnel ||
-	    copy_from_kernel_nofault(insn, (void *)(unsigned long)(pc - sizeof(insn)), sizeof(insn)))
+	if (copy_from_kernel_nofault(insn, (void *)(unsigned long)(pc - sizeof(insn)), sizeof(insn)))
 		return false;
 	if (insn[0] != 0xe8)
 		return false;
 	memcpy(&rel, insn + 1, sizeof(rel));
-	return pc + (s64)rel == sched_funnel;
+	return cap_skipped_call(pc + (s64)rel);
 }
 
 /* The RESUME event's three calls (every GPR, rflags, the pc). */
@@ -103,11 +112,39 @@ static void cap_instrument_resume(struct kjit_insn *f)
  * interrupt or another CPU writes in between (a tick bumping the timekeeper's
  * seqcount made a replay retry a loop the kernel did not).  Under TCG no
  * interrupt or vCPU switch falls between a load and the call after it.
- * Read-modify-writes, transfers and string instructions keep the call
+ * cmpxchg, xadd and xchg leave what they read in a register: that value is
+ * logged after them, exact even when another CPU wrote the word just before
+ * (a cmpxchg loop that retried in the kernel retries in the replay).  Other
+ * read-modify-writes, transfers and string instructions keep the call
  * before: their memory afterwards is not what they read. */
 static void cap_instrument_read(struct kjit_insn *in, bool simple)
 {
 	u32 size = kjit_insn_memory_size(in), seg = kjit_insn_mem_segment(in);
+	int old_value = kjit_insn_atomic_old_value_reg(in), bit_offset = kjit_insn_bit_offset_reg(in);
+
+	/* bt* with a register offset: the word the bit is in (a plain bt after
+	 * it, like any load; bts/btr/btc before). */
+	if (bit_offset >= 0) {
+		if (!kjit_insn_writes_memory(in) &&
+		    kjit_insert_call(in, KJIT_IPOINT_AFTER, (void *)kjit_cap_load_after, 0) == 0)
+			kjit_insert_call(in, KJIT_IPOINT_BEFORE, (void *)kjit_cap_bit_load_before, 5,
+					 KJIT_ARG_INSN_PC(), KJIT_ARG_MEM_EA(), KJIT_ARG_CONST(size),
+					 KJIT_ARG_CONST(seg), KJIT_ARG_REG(bit_offset));
+		else
+			kjit_insert_call(in, KJIT_IPOINT_BEFORE, (void *)kjit_cap_bit_read, 5,
+					 KJIT_ARG_INSN_PC(), KJIT_ARG_MEM_EA(), KJIT_ARG_CONST(size),
+					 KJIT_ARG_CONST(seg), KJIT_ARG_REG(bit_offset));
+		return;
+	}
+
+	if (old_value >= 0 && size <= 8 && kjit_insn_cf_class(in) == KJIT_CF_NONE &&
+	    kjit_insert_call(in, KJIT_IPOINT_AFTER, (void *)kjit_cap_rmw_after, 1,
+			     KJIT_ARG_REG(old_value)) == 0) {
+		kjit_insert_call(in, KJIT_IPOINT_BEFORE, (void *)kjit_cap_load_before, 4,
+				 KJIT_ARG_INSN_PC(), KJIT_ARG_MEM_EA(), KJIT_ARG_CONST(size),
+				 KJIT_ARG_CONST(seg));
+		return;
+	}
 
 	if (simple && !kjit_insn_writes_memory(in) && kjit_insn_cf_class(in) == KJIT_CF_NONE &&
 	    kjit_insert_call(in, KJIT_IPOINT_AFTER, (void *)kjit_cap_load_after, 0) == 0) {
@@ -138,9 +175,9 @@ static void cap_instrument_string(struct kjit_insn *in, enum kjit_string_op op)
 
 /* NONDET: the registers after instruction i.  Inside a swapgs pair (mov gs
  * in load_gs_index) nothing may be called: the record is taken after the
- * pair closes, when only swapgs and nops lie between (they change none of
- * the logged registers); otherwise the instruction stays unlogged and a
- * replay names it. */
+ * pair closes, when only swapgs and instructions that write nothing (the
+ * nops or the mfence of the SWAPGS_FENCE alternative) lie between; otherwise
+ * the instruction stays unlogged and a replay names it. */
 static void cap_instrument_nondet(struct kjit_block *block, u32 i, int dest)
 {
 	u32 n = kjit_block_insn_count(block), j;
@@ -153,8 +190,8 @@ static void cap_instrument_nondet(struct kjit_block *block, u32 i, int dest)
 
 			if (!kjit_insn_gs_swapped(k, KJIT_IPOINT_BEFORE))
 				break;
-			if (kjit_insn_gs_swapped(k, KJIT_IPOINT_AFTER) && !kjit_insn_is_memory_hint(k))
-				return;  /* neither swapgs nor nop */
+			if (kjit_insn_gs_swapped(k, KJIT_IPOINT_AFTER) && !kjit_insn_writes_nothing(k))
+				return;  /* neither swapgs nor a nop or fence */
 		}
 		if (j == n)
 			return;
@@ -185,12 +222,15 @@ static void cap_on_block(struct kjit_block *block, void *arg)
 		flags |= KJIT_CAPF_BLOCK_ENDS_IN_CALL;
 	if (!kjit_insn_is_branch(last))
 		flags |= KJIT_CAPF_BLOCK_CUT;
-	/* A sleep the cache follows: the replay skips it, up to its RESUME. */
-	if (sched_funnel && kjit_insn_is_call(last) && kjit_insn_branch_target(last) == sched_funnel)
-		kjit_insert_call(last, KJIT_IPOINT_BEFORE, (void *)kjit_cap_sleep, 3,
-				 KJIT_ARG_INSN_PC(), KJIT_ARG_CONST(sched_funnel),
+	/* A sleep the cache follows, or a call it makes natively: the replay
+	 * skips it, up to its RESUME. */
+	if (kjit_insn_is_call(last) && cap_skipped_call(kjit_insn_branch_target(last)))
+		kjit_insert_call(last, KJIT_IPOINT_BEFORE,
+				 kjit_insn_branch_target(last) == sched_funnel ? (void *)kjit_cap_sleep
+									       : (void *)kjit_cap_native_call, 3,
+				 KJIT_ARG_INSN_PC(), KJIT_ARG_CONST(kjit_insn_branch_target(last)),
 				 KJIT_ARG_CONST(kjit_insn_pc(last) + kjit_insn_length(last)));
-	if (cap_after_sched_call(pc))
+	if (cap_after_skipped_call(pc))
 		cap_instrument_resume(kjit_block_insn(block, 0));
 	if (kjit_caplog_is_target(pc)) {
 		struct kjit_insn *f = kjit_block_insn(block, 0);

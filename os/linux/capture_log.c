@@ -417,7 +417,9 @@ void kjit_cap_block(u64 pc, u64 ninsns, u64 flags)
 	cap_commit(&ev, r);
 }
 
-static void cap_log_read(u64 pc, u64 addr, u64 ea, u32 size, u32 flags)
+/* `value`: what the instruction read, when known (kjit_cap_rmw_after), else
+ * NULL: read now from memory. */
+static void cap_log_read_value(u64 pc, u64 addr, u64 ea, u32 size, u32 flags, const void *value)
 {
 	struct kjit_cap_read *r;
 	u8 *val;
@@ -436,18 +438,25 @@ static void cap_log_read(u64 pc, u64 addr, u64 ea, u32 size, u32 flags)
 	r->ea = ea;
 	r->size = size;
 	val = (u8 *)(r + 1);
-	if (addr < TASK_SIZE_MAX) {
+	if (addr < TASK_SIZE_MAX)
 		flags |= KJIT_CAP_RD_USER;
+	if (value)
+		err = 0, memcpy(val, value, size);
+	else if (addr < TASK_SIZE_MAX)
 		err = copy_from_user_nofault(val, (const void __user *)(unsigned long)addr, size);
-	} else {
+	else
 		err = copy_from_kernel_nofault(val, (const void *)(unsigned long)addr, size);
-	}
 	if (err) {
 		memset(val, 0, size);
 		flags |= KJIT_CAP_RD_FAILED;
 	}
 	r->flags = flags;
 	cap_commit(&ev, r);
+}
+
+static void cap_log_read(u64 pc, u64 addr, u64 ea, u32 size, u32 flags)
+{
+	cap_log_read_value(pc, addr, ea, size, flags, NULL);
 }
 
 static u64 cap_seg_base(u64 seg)
@@ -481,6 +490,39 @@ void kjit_cap_load_after(void)
 {
 	if (is_owner())
 		cap_flush_pending();
+}
+
+/* The effective address of the word a bt* with register bit offset `bit`
+ * accesses: the offset is signed and selects a word beyond EA. */
+static u64 cap_bit_ea(u64 ea, u64 size, u64 bit)
+{
+	switch (size) {
+	case 2: return ea + (u64)(((s64)(s16)bit >> 4) * 2);
+	case 4: return ea + (u64)(((s64)(s32)bit >> 5) * 4);
+	default: return ea + (u64)(((s64)bit >> 6) * 8);
+	}
+}
+
+void kjit_cap_bit_load_before(u64 pc, u64 ea, u64 size, u64 seg, u64 bit)
+{
+	kjit_cap_load_before(pc, cap_bit_ea(ea, size, bit), size, seg);
+}
+
+void kjit_cap_bit_read(u64 pc, u64 ea, u64 size, u64 seg, u64 bit)
+{
+	kjit_cap_read(pc, cap_bit_ea(ea, size, bit), size, seg);
+}
+
+/* After cmpxchg, xadd or xchg: `old` holds the value it read (little
+ * endian, its low `size` bytes), noted by kjit_cap_load_before. */
+void kjit_cap_rmw_after(u64 old)
+{
+	struct cap_pending_read r = cap_pending;
+
+	if (!is_owner() || !r.set)
+		return;
+	cap_pending.set = false;
+	cap_log_read_value(r.pc, r.ea + cap_seg_base(r.seg), r.ea, r.size, r.seg, &old);
 }
 
 void kjit_cap_string(u64 pc, u64 rsi, u64 rdi, u64 rcx, u64 flags, u64 kind)
@@ -534,16 +576,29 @@ void kjit_cap_nondet(u64 pc, u64 dest, u64 rcx, u64 rdx, u64 rbx, u64 flags)
 	cap_commit(&ev, r);
 }
 
-/* The owner calls the scheduler funnel at `pc`; the cache follows it
- * through the sleep and continues at `ret`, where its RESUME event is
- * recorded. */
+/* The owner calls `target` at `pc`, outside the code cache, and continues
+ * in it at `ret`, where its RESUME event is recorded. */
+static void cap_skip_call(u64 pc, u64 target, u64 ret)
+{
+	cap_flush_pending();
+	cap_sleeping = (struct cap_sleep_state){ .pc = pc, .target = target, .ret = ret, .pending = true };
+}
+
+/* A call into the scheduler funnel: the cache follows the task through the
+ * sleep (sched_resume.c). */
 void kjit_cap_sleep(u64 pc, u64 target, u64 ret)
 {
 	if (!is_owner())
 		return;
-	cap_flush_pending();
 	cap_slept = true;
-	cap_sleeping = (struct cap_sleep_state){ .pc = pc, .target = target, .ret = ret, .pending = true };
+	cap_skip_call(pc, target, ret);
+}
+
+/* A call the cache makes natively (shim.c's native calls). */
+void kjit_cap_native_call(u64 pc, u64 target, u64 ret)
+{
+	if (is_owner())
+		cap_skip_call(pc, target, ret);
 }
 
 void kjit_cap_resume_a(u64 rax, u64 rcx, u64 rdx, u64 rbx, u64 rsp, u64 rbp)

@@ -294,13 +294,22 @@ int kjit_os_may_translate(uint64_t addr64)
 	return 1;
 }
 
-int kjit_os_callable_natively(uint64_t target)
+bool kjit_shim_is_native_call(u64 target)
 {
 	unsigned int i;
 
 	for (i = 0; i < ARRAY_SIZE(native_calls); i++)
 		if (native_calls[i] && native_calls[i] == (unsigned long)target)
-			return 1;
+			return true;
+	return false;
+}
+
+int kjit_os_callable_natively(uint64_t target)
+{
+	unsigned int i;
+
+	if (kjit_shim_is_native_call(target))
+		return 1;
 	if (READ_ONCE(leaves_translated))
 		return 0;
 	for (i = 0; i < ARRAY_SIZE(native_leaves); i++)

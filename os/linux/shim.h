@@ -14,6 +14,9 @@ void kjit_shim_fill_facts(struct kjit_os_kernel_facts *facts);
 /* Capture: translate memcpy/memset & co. instead of calling them natively,
  * so their reads are recorded.  Takes effect at the next flush. */
 void kjit_shim_translate_leaves(bool on);
+/* Whether the cache calls `target` natively even while capturing (softirq
+ * processing): a capture logs the registers after it returns. */
+bool kjit_shim_is_native_call(u64 target);
 /* True when this CPU holds the engine lock (the ftrace handler must not
  * enter the engine then). */
 bool kjit_os_lock_held_here(void);

@@ -82,6 +82,34 @@ std::string mnemonic_at(const Emulator &emu, uint64_t pc) {
 }
 
 
+// How many READ records one execution of the instruction at `pc` makes
+// (os/linux/capture.c): two for cmps (both sources), none for a rep
+// string instruction with rcx = 0, else one.  The same instruction may run
+// again before any other read (a lock released twice in a row): each run
+// takes its own records, in order.
+uint32_t reads_per_execution(const Emulator &emu, uint64_t pc) {
+  x86::Insn in;
+  if (!decode_at(emu, pc, &in)) return 1;
+  bool string = false, cmps = false;
+  switch (in.mnemonic) {
+    case ZYDIS_MNEMONIC_CMPSB: case ZYDIS_MNEMONIC_CMPSW: case ZYDIS_MNEMONIC_CMPSD: case ZYDIS_MNEMONIC_CMPSQ:
+      cmps = true;
+      string = true;
+      break;
+    case ZYDIS_MNEMONIC_MOVSB: case ZYDIS_MNEMONIC_MOVSW: case ZYDIS_MNEMONIC_MOVSD: case ZYDIS_MNEMONIC_MOVSQ:
+    case ZYDIS_MNEMONIC_LODSB: case ZYDIS_MNEMONIC_LODSW: case ZYDIS_MNEMONIC_LODSD: case ZYDIS_MNEMONIC_LODSQ:
+    case ZYDIS_MNEMONIC_SCASB: case ZYDIS_MNEMONIC_SCASW: case ZYDIS_MNEMONIC_SCASD: case ZYDIS_MNEMONIC_SCASQ:
+      string = true;
+      break;
+    default:
+      break;
+  }
+  // movsd and cmpsd are also SSE2 mnemonics, escaped by 0F.
+  if (string && std::find(in.bytes, in.bytes + in.length, 0x0f) != in.bytes + in.length) return 1;
+  if (string && (in.prefixes & (x86::kPrefixRep | x86::kPrefixRepne)) && emu.gpr(KJIT_REG_RCX) == 0) return 0;
+  return cmps ? 2 : 1;
+}
+
 // True for the instructions whose memory operand is only an address: the
 // multi-byte nop (`nopl 0x0(%rax,%rax,1)`, the fentry site) and prefetches.
 // A capture may log them (the engine reports a memory operand); nothing is
@@ -179,7 +207,9 @@ class LogServer {
     }
     if (orig != last_block_) last_block_ = 0;
     if (first) {
-      while (st_.reads < log_.reads.size() && log_.reads[st_.reads].pc == orig) {
+      uint32_t n = 0;
+      const uint32_t per_run = reads_per_execution(emu, pc);
+      while (n++ < per_run && st_.reads < log_.reads.size() && log_.reads[st_.reads].pc == orig) {
         const LoggedRead &r = log_.reads[st_.reads];
         if ((r.flags & kReadFailed) && address_only_at(emu, pc)) {
           st_.reads++;
@@ -358,6 +388,16 @@ ReplayRun run_original(const Capture &aug, const ReplayLog &log, const ThunkMap 
   return rr;
 }
 
+// The functions the kernel called outside the code cache, other than the
+// scheduler funnel: the RESUME records' other targets.
+std::vector<uint64_t> native_calls(const ReplayLog &log, const SymbolTable *syms) {
+  const uint64_t funnel = syms ? syms->address_of("__schedule") : 0;
+  std::set<uint64_t> t;
+  for (const LoggedResume &r : log.resumes)
+    if (r.target != funnel) t.insert(r.target);
+  return {t.begin(), t.end()};
+}
+
 ReplayRun run_translated(const Capture &aug, const ReplayLog &log, const SymbolTable *syms, const Tool *tool,
                          const ReplayOptions &opt) {
   ReplayRun rr;
@@ -366,6 +406,7 @@ ReplayRun run_translated(const Capture &aug, const ReplayLog &log, const SymbolT
   TranslatedOptions to;
   if (opt.engine_set) to.engine = opt.engine;
   to.budget = opt.budget;
+  if (opt.cache_size) to.code_size = opt.cache_size;
   to.symbols = syms;
   to.quiet = opt.quiet;
   if (tool) {
@@ -379,7 +420,7 @@ ReplayRun run_translated(const Capture &aug, const ReplayLog &log, const SymbolT
     return pc;
   }, true);
   server.attach(tr.emulator());
-  tr.set_sched_gate([&server](Emulator &emu) { return server.resume_at_gate(emu); });
+  tr.set_skipped_calls([&server](Emulator &emu) { return server.resume_at_gate(emu); }, native_calls(log, syms));
   TranslatedResult res = tr.run();
   if (!res.error.empty()) {
     rr.error = res.error;
@@ -390,7 +431,9 @@ ReplayRun run_translated(const Capture &aug, const ReplayLog &log, const SymbolT
   for (const MemWrite &w : res.writes) {
     if (w.protocol || tr.is_engine_address(w.addr)) continue;
     if (tr.is_engine_address(w.pc) && !tr.is_cache_address(w.pc)) continue;
-    const uint64_t orig = tr.original_pc(w.pc);
+    // Mapped when it was made: a later reclaim of its epoch (a long call
+    // fills the cache) forgets the cache pc.
+    const uint64_t orig = w.mapped_pc;
     if (orig == 0) continue;
     MemWrite m = w;
     m.pc = orig;

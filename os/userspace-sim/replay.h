@@ -38,6 +38,7 @@ struct ReplayOptions {
   bool quiet = true;             // engine log
   kjit_engine_options engine{};  // kjit_engine_default_options() unless set
   bool engine_set = false;
+  uint64_t cache_size = 0;       // the translated runs' code cache (0: TranslatedOptions' default)
 };
 
 // One run's view of the log.

@@ -67,7 +67,7 @@ bool TranslatedRunner::collides(uint64_t base, uint64_t size) const {
     if (overlaps(r.addr, r.end() - r.addr)) return true;
   const uint64_t sp = cap_.regs.gpr[KJIT_REG_RSP];
   return overlaps(opt_.code_exec_base, opt_.code_size) || overlaps(opt_.data_exec_base, opt_.data_size) ||
-         overlaps(kGateBase, kGatePages * kPageSize) || overlaps(page_down(cap_.sentinel), kPageSize) ||
+         overlaps(gate_base_, kGatePages * kPageSize) || overlaps(page_down(cap_.sentinel), kPageSize) ||
          overlaps(page_down(sp - opt_.stack_size), opt_.stack_size + 2 * kPageSize);
 }
 
@@ -111,14 +111,41 @@ uint64_t TranslatedRunner::original_pc(uint64_t pc) const {
   return engine_up_ ? kjit_engine_original_pc(pc) : 0;
 }
 
+// The engine's areas (cache, data window, gates) go where the module's
+// would, in the module area, and must not hide captured memory: a call
+// into module code (a filesystem or binfmt module) captures code there.
+// An area that collides moves to the first free slot of the module area.
+std::string TranslatedRunner::place_areas() {
+  constexpr uint64_t kModulesStart = 0xffffffffc0000000ull, kModulesEnd = 0xffffffffff000000ull;
+  constexpr uint64_t kSlot = 16 << 20;
+  std::vector<std::pair<uint64_t, uint64_t>> placed;
+  gate_base_ = kGateBase;
+  auto hides_capture = [&](uint64_t base, uint64_t size) {
+    for (const Region &r : cap_.regions)
+      if (r.addr < base + size && base < r.end()) return true;
+    for (auto [b, n] : placed)
+      if (b < base + size && base < b + n) return true;
+    return false;
+  };
+  for (auto [base, size] : {std::pair{&opt_.code_exec_base, opt_.code_size},
+                            std::pair{&opt_.data_exec_base, opt_.data_size},
+                            std::pair{&gate_base_, kGatePages * kPageSize}}) {
+    if (hides_capture(*base, size)) {
+      const uint64_t wanted = *base;
+      for (uint64_t at = kModulesStart; at + size <= kModulesEnd && hides_capture(*base, size); at += kSlot)
+        *base = at;
+      if (hides_capture(*base, size))
+        return "no room for the simulator's area of " + std::to_string(size) + " bytes (wanted at " + hex(wanted) +
+               ") between the captured regions";
+    }
+    placed.emplace_back(*base, size);
+  }
+  return "";
+}
+
 std::string TranslatedRunner::setup() {
-  // The engine's areas must not hide captured memory.
-  for (const Region &r : cap_.regions)
-    for (auto [base, size] : {std::pair{opt_.code_exec_base, opt_.code_size},
-                              std::pair{opt_.data_exec_base, opt_.data_size},
-                              std::pair{kGateBase, kGatePages * kPageSize}})
-      if (r.addr < base + size && base < r.end())
-        return "captured region at " + hex(r.addr) + " collides with the simulator's area at " + hex(base);
+  std::string err = place_areas();
+  if (!err.empty()) return err;
 
   arena_.reset(host_alloc(opt_.arena_size));
   code_.reset(host_alloc(opt_.code_size));
@@ -126,7 +153,7 @@ std::string TranslatedRunner::setup() {
   if (!arena_ || !code_ || !data_) return "out of host memory";
 
   Emulator &emu = *emu_;
-  std::string err = emu.load_capture(cap_);
+  err = emu.load_capture(cap_);
   if (err.empty()) err = emu.map_host(opt_.code_exec_base, code_.get(), opt_.code_size, kPermR | kPermX);
   if (err.empty()) err = emu.map_host(opt_.data_exec_base, data_.get(), opt_.data_size, kPermR | kPermW);
   if (err.empty()) err = emu.map_sentinel(cap_.sentinel);
@@ -146,6 +173,7 @@ std::string TranslatedRunner::setup() {
   if (!err.empty()) return err;
 
   ShimConfig cfg;
+  cfg.gate_base = gate_base_;
   cfg.capture = &cap_;
   cfg.symbols = opt_.symbols;
   cfg.emulator = &emu;
@@ -177,7 +205,15 @@ std::string TranslatedRunner::setup() {
   emu.add_code_hook(gi, gi, [this](Emulator &e, uint64_t pc, uint32_t) { on_gate_indirect(e, pc); });
   if (facts.gate_sched)
     emu.add_code_hook(facts.gate_sched, facts.gate_sched,
-                      [this](Emulator &e, uint64_t pc, uint32_t) { on_gate_sched(e, pc); });
+                      [this](Emulator &e, uint64_t pc, uint32_t) { on_skipped_call(e, pc); });
+  // The engine exits to a native function like to any code it may not
+  // translate: a jump to it, with the original return address pushed.
+  for (uint64_t t : opt_.native_calls) {
+    if (kjit_os_may_translate(t)) return "native call " + hex(t) + " is captured code";
+    if (!emu.is_mapped(t)) err = emu.map(t, 1, kPermR | kPermX);
+    if (!err.empty()) return "native call " + hex(t) + ": " + err;
+    emu.add_code_hook(t, t, [this](Emulator &e, uint64_t pc, uint32_t) { on_skipped_call(e, pc); });
+  }
   emu.add_code_hook(opt_.code_exec_base, opt_.code_exec_base + opt_.code_size - 1,
                     [this](Emulator &, uint64_t, uint32_t) { cache_insns_++; });
   if (!emu.push(cap_.sentinel)) return "cannot push the sentinel: stack not writable";
@@ -221,12 +257,14 @@ void TranslatedRunner::on_gate_indirect(Emulator &emu, uint64_t pc) {
   reclaim_if_pending();
 }
 
-// A translated `call __schedule`: [rsp] = the original return address R.
-// The handler stands for the sleep (the funnel is not run); the task then
-// continues at R's translation, as after the module's kjit_sched_return.
-void TranslatedRunner::on_gate_sched(Emulator &emu, uint64_t pc) {
-  if (!opt_.sched_gate) return emu.fail(pc, "a translated call into the scheduler, and nothing to resume it");
-  const uint64_t r = opt_.sched_gate(emu);
+// A translated `call __schedule`, or a call to a native function:
+// [rsp] = the original return address R.  The handler stands for the call
+// (the callee is not run); the task then continues at R's translation, as
+// after the module's kjit_sched_return.
+void TranslatedRunner::on_skipped_call(Emulator &emu, uint64_t pc) {
+  if (!opt_.skipped_call)
+    return emu.fail(pc, "a translated call into the scheduler or native code, and nothing to resume it");
+  const uint64_t r = opt_.skipped_call(emu);
   if (!r) return;
   emu.set_rip(kjit_engine_resume(r));
   reclaim_if_pending();

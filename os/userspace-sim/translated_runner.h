@@ -46,12 +46,16 @@ struct TranslatedOptions {
   int64_t percpu_offset = kAutoPercpuOffset;  // e.g. beyond 2 GiB to test that path
   // A translated call into the scheduler funnel (with __schedule among the
   // symbols) reaches the scheduler gate with [rsp] = the original return
-  // address, as in the module.  The handler plays the sleep: it sets the
-  // registers the task has when it continues there and returns that
-  // address, which the runner enters through kjit_engine_resume like the
-  // module's kjit_sched_return; 0 means it stopped the run (Emulator::fail).
-  // Without a handler the gate fails the run.
-  std::function<uint64_t(Emulator &)> sched_gate;
+  // address, as in the module; so does a translated call to one of
+  // `native_calls` (code that is not captured: what the kernel ran outside
+  // the cache), which the runner stops at its first byte.  The handler
+  // plays the call: it sets the registers the task has when it continues
+  // at the return address and returns that address, which the runner
+  // enters through kjit_engine_resume like the module's kjit_sched_return;
+  // 0 means it stopped the run (Emulator::fail).  Without a handler such a
+  // call fails the run.
+  std::function<uint64_t(Emulator &)> skipped_call;
+  std::vector<uint64_t> native_calls;
 
   TranslatedOptions();
 };
@@ -97,10 +101,14 @@ class TranslatedRunner {
   // Original pc of a code-cache pc (0 if unknown); identity elsewhere.
   uint64_t original_pc(uint64_t pc) const;
   Emulator &emulator() { return *emu_; }
-  // Sets TranslatedOptions::sched_gate (before run()).
-  void set_sched_gate(std::function<uint64_t(Emulator &)> fn) { opt_.sched_gate = std::move(fn); }
+  // Sets TranslatedOptions::skipped_call and native_calls (before run()).
+  void set_skipped_calls(std::function<uint64_t(Emulator &)> fn, std::vector<uint64_t> native_calls) {
+    opt_.skipped_call = std::move(fn);
+    opt_.native_calls = std::move(native_calls);
+  }
 
  private:
+  std::string place_areas();
   std::string setup();
   std::string setup_percpu(kjit_os_memory *mem);
   uint64_t percpu_stride() const;
@@ -108,9 +116,10 @@ class TranslatedRunner {
   void on_gate_direct(Emulator &emu, uint64_t pc);
   void reclaim_if_pending();
   uint64_t reclaims_ = 0;
+  uint64_t gate_base_ = 0;  // the shim's gate pages (place_areas)
   uint64_t engine_code_size_ = 0;  // what the engine may use of the cache mapping
   void on_gate_indirect(Emulator &emu, uint64_t pc);
-  void on_gate_sched(Emulator &emu, uint64_t pc);
+  void on_skipped_call(Emulator &emu, uint64_t pc);
 
   const Capture &cap_;
   TranslatedOptions opt_;

@@ -160,4 +160,69 @@ TEST(InsnQuery, NopAndPrefetchOperandsAreOnlyHints) {
   EXPECT_TRUE(kjit_insn_reads_memory(&load));
 }
 
+// What a recorder logs after an atomic read-modify-write: the register
+// that holds the value the instruction read.
+TEST(InsnQuery, AtomicReadModifyWritesNameTheRegisterHoldingWhatTheyRead) {
+  struct Case {
+    std::vector<uint8_t> bytes;
+    int reg;
+  };
+  const Case cases[] = {
+      {{0xf0, 0x48, 0x0f, 0xb1, 0x11}, KJIT_REG_RAX},  // lock cmpxchg [rcx], rdx
+      {{0xf0, 0x0f, 0xb1, 0x0f}, KJIT_REG_RAX},        // lock cmpxchg [rdi], ecx
+      {{0x0f, 0xb0, 0x0f}, KJIT_REG_RAX},              // cmpxchg [rdi], cl
+      {{0xf0, 0x0f, 0xc1, 0x07}, KJIT_REG_RAX},        // lock xadd [rdi], eax
+      {{0xf0, 0x48, 0x0f, 0xc1, 0x1e}, KJIT_REG_RBX},  // lock xadd [rsi], rbx
+      {{0x48, 0x87, 0x16}, KJIT_REG_RDX},              // xchg [rsi], rdx
+      {{0x4c, 0x87, 0x07}, KJIT_REG_R8},               // xchg [rdi], r8
+      {{0xf0, 0x48, 0x0f, 0xc7, 0x0f}, -1},            // lock cmpxchg16b [rdi]: two registers
+      {{0xf0, 0xff, 0x07}, -1},                        // lock inc dword [rdi]: nothing holds it
+      {{0x48, 0x87, 0xd0}, -1},                        // xchg rax, rdx: no memory
+      {{0x48, 0x8b, 0x07}, -1},                        // mov rax, [rdi]
+  };
+  for (const Case &c : cases) {
+    kjit_insn in = decode(c.bytes);
+    EXPECT_EQ(kjit_insn_atomic_old_value_reg(&in), c.reg) << "first byte " << int(c.bytes[0]) << ", "
+                                                          << c.bytes.size() << " bytes";
+  }
+}
+
+// bt [r8], rax reads the word at r8 + (rax >> 6) * 8: the recorder must
+// know the register.
+TEST(InsnQuery, BitTestsWithARegisterOffsetNameIt) {
+  kjit_insn bt = decode({0x49, 0x0f, 0xa3, 0x00});          // bt [r8], rax
+  kjit_insn bts = decode({0xf0, 0x48, 0x0f, 0xab, 0x0e});   // lock bts [rsi], rcx
+  kjit_insn btr32 = decode({0x0f, 0xb3, 0x17});             // btr [rdi], edx
+  kjit_insn bt_imm = decode({0x48, 0x0f, 0xba, 0x27, 0x05});  // bt qword [rdi], 5
+  kjit_insn bt_reg = decode({0x48, 0x0f, 0xa3, 0xc8});      // bt rax, rcx: no memory
+  EXPECT_EQ(kjit_insn_bit_offset_reg(&bt), KJIT_REG_RAX);
+  EXPECT_EQ(kjit_insn_bit_offset_reg(&bts), KJIT_REG_RCX);
+  EXPECT_EQ(kjit_insn_bit_offset_reg(&btr32), KJIT_REG_RDX);
+  EXPECT_EQ(kjit_insn_bit_offset_reg(&bt_imm), -1);
+  EXPECT_EQ(kjit_insn_bit_offset_reg(&bt_reg), -1);
+}
+
+// What a recorder may take a record across (the mfence inside
+// load_gs_index's swapgs pair, nops): nothing it logs changes there.
+TEST(InsnQuery, NopsAndFencesWriteNothing) {
+  const std::vector<std::vector<uint8_t>> nothing = {
+      {0x90}, {0x0f, 0xae, 0xf0}, {0x0f, 0xae, 0xe8}, {0x0f, 0xae, 0xf8}, {0xf3, 0x90}, {0x0f, 0x1f, 0x44, 0x00, 0x00}};
+  const std::vector<std::vector<uint8_t>> something = {
+      {0x0f, 0x01, 0xf8},        // swapgs
+      {0x8e, 0xef},              // mov gs, edi
+      {0x48, 0x89, 0x07},        // mov [rdi], rax
+      {0x85, 0xc0},              // test eax, eax: flags
+      {0x0f, 0x31},              // rdtsc
+      {0xc3},                    // ret
+  };
+  for (const auto &b : nothing) {
+    kjit_insn in = decode(b);
+    EXPECT_TRUE(kjit_insn_writes_nothing(&in)) << "first byte " << int(b[0]) << ", " << b.size() << " bytes";
+  }
+  for (const auto &b : something) {
+    kjit_insn in = decode(b);
+    EXPECT_FALSE(kjit_insn_writes_nothing(&in)) << "first byte " << int(b[0]) << ", " << b.size() << " bytes";
+  }
+}
+
 }  // namespace

@@ -4,10 +4,10 @@
 #   Env: KJIT_CAPTURE_SYSCALLS (the list below: NAME, or CASE=NAME for
 #        capture_workload's CASE making system call NAME), KJIT_CAPTURE_KEEP=DIR (copy the
 #        captures there), KJIT_CAPTURE_MIN (passing replays required, default:
-#        all but three, see below), KJIT_CAPTURE_ALL (the all-syscalls workloads,
+#        all), KJIT_CAPTURE_ALL (the all-syscalls workloads,
 #        DIR=COMMAND with `+` for spaces; empty: none), KJIT_CAPTURE_ALL_FLAGS
 #        (more `kjitctl capture --all-syscalls` options), KJIT_CAPTURE_ALL_MIN_N
-#        (120) and KJIT_CAPTURE_ALL_MIN_PCT (90): see below.
+#        (120) and KJIT_CAPTURE_ALL_MIN_PCT (98): see below.
 # In the guest (tests/guest/capture-guest.sh): insmod kjit.ko, then for each system call
 #   kjitctl capture --syscall NAME --count 4 --first-complete -o caps/NAME.kjitcap \
 #           -- ./capture_workload NAME 4
@@ -18,7 +18,7 @@
 # capture is replayed: kjit-sim replay FILE must exit 0 (block sequence, reads,
 # writes, return value, and icount/bbcount/calltrace equal to the kernel's).
 # Prints one line per system call and a summary; fails when fewer than
-# KJIT_CAPTURE_MIN (default: all but one) replay exactly or the kernel log
+# KJIT_CAPTURE_MIN (default: all) replay exactly or the kernel log
 # has errors, or a guest step printed CAPTURE-FAIL (insmod, rmmod).
 #
 # Then, without a list: for each workload (capture_workload all, and
@@ -33,30 +33,16 @@
 # capture of it replays.  N is the number of names with a capture, P of
 # them pass; names without a complete invocation are listed, not counted.
 # Fails when N < KJIT_CAPTURE_ALL_MIN_N, P < KJIT_CAPTURE_ALL_MIN_PCT% of N,
-# kjitctl failed, or broad_workload reported a failing call.  The goal is
-# 98% (KJIT_CAPTURE_ALL_MIN_PCT=98); the default is the level reached so
-# far less the run-to-run spread (206 of 216, 95.4%), so that the suite
-# fails on a regression while the last failures are open.
+# kjitctl failed, or broad_workload reported a failing call.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 B="$(cd "${1:-$root/build}" && pwd)"
 SYSCALLS="${KJIT_CAPTURE_SYSCALLS:-getppid getpid getuid umask newuname read write pipe2 openat close newfstat lseek dup fcntl ioctl brk mprotect munmap kill rt_sigaction rt_sigprocmask socket getsockname sendto recvfrom poll epoll_create1 clock_gettime clock_getres gettimeofday timerfd_create timerfd_settime getitimer times sysinfo getrusage getcwd read_wait=read nanosleep clock_nanosleep futex_wait=futex futex_wake=futex getrandom}"
-# All but three must replay.  A recorder that logs a load's value at the wrong
-# moment lets a timer tick change what the kernel saw (the timekeeper's
-# seqcount), and the replay then retries a loop the kernel did not; plain
-# loads are logged after they ran (os/linux/capture.c), but nothing proves
-# that window is closed on every path.  And softirq work that runs inside a
-# call (local_bh_enable -> __do_softirq, natively, after a loopback packet:
-# getsockname, recvfrom) is not in the capture, so the replay stops at that
-# call until it learns to skip it.  And a task preempted where the kernel
-# unlocks (a RESUME at _raw_spin_unlock's preemption point) has replayed
-# along another path in about one run of three (openat, epoll_create1,
-# clock_nanosleep).  Each failure prints its first problem.
 ALL_WORKLOADS="${KJIT_CAPTURE_ALL-suite=./capture_workload+all broad=./broad_workload}"
 ALL_MIN_N="${KJIT_CAPTURE_ALL_MIN_N:-120}"
-ALL_MIN_PCT="${KJIT_CAPTURE_ALL_MIN_PCT:-90}"
+ALL_MIN_PCT="${KJIT_CAPTURE_ALL_MIN_PCT:-98}"
 read -r -a syscalls <<< "$SYSCALLS"
-MIN="${KJIT_CAPTURE_MIN:-$((${#syscalls[@]} - 3))}"
+MIN="${KJIT_CAPTURE_MIN:-${#syscalls[@]}}"
 ko="$B/module/kjit.ko"
 sim="$B/os/userspace-sim/kjit-sim"
 [ -f "$ko" ] || { echo "capture-suite: $ko missing (os/linux/build.sh $B)" >&2; exit 2; }

@@ -107,6 +107,43 @@ TEST(Replay, RdpkruAndCutBlocksReplayExactly) {
   }
 }
 
+// epoll_create1 releases a spinlock twice with no other read between: the
+// log holds two READ records of the same `decl %gs:__preempt_count` in a
+// row.  Each execution takes its own (2, then 1): served together, the
+// first would see 1 and call the scheduler the kernel did not call.
+TEST(Replay, OneInstructionRunTwiceTakesOneReadEachTime) {
+  Capture cap;
+  ReplayLog log;
+  ASSERT_EQ(load_capture_file(kDir + "/epoll_create1.kjitcap", &cap), "");
+  ASSERT_EQ(parse_replay_log(cap, &log), "");
+  size_t repeats = 0;
+  for (size_t i = 1; i < log.reads.size(); i++) repeats += log.reads[i].pc == log.reads[i - 1].pc;
+  EXPECT_GT(repeats, 0u);
+  ReplayReport rep;
+  ASSERT_EQ(replay_capture(cap, log, ReplayOptions{}, &rep), "");
+  EXPECT_TRUE(rep.ok) << rep.text();
+  EXPECT_EQ(rep.original.served.blocks, log.blocks.size());
+}
+
+// A cache too small for the invocation: the engine moves to the other
+// epoch and reclaims the old one while the call runs.  Writes made in a
+// reclaimed epoch still count as the program's, at their original pcs.
+TEST(Replay, WritesSurviveTheReclaimOfTheirEpoch) {
+  Capture cap;
+  ReplayLog log;
+  ASSERT_EQ(load_capture_file(kDir + "/getrandom.kjitcap", &cap), "");
+  ASSERT_EQ(parse_replay_log(cap, &log), "");
+  ReplayOptions small;
+  small.tools = {"icount"};
+  small.cache_size = 4 << 10;
+  ReplayReport rep;
+  ASSERT_EQ(replay_capture(cap, log, small, &rep), "");
+  EXPECT_TRUE(rep.ok) << rep.text();
+  ASSERT_EQ(rep.translated.size(), 1u);
+  EXPECT_GT(rep.original.writes.size(), 0u);
+  EXPECT_EQ(rep.translated[0].writes.size(), rep.original.writes.size());
+}
+
 // An invocation that ends in a block of only `ret` (personality,
 // sched_get_priority_max): no cache pc maps to that block and nothing
 // follows it; reaching the sentinel proves it ran.

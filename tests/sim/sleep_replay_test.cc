@@ -145,6 +145,62 @@ TEST(SleepReplay, RecordThatDoesNotFitTheStackIsReported) {
   EXPECT_TRUE(mentions(rep, "no RESUME record left")) << rep.text();
 }
 
+// A call the kernel made natively (softirq work on the way out of
+// local_bh_enable): the same RESUME record, without a sleep.  Neither run
+// executes the callee, whose code is not in the capture; the translated
+// runs reach it as native code and continue at the return address.
+TEST(SleepReplay, ANativeCallIsSkippedLikeASleep) {
+  constexpr uint64_t kSoftirq = kEntry + 0x2000;  // __do_softirq: never mapped, never run
+  CaptureBuilder b;
+  b.add_region(kEntry,
+               {
+                   0x53,                          // push rbx
+                   0xbb, 0x07, 0x00, 0x00, 0x00,  // mov ebx, 7
+                   0xe8, 0xf5, 0x1f, 0x00, 0x00,  // call __do_softirq
+                   0x48, 0x01, 0xd8,              // R1: add rax, rbx
+                   0x5b,                          // pop rbx
+                   0xc3,                          // ret
+               },
+               kPermR | kPermX)
+      .add_stack(kStackTop, 0x4000)
+      .set_gpr(KJIT_REG_RBX, 0x1234)
+      .set_gs_base(0xffff888077a00000ull)
+      .set_entry(kEntry)
+      .set_name("bh_enabler");
+  Capture cap;
+  ASSERT_EQ(b.build(&cap), "");
+  ReplayLog log;
+  log.present = true;
+  log.blocks = {{kEntry, 3, 1}, {kRet1, 3, 0}};
+  LoggedResume r = resume(kCall1, kRet1, 0x30, 7);  // rax: what the callee left
+  r.target = kSoftirq;
+  r.gs_base = 0xffff888077a00000ull;
+  r.cpu = 0;
+  log.resumes = {r};
+  log.kernel.end = EndReason::kReturned;
+  log.symbols = {{kFunnel, "__schedule"}, {kSoftirq, "__do_softirq"}, {kEntry, "bh_enabler"}};
+  put_replay_log(log, &cap);
+  ReplayLog loaded;
+  ASSERT_EQ(reload(cap, &loaded), "");
+  EXPECT_EQ(loaded.kernel_call_trace(), (std::vector<uint64_t>{kSoftirq}));
+
+  ReplayReport rep;
+  ASSERT_EQ(replay_capture(cap, loaded, ReplayOptions{}, &rep), "");
+  EXPECT_TRUE(rep.ok) << rep.text();
+  EXPECT_EQ(rep.original.final_regs.gpr[KJIT_REG_RAX], 0x37u);
+  ASSERT_EQ(rep.translated.size(), 3u);
+  for (const ReplayRun &t : rep.translated) {
+    EXPECT_EQ(t.served.resumes, 1u) << t.what;
+    EXPECT_EQ(t.final_regs.gpr[KJIT_REG_RAX], 0x37u) << t.what;
+  }
+  for (const ToolCheck &c : rep.tools) EXPECT_TRUE(c.ok()) << c.tool << ": " << c.kernel << " / " << c.translated;
+
+  // Without its record the replay stops at the call instead of guessing.
+  log.resumes.clear();
+  ASSERT_EQ(replay_capture(cap, log, ReplayOptions{}, &rep), "");
+  EXPECT_FALSE(rep.ok);
+}
+
 TEST(SleepReplay, HostileResumeSectionsAreRejected) {
   Capture cap;
   ReplayLog log;

@@ -104,15 +104,28 @@ TEST(TranslatedRunner, DivergenceIsReported) {
   EXPECT_EQ(d.divergence.original_insn, "mov qword ptr [rdi], rsi");
 }
 
-TEST(TranslatedRunner, CollisionWithSimulatorAreasIsAnError) {
-  fake_engine_set_mode(FakeEngineMode::kDecline);
+// Captured module code where the simulator's cache would go (a system call
+// into a filesystem module): the cache moves to a free slot of the module
+// area, and the run is the same.
+TEST(TranslatedRunner, CapturedCodeInTheCacheAreaMovesTheCache) {
+  fake_engine_set_mode(FakeEngineMode::kDirectExit);
+  fake_engine_set_entry_hook(nullptr);
+  const uint64_t entry = kCodeCacheExecBase + 0x1000;
   CaptureBuilder b;
-  b.add_region(kCodeCacheExecBase + 0x1000, {0xc3}, kPermR | kPermX).add_stack(kStackTop, 0x1000).set_entry(
-      kCodeCacheExecBase + 0x1000);
+  b.add_region(entry, {0xb8, 0x07, 0x00, 0x00, 0x00, 0xc3}, kPermR | kPermX)  // mov eax, 7; ret
+      .add_stack(kStackTop, 0x1000)
+      .set_entry(entry);
   Capture cap;
   ASSERT_EQ(b.build(&cap), "");
   const DiffResult d = run_diff(cap, quiet());
-  EXPECT_NE(d.error.find("collides"), std::string::npos) << d.error;
+  ASSERT_EQ(d.error, "");
+  EXPECT_TRUE(d.equal) << describe_diff(d);
+  EXPECT_EQ(d.translated.final_regs.gpr[KJIT_REG_RAX], 7u);
+  EXPECT_EQ(d.translated.direct_gates, 1u);
+  // The cache is elsewhere in the module area, clear of the region.
+  EXPECT_NE(d.translated.entry_target, kCodeCacheExecBase);
+  EXPECT_GE(d.translated.entry_target, 0xffffffffc0000000ull);
+  EXPECT_TRUE(d.translated.entry_target >= entry + 0x1000 || d.translated.entry_target + (16 << 20) <= entry);
 }
 
 }  // namespace

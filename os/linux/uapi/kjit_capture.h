@@ -61,8 +61,9 @@ struct kjit_cap_nondet {
 struct kjit_cap_end { struct kjit_cap_rec h; uint32_t reason, pad; uint64_t icount; };
 struct kjit_cap_code { struct kjit_cap_rec h; uint64_t pc; uint32_t len, pad; };
 /* The owner continues at `ret` after its call at `pc` into the scheduler
- * funnel `target` (__schedule): the registers and the GS base as it has
- * them at `ret`, on CPU `cpu` (it may have migrated while asleep). */
+ * funnel `target` (__schedule), or into a function the cache runs natively
+ * (__do_softirq): the registers and the GS base as it has them at `ret`, on
+ * CPU `cpu` (it may have migrated while asleep). */
 struct kjit_cap_resume {
   struct kjit_cap_rec h;
   uint64_t pc, target, ret, gpr[16], rflags, gs_base;

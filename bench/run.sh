@@ -33,9 +33,9 @@ if [ "${BENCH_ANALYZE_ONLY:-0}" != 1 ]; then
     fi
   fi
   bin="$W/bin"; rm -rf "$bin"; mkdir -p "$bin"
-  gcc -O2 -static -Wall -o "$bin/lmb" "$top/bench/micro/lmb.c" || exit 1
-  gcc -O2 -static -nostdlib -o "$bin/lmb-hello" "$top/bench/micro/hello.c" || exit 1
-  gcc -O2 -static -Wall -I "$top/os/linux" -o "$bin/kjitctl" "$top/tools/kjitctl/kjitctl.c" || exit 1
+  # Guest programs are CMake targets (tests/guest/CMakeLists.txt).
+  cmake -S "$top" -B "$B" >/dev/null && cmake --build "$B" --target lmb lmb-hello kjitctl >/dev/null || exit 1
+  cp "$B/guest-bin/lmb" "$B/guest-bin/lmb-hello" "$B/guest-bin/kjitctl" "$bin/" || exit 1
   "$top/bench/kprobes/build.sh" "$W/kprobes" >/dev/null || exit 1
   cp "$W/kprobes/kprobench.ko" "$B/module/kjit.ko" "$bin/"
   cp /bin/busybox "$bin/busybox"   # insmod/rmmod for the Debian minbase root

@@ -17,7 +17,7 @@ fi
 build=$1
 seconds=$2
 here=$(cd "$(dirname "$0")" && pwd)
-targets="fuzz_decoder_vs_capstone fuzz_block_builder fuzz_differential fuzz_capture_loader fuzz_replay"
+targets="fuzz_decoder_vs_capstone fuzz_block_builder fuzz_differential fuzz_capture_loader fuzz_replay fuzz_data_file"
 artifacts=$build/fuzz/smoke-artifacts
 mkdir -p "$artifacts"
 scratch=$(mktemp -d)

@@ -1,6 +1,9 @@
 /* Dynamic basic-block counts.  A dynamic block ends at its control
- * transfer, so a block is counted where it ends with one (a block cut by
- * the engine's size limit continues in the next, which is counted).
+ * transfer, so a block is counted in the total where it ends with one.  A
+ * block cut by the engine (its size limit, an instruction that must run at
+ * its own address) continues in the next one; it gets a counter of its own
+ * (a fragment, outside the total), so that every executed instruction is
+ * under some counted block and coverage has no holes at the cuts.
  *
  * Counters are keyed by the block's original start address: a block
  * translated again (after a flush, a cache switch, an abandoned build)
@@ -39,6 +42,12 @@ static void inc2_shared(uint64_t *total_counter, uint64_t *block_counter) {
   __atomic_fetch_add(block_counter, 1, __ATOMIC_RELAXED);
 }
 
+/* a fragment: its own counter only, the total counts whole blocks */
+static void inc_fragment(uint64_t *block_counter) { (*block_counter)++; }
+static void inc_fragment_shared(uint64_t *block_counter) {
+  __atomic_fetch_add(block_counter, 1, __ATOMIC_RELAXED);
+}
+
 static uint32_t slot_of(uint64_t pc) {
   return (uint32_t)((pc * 0x9e3779b97f4a7c15ull) >> 32) & slot_mask;
 }
@@ -56,6 +65,9 @@ static struct kjit_bbcount_entry *entry_for(uint64_t pc) {
     struct kjit_bbcount_entry *e = &entries[used_entries];
     e->pc = pc;
     e->count = 0;
+    e->len = 0;
+    e->ninsn = 0;
+    e->fragment = 0;
     slots[s] = used_entries + 1;
     /* Readers take the entries below used_entries: publish after filling. */
     __atomic_store_n(&used_entries, used_entries + 1, __ATOMIC_RELEASE);
@@ -63,12 +75,33 @@ static struct kjit_bbcount_entry *entry_for(uint64_t pc) {
   }
 }
 
+/* Fills a new entry's shape (the first build of its block defines it). */
+static void describe(struct kjit_bbcount_entry *e, struct kjit_block *block, struct kjit_insn *last,
+                     uint32_t n, int fragment) {
+  if (e->ninsn) return;
+  e->len = (uint32_t)(kjit_insn_pc(last) + kjit_insn_length(last) - kjit_block_pc(block));
+  e->fragment = (uint16_t)fragment;
+  __atomic_store_n(&e->ninsn, (uint16_t)n, __ATOMIC_RELEASE);
+}
+
 static void instrument_block(struct kjit_block *block, void *arg) {
   (void)arg;
   uint32_t n = kjit_block_insn_count(block);
   struct kjit_insn *last = kjit_block_insn(block, n - 1);
-  if (!kjit_insn_is_branch(last)) return;
+  int fragment = !kjit_insn_is_branch(last);
   struct kjit_bbcount_entry *e = entry_for(kjit_block_pc(block));
+  if (e) describe(e, block, last, n, fragment);
+  if (fragment) {
+    if (e && percpu_counts)
+      kjit_insert_call(last, KJIT_IPOINT_BEFORE, (void *)inc_fragment, 1,
+                       KJIT_ARG_PTR(&percpu_counts[e - entries]));
+    else if (e)
+      kjit_insert_call(last, KJIT_IPOINT_BEFORE, (void *)inc_fragment_shared, 1,
+                       KJIT_ARG_PTR(&e->count));
+    else
+      __atomic_store_n(&dropped, dropped + 1, __ATOMIC_RELAXED);
+    return;
+  }
   if (e && percpu_counts) {
     kjit_insert_call(last, KJIT_IPOINT_BEFORE, (void *)inc2, 2, KJIT_ARG_PTR(total),
                      KJIT_ARG_PTR(&percpu_counts[e - entries]));
@@ -113,6 +146,11 @@ uint64_t kjit_bbcount_count(uint32_t i) {
   if (percpu_counts) return kjit_percpu_sum_u64(&percpu_counts[i]);
   return __atomic_load_n(&entries[i].count, __ATOMIC_RELAXED);
 }
+uint32_t kjit_bbcount_len(uint32_t i) { return i < kjit_bbcount_blocks() ? entries[i].len : 0; }
+uint32_t kjit_bbcount_ninsn(uint32_t i) {
+  return i < kjit_bbcount_blocks() ? __atomic_load_n(&entries[i].ninsn, __ATOMIC_ACQUIRE) : 0;
+}
+int kjit_bbcount_is_fragment(uint32_t i) { return i < kjit_bbcount_blocks() && entries[i].fragment; }
 int kjit_bbcount_counts_percpu(void) { return percpu_counts != 0; }
 void kjit_bbcount_clear(void) {
   uint32_t n = kjit_bbcount_blocks();

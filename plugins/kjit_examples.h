@@ -15,8 +15,13 @@ int kjit_icount_init(void);
 const struct kjit_plugin *kjit_example_icount(void);
 uint64_t kjit_icount_result(void);
 
-/* Dynamic basic blocks executed (total) and per block start. */
-struct kjit_bbcount_entry { uint64_t pc; uint64_t count; };
+/* Dynamic basic blocks executed (total) and per block start.  len and
+ * ninsn describe the block as first built (bytes and instructions of
+ * original code), so counts can be spread over instructions off-line.
+ * fragment: the block does not end in a control transfer (the engine cut
+ * it, it goes on in the block at pc + len); it has its own counter but is
+ * not part of the total, which counts blocks that end in a transfer. */
+struct kjit_bbcount_entry { uint64_t pc; uint64_t count; uint32_t len; uint16_t ninsn, fragment; };
 int kjit_bbcount_init(uint32_t max_blocks);
 const struct kjit_plugin *kjit_example_bbcount(void);
 uint64_t kjit_bbcount_total(void);
@@ -28,6 +33,10 @@ uint64_t kjit_bbcount_total(void);
 uint32_t kjit_bbcount_blocks(void);
 uint64_t kjit_bbcount_pc(uint32_t i);
 uint64_t kjit_bbcount_count(uint32_t i);
+/* The entry's block bytes, instructions and fragment flag (0 past the end). */
+uint32_t kjit_bbcount_len(uint32_t i);
+uint32_t kjit_bbcount_ninsn(uint32_t i);
+int kjit_bbcount_is_fragment(uint32_t i);
 /* Whether the per-block counters are per-CPU (else locked adds). */
 int kjit_bbcount_counts_percpu(void);
 /* Zeroes the per-block counters (the total is reset by the caller's base). */

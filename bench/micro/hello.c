@@ -1,5 +1,5 @@
 /* The tiny static program that lmb's fork+exec benchmark executes: no libc,
- * just exit(0).  Build: gcc -O2 -static -nostdlib -o lmb-hello hello.c */
+ * just exit(0).  Built -static -nostdlib (tests/guest/CMakeLists.txt). */
 void _start(void)
 {
 	__asm__ volatile("mov $60, %%eax\n\txor %%edi, %%edi\n\tsyscall" ::: "memory");

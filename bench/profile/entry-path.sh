@@ -16,8 +16,10 @@ command -v gdb >/dev/null || sudo apt-get install -y gdb >/dev/null
 [ -f "$B/module/kjit.ko" ] || { echo "entry-path: $B/module/kjit.ko missing (os/linux/build.sh $B)" >&2; exit 2; }
 share="$B/profile-entry"; rm -rf "$share"; mkdir -p "$share"
 cp "$B/module/kjit.ko" "$share/"
-gcc -O2 -static -Wall -o "$share/loop" "$here/syscall_loop.c"
-gcc -O2 -static -Wall -I "$top/os/linux" -o "$share/kjitctl" "$top/tools/kjitctl/kjitctl.c"
+# The loop and kjitctl are CMake targets (tests/guest/CMakeLists.txt).
+cmake --build "$B" --target syscall_loop kjitctl >/dev/null
+cp "$B/guest-bin/syscall_loop" "$share/loop"
+cp "$B/guest-bin/kjitctl" "$share/kjitctl"
 stop="0x$(nm "$share/loop" | awk '$3 == "kjit_profile_stop" { print $1 }')"
 [ "$stop" != 0x ] || { echo "entry-path: kjit_profile_stop not found in loop" >&2; exit 1; }
 

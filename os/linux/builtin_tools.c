@@ -95,6 +95,8 @@ static void fill_bb(u64 i, struct kjit_ioc_rec *r, const void *ctx)
 {
 	r->pc = kjit_bbcount_pc(i);
 	r->count = kjit_bbcount_count(i);
+	r->sp = kjit_bbcount_len(i) | (u64)kjit_bbcount_ninsn(i) << 32;
+	r->pid_type = kjit_bbcount_is_fragment(i) ? KJIT_REC_BB_FRAGMENT : 0;
 }
 
 static int bbcount_results(struct kjit_ioc_results *res, struct kjit_ioc_rec __user *u, u64 cap)
@@ -253,7 +255,8 @@ static void fill_cs(u64 i, struct kjit_ioc_rec *r, const void *ctx)
 	smp_rmb();
 	r->pc = e->pc;
 	r->sp = e->sp;
-	r->pid_type = ((u64)e->pid << 8) | type;
+	r->count = e->ts;
+	r->pid_type = ((u64)e->cpu << 40) | ((u64)e->pid << 8) | type;
 }
 
 static int callstack_results(struct kjit_ioc_results *res, struct kjit_ioc_rec __user *u, u64 cap)

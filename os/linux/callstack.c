@@ -15,6 +15,7 @@
 #include <linux/vmalloc.h>
 #include <linux/sched.h>
 #include <linux/preempt.h>
+#include <linux/timekeeping.h>
 #include "callstack.h"
 #include "kjit/plugin.h"
 
@@ -36,6 +37,8 @@ static noinline void cs_put(u64 pc, u64 sp, u32 type)
 	e->pc = pc;
 	e->sp = sp;
 	e->pid = current->pid;
+	e->cpu = (u16)raw_smp_processor_id();
+	e->ts = ktime_get_mono_fast_ns();
 	smp_wmb();
 	WRITE_ONCE(e->type, type);
 }

@@ -7,7 +7,9 @@
 
 struct kjit_plugin;
 enum { KJIT_CS_ENTRY = 1, KJIT_CS_CALL = 2, KJIT_CS_RET = 3 };
-struct kjit_cs_event { u64 pc, sp; u32 pid, type; u64 pad; };
+/* ts: ktime_get_mono_fast_ns() when recorded (graph durations);
+ * type is written last (0 while the event is being filled). */
+struct kjit_cs_event { u64 pc, sp; u32 pid; u16 type, cpu; u64 ts; };
 int kjit_callstack_init(u32 capacity_pow2);
 void kjit_callstack_reset(void);
 void kjit_callstack_free(void);

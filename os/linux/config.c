@@ -38,6 +38,7 @@ static bool config_valid(const struct kjit_ioc_config *c)
 
 	return c->tool <= KJIT_TOOL_MAX && c->inline_instrumentation <= 1 &&
 	       c->use_liveness <= 1 && c->flush_every_entry <= 1 && c->max_block_insns <= 64 &&
+	       !(c->flags & ~KJIT_CONFIG_FLAGS) &&
 	       (!c->cache_kb || (c->cache_kb >= 16 && c->cache_kb <= limit_kb));
 }
 
@@ -64,7 +65,8 @@ static int start(const struct kjit_ioc_config *c)
 		return ret;
 	kjit_sleep_counters_reset();   /* the engine's counts start afresh too */
 	cfg = *c;
-	kjit_entry_set_policy(c->pid, c->flush_every_entry, c->tool == KJIT_TOOL_CALLSTACK);
+	kjit_entry_set_policy(c->pid, !!(c->flags & KJIT_CONFIG_PID_DESCENDANTS),
+			      c->flush_every_entry, c->tool == KJIT_TOOL_CALLSTACK);
 	return 0;
 }
 
@@ -120,9 +122,10 @@ int kjit_configure(const struct kjit_ioc_config *c)
 		pr_err("configure failed (%d); restoring the previous configuration\n", ret);
 		start(&d);
 	} else {
-		pr_info("tool %s, inline %u, liveness %u, cache %llu KiB, flush-every-entry %u, pid %u\n",
+		pr_info("tool %s, inline %u, liveness %u, cache %llu KiB, flush-every-entry %u, pid %u%s\n",
 			kjit_tool_name(c->tool), c->inline_instrumentation, c->use_liveness,
-			kjit_host_cache_size() >> 10, c->flush_every_entry, c->pid);
+			kjit_host_cache_size() >> 10, c->flush_every_entry, c->pid,
+			(c->flags & KJIT_CONFIG_PID_DESCENDANTS) ? " and descendants" : "");
 	}
 out:
 	mutex_unlock(&kjit_config_mutex);
@@ -151,6 +154,17 @@ int kjit_config_attach_many(const char __user *names, s32 __user *results, u32 c
 	ret = kjit_attach_many(names, results, count);
 	mutex_unlock(&kjit_config_mutex);
 	return ret;
+}
+
+/* Drops the pid filter (a session's workload is gone); the tool and its
+ * results stay for whoever reads them next. */
+void kjit_config_clear_pid(void)
+{
+	mutex_lock(&kjit_config_mutex);
+	cfg.pid = 0;
+	cfg.flags &= ~KJIT_CONFIG_PID_DESCENDANTS;
+	kjit_entry_set_policy(0, false, cfg.flush_every_entry, cfg.tool == KJIT_TOOL_CALLSTACK);
+	mutex_unlock(&kjit_config_mutex);
 }
 
 void kjit_config_get(struct kjit_ioc_config *c)

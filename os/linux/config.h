@@ -18,6 +18,8 @@ int kjit_configure(const struct kjit_ioc_config *c);
 int kjit_config_attach(const char *name, u64 *addr_out);
 int kjit_config_attach_many(const char __user *names, s32 __user *results, u32 count);
 void kjit_config_get(struct kjit_ioc_config *c);
+/* A session's close: no pid filter any more (the tool is kept). */
+void kjit_config_clear_pid(void);
 u32 kjit_config_tool(void);
 void kjit_config_reset_results(void);
 int kjit_config_results(struct kjit_ioc_results *res);

@@ -24,9 +24,31 @@
 #include "kjit/engine.h"
 #include "uapi/kjit_ioctl.h"
 
+/* file->private_data: KJIT_SESSION when the file is a session
+ * (KJIT_IOC_SESSION), else NULL. */
+#define KJIT_SESSION ((void *)1)
+
 static int kjit_ctl_open(struct inode *inode, struct file *file)
 {
+	file->private_data = NULL;
 	return capable(CAP_SYS_ADMIN) ? 0 : -EPERM;
+}
+
+/* A session's close (its process may have been killed) detaches
+ * everything: nothing stays attached to a recording nobody reads. */
+static int kjit_ctl_release(struct inode *inode, struct file *file)
+{
+	int ret;
+
+	if (file->private_data != KJIT_SESSION)
+		return 0;
+	ret = kjit_detach("*");
+	kjit_config_clear_pid();
+	if (ret && ret != -ENOENT)
+		pr_warn("session close: detach all: %d\n", ret);
+	else
+		pr_info("session closed: everything detached, pid filter off\n");
+	return 0;
 }
 
 /* Copies a struct that starts with `u32 size` from user space: the caller's
@@ -96,6 +118,17 @@ static long ioc_attach_many(void __user *uarg)
 	if (ret)
 		return ret;
 	return kjit_config_attach_many(u64_to_user_ptr(m.names), u64_to_user_ptr(m.results), m.count);
+}
+
+static long ioc_check_many(void __user *uarg)
+{
+	struct kjit_ioc_attach_many m;
+	int ret;
+
+	ret = get_sized(&m, sizeof(m), uarg);
+	if (ret)
+		return ret;
+	return kjit_check_many(u64_to_user_ptr(m.names), u64_to_user_ptr(m.results), m.count);
 }
 
 /* Departures into this module's own code: calls of kjit's device (its
@@ -336,6 +369,33 @@ static long ioc_capture_read(void __user *uarg)
 	return kjit_capture_read(&r, uarg);
 }
 
+static long ioc_version(void __user *uarg)
+{
+	struct kjit_ioc_version v;
+	int ret;
+
+	/* Any size: an older kjitctl's struct is answered with -EINVAL by
+	 * get_sized and kjitctl says so. */
+	ret = get_sized(&v, sizeof(v), uarg);
+	if (ret)
+		return ret;
+	memset(&v, 0, sizeof(v));
+	v.size = sizeof(v);
+	v.abi = KJIT_ABI_VERSION;
+	strscpy(v.version, KJIT_VERSION, sizeof(v.version));
+	if (copy_to_user(uarg, &v, sizeof(v)))
+		return -EFAULT;
+	return 0;
+}
+
+static long ioc_session(struct file *file, unsigned long arg)
+{
+	if (arg)
+		return -EINVAL;
+	file->private_data = KJIT_SESSION;
+	return 0;
+}
+
 static long kjit_ctl_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 {
 	void __user *uarg = (void __user *)arg;
@@ -369,6 +429,12 @@ static long kjit_ctl_ioctl(struct file *file, unsigned int cmd, unsigned long ar
 		return ioc_capture_stop();
 	case KJIT_IOC_CAPTURE_READ:
 		return ioc_capture_read(uarg);
+	case KJIT_IOC_VERSION:
+		return ioc_version(uarg);
+	case KJIT_IOC_SESSION:
+		return ioc_session(file, arg);
+	case KJIT_IOC_CHECK_MANY:
+		return ioc_check_many(uarg);
 	default:
 		return -ENOTTY;
 	}
@@ -377,6 +443,7 @@ static long kjit_ctl_ioctl(struct file *file, unsigned int cmd, unsigned long ar
 static const struct file_operations kjit_ctl_fops = {
 	.owner = THIS_MODULE,
 	.open = kjit_ctl_open,
+	.release = kjit_ctl_release,
 	.unlocked_ioctl = kjit_ctl_ioctl,
 	.compat_ioctl = compat_ptr_ioctl,
 	.llseek = noop_llseek,

@@ -84,6 +84,7 @@ static unsigned long (*p_ftrace_location)(unsigned long ip);
 /* Read by the ftrace handler and the gates without a lock. */
 struct kjit_entry_policy {
 	u32 pid;                 /* only this thread group, 0 = all */
+	bool descendants;        /* ... and its descendants */
 	u32 flush_every_entry;   /* flush when an entry returns (benchmarks) */
 	bool callstack;          /* the callstack tool records entries */
 };
@@ -168,6 +169,36 @@ u64 kjit_linux_indirect_miss(u64 stub_ret, u64 target)
 	return t;
 }
 
+/* How far up the parents the descendants filter looks (as a capture's). */
+#define KJIT_MAX_GENERATIONS 16
+
+/* Whether current passes the pid filter: its thread group is `pid` or,
+ * with descendants, its parent's or an ancestor's up to
+ * KJIT_MAX_GENERATIONS up is (walked under RCU, as the capture does). */
+static bool pid_matches(u32 pid, bool descendants)
+{
+	struct task_struct *t;
+	bool match = false;
+	int depth;
+
+	if (!in_task())
+		return false;
+	if (task_tgid_nr(current) == pid)
+		return true;
+	if (!descendants)
+		return false;
+	rcu_read_lock();
+	t = current;
+	for (depth = 0; depth < KJIT_MAX_GENERATIONS && !match; depth++) {
+		t = rcu_dereference(t->real_parent);
+		if (!t || !t->pid)
+			break;             /* past init: the idle task */
+		match = task_tgid_nr(t) == pid;
+	}
+	rcu_read_unlock();
+	return match;
+}
+
 static void kjit_ftrace_enter(unsigned long ip, unsigned long parent_ip,
 			      struct ftrace_regs *fregs)
 {
@@ -181,7 +212,7 @@ static void kjit_ftrace_enter(unsigned long ip, unsigned long parent_ip,
 		return;
 	}
 	pid = READ_ONCE(policy.pid);
-	if (pid && (!in_task() || task_tgid_nr(current) != pid)) {
+	if (pid && !pid_matches(pid, READ_ONCE(policy.descendants))) {
 		atomic64_inc(&c_filtered);
 		return;
 	}
@@ -307,6 +338,46 @@ int kjit_attach(const char *name, u64 *addr_out)
 		pr_info("attached to %s at %px\n", name, (void *)addr);
 	}
 	mutex_unlock(&kjit_attach_mutex);
+	return ret;
+}
+
+/* Checks at most this many names per call (`kjitctl list` asks for every
+ * match of a glob). */
+#define KJIT_MAX_CHECK (1u << 17)
+
+int kjit_check_many(const char __user *names, s32 __user *results, u32 count)
+{
+	char *name;
+	unsigned long addr;
+	int ret = 0;
+	u32 i;
+	s32 r;
+
+	if (!count || count > KJIT_MAX_CHECK)
+		return -EINVAL;
+	name = kmalloc(KJIT_NAME_MAX, GFP_KERNEL);
+	if (!name)
+		return -ENOMEM;
+	for (i = 0; i < count; i++) {
+		if (copy_from_user(name, names + (size_t)i * KJIT_NAME_MAX, KJIT_NAME_MAX)) {
+			ret = -EFAULT;
+			break;
+		}
+		if (!kjit_valid_name(name, KJIT_NAME_MAX)) {
+			r = -EINVAL;
+		} else {
+			mutex_lock(&kjit_attach_mutex);
+			r = check_target(name, &addr);
+			mutex_unlock(&kjit_attach_mutex);
+		}
+		if (put_user(r, &results[i])) {
+			ret = -EFAULT;
+			break;
+		}
+		if (!(i & 255))
+			cond_resched();
+	}
+	kfree(name);
 	return ret;
 }
 
@@ -464,8 +535,9 @@ bool kjit_attachment(int i, char *name, u64 *addr)
 	return ok;
 }
 
-void kjit_entry_set_policy(u32 pid, u32 flush_every_entry, bool callstack)
+void kjit_entry_set_policy(u32 pid, bool descendants, u32 flush_every_entry, bool callstack)
 {
+	WRITE_ONCE(policy.descendants, descendants);
 	WRITE_ONCE(policy.pid, pid);
 	WRITE_ONCE(policy.flush_every_entry, flush_every_entry);
 	WRITE_ONCE(policy.callstack, callstack);

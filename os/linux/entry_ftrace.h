@@ -21,7 +21,10 @@ void kjit_entry_quiesce(void);
 /* What the ftrace handler and the gates apply to each entry and exit: only
  * thread group `pid` is redirected (0: all), the cache is flushed when an
  * entry returns (flush_every_entry), the callstack tool gets entry events. */
-void kjit_entry_set_policy(u32 pid, u32 flush_every_entry, bool callstack);
+/* What attaching each name would answer (0 or -errno, as attach_many),
+ * attaching nothing. */
+int kjit_check_many(const char __user *names, s32 __user *results, u32 count);
+void kjit_entry_set_policy(u32 pid, bool descendants, u32 flush_every_entry, bool callstack);
 
 /* Asks for a reclaim if the engine wants one; any context (the gates, the
  * scheduler stub): the flush itself runs from a work item. */

@@ -23,6 +23,7 @@
 #include "shim.h"
 #include "symbols.h"
 #include "textwatch.h"
+#include "uapi/kjit_ioctl.h"
 
 static struct kjit_os_memory kjit_mem;
 
@@ -105,4 +106,5 @@ static void __exit kjit_exit(void)
 module_init(kjit_init);
 module_exit(kjit_exit);
 MODULE_LICENSE("GPL");
+MODULE_VERSION(KJIT_VERSION);
 MODULE_DESCRIPTION("kjit: JIT instrumentation for the running kernel");

@@ -122,5 +122,37 @@ TEST_F(BbcountTest, ManyBlocksFindTheirOwnEntries) {
   EXPECT_EQ(kjit_bbcount_dropped(), 0u);
 }
 
+TEST_F(BbcountTest, EntriesKnowTheirBlockLengthAndInstructions) {
+  start(8);
+  run(kText);  // jz +0x10: one instruction, two bytes
+  ASSERT_EQ(kjit_bbcount_blocks(), 1u);
+  EXPECT_EQ(kjit_bbcount_len(0), 2u);
+  EXPECT_EQ(kjit_bbcount_ninsn(0), 1u);
+  EXPECT_FALSE(kjit_bbcount_is_fragment(0));
+}
+
+// A block the engine cuts (here at 2 instructions) is a fragment with a
+// counter of its own, outside the total: every executed instruction lies in
+// some counted block, and the sum of count x ninsn is the instruction count.
+TEST_F(BbcountTest, BlocksCutByTheEngineAreCountedAsFragments) {
+  ASSERT_EQ(init([](kjit_engine_options *o) { o->max_block_insns = 2; }), 0);  // resets the shim's code
+  std::vector<uint8_t> code(0x40, 0xcc);  // nop nop nop jz +0x10, in mapped int3s
+  const uint8_t insns[] = {0x90, 0x90, 0x90, 0x74, 0x10};
+  std::copy(insns, insns + sizeof insns, code.begin());
+  test_shim_add_code(kText + 0x2000, code);
+  start(8);
+  run(kText + 0x2000);      // the fragment nop nop, then its exit
+  run(kText + 0x2002);      // nop jz: a whole block
+  ASSERT_EQ(pcs(), (std::vector<uint64_t>{kText + 0x2000, kText + 0x2002}));
+  EXPECT_TRUE(kjit_bbcount_is_fragment(0));
+  EXPECT_EQ(kjit_bbcount_len(0), 2u);
+  EXPECT_EQ(kjit_bbcount_ninsn(0), 2u);
+  EXPECT_FALSE(kjit_bbcount_is_fragment(1));
+  EXPECT_EQ(kjit_bbcount_len(1), 3u);
+  EXPECT_EQ(count_of(kText + 0x2000), 1u);
+  EXPECT_EQ(count_of(kText + 0x2002), 1u);
+  EXPECT_EQ(kjit_bbcount_total(), 1u);  // whole blocks only
+}
+
 }  // namespace
 }  // namespace kjit

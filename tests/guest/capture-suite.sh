@@ -50,12 +50,13 @@ sim="$B/os/userspace-sim/kjit-sim"
 
 # shellcheck source=tests/guest/share.sh
 . "$root/tests/guest/share.sh"
+share_guest_bin "$B"
 share="$B/guest-capture"
 share_new "$share"
 mkdir -p "$share/caps"
 share_kjit "$share" "$ko" "$root"
-share_program "$share" capture_workload "$root/tests/guest/capture_workload.c"
-share_program "$share" broad_workload "$root/tests/guest/broad_workload.c"
+share_program "$share" capture_workload
+share_program "$share" broad_workload
 share_script "$share" "$root/tests/guest/capture-guest.sh" \
   SYSCALLS="$SYSCALLS" OVERHEAD_SYSCALLS="getppid newuname getrusage" \
   ALL_WORKLOADS="$ALL_WORKLOADS" ALL_TIMEOUT=900 ALL_FLAGS="${KJIT_CAPTURE_ALL_FLAGS:-}"

@@ -13,7 +13,7 @@ run() {
 insmod ./kjit.ko
 echo "### 1. Count the instructions a system call executes"
 run "kjitctl config --tool icount && kjitctl attach getppid openat"
-run "cat /proc/version > /dev/null; kjitctl report"
+run "cat /proc/version > /dev/null; kjitctl show"
 kjitctl detach all > /dev/null
 echo
 echo "### 2. Find the hottest basic blocks"
@@ -24,7 +24,7 @@ kjitctl detach all > /dev/null
 echo
 echo "### 3. See the call tree, as flame-graph stacks"
 run "kjitctl config --tool callstack && kjitctl attach openat"
-run "cat /proc/version > /dev/null; kjitctl report --folded | sort -k2 -nr | head -10"
+run "cat /proc/version > /dev/null; kjitctl show --folded | sort -k2 -nr | head -10"
 run "kjitctl calls | sort -k2 -nr | head -10"
 kjitctl detach all > /dev/null
 echo

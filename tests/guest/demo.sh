@@ -13,11 +13,12 @@ ko="$B/module/kjit.ko"
 "$root/plugins/linux/build.sh" "$B" > "$B/plugins-linux.log" 2>&1 || { cat "$B/plugins-linux.log" >&2; exit 1; }
 # shellcheck source=tests/guest/share.sh
 . "$root/tests/guest/share.sh"
+share_guest_bin "$B"
 share="$B/guest-demo"
 share_new "$share"
 share_kjit "$share" "$ko" "$root"
 cp "$B/plugins-linux/kjit_fig3_icount.ko" "$share/"
-share_program "$share" workload "$root/tests/guest/workload.c" -Wno-unused-result
+share_program "$share" workload
 share_script "$share" "$root/tests/guest/demo-guest.sh"
 "$root/tools/lab/run-guest.sh" --share "$share" --script "$share/run.sh" --smp 2 --timeout 600 || { echo "demo: guest failed" >&2; tail -30 "$share/console.log" >&2; exit 1; }
 cat "$share/demo.txt"

@@ -18,8 +18,8 @@ step() { echo "<2>kjit-exact: $*" > /dev/kmsg 2>/dev/null; echo "== $*"; }
 # count TOOL: the tool's total since the last reset
 count() {
   case $1 in
-    icount) $K report | awk '$1=="instructions"{print $2}' ;;
-    bbcount) $K report | sed -n 's/^tool bbcount: blocks executed \([0-9]*\),.*/\1/p' ;;
+    icount) $K show | awk '$1=="instructions"{print $2}' ;;
+    bbcount) $K show | sed -n 's/^tool bbcount: blocks executed \([0-9]*\),.*/\1/p' ;;
     # the per-block counters, summed (the tool is bbcount)
     bbcount_blocks) $K blocks | awk '$1 ~ /^0x/ {s += $2} $1=="dropped" && $2 != 0 {bad=1}
                                      END {if (!bad) print s + 0}' ;;
@@ -76,7 +76,7 @@ for load in $WINDOWS; do
     fi
     if [ "$tool" = bbcount_blocks ]; then
       # where the per-block counters live: per-CPU only where bb_max of them fit
-      storage=$($K report | sed -n 's/^tool bbcount:.*(\(.*\))$/\1/p')
+      storage=$($K show | sed -n 's/^tool bbcount:.*(\(.*\))$/\1/p')
       case "$w" in *_bb*) want_storage=per-CPU ;; *) want_storage="locked adds" ;; esac
       if [ "$storage" = "$want_storage" ]; then pass "bbcount_storage_$w" "$storage"
       else fail "bbcount_storage_$w" "per-block counters: ${storage:-?}, want $want_storage"; fi

@@ -19,11 +19,12 @@ ko="${KJIT_EXACT_KO:-$B/module/kjit.ko}"
 [ -f "$ko" ] || { echo "exact-smp: $ko missing (os/linux/build.sh $B)" >&2; exit 2; }
 # shellcheck source=tests/guest/share.sh
 . "$root/tests/guest/share.sh"
+share_guest_bin "$B"
 
 share="$B/guest-exact-smp"
 share_new "$share"
 share_kjit "$share" "$ko" "$root"
-share_program "$share" smp_race "$root/tests/guest/smp_race.c" -pthread
+share_program "$share" smp_race
 share_script "$share" "$root/tests/guest/exact-smp-guest.sh" \
   N="${KJIT_EXACT_N:-100000}" TOOLS="${KJIT_EXACT_TOOLS:-icount bbcount bbcount_blocks}" \
   WINDOWS="${KJIT_EXACT_WINDOWS:-default percpu_kb=16 percpu_kb=32+bb_max=1024}"

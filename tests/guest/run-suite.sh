@@ -24,6 +24,7 @@ ko="$B/module/kjit.ko"
 [ -f "$ko" ] || { echo "run-suite: $ko missing (os/linux/build.sh $B)" >&2; exit 2; }
 # shellcheck source=tests/guest/share.sh
 . "$root/tests/guest/share.sh"
+share_guest_bin "$B"
 
 "$root/plugins/linux/build.sh" "$B" > "$B/plugins-linux.log" 2>&1 || { cat "$B/plugins-linux.log" >&2; exit 1; }
 hz="$B/hazard"; mkdir -p "$hz"
@@ -53,9 +54,9 @@ for mode in $MODES; do
   share_new "$share"
   share_kjit "$share" "$ko" "$root"
   cp "$B"/plugins-linux/*.ko "$hz/kjit_hazard.ko" "$share/"
-  share_program "$share" workload "$root/tests/guest/workload.c" -Wno-unused-result
-  share_program "$share" uffd_fault "$root/tests/guest/uffd_fault.c" -pthread
-  share_program "$share" blocking "$root/tests/guest/blocking.c" -pthread
+  share_program "$share" workload
+  share_program "$share" uffd_fault
+  share_program "$share" blocking
   share_script "$share" "$root/tests/guest/suite-guest.sh" \
     QUICK="${KJIT_SUITE_QUICK:-0}" ITERS="${KJIT_SUITE_ITERS:-1}" SCHED_RET="$SCHED_RET"
   append="${KJIT_SUITE_APPEND:-}"

@@ -4,16 +4,24 @@
 # plain files; their parameters come from a preamble of NAME='value' lines,
 # so nothing in them is expanded on the host.
 #
+#   share_guest_bin BUILD_DIR           builds the guest programs (CMake
+#                                       target kjit_guest_programs: kjitctl and
+#                                       the workloads) and uses BUILD_DIR/guest-bin
 #   share_new DIR                       an empty DIR
-#   share_kjit DIR KJIT_KO REPO_ROOT    kjit.ko, a static kjitctl and the
+#   share_kjit DIR KJIT_KO REPO_ROOT    kjit.ko, the static kjitctl and the
 #                                       guest helpers (guest-lib.sh, the
 #                                       kernel-log check)
-#   share_program DIR NAME SOURCE [CC_FLAG...]   a static guest program
+#   share_program DIR NAME              a static guest program (tests/guest/CMakeLists.txt)
 #   share_stress_ng DIR                 the host's stress-ng with its libraries
 #                                       (run in the guest as ./lib/ld-linux-x86-64.so.2
 #                                       --library-path ./lib ./stress-ng)
 #   share_script DIR GUEST_SCRIPT [NAME=VALUE...]
 #                                       DIR/run.sh: the preamble, then GUEST_SCRIPT
+
+share_guest_bin() {
+  cmake --build "$1" --target kjit_guest_programs >/dev/null || return 1
+  KJIT_GUEST_BIN="$1/guest-bin"
+}
 
 share_new() {
   rm -rf "$1"
@@ -23,14 +31,14 @@ share_new() {
 share_kjit() {
   local share="$1" ko="$2" root="$3"
   cp "$ko" "$share/"
-  share_program "$share" kjitctl "$root/tools/kjitctl/kjitctl.c" -I "$root/os/linux"
+  share_program "$share" kjitctl
   cp "$root/tests/guest/guest-lib.sh" "$root/tools/lab/kernel-log-errors.sh" "$share/"
 }
 
 share_program() {
-  local share="$1" name="$2" src="$3"
-  shift 3
-  gcc -O2 -static -Wall "$@" -o "$share/$name" "$src"
+  local share="$1" name="$2"
+  [ -n "${KJIT_GUEST_BIN:-}" ] || { echo "share_program: call share_guest_bin BUILD_DIR first" >&2; return 2; }
+  cp "$KJIT_GUEST_BIN/$name" "$share/$name"
 }
 
 share_stress_ng() {

@@ -28,10 +28,11 @@ ko="$B/module/kjit.ko"
 
 # shellcheck source=tests/guest/share.sh
 . "$root/tests/guest/share.sh"
+share_guest_bin "$B"
 share="$B/guest-smoke${KJIT_SMOKE_WIDE:+-wide}"
 share_new "$share"
 share_kjit "$share" "$ko" "$root"
-share_program "$share" syscalls "$root/tests/guest/syscalls.c"
+share_program "$share" syscalls
 share_script "$share" "$root/tests/guest/smoke-guest.sh" ITERS="$ITERS" FUNCS="$FUNCS"
 
 rc=0

@@ -13,6 +13,7 @@ ko="$B/module/kjit.ko"
 [ -f "$ko" ] || { echo "soak: $ko missing" >&2; exit 2; }
 # shellcheck source=tests/guest/share.sh
 . "$root/tests/guest/share.sh"
+share_guest_bin "$B"
 # stress-ng classes os, filesystem, pipe, memory and scheduler, a few
 # stressors of each that run in the lab's busybox guest.
 STRESSORS="fork clone get kill prctl sigsegv dentry dir open rename fstat link lockf flock \

@@ -19,6 +19,7 @@ ko="$B/module/kjit.ko"
 [ -f "$ko" ] || { echo "stress-reclaim: $ko missing (os/linux/build.sh $B)" >&2; exit 2; }
 # shellcheck source=tests/guest/share.sh
 . "$root/tests/guest/share.sh"
+share_guest_bin "$B"
 # Stressor orders: the one that first oopsed, and two others.
 ORDERS="flock lockf clock fork timer futex|clock flock lockf|fork futex timer clock"
 

@@ -63,8 +63,8 @@ for tool in icount bbcount calltrace branch_hints lock_contention entry_count ca
   $W efault > "efault-$tool.txt" 2>&1
   $K stats > "stats-$tool.txt"
   $K departures > "departures-$tool.txt" 2>&1
-  $K report > "report-$tool.txt" 2>&1
-  $K report --json > "report-$tool.json" 2>&1
+  $K show > "report-$tool.txt" 2>&1
+  $K show --json > "report-$tool.json" 2>&1
   $K detach all > /dev/null
   chk "workload_same_$tool" cmp -s native.txt "wl-$tool.txt"
   chk "efault_same_$tool" cmp -s native-efault.txt "efault-$tool.txt"
@@ -107,7 +107,7 @@ step "openat call trace and block counts"
 config config_callstack_openat callstack
 $K attach openat > /dev/null
 cat /proc/version > /dev/null; $W 1 > /dev/null 2>&1
-$K report --folded > openat.folded
+$K show --folded > openat.folded
 $K detach all > /dev/null
 for f in do_sys_openat2 getname do_filp_open; do
   chk "openat_stack_has_$f" grep -q "^__x64_sys_openat;.*$f" openat.folded
@@ -417,8 +417,8 @@ rmmod kjit || fail rmmod_before_tiny_tables
 insmod ./kjit.ko tool=2 bb_max=4 ring_size=16 cs_size=16 ec_max=2 || fail insmod_tiny_tables
 $K attach openat > /dev/null
 for i in 1 2 3; do cat /proc/version > /dev/null; done
-$K report > dropped-report-bbcount.txt 2>&1
-$K report --json > dropped-report-bbcount.json 2>&1
+$K show > dropped-report-bbcount.txt 2>&1
+$K show --json > dropped-report-bbcount.json 2>&1
 $K blocks > dropped-blocks.txt 2>&1
 $K blocks --json > dropped-blocks.json 2>&1
 $K detach all > /dev/null
@@ -436,8 +436,8 @@ for tool in callstack calltrace entry_count; do
   config "config_${tool}_tiny_table" "$tool"
   $K attach openat > /dev/null
   for i in 1 2 3; do cat /proc/version > /dev/null; done
-  $K report > "dropped-report-$tool.txt" 2>&1
-  $K report --json > "dropped-report-$tool.json" 2>&1
+  $K show > "dropped-report-$tool.txt" 2>&1
+  $K show --json > "dropped-report-$tool.json" 2>&1
   $K calls > "dropped-calls-$tool.txt" 2>&1
   $K calls --json > "dropped-calls-$tool.json" 2>&1
   $K detach all > /dev/null
@@ -465,7 +465,7 @@ for round in 1 2 3; do
   [ $round = 3 ] || $K flush
 done
 f1=$(stat_of flushes)
-$K report > bb-flush-report.txt 2>&1
+$K show > bb-flush-report.txt 2>&1
 $K blocks > bb-flush-blocks.txt 2>&1
 $K detach all > /dev/null
 bb_distinct=$(sed -n 's/.*distinct \([0-9]*\), counters \([0-9]*\).*$/\1/p' bb-flush-report.txt)

@@ -1,5 +1,9 @@
 /* kjitctl: user-space control of kjit.ko through /dev/kjit (root only).
  *
+ *   kjitctl record ...          one measurement of a workload into kjit.data
+ *        (kjitctl_record.h); kjitctl report reads it (kjitctl_report_exec.h)
+ *   kjitctl list [GLOB]         attached functions; with GLOB, the attachable
+ *        ones it matches and why kjit refuses others (kjitctl_targets.h)
  *   kjitctl config [--tool T] [--inline 0|1] [--liveness 0|1] [--cache-kb N]
  *                  [--flush-every-entry 0|1] [--pid P] [--max-block-insns N]
  *        re-create the engine (nothing may be attached); tools: none icount
@@ -9,9 +13,8 @@
  *        `all-syscalls` (every __x64_sys_* ftrace can attach; the others
  *        are reported and skipped)
  *   kjitctl detach TARGET|all
- *   kjitctl list                attached functions
  *   kjitctl stats               engine + module counters, "key value" lines
- *   kjitctl report [--json|--folded]   results of the active tool
+ *   kjitctl show [--json|--folded]   live results of the configured tool
  *   kjitctl blocks [--json]     per block start address: count, symbol
  *   kjitctl calls [--json]      per called function: calls, symbol
  *   kjitctl departures [--json] [--all]   where entries left the cache (reason,
@@ -20,14 +23,16 @@
  *   kjitctl capture ...         record invocations for kjit-sim replay
  *        (kjitctl_capture.h; --all-syscalls: kjitctl_capture_all.h)
  * Symbols come from /proc/kallsyms (name+0xoff).
- * Build: gcc -O2 -static -I os/linux tools/kjitctl/kjitctl.c -o kjitctl */
+ * Built by CMake as a static executable (tools/kjitctl/CMakeLists.txt). */
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/time.h>
 #include <unistd.h>
 #include "uapi/kjit_ioctl.h"
 
@@ -84,10 +89,30 @@ static const char *symbolize(unsigned long long a, char *buf, size_t len)
 }
 
 /* ---- helpers ----------------------------------------------------------- */
+/* Opens /dev/kjit and checks that the module speaks this kjitctl's ABI;
+ * every failure says what to do about it. */
 static int open_dev(void)
 {
   fd = open("/dev/kjit", O_RDWR | O_CLOEXEC);
-  if (fd < 0) { perror("kjitctl: /dev/kjit"); return -1; }
+  if (fd < 0) {
+    int e = errno;
+    if (e == ENOENT) fprintf(stderr, "kjitctl: /dev/kjit does not exist: kjit.ko is not loaded (insmod kjit.ko)\n");
+    else if (e == EACCES || e == EPERM) fprintf(stderr, "kjitctl: /dev/kjit: %s: kjitctl needs root (CAP_SYS_ADMIN)\n", strerror(e));
+    else fprintf(stderr, "kjitctl: /dev/kjit: %s\n", strerror(e));
+    return -1;
+  }
+  struct kjit_ioc_version v = {.size = sizeof v};
+  if (ioctl(fd, KJIT_IOC_VERSION, &v) < 0 || v.abi != KJIT_ABI_VERSION) {
+    if (errno == ENOTTY || errno == EINVAL)
+      fprintf(stderr, "kjitctl: kjit.ko is older than kjitctl %s (ABI %u): it has no version handshake;"
+                      " build both from one tree\n", KJIT_VERSION, KJIT_ABI_VERSION);
+    else
+      fprintf(stderr, "kjitctl: version mismatch: kjitctl %s speaks ABI %u, kjit.ko %.32s speaks ABI %u;"
+                      " build both from one tree\n", KJIT_VERSION, KJIT_ABI_VERSION, v.version, v.abi);
+    close(fd);
+    fd = -1;
+    return -1;
+  }
   return 0;
 }
 
@@ -288,6 +313,7 @@ static int cmd_list(void)
   char b[512];
   for (uint64_t i = 0; i < r.nrec && i < 1024; i++)
     printf("0x%llx %s\n", (unsigned long long)recs[i].pc, symbolize(recs[i].pc, b, sizeof b));
+  fprintf(stderr, "%llu attached\n", (unsigned long long)r.nrec);
   return 0;
 }
 
@@ -641,39 +667,76 @@ static int cmd_departures(int json, int all)
 }
 
 #include "kjitctl_capture.h"
+#include "kjitctl_targets.h"
+#include "kjitctl_record.h"
+#include "kjitctl_report_exec.h"
 
-static int usage(void)
+static int usage_to(FILE *to)
 {
-  fprintf(stderr,
-          "usage: kjitctl config [--tool T] [--inline 0|1] [--liveness 0|1] [--cache-kb N]\n"
+  fprintf(to,
+          "usage: kjitctl record [-t TOOL] [-e TARGETS] [-o kjit.data] (-c 'CMD' | -p PID | -- CMD ARGS)\n"
+          "       kjitctl report [-i kjit.data] [--vmlinux PATH] [--format F] (host or guest; kjit-report)\n"
+          "       kjitctl list [GLOB]   attached functions; with GLOB, attachable ones and why kjit refuses others\n"
+          "       kjitctl config [--tool T] [--inline 0|1] [--liveness 0|1] [--cache-kb N]\n"
           "                      [--flush-every-entry 0|1] [--pid P] [--max-block-insns N]\n"
           "       kjitctl attach SYSCALL|NR|FUNC|all-syscalls ...\n"
-          "       kjitctl detach SYSCALL|FUNC|all | list | stats | flush | reset\n"
-          "       kjitctl report [--json|--folded|--trace] | blocks [--json] | calls [--json]\n"
+          "       kjitctl detach SYSCALL|FUNC|all | stats | flush | reset\n"
+          "       kjitctl show [--json|--folded|--trace] | blocks [--json] | calls [--json]\n"
+          "                      live results of the configured tool\n"
           "       kjitctl departures [--json] [--all]   where entries left the cache\n"
           "       kjitctl capture --syscall NAME|--func FUNC [--pid P] [--count N] [--first-complete]\n"
           "                       [--timeout S] [--buf-kb KB] -o FILE [-- CMD...]\n"
           "       kjitctl capture --all-syscalls -o DIR [--timeout S] [--buf-kb KB] [--code-kb KB]\n"
           "                       [--all-code] [--pid P | -- CMD...]   one complete invocation of every\n"
           "                       system call CMD and its children make: DIR/NAME.kjitcap\n"
-          "tools: none icount bbcount calltrace branch_hints lock_contention entry_count callstack\n");
-  return 2;
+          "       kjitctl --version | COMMAND --help\n"
+          "tools: none icount bbcount calltrace branch_hints lock_contention entry_count callstack\n"
+          "exit status: 0 ok, 1 kjit or I/O error, 2 usage error; record: the workload's status\n"
+          "see kjitctl(8): man -l docs/kjitctl.8\n");
+  return to == stdout ? 0 : 2;
+}
+
+static int usage(void) { return usage_to(stderr); }
+
+static int wants_help(int argc, char **argv)
+{
+  for (int i = 2; i < argc && strcmp(argv[i], "--"); i++)
+    if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) return 1;
+  return 0;
 }
 
 int main(int argc, char **argv)
 {
   if (argc < 2) return usage();
   const char *cmd = argv[1];
-  if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help")) return usage();
+  if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help") || !strcmp(cmd, "help")) return usage_to(stdout);
+  if (!strcmp(cmd, "--version") || !strcmp(cmd, "version")) {
+    printf("kjitctl %s (ABI %u)\n", KJIT_VERSION, KJIT_ABI_VERSION);
+    return 0;
+  }
+  /* report reads a file: no device, and usually on another machine */
+  if (!strcmp(cmd, "report")) return exec_report(argv[0], argc - 2, argv + 2);
+  if (!strcmp(cmd, "record") && wants_help(argc, argv)) return rec_usage(stdout);
+  if (wants_help(argc, argv)) return usage_to(stdout);
+  static const char *const known[] = {"config", "attach", "detach", "list", "stats", "capture", "show",
+                                      "blocks", "departures", "calls", "flush", "reset", "icount-reset",
+                                      "record"};
+  int ok = 0;
+  for (unsigned i = 0; i < sizeof known / sizeof *known; i++) ok |= !strcmp(cmd, known[i]);
+  if (!ok) {
+    fprintf(stderr, "kjitctl: unknown command %s\n", cmd);
+    return usage();
+  }
   if (open_dev()) return 1;
   int json = argc > 2 && !strcmp(argv[2], "--json");
+  if (!strcmp(cmd, "record")) return cmd_record(argc - 1, argv + 1);
   if (!strcmp(cmd, "config")) return cmd_config(argc - 2, argv + 2);
   if (!strcmp(cmd, "attach")) return argc < 3 ? usage() : cmd_attach(argc - 2, argv + 2);
   if (!strcmp(cmd, "detach")) return argc != 3 ? usage() : cmd_detach(argv[2]);
-  if (!strcmp(cmd, "list")) return cmd_list();
+  if (!strcmp(cmd, "list")) return argc > 2 ? cmd_list_glob(argv[2]) : cmd_list();
   if (!strcmp(cmd, "stats")) return cmd_stats();
   if (!strcmp(cmd, "capture")) return cmd_capture(argc - 2, argv + 2);
-  if (!strcmp(cmd, "report"))
+  if (!strcmp(cmd, "show"))
     return cmd_report(json, argc > 2 && !strcmp(argv[2], "--folded"), argc > 2 && !strcmp(argv[2], "--trace"));
   if (!strcmp(cmd, "blocks")) return cmd_blocks_calls(1, json);
   if (!strcmp(cmd, "departures"))

@@ -130,9 +130,16 @@ struct kjit_ioc_config {
   __u32 flush_every_entry;     /* flush the cache when each entry returns */
   __u32 pid;                   /* only this thread group is redirected, 0 = all */
   __u32 max_block_insns;       /* 0 = default */
+  __u32 flags;                 /* KJIT_CONFIG_* */
 };
+/* The pid filter also takes tasks whose parent, or an ancestor up to 16
+ * generations up, belongs to thread group `pid` (a workload's children,
+ * as KJIT_CAPTURE_DESCENDANTS does for a capture). */
+#define KJIT_CONFIG_PID_DESCENDANTS 1u
+#define KJIT_CONFIG_FLAGS KJIT_CONFIG_PID_DESCENDANTS
 
-/* Results of the active tool.  scalars: icount [0]=count; bbcount [0]=total,
+/* Results of the active tool.  scalars: icount [0]=count; bbcount [0]=total
+ * (blocks that end in a control transfer),
  * [1]=dropped (block translations that found the per-block table full: their
  * executions are in the total only), [2]=1 when the per-block counters are
  * per-CPU (else locked adds: both exact); calltrace [0]=head, [1]=dropped (oldest
@@ -144,12 +151,16 @@ struct kjit_ioc_config {
  * Scalars a module does not fill read 0, so an older module reports no
  * drops.  Records (rec_ptr, capacity nrec; nrec out =
  * how many exist, at most capacity copied): bbcount (pc,count) per distinct
- * block; calltrace (target) oldest first; entry_count (pc,count);
- * callstack (pc, sp, pid, type: 1 entry, 2 call, 3 return, 4 exit) oldest
- * first. */
+ * block, with sp = the block's bytes | its instructions << 32 and pid_type
+ * = KJIT_REC_BB_FRAGMENT for a block the engine cut (its own counter, not
+ * in the total); calltrace (target) oldest first; entry_count (pc,count);
+ * callstack (pc, sp, count = ktime_get_mono_fast_ns() at the event,
+ * pid_type = cpu << 40 | pid << 8 | type: 1 entry, 2 call, 3 return)
+ * oldest first. */
 struct kjit_ioc_rec {
   __u64 pc, count, sp, pid_type;   /* pid_type = pid << 8 | type */
 };
+#define KJIT_REC_BB_FRAGMENT 1u
 struct kjit_ioc_results {
   __u32 size;
   __u32 tool;                  /* out */
@@ -172,6 +183,26 @@ struct kjit_ioc_results {
 /* Where entries left the cache (and completed): recs (pc = native target,
  * count, pid_type = enum kjit_departure), per site the engine counted. */
 #define KJIT_IOC_DEPARTURES _IOWR(KJIT_IOC_MAGIC, 10, struct kjit_ioc_results)
+
+/* The version handshake: kjitctl asks first, and names both versions when
+ * the ABI differs (an older module answers -ENOTTY).  KJIT_ABI_VERSION
+ * changes with every incompatible change of this file. */
+#define KJIT_ABI_VERSION 2u
+#define KJIT_VERSION "0.2.0"   /* kjit.ko and kjitctl, built from one tree */
+struct kjit_ioc_version {
+  __u32 size;
+  __u32 abi;                   /* out: the module's KJIT_ABI_VERSION */
+  char version[32];            /* out: the module's version string */
+};
+#define KJIT_IOC_VERSION _IOWR(KJIT_IOC_MAGIC, 11, struct kjit_ioc_version)
+/* Makes this open file a session: when it is closed (also by the death of
+ * its process), everything attached is detached, so a killed
+ * `kjitctl record` leaves nothing behind.  Other opens are unaffected. */
+#define KJIT_IOC_SESSION _IO(KJIT_IOC_MAGIC, 12)
+/* What KJIT_IOC_ATTACH_MANY would answer for each name (0, -EEXIST when
+ * attached, or why kjit refuses it), attaching nothing; up to 131072
+ * names. */
+#define KJIT_IOC_CHECK_MANY _IOW(KJIT_IOC_MAGIC, 13, struct kjit_ioc_attach_many)
 
 
 /* Capture (os/linux/capture.c): record invocations of an attached function

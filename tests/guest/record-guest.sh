@@ -1,0 +1,111 @@
+#!/bin/sh
+# Runs in the guest (busybox sh, cwd = the share) for tests/guest/record.sh:
+# `kjitctl record` against the real kernel.  Writes CHECK lines, and data
+# files that the host reads back with `kjitctl report` (record.sh):
+#   cov.data    bbcount on openat,read,close of `cat /etc/hostname` and a
+#               shell read of it (lcov, drcov)
+#   badfd.data  bbcount on read of ./record_workload badfd 100 (branches, annotate)
+#   badfd-icount.data  icount on the same workload (annotate's sum)
+#   fork.data   bbcount on newuname,getppid,... of `record_workload fork`,
+#               while another process calls getppid (must not be counted)
+#   cs.data     callstack on openat of `cat /etc/hostname` (graph, folded)
+#   ct.data     calltrace on the same (graph's call tree)
+set -u
+# shellcheck source=tests/guest/guest-lib.sh
+. ./guest-lib.sh
+: > checks.txt
+step() { echo "<2>kjit-record: $*" > /dev/kmsg 2>/dev/null; echo "== $*"; }
+[ -f /etc/hostname ] || echo kjit-guest > /etc/hostname
+
+step insmod
+insmod ./kjit.ko || { fail insmod; exit 1; }
+note_modules
+
+step version and help
+chk version sh -c "$K --version | grep -q '^kjitctl [0-9.]* (ABI [0-9]*)'"
+chk record_help sh -c "$K record --help | grep -q '^usage: kjitctl record'"
+chk list_help sh -c "$K list --help > /dev/null"
+
+# Warm the dentry and page caches, so that the bbcount and icount runs of
+# one workload follow the same paths.
+for _ in 1 2 3; do cat /etc/hostname > /dev/null; ./record_workload badfd 10; done
+
+step coverage record
+# busybox cat copies with sendfile: the shell's read builtin read()s.
+$K record -t bbcount -e openat,read,close -o cov.data -c 'cat /etc/hostname; read -r x < /etc/hostname' > cov.out 2> cov.err
+rc=$?
+chk record_cov_status [ "$rc" = 0 ]
+chk record_cov_output grep -q "$(cat /etc/hostname)" cov.out
+chk record_cov_file [ -s cov.data ]
+cat cov.err
+
+step branches and annotate workload
+$K record -t bbcount -e read -o badfd.data -- ./record_workload badfd 100 2> badfd.err
+chk record_badfd_status [ $? = 0 ]
+$K record -t icount -e read -o badfd-icount.data -- ./record_workload badfd 100 2> badfd-icount.err
+chk record_badfd_icount_status [ $? = 0 ]
+
+step exit status, forks, another process
+./record_workload spin 60 & other=$!
+sleep 1
+$K record -e newuname,getppid,openat,read,close -o fork.data -- ./record_workload fork 50 2> fork.err
+rc=$?
+if [ "$rc" = 7 ]; then pass record_exit_status; else fail record_exit_status "rc $rc"; fi
+$K record -t icount -e getppid -o exit3.data -c 'exit 3' 2> exit3.err
+rc=$?
+if [ "$rc" = 3 ]; then pass record_shell_exit_status; else fail record_shell_exit_status "rc $rc"; fi
+
+step kill kjitctl during a record
+$K record -e getppid,openat -o kill.data -- ./record_workload spin 60 2> kill.err &
+rec=$!
+sleep 3
+chk kill_attached_while_running sh -c "$K list 2>/dev/null | grep -q __x64_sys_getppid"
+kill -9 "$rec"
+wait "$rec" 2>/dev/null
+sleep 1
+$K list > list-after-kill.txt 2> list-after-kill.err
+if [ ! -s list-after-kill.txt ] && grep -q '^0 attached' list-after-kill.err; then
+  pass kill_leaves_nothing_attached
+else
+  fail kill_leaves_nothing_attached "$(cat list-after-kill.txt list-after-kill.err | tr '\n' ' ')"
+fi
+chk kill_pid_filter_off [ "$(stat_of pid)" = 0 ]
+kill "$other" 2>/dev/null
+killall record_workload 2>/dev/null
+wait 2>/dev/null
+
+step call graph
+$K record -t callstack -e openat -o cs.data -c 'cat /etc/hostname > /dev/null' 2> cs.err
+chk record_callstack_status [ $? = 0 ]
+$K record -t calltrace -e openat -o ct.data -c 'cat /etc/hostname > /dev/null' 2> ct.err
+chk record_calltrace_status [ $? = 0 ]
+
+step bad input
+$K record -e no_such_call_xyz -c true > bad1.out 2> bad1.err
+rc=$?
+chk bad_unknown_target sh -c "[ $rc = 2 ] && grep -q 'no such system call' bad1.err"
+$K record -e opneat -c true 2> bad2.err
+rc=$?
+chk bad_did_you_mean sh -c "[ $rc = 2 ] && grep -q 'did you mean openat' bad2.err"
+$K record -e 'zzz_nothing_*' -c true 2> bad3.err
+rc=$?
+chk bad_glob_matches_nothing sh -c "[ $rc = 2 ] && grep -q 'matches no' bad3.err"
+$K list '*' > list-all.txt 2> list-all.err
+refused=$(awk '$2 == "refused:" {print $1; exit}' list-all.txt)
+if [ -n "$refused" ]; then pass list_marks_refused "$(cat list-all.err), first: $refused"; else fail list_marks_refused; fi
+if [ -n "$refused" ]; then
+  $K record -e "$refused" -c true 2> bad4.err
+  rc=$?
+  chk bad_refused_target sh -c "[ $rc = 1 ] && grep -q 'refused' bad4.err"
+fi
+$K record -c true -p 1 2> bad5.err
+chk bad_two_workloads [ $? = 2 ]
+$K record -t nosuchtool -c true 2> bad6.err
+chk bad_tool [ $? = 2 ]
+chk nothing_attached_after_bad_input sh -c "[ \$($K list 2>/dev/null | wc -l) = 0 ]"
+
+step finish
+dmesg > dmesg.txt
+chk rmmod rmmod kjit
+sync
+echo RECORD-GUEST-DONE

@@ -1,0 +1,199 @@
+#!/bin/bash
+# The host half of tests/guest/record.sh: `kjitctl report` on the data files
+# the guest recorded (SHARE), with the pinned kernel's debug vmlinux.
+# Usage: tests/guest/record-report.sh BUILD_DIR SHARE
+# Writes SHARE/report/ (lcov tracefile, genhtml pages, the screenshot
+# coverage-fs-open.c.png kept as the test's artifact) and prints CHECK lines.
+set -uo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+B="$(cd "$1" && pwd)"
+S="$(cd "$2" && pwd)"
+R="$S/report"
+rm -rf "$R"; mkdir -p "$R"
+K="$B/guest-bin/kjitctl"
+dbg="$(KJIT_BUILD="$B/lab" "$root/tools/lab/fetch-debug.sh")" || { echo "CHECK fetch_debug FAIL"; exit 1; }
+V="$dbg/vmlinux-dbg" SRC="$dbg/linux-source"
+fail=0
+pass() { echo "CHECK $1 PASS ${2:-}"; }
+bad() { echo "CHECK $1 FAIL ${2:-}"; fail=1; }
+
+# --- lcov, lcov --summary, genhtml, Chromium ---------------------------------
+if "$K" report -i "$S/cov.data" --vmlinux "$V" --format lcov --source-root "$SRC" -o "$R/cov.info" 2> "$R/lcov.err"; then
+  pass report_lcov
+else
+  bad report_lcov "$(cat "$R/lcov.err")"
+fi
+if lcov --summary "$R/cov.info" > "$R/summary.txt" 2>&1 && grep -q 'lines\.*: [0-9.]*% ([1-9]' "$R/summary.txt"; then
+  pass lcov_summary "$(grep 'lines\.' "$R/summary.txt")"
+else
+  bad lcov_summary "$(cat "$R/summary.txt")"
+fi
+# DA lines of FUNC in FILE: from the line of its definition in the source
+# to the line of the next top-level closing brace (FUNC may be inlined into
+# its caller, so the tracefile's FN lines do not delimit it).
+da_of() {
+  local file="$1" fn="$2" lo hi
+  lo=$(grep -n "^[a-z].*[ *]$fn(" "$SRC/$file" | head -1 | cut -d: -f1)
+  [ -n "$lo" ] || return 0
+  hi=$(awk -v lo="$lo" 'NR > lo && /^}/ {print NR; exit}' "$SRC/$file")
+  awk -v file="$file" -v lo="$lo" -v hi="$hi" '
+    /^SF:/ { in_file = ($0 ~ ("/" file "$")); next }
+    in_file && /^DA:/ { split(substr($0, 4), d, ","); if (d[1] >= lo && d[1] <= hi) print d[1], d[2] }' "$R/cov.info"
+}
+for fl in "fs/open.c do_sys_openat2" "fs/read_write.c ksys_read"; do
+  read -r file fn <<< "$fl"
+  da_of "$file" "$fn" > "$R/da-$fn.txt"
+  hit=$(awk '$2 > 0' "$R/da-$fn.txt" | wc -l); miss=$(awk '$2 == 0' "$R/da-$fn.txt" | wc -l)
+  if [ "$hit" -gt 0 ]; then pass "lcov_executed_$fn" "$hit lines run, $miss not"; else bad "lcov_executed_$fn" "no line of $fn in $file ran"; fi
+done
+miss=$(awk '/^SF:.*\/fs\/open.c$/{f=1} f && /^DA:.*,0$/{n++} /^end_of_record/{f=0} END{print n+0}' "$R/cov.info")
+if [ "$miss" -gt 0 ]; then pass lcov_unexecuted_lines "$miss lines of fs/open.c did not run"; else bad lcov_unexecuted_lines; fi
+if genhtml -q -o "$R/html" "$R/cov.info" > "$R/genhtml.txt" 2>&1 && [ -f "$R/html/fs/open.c.gcov.html" ]; then
+  pass genhtml
+else
+  bad genhtml "$(tail -3 "$R/genhtml.txt")"
+fi
+page="$R/html/fs/open.c.gcov.html"
+line=$(awk '$2 > 0 {print $1; exit}' "$R/da-do_sys_openat2.txt")
+if [ -f "$page" ] && [ -n "$line" ]; then
+  chrome=(chromium --headless --no-sandbox --disable-gpu --user-data-dir="$R/chromium")
+  timeout 120 "${chrome[@]}" --dump-dom "file://$page" > "$R/open.c.dom" 2> "$R/chromium.err"
+  # The DOM the browser built: line LINE of do_sys_openat2 shows its count.
+  if grep -Eq "<span class=\"lineNum\"> *$line </span><span class=\"lineCov\"> *[1-9][0-9]* :" "$R/open.c.dom" \
+     && grep -q 'class="lineNoCov"' "$R/open.c.dom"; then
+    pass chromium_dom_counts "fs/open.c line $line shown with its count; unexecuted lines shown"
+  else
+    bad chromium_dom_counts "$(head -c 300 "$R/chromium.err")"
+  fi
+  timeout 120 "${chrome[@]}" --window-size=1200,1400 --screenshot="$R/coverage-fs-open.c.png" \
+    "file://$page#$line" > /dev/null 2>&1
+  if [ -s "$R/coverage-fs-open.c.png" ]; then pass screenshot "$R/coverage-fs-open.c.png"; else bad screenshot; fi
+else
+  bad chromium_dom_counts "no page or no executed line"
+fi
+
+# --- drcov, read back against the text report ---------------------------------
+"$K" report -i "$S/cov.data" --format drcov -o "$R/cov.drcov" 2> "$R/drcov.err" || bad report_drcov "$(cat "$R/drcov.err")"
+"$K" report -i "$S/cov.data" > "$R/cov.txt" 2>&1 || bad report_text
+if python3 - "$R/cov.drcov" "$R/cov.txt" <<'PY'
+import re, struct, sys
+data = open(sys.argv[1], 'rb').read()
+head, _, rest = data.partition(b'BB Table: ')
+n_line, _, table = rest.partition(b'\n')
+n = int(n_line.split()[0])
+assert head.startswith(b'DRCOV VERSION: 2\n'), 'no drcov header'
+m = re.search(rb'\n 0, 0x([0-9a-f]+), 0x([0-9a-f]+),', head)
+base = int(m.group(1), 16)
+assert len(table) == 8 * n, 'BB table has %d bytes for %d blocks' % (len(table), n)
+drcov = sorted((base + s, z) for s, z, mod in struct.iter_unpack('<IHH', table) if mod == 0)
+text = []
+for line in open(sys.argv[2]):
+    m = re.match(r'0x([0-9a-f]+) +(\d+) +\d+ +\S+/0x([0-9a-f]+)', line)
+    if m and int(m.group(2)) > 0:
+        text.append((int(m.group(1), 16), int(m.group(3), 16)))
+text.sort()
+assert drcov == text, 'drcov %d blocks, text %d; first difference %s' % (
+    len(drcov), len(text), next((a, b) for a, b in zip(drcov + [None], text + [None]) if a != b))
+print('%d blocks' % n)
+PY
+then pass drcov_matches_text; else bad drcov_matches_text; fi
+
+# --- annotate: its counts sum to icount's total for the same workload ------
+"$K" report -i "$S/badfd.data" --vmlinux "$V" --format annotate '*' > "$R/annotate.txt" 2> "$R/annotate.err"
+sum=$(sed -n 's/^total \([0-9]*\) instructions executed in .*(blocks: \([0-9]*\))$/\1 \2/p' "$R/annotate.txt")
+icount=$("$K" report -i "$S/badfd-icount.data" | awk '$1 == "instructions" {print $2}')
+read -r asum bsum <<< "$sum"
+if [ -n "$asum" ] && [ "$asum" = "$bsum" ] && [ "$asum" = "$icount" ]; then
+  pass annotate_sums_to_icount "$asum"
+else
+  bad annotate_sums_to_icount "annotate ${asum:-?}, blocks ${bsum:-?}, icount ${icount:-?} $(cat "$R/annotate.err")"
+fi
+if grep -q 'ksys_read' "$R/annotate.txt"; then pass annotate_names_ksys_read; else bad annotate_names_ksys_read; fi
+
+# --- graph: nesting, durations, the call tree of calltrace ---------------------
+"$K" report -i "$S/cs.data" --format graph > "$R/graph.txt" 2> "$R/graph.err" || bad report_graph "$(cat "$R/graph.err")"
+if awk '/\) .*\|  .*\(\) \{$/{d++} /\|  *\}$/{d--; if (d < 0) exit 1} / -[0-9.]+ us/{exit 1} END{exit d != 0}' "$R/graph.txt" \
+   && grep -q 'us  |' "$R/graph.txt"; then
+  pass graph_nests
+else
+  bad graph_nests
+fi
+"$K" report -i "$S/cs.data" --format folded > "$R/folded.txt" || bad report_folded
+if grep -q '^__x64_sys_openat;do_sys_openat2' "$R/folded.txt"; then pass folded_stacks; else bad folded_stacks; fi
+# The tree holds every call of the recording, in order: its calls in graph
+# order are the call events (what calltrace records) of the same run.
+sed -n 's/.*|  *\([A-Za-z0-9_.]*\)().*/\1/p' "$R/graph.txt" > "$R/graph.calls"
+"$K" report -i "$S/cs.data" --format json | python3 -c '
+import json, sys
+for e in json.load(sys.stdin)["events"]:
+    if e["type"] in ("entry", "call"):
+        print(e["function"].split("+")[0])' > "$R/events.calls"
+if [ -s "$R/graph.calls" ] && cmp -s "$R/graph.calls" "$R/events.calls"; then
+  pass graph_equals_calls "$(wc -l < "$R/graph.calls") calls"
+else
+  bad graph_equals_calls "$(diff "$R/graph.calls" "$R/events.calls" | head -5 | tr '\n' ' ')"
+fi
+# calltrace on a second run of the workload: the same functions are called
+# (which branch of the slab fast path, and preemption, may differ per run).
+"$K" report -i "$S/ct.data" --format json | python3 -c '
+import json, sys
+for c in json.load(sys.stdin)["calls"]:
+    print(c["function"].split("+")[0])' > "$R/calltrace.calls"
+if python3 - "$R/graph.calls" "$R/calltrace.calls" <<'PY'
+import sys
+a = set(open(sys.argv[1]).read().split()) - {"__x64_sys_openat"}
+b = set(open(sys.argv[2]).read().split())
+sim = len(a & b) / max(1, len(a | b))
+print("jaccard %.3f, only graph %s, only calltrace %s" % (sim, sorted(a - b)[:5], sorted(b - a)[:5]))
+sys.exit(0 if a and sim >= 0.95 else 1)
+PY
+then pass graph_functions_equal_calltrace; else bad graph_functions_equal_calltrace; fi
+
+# --- the workload's children, not another process ----------------------------
+"$K" report -i "$S/fork.data" > "$R/fork.txt"
+if grep -q '__x64_sys_newuname' "$R/fork.txt"; then pass record_follows_forks; else bad record_follows_forks; fi
+# ... while it did run the attached getppid (entries the filter turned away)
+filtered=$("$K" report -i "$S/fork.data" --format json | python3 -c 'import json,sys; print(json.load(sys.stdin)["stats"]["filtered"])')
+if ! grep -v '^#' "$R/fork.txt" | grep -q 'sys_getppid' && [ "${filtered:-0}" -gt 0 ]; then
+  pass record_ignores_other_process "$filtered entries of the other process filtered"
+else
+  bad record_ignores_other_process "$(grep -m2 getppid "$R/fork.txt")"
+fi
+
+# --- bad input: clear message, non-zero exit, no crash -------------------------
+expect_error() {  # NAME WANT_RC PATTERN CMD...
+  local name="$1" want="$2" pat="$3" rc=0
+  shift 3
+  "$@" > "$R/$name.out" 2> "$R/$name.err" || rc=$?
+  if [ "$rc" = "$want" ] && grep -q "$pat" "$R/$name.err"; then pass "$name" "$(head -1 "$R/$name.err")"
+  else bad "$name" "rc $rc: $(head -c 200 "$R/$name.err")"; fi
+}
+head -c 100 "$S/cov.data" > "$R/truncated.data"
+cp "$S/cov.data" "$R/corrupt.data"
+printf '\xff\xff\xff\xff' | dd of="$R/corrupt.data" bs=1 seek=200 conv=notrunc 2>/dev/null
+printf 'not a kjit file\n' > "$R/other.data"
+expect_error bad_truncated 1 'truncated' "$K" report -i "$R/truncated.data"
+expect_error bad_corrupt 1 'corrupt' "$K" report -i "$R/corrupt.data"
+expect_error bad_not_data 1 'not a kjit data file' "$K" report -i "$R/other.data"
+expect_error bad_missing_file 1 'No such file' "$K" report -i "$R/none.data"
+expect_error bad_format 2 'unknown format' "$K" report -i "$S/cov.data" --format nope
+expect_error bad_not_vmlinux 1 'no _stext\|not an ELF' "$K" report -i "$S/cov.data" --vmlinux "$B/module/kjit.ko"
+# A vmlinux of another build: the same file with one byte of its build id changed.
+python3 - "$V" "$R/other-vmlinux" "$(sed -n 's/^build_id=//p' <<< "$("$K" report -i "$S/cov.data" --format json | python3 -c 'import json,sys; print("build_id=" + json.load(sys.stdin)["meta"]["build_id"])')")" <<'PY'
+import mmap, shutil, sys
+src, dst, bid = sys.argv[1], sys.argv[2], bytes.fromhex(sys.argv[3])
+with open(src, 'rb') as f:
+    m = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+    off = m.find(bid)
+    assert off > 0, 'build id not in the vmlinux'
+shutil.copyfile(src, dst)
+with open(dst, 'r+b') as f:
+    f.seek(off)
+    f.write(bytes([bid[0] ^ 0xff]))
+PY
+expect_error bad_build_id 1 'is not the recorded kernel: build id' "$K" report -i "$S/cov.data" --vmlinux "$R/other-vmlinux" --format lcov
+rm -f "$R/other-vmlinux"
+expect_error bad_graph_of_bbcount 2 'need a callstack recording' "$K" report -i "$S/cov.data" --format graph
+if "$K" report --help > /dev/null; then pass report_help; else bad report_help; fi
+
+exit "$fail"

@@ -1,0 +1,49 @@
+/* The workload of tests/guest/record-guest.sh.
+ *   record_workload fork N   a child calls uname() N times, the parent
+ *                            reads /etc/hostname (openat, read, close) and
+ *                            exits with status 7 after the child's exit
+ *   record_workload spin S   calls getppid() for S seconds (the process
+ *                            a record of someone else must not count)
+ *   record_workload badfd N  N read()s of fd -1 (EBADF): a branch of
+ *                            ksys_read whose outcome is known */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+int main(int argc, char **argv)
+{
+  if (argc != 3) { fprintf(stderr, "usage: record_workload fork N | spin SECS | badfd N\n"); return 2; }
+  long n = atol(argv[2]);
+  if (!strcmp(argv[1], "fork")) {
+    pid_t c = fork();
+    if (c == 0) {
+      struct utsname u;
+      for (long i = 0; i < n; i++) uname(&u);
+      _exit(0);
+    }
+    char buf[256];
+    int f = open("/etc/hostname", O_RDONLY);
+    if (f < 0 || read(f, buf, sizeof buf) < 0) return 1;
+    close(f);
+    int st;
+    if (waitpid(c, &st, 0) != c || !WIFEXITED(st) || WEXITSTATUS(st)) return 1;
+    return 7;
+  }
+  if (!strcmp(argv[1], "spin")) {
+    time_t end = time(NULL) + n;
+    while (time(NULL) < end) for (int i = 0; i < 1000; i++) getppid();
+    return 0;
+  }
+  if (!strcmp(argv[1], "badfd")) {
+    char c;
+    for (long i = 0; i < n; i++)
+      if (read(-1, &c, 1) != -1) return 1;
+    return 0;
+  }
+  return 2;
+}

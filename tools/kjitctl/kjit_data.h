@@ -1,0 +1,82 @@
+/* kjit.data: what `kjitctl record` writes and `kjitctl report` reads
+ * (docs/data-format.md).  Little-endian, 8-byte aligned records:
+ *
+ *   header   magic "KJITDATA", u32 version, u32 nsections, u64 reserved (0)
+ *   section  u32 type, u32 crc (kjit_capf_section_crc of type+len+payload),
+ *            u64 len, payload of len bytes, padded with zeros to 8 bytes
+ *
+ * Sections (each at most once; unknown types are skipped by readers, so
+ * a newer writer may add some without changing the version):
+ *   META     "key=value\n" text: kernel release, build id, _stext, tool,
+ *            targets, command, exit status, times (docs list every key)
+ *   STATS    "key=value\n" text: how entries ended (completion) and the
+ *            tool's scalars
+ *   BLOCKS   struct kjit_data_block[]      (bbcount)
+ *   EVENTS   struct kjit_data_event[]      (callstack), oldest first
+ *   CALLS    struct kjit_data_call[]       (entry_count, calltrace)
+ *   SYMBOLS  struct kjit_data_symbol records, each followed by its name
+ *            and zero padding to 8 bytes: the kernel's text symbols (from
+ *            /proc/kallsyms) that hold an address of the other sections,
+ *            with the distance to the next symbol as size
+ *   TARGETS  "name status\n" text: every target asked for and what kjit
+ *            answered (attached, or the refusal)
+ * Every address is the running kernel's; META's stext gives the KASLR slide
+ * against a vmlinux (its _stext). */
+#ifndef KJIT_DATA_H
+#define KJIT_DATA_H
+
+#include <stdint.h>
+
+#define KJIT_DATA_MAGIC "KJITDATA"
+#define KJIT_DATA_VERSION 1u
+#define KJIT_DATA_HEADER_SIZE 24u
+#define KJIT_DATA_SECTION_HEADER_SIZE 16u
+/* Readers refuse bigger sections and files (nothing real comes close). */
+#define KJIT_DATA_MAX_SECTION (1ull << 31)
+
+enum kjit_data_section {
+  KJIT_DATA_META = 1,
+  KJIT_DATA_STATS = 2,
+  KJIT_DATA_BLOCKS = 3,
+  KJIT_DATA_EVENTS = 4,
+  KJIT_DATA_CALLS = 5,
+  KJIT_DATA_SYMBOLS = 6,
+  KJIT_DATA_TARGETS = 7,
+};
+
+/* flags */
+#define KJIT_DATA_BLOCK_FRAGMENT 1u   /* cut by the engine: goes on at addr + len */
+
+struct kjit_data_block {
+  uint64_t addr;     /* first instruction */
+  uint64_t count;    /* executions, summed over CPUs */
+  uint32_t len;      /* bytes of original code */
+  uint16_t ninsn;    /* instructions */
+  uint16_t flags;    /* KJIT_DATA_BLOCK_* */
+};
+
+enum { KJIT_DATA_EV_ENTRY = 1, KJIT_DATA_EV_CALL = 2, KJIT_DATA_EV_RETURN = 3 };
+struct kjit_data_event {
+  uint64_t pc;       /* entry / call: the function; return: the ret's address */
+  uint64_t sp;       /* entry / call: rsp before the call; return: rsp at the ret */
+  uint64_t ns;       /* CLOCK_MONOTONIC (ktime_get_mono_fast_ns) */
+  uint32_t pid;      /* thread id */
+  uint16_t cpu;
+  uint8_t type;      /* KJIT_DATA_EV_* */
+  uint8_t pad;
+};
+
+struct kjit_data_call {
+  uint64_t addr;     /* the called function */
+  uint64_t count;
+};
+
+struct kjit_data_symbol {
+  uint64_t addr;
+  uint32_t size;     /* to the next text symbol */
+  uint16_t name_len; /* bytes of the name that follows (no NUL) */
+  uint8_t type;      /* kallsyms type letter: t, T, w, W */
+  uint8_t pad;
+};
+
+#endif

@@ -1,0 +1,217 @@
+/* kjitctl: TARGETS of `record` and `list`: system call names, function
+ * names and globs, expanded against the functions ftrace can attach
+ * (tracefs available_filter_functions), with kjit's own verdict on each
+ * (KJIT_IOC_CHECK_MANY).  Included by kjitctl.c. */
+#include <fnmatch.h>
+
+struct names { char **v; size_t n, cap; };
+
+static void names_add(struct names *s, const char *name)
+{
+  if (s->n == s->cap) {
+    s->cap = s->cap ? s->cap * 2 : 256;
+    s->v = realloc(s->v, s->cap * sizeof *s->v);
+    if (!s->v) { fprintf(stderr, "kjitctl: out of memory\n"); exit(1); }
+  }
+  s->v[s->n++] = strdup(name);
+}
+
+static int names_has(const struct names *s, const char *name)
+{
+  for (size_t i = 0; i < s->n; i++)
+    if (!strcmp(s->v[i], name)) return 1;
+  return 0;
+}
+
+static int str_cmp(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+/* The attachable functions of the core kernel, sorted, each once (static
+ * functions of one name appear once per copy in tracefs); module
+ * functions ("name [mod]") are left out: kjit attaches by kernel symbol. */
+static const struct names *attachable(void)
+{
+  static struct names all;
+  static int loaded;
+  if (loaded) return &all;
+  loaded = 1;
+  const char *paths[] = {"/sys/kernel/tracing/available_filter_functions",
+                         "/sys/kernel/debug/tracing/available_filter_functions"};
+  FILE *f = NULL;
+  for (unsigned i = 0; i < 2 && !f; i++) f = fopen(paths[i], "r");
+  if (!f) {
+    fprintf(stderr, "kjitctl: cannot read available_filter_functions (%s); mount tracefs:"
+                    " mount -t tracefs nodev /sys/kernel/tracing\n", strerror(errno));
+    return &all;
+  }
+  char line[512];
+  while (fgets(line, sizeof line, f)) {
+    char name[KJIT_NAME_MAX];
+    if (strchr(line, '[')) continue;
+    if (sscanf(line, "%127s", name) != 1) continue;
+    names_add(&all, name);
+  }
+  fclose(f);
+  /* tracefs names each address once: a system call wrapper that shares
+   * its address with another name (SYSCALL_DEFINE0's __x64_sys_getppid and
+   * __do_sys_getppid) is listed under the other.  The wrappers come from
+   * kallsyms; kjit checks each when attaching. */
+  load_syms();
+  for (size_t i = 0; i < nsyms; i++)
+    if (!strncmp(syms[i].name, "__x64_sys_", 10)) names_add(&all, syms[i].name);
+  qsort(all.v, all.n, sizeof *all.v, str_cmp);
+  size_t k = 0;
+  for (size_t i = 0; i < all.n; i++) {
+    if (k && !strcmp(all.v[k - 1], all.v[i])) { free(all.v[i]); continue; }
+    all.v[k++] = all.v[i];
+  }
+  all.n = k;
+  return &all;
+}
+
+static int is_attachable(const char *name)
+{
+  const struct names *a = attachable();
+  return bsearch(&name, a->v, a->n, sizeof *a->v, str_cmp) != NULL;
+}
+
+static int kjit_ksym_exists(const char *name)
+{
+  load_syms();
+  for (size_t i = 0; i < nsyms; i++)
+    if (!strcmp(syms[i].name, name)) return 1;
+  return 0;
+}
+
+static int is_glob(const char *t) { return strpbrk(t, "*?[") != NULL; }
+
+/* Edit distance, bounded: enough for a did-you-mean. */
+static unsigned edit_distance(const char *a, const char *b)
+{
+  size_t la = strlen(a), lb = strlen(b);
+  if (la > 64 || lb > 64) return 99;
+  unsigned d[65][65];
+  for (size_t i = 0; i <= la; i++) d[i][0] = i;
+  for (size_t j = 0; j <= lb; j++) d[0][j] = j;
+  for (size_t i = 1; i <= la; i++)
+    for (size_t j = 1; j <= lb; j++) {
+      unsigned sub = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+      unsigned del = d[i - 1][j] + 1, ins = d[i][j - 1] + 1;
+      d[i][j] = sub < del ? (sub < ins ? sub : ins) : (del < ins ? del : ins);
+    }
+  return d[la][lb];
+}
+
+/* The closest attachable name (a system call spelled without its prefix
+ * is compared without it), or NULL when nothing is close. */
+static const char *did_you_mean(const char *t)
+{
+  const struct names *a = attachable();
+  const char *best = NULL;
+  unsigned bd = 4;
+  for (size_t i = 0; i < a->n; i++) {
+    const char *n = a->v[i];
+    if (!strncmp(n, "__x64_sys_", 10) && strncmp(t, "__x64_sys_", 10)) n += 10;
+    if (abs((int)strlen(n) - (int)strlen(t)) >= (int)bd) continue;
+    unsigned d = edit_distance(t, n);
+    if (d < bd) { bd = d; best = n; }
+  }
+  return best;
+}
+
+/* Appends the functions TARGET names to `out`: a system call name
+ * (openat: __x64_sys_openat), a function name, or a glob over function
+ * names ('vfs_*'; a glob that matches no function is tried as a system
+ * call glob, 'open*' -> '__x64_sys_open*').  0, or 1 after a message. */
+static int expand_target(const char *t, struct names *out)
+{
+  const struct names *a = attachable();
+  char buf[KJIT_NAME_MAX + 16];
+  if (!a->n) return 1;
+  if (!is_glob(t)) {
+    snprintf(buf, sizeof buf, "__x64_sys_%s", t);
+    if (strncmp(t, "__x64_sys_", 10) && is_attachable(buf)) {
+      if (!names_has(out, buf)) names_add(out, buf);
+      return 0;
+    }
+    if (is_attachable(t)) {
+      if (!names_has(out, t)) names_add(out, t);
+      return 0;
+    }
+    const char *m = did_you_mean(t);
+    if (kjit_ksym_exists(t))
+      fprintf(stderr, "kjitctl: %s: a kernel function ftrace cannot attach (notrace, inline or"
+                      " without an fentry site)\n", t);
+    else
+      fprintf(stderr, "kjitctl: %s: no such system call or attachable function%s%s%s\n", t,
+              m ? " (did you mean " : "", m ? m : "", m ? "?)" : "");
+    return 1;
+  }
+  size_t before = out->n;
+  for (int pass = 0; pass < 2 && out->n == before; pass++) {
+    const char *g = t;
+    if (pass) { snprintf(buf, sizeof buf, "__x64_sys_%s", t); g = buf; }
+    for (size_t i = 0; i < a->n; i++)
+      if (!fnmatch(g, a->v[i], 0) && !names_has(out, a->v[i])) names_add(out, a->v[i]);
+  }
+  if (out->n == before) {
+    fprintf(stderr, "kjitctl: '%s' matches no attachable function or system call\n", t);
+    return 1;
+  }
+  return 0;
+}
+
+/* Why kjit refuses a function (an -errno of KJIT_IOC_ATTACH/CHECK_MANY). */
+static const char *refusal(int err)
+{
+  switch (err) {
+    case EPERM: return "never instrumented (noinstr, entry code, kprobes blacklist or scheduler)";
+    case EINVAL: return "no fentry site";
+    case EBUSY: return "kjit's own parking function, or another ftrace user modifies its ip";
+    case EEXIST: return "already attached";
+    case ENOENT: return "not in the kernel's symbol table";
+    case ENOSPC: return "kjit's attachment table is full";
+    default: return strerror(err);
+  }
+}
+
+/* Asks kjit about each name: res[i] = 0 or -errno. */
+static int check_names(const struct names *s, int32_t *res)
+{
+  for (size_t off = 0; off < s->n; off += 65536) {
+    size_t n = s->n - off < 65536 ? s->n - off : 65536;
+    char *buf = calloc(n, KJIT_NAME_MAX);
+    if (!buf) return -1;
+    for (size_t i = 0; i < n; i++) snprintf(buf + i * KJIT_NAME_MAX, KJIT_NAME_MAX, "%s", s->v[off + i]);
+    struct kjit_ioc_attach_many m = {sizeof m, (uint32_t)n, (uint64_t)(uintptr_t)buf,
+                                     (uint64_t)(uintptr_t)(res + off)};
+    int r = ioctl(fd, KJIT_IOC_CHECK_MANY, &m);
+    free(buf);
+    if (r < 0) return -1;
+  }
+  return 0;
+}
+
+/* kjitctl list [GLOB]: without GLOB, what is attached; with it, every
+ * attachable function it matches, marked attached or refused (why). */
+static int cmd_list_glob(const char *glob)
+{
+  const struct names *a = attachable();
+  struct names m = {0};
+  for (size_t i = 0; i < a->n; i++)
+    if (!fnmatch(glob, a->v[i], 0)) names_add(&m, a->v[i]);
+  if (!m.n) {
+    fprintf(stderr, "kjitctl: '%s' matches no attachable function%s\n", glob,
+            strncmp(glob, "__x64_sys_", 10) ? " (system calls are __x64_sys_NAME)" : "");
+    return 1;
+  }
+  int32_t *res = calloc(m.n, sizeof *res);
+  if (!res || check_names(&m, res)) { perror("kjitctl: list"); return 1; }
+  size_t ok = 0;
+  for (size_t i = 0; i < m.n; i++) {
+    if (!res[i]) { printf("%s\n", m.v[i]); ok++; }
+    else if (res[i] == -EEXIST) { printf("%s attached\n", m.v[i]); ok++; }
+    else printf("%s refused: %s\n", m.v[i], refusal(-res[i]));
+  }
+  fprintf(stderr, "%zu matching, %zu attachable by kjit, %zu refused\n", m.n, ok, m.n - ok);
+  return 0;
+}

@@ -1,0 +1,41 @@
+// Reading kjit.data (tools/kjitctl/kjit_data.h, docs/data-format.md).
+// Every field is checked: a corrupt or truncated file gives an error
+// message, never a crash or a half-read recording.
+#pragma once
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "kjit_data.h"
+
+namespace kjit::report {
+
+struct Symbol {
+  uint64_t addr = 0;
+  uint32_t size = 0;
+  std::string name;
+};
+
+struct Recording {
+  std::map<std::string, std::string> meta, stats;
+  std::vector<kjit_data_block> blocks;
+  std::vector<kjit_data_event> events;
+  std::vector<kjit_data_call> calls;
+  std::vector<Symbol> symbols;            // sorted by address
+  std::string targets;                    // TARGETS text
+  uint64_t stext = 0;                     // META stext, the running kernel's
+
+  const std::string &tool() const;
+  // The symbol holding a running-kernel address, or nullptr.
+  const Symbol *symbol_at(uint64_t addr) const;
+  // "name+0xoff" or "0xaddr".
+  std::string name_of(uint64_t addr) const;
+};
+
+// Reads `path` into `out`; false with `error` set (what is wrong, where).
+bool read_recording(const std::string &path, Recording &out, std::string &error);
+// The same from memory (the fuzz target).
+bool parse_recording(const uint8_t *data, size_t size, Recording &out, std::string &error);
+
+}  // namespace kjit::report

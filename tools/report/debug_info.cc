@@ -1,0 +1,130 @@
+#include "debug_info.h"
+
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <elfutils/libdwfl.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstring>
+
+namespace kjit::report {
+namespace {
+
+const Dwfl_Callbacks kOffline = {
+    .find_elf = nullptr,
+    .find_debuginfo = dwfl_standard_find_debuginfo,
+    .section_address = dwfl_offline_section_address,
+    .debuginfo_path = nullptr,
+};
+
+}  // namespace
+
+DebugInfo::~DebugInfo() {
+  if (dwfl_) dwfl_end(dwfl_);
+}
+
+bool DebugInfo::open(const std::string &path, std::string &error) {
+  if (access(path.c_str(), R_OK)) { error = path + ": " + strerror(errno); return false; }
+  dwfl_ = dwfl_begin(&kOffline);
+  if (!dwfl_) { error = dwfl_errmsg(-1); return false; }
+  mod_ = dwfl_report_offline(dwfl_, "vmlinux", path.c_str(), -1);
+  dwfl_report_end(dwfl_, nullptr, nullptr);
+  if (!mod_) { error = path + ": not an ELF file libdwfl can read (" + dwfl_errmsg(-1) + ")"; return false; }
+  const unsigned char *bits = nullptr;
+  GElf_Addr vaddr;
+  int n = dwfl_module_build_id(mod_, &bits, &vaddr);
+  for (int i = 0; i < n; i++) {
+    char h[3];
+    snprintf(h, sizeof h, "%02x", bits[i]);
+    build_id_ += h;
+  }
+  int nsym = dwfl_module_getsymtab(mod_);
+  for (int i = 0; i < nsym; i++) {
+    GElf_Sym sym;
+    const char *name = dwfl_module_getsym(mod_, i, &sym, nullptr);
+    if (name && !strcmp(name, "_stext")) { stext_ = sym.st_value; break; }
+  }
+  if (!stext_) { error = path + ": no _stext symbol (not a vmlinux?)"; return false; }
+  Dwarf_Addr bias;
+  has_lines_ = dwfl_module_getdwarf(mod_, &bias) != nullptr;
+  return true;
+}
+
+// The line tables name C files relative to the source tree and assembly
+// files by absolute path, with the build directory (inside the tree, as in
+// Debian's debian/build/..., or the tree itself) as comp_dir: an absolute
+// path loses the directories it shares with comp_dir, so both become paths
+// in the kernel tree (fs/open.c, arch/x86/lib/memset_64.S).
+std::string DebugInfo::relative(const char *file, const char *comp_dir) const {
+  std::string f = file ? file : "?";
+  if (f[0] == '/' && comp_dir && comp_dir[0] == '/') {
+    std::string c = std::string(comp_dir) + "/";
+    size_t common = 0;
+    for (size_t i = 0; i < f.size() && i < c.size() && f[i] == c[i]; i++)
+      if (f[i] == '/') common = i + 1;
+    if (common > 1) f = f.substr(common);
+  }
+  while (f.compare(0, 2, "./") == 0) f = f.substr(2);
+  return f;
+}
+
+bool DebugInfo::line_at(uint64_t addr, LineRow &out) const {
+  Dwfl_Line *l = dwfl_module_getsrc(mod_, addr);
+  if (!l) return false;
+  Dwarf_Addr a;
+  int line = 0;
+  const char *f = dwfl_lineinfo(l, &a, &line, nullptr, nullptr, nullptr);
+  Dwarf_Addr bias;
+  Dwarf_Die *cu = dwfl_module_addrdie(mod_, addr, &bias);
+  Dwarf_Attribute at;
+  const char *comp = cu ? dwarf_formstring(dwarf_attr(cu, DW_AT_comp_dir, &at)) : nullptr;
+  out = {a, relative(f, comp), line};
+  return f && line > 0;
+}
+
+std::vector<LineRow> DebugInfo::rows_in(uint64_t lo, uint64_t hi) const {
+  std::vector<LineRow> rows;
+  Dwarf_Addr bias;
+  Dwarf_Die *cu = dwfl_module_addrdie(mod_, lo, &bias);
+  if (!cu) return rows;
+  Dwarf_Attribute at;
+  const char *comp = dwarf_formstring(dwarf_attr(cu, DW_AT_comp_dir, &at));
+  Dwarf_Lines *lines;
+  size_t n;
+  if (dwarf_getsrclines(cu, &lines, &n)) return rows;
+  for (size_t i = 0; i < n; i++) {
+    Dwarf_Line *l = dwarf_onesrcline(lines, i);
+    Dwarf_Addr a;
+    int line;
+    bool end = false;
+    if (dwarf_lineaddr(l, &a) || a < lo || a >= hi || dwarf_lineno(l, &line) || line <= 0) continue;
+    dwarf_lineendsequence(l, &end);
+    if (end) continue;
+    rows.push_back({a, relative(dwarf_linesrc(l, nullptr, nullptr), comp), line});
+  }
+  std::stable_sort(rows.begin(), rows.end(), [](const LineRow &a, const LineRow &b) { return a.addr < b.addr; });
+  return rows;
+}
+
+bool DebugInfo::read(uint64_t addr, size_t n, std::vector<uint8_t> &out) const {
+  GElf_Addr bias;
+  Elf *elf = dwfl_module_getelf(mod_, &bias);
+  if (!elf) return false;
+  Elf_Scn *scn = nullptr;
+  while ((scn = elf_nextscn(elf, scn))) {
+    GElf_Shdr sh;
+    if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS || !(sh.sh_flags & SHF_EXECINSTR)) continue;
+    if (addr < sh.sh_addr || addr + n > sh.sh_addr + sh.sh_size) continue;
+    Elf_Data *d = elf_getdata(scn, nullptr);
+    if (!d || !d->d_buf || addr - sh.sh_addr + n > d->d_size) return false;
+    const uint8_t *p = static_cast<const uint8_t *>(d->d_buf) + (addr - sh.sh_addr);
+    out.assign(p, p + n);
+    return true;
+  }
+  return false;
+}
+
+}  // namespace kjit::report

@@ -1,0 +1,47 @@
+// The vmlinux a report names things with: build id, _stext, DWARF line
+// tables (elfutils libdwfl), and its bytes (for disassembly).
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+struct Dwfl;
+struct Dwfl_Module;
+
+namespace kjit::report {
+
+struct LineRow {
+  uint64_t addr;      // vmlinux address of the row's first instruction
+  std::string file;   // as the line table names it, made relative (below)
+  int line;
+};
+
+class DebugInfo {
+ public:
+  DebugInfo() = default;
+  ~DebugInfo();
+  DebugInfo(const DebugInfo &) = delete;
+  DebugInfo &operator=(const DebugInfo &) = delete;
+
+  bool open(const std::string &path, std::string &error);
+  const std::string &build_id() const { return build_id_; }
+  uint64_t stext() const { return stext_; }
+  bool has_lines() const { return has_lines_; }
+  // file:line of one address (file relative to the kernel tree).
+  bool line_at(uint64_t addr, LineRow &out) const;
+  // The line-table rows whose address is in [lo, hi), in address order.
+  std::vector<LineRow> rows_in(uint64_t lo, uint64_t hi) const;
+  // Bytes of the file's text at [addr, addr + n); false outside it.
+  bool read(uint64_t addr, size_t n, std::vector<uint8_t> &out) const;
+
+ private:
+  std::string relative(const char *file, const char *comp_dir) const;
+  Dwfl *dwfl_ = nullptr;
+  Dwfl_Module *mod_ = nullptr;
+  std::string build_id_;
+  uint64_t stext_ = 0;
+  bool has_lines_ = false;
+  int fd_ = -1;
+};
+
+}  // namespace kjit::report

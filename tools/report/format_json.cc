@@ -1,0 +1,98 @@
+// json: the recording in one documented schema (docs/data-format.md,
+// "JSON"), schema_version 1: meta, stats, blocks (and lines with a vmlinux),
+// calls, functions.
+#include <cinttypes>
+
+#include "formats.h"
+
+namespace kjit::report {
+
+std::string json_string(const std::string &s) {
+  std::string o = "\"";
+  for (unsigned char ch : s) {
+    switch (ch) {
+      case '"': o += "\\\""; break;
+      case '\\': o += "\\\\"; break;
+      case '\n': o += "\\n"; break;
+      case '\t': o += "\\t"; break;
+      case '\r': o += "\\r"; break;
+      default:
+        if (ch < 0x20) { char b[8]; snprintf(b, sizeof b, "\\u%04x", ch); o += b; }
+        else o += (char)ch;
+    }
+  }
+  return o + "\"";
+}
+
+namespace {
+
+void kv_object(FILE *o, const std::map<std::string, std::string> &m) {
+  fprintf(o, "{");
+  bool first = true;
+  for (const auto &[k, v] : m) {
+    fprintf(o, "%s%s: %s", first ? "" : ", ", json_string(k).c_str(), json_string(v).c_str());
+    first = false;
+  }
+  fprintf(o, "}");
+}
+
+}  // namespace
+
+int format_json(const Context &c) {
+  FILE *o = c.out;
+  fprintf(o, "{\"schema_version\": 1,\n \"meta\": ");
+  kv_object(o, c.rec.meta);
+  fprintf(o, ",\n \"stats\": ");
+  kv_object(o, c.rec.stats);
+  fprintf(o, ",\n \"blocks\": [");
+  bool first = true;
+  for (const auto &b : c.rec.blocks) {
+    const Symbol *s = c.rec.symbol_at(b.addr);
+    fprintf(o, "%s\n  {\"addr\": \"0x%" PRIx64 "\", \"stext_offset\": %" PRIu64 ", \"function\": %s, \"offset\": %" PRIu64
+            ", \"len\": %u, \"insns\": %u, \"count\": %" PRIu64 ", \"cut\": %s",
+            first ? "" : ",", b.addr, b.addr - c.rec.stext, json_string(s ? s->name : "").c_str(),
+            s ? b.addr - s->addr : 0, b.len, b.ninsn, b.count, b.flags & KJIT_DATA_BLOCK_FRAGMENT ? "true" : "false");
+    LineRow row;
+    if (c.dbg && c.dbg->line_at(b.addr - c.slide, row))
+      fprintf(o, ", \"file\": %s, \"line\": %d", json_string(row.file).c_str(), row.line);
+    fprintf(o, "}");
+    first = false;
+  }
+  fprintf(o, "\n ],\n \"calls\": [");
+  first = true;
+  for (const auto &x : c.rec.calls) {
+    fprintf(o, "%s\n  {\"function\": %s, \"count\": %" PRIu64 "}", first ? "" : ",",
+            json_string(c.rec.name_of(x.addr)).c_str(), x.count);
+    first = false;
+  }
+  fprintf(o, "\n ],\n \"events\": [");
+  static const char *const kType[] = {"", "entry", "call", "return"};
+  first = true;
+  for (const auto &e : c.rec.events) {
+    fprintf(o, "%s\n  {\"type\": \"%s\", \"function\": %s, \"sp\": \"0x%" PRIx64 "\", \"ns\": %" PRIu64
+            ", \"pid\": %u, \"cpu\": %u}", first ? "" : ",", kType[e.type], json_string(c.rec.name_of(e.pc)).c_str(),
+            e.sp, e.ns, e.pid, e.cpu);
+    first = false;
+  }
+  fprintf(o, "\n ]");
+  if (c.dbg && c.dbg->has_lines() && !c.rec.blocks.empty()) {
+    fprintf(o, ",\n \"lines\": {");
+    Coverage cov = make_coverage(c.rec, c.slide);
+    first = true;
+    for (const auto &[file, fl] : line_coverage(c.rec, cov, *c.dbg)) {
+      fprintf(o, "%s\n  %s: {", first ? "" : ",", json_string(file).c_str());
+      bool f2 = true;
+      for (const auto &[line, n] : fl.lines) {
+        fprintf(o, "%s\"%d\": %" PRIu64, f2 ? "" : ", ", line, n);
+        f2 = false;
+      }
+      fprintf(o, "}");
+      first = false;
+    }
+    fprintf(o, "\n }");
+  }
+  fprintf(o, "\n}\n");
+  return 0;
+}
+
+}  // namespace kjit::report

@@ -1,0 +1,32 @@
+// The output formats of kjit-report, one function each (one file each).
+#pragma once
+#include <cstdio>
+#include <string>
+
+#include "coverage.h"
+#include "data_file.h"
+#include "debug_info.h"
+
+namespace kjit::report {
+
+struct Context {
+  const Recording &rec;
+  const DebugInfo *dbg;      // nullptr without --vmlinux
+  int64_t slide;             // running - vmlinux address
+  std::string source_root;   // prefix for lcov SF: paths ("" = relative)
+  std::string weight;        // folded: "time" or "calls"
+  FILE *out;
+};
+
+int format_text(const Context &c);
+int format_lcov(const Context &c);
+int format_drcov(const Context &c);
+int format_json(const Context &c);
+int format_annotate(const Context &c, const std::string &func);
+int format_graph(const Context &c);
+int format_folded(const Context &c);
+
+// JSON string literal (RFC 8259 escaping).
+std::string json_string(const std::string &s);
+
+}  // namespace kjit::report

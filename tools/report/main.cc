@@ -1,0 +1,101 @@
+// kjit-report: reads a kjit.data file (kjitctl record) and writes one of
+// the formats people already open; `kjitctl report` runs it.
+//   kjit-report [-i kjit.data] [--vmlinux PATH] [--format F] [-o FILE]
+//               [--source-root DIR] [--weight calls|time] [--no-build-id-check]
+// Exit status: 0 ok, 1 a file could not be read or does not match, 2 usage.
+#include <getopt.h>
+
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+#include "data_file.h"
+#include "debug_info.h"
+#include "formats.h"
+#include "uapi/kjit_ioctl.h"
+
+using namespace kjit::report;
+
+static int usage(FILE *to) {
+  fprintf(to,
+          "usage: kjitctl report [-i kjit.data] [--vmlinux PATH] [--format F] [-o FILE]\n"
+          "  -i, --input FILE       the recording (default kjit.data)\n"
+          "  -k, --vmlinux PATH     vmlinux with DWARF (Debian: linux-image-$(uname -r)-dbg,\n"
+          "                         /usr/lib/debug/boot/vmlinux-$(uname -r)); its build id must match\n"
+          "  -f, --format F         text (default), lcov, drcov, json, annotate FUNC|GLOB,\n"
+          "                         graph, folded (graph and folded: -t callstack recordings)\n"
+          "  -o, --output FILE      default stdout\n"
+          "      --source-root DIR  lcov: prefix of the source paths (the kernel tree for genhtml)\n"
+          "      --weight W         folded: calls (default) or time (self time, ns)\n"
+          "      --no-build-id-check  use a vmlinux whose build id differs (addresses may be wrong)\n"
+          "exit status: 0 ok, 1 unreadable or mismatched input, 2 usage\n");
+  return to == stdout ? 0 : 2;
+}
+
+int main(int argc, char **argv) {
+  static const option lo[] = {
+      {"input", required_argument, nullptr, 'i'}, {"vmlinux", required_argument, nullptr, 'k'},
+      {"format", required_argument, nullptr, 'f'}, {"output", required_argument, nullptr, 'o'},
+      {"source-root", required_argument, nullptr, 'S'}, {"weight", required_argument, nullptr, 'W'},
+      {"no-build-id-check", no_argument, nullptr, 'B'}, {"help", no_argument, nullptr, 'h'},
+      {"version", no_argument, nullptr, 'V'}, {nullptr, 0, nullptr, 0}};
+  std::string input = "kjit.data", vmlinux, format = "text", output, root, weight = "calls", func;
+  bool check_id = true;
+  int ch;
+  while ((ch = getopt_long(argc, argv, "i:k:f:o:h", lo, nullptr)) != -1) {
+    switch (ch) {
+      case 'i': input = optarg; break;
+      case 'k': vmlinux = optarg; break;
+      case 'f': format = optarg; break;
+      case 'o': output = optarg; break;
+      case 'S': root = optarg; if (!root.empty() && root.back() != '/') root += '/'; break;
+      case 'W': weight = optarg; break;
+      case 'B': check_id = false; break;
+      case 'h': return usage(stdout);
+      case 'V': printf("kjit-report %s (data format %u)\n", KJIT_VERSION, KJIT_DATA_VERSION); return 0;
+      default: return usage(stderr);
+    }
+  }
+  if (format == "annotate") {
+    if (optind >= argc) { fprintf(stderr, "kjit-report: --format annotate FUNC\n"); return 2; }
+    func = argv[optind++];
+  }
+  if (optind < argc) { fprintf(stderr, "kjit-report: unexpected %s\n", argv[optind]); return usage(stderr); }
+  static const char *const formats[] = {"text", "lcov", "drcov", "json", "annotate", "graph", "folded"};
+  bool known = false;
+  for (const char *f : formats) known |= format == f;
+  if (!known) { fprintf(stderr, "kjit-report: unknown format %s\n", format.c_str()); return usage(stderr); }
+
+  Recording rec;
+  std::string err;
+  if (!read_recording(input, rec, err)) { fprintf(stderr, "kjit-report: %s\n", err.c_str()); return 1; }
+  DebugInfo dbg;
+  int64_t slide = 0;
+  if (!vmlinux.empty()) {
+    if (!dbg.open(vmlinux, err)) { fprintf(stderr, "kjit-report: %s\n", err.c_str()); return 1; }
+    const std::string &want = rec.meta["build_id"];
+    if (check_id && !want.empty() && dbg.build_id() != want) {
+      fprintf(stderr, "kjit-report: %s is not the recorded kernel: build id %s, the recording's is %s"
+                      " (kernel %s; --no-build-id-check to use it anyway)\n", vmlinux.c_str(),
+              dbg.build_id().empty() ? "(none)" : dbg.build_id().c_str(), want.c_str(),
+              rec.meta["kernel_release"].c_str());
+      return 1;
+    }
+    slide = (int64_t)(rec.stext - dbg.stext());
+  }
+  FILE *out = stdout;
+  if (!output.empty() && !(out = fopen(output.c_str(), "w"))) {
+    fprintf(stderr, "kjit-report: %s: %s\n", output.c_str(), strerror(errno));
+    return 1;
+  }
+  Context c{rec, vmlinux.empty() ? nullptr : &dbg, slide, root, weight, out};
+  int rc = format == "text"     ? format_text(c)
+           : format == "lcov"   ? format_lcov(c)
+           : format == "drcov"  ? format_drcov(c)
+           : format == "json"   ? format_json(c)
+           : format == "graph"  ? format_graph(c)
+           : format == "folded" ? format_folded(c)
+                                : format_annotate(c, func);
+  if (out != stdout && fclose(out)) { fprintf(stderr, "kjit-report: %s: write error\n", output.c_str()); return 1; }
+  return rc;
+}

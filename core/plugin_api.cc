@@ -157,6 +157,9 @@ int kjit_insn_atomic_old_value_reg(const kjit_insn *i) {
       return -1;
   }
 }
+int kjit_insn_loaded_value_reg(const kjit_insn *i) {
+  return i->insn.loaded_value_reg == x86::kNoReg ? -1 : i->insn.loaded_value_reg;
+}
 int kjit_insn_bit_offset_reg(const kjit_insn *i) {
   return i->insn.bit_offset_reg == x86::kNoReg ? -1 : i->insn.bit_offset_reg;
 }

@@ -20,6 +20,25 @@ bool is_full_write(ZydisRegister reg) {
   return cls == ZYDIS_REGCLASS_GPR64 || cls == ZYDIS_REGCLASS_GPR32;
 }
 
+// mov, movzx, movsx and movsxd from memory into a GPR leave what they read
+// in the register's low bytes (extension keeps them): that register, else
+// kNoReg.  ah, bh, ch and dh hold it in byte 1 and are left out.
+uint8_t loaded_value_register(const ZydisDecodedInstruction &zi, const ZydisDecodedOperand *ops) {
+  switch (zi.mnemonic) {
+    case ZYDIS_MNEMONIC_MOV: case ZYDIS_MNEMONIC_MOVZX: case ZYDIS_MNEMONIC_MOVSX: case ZYDIS_MNEMONIC_MOVSXD:
+      break;
+    default:
+      return kNoReg;
+  }
+  if (zi.operand_count < 2 || ops[0].type != ZYDIS_OPERAND_TYPE_REGISTER || ops[1].type != ZYDIS_OPERAND_TYPE_MEMORY)
+    return kNoReg;
+  const ZydisRegister dest = ops[0].reg.value;
+  if (dest == ZYDIS_REGISTER_AH || dest == ZYDIS_REGISTER_BH || dest == ZYDIS_REGISTER_CH || dest == ZYDIS_REGISTER_DH)
+    return kNoReg;
+  const int r = gpr_number(dest);
+  return r < 0 ? kNoReg : static_cast<uint8_t>(r);
+}
+
 uint8_t to_flag_bits(ZydisAccessedFlagsMask mask) {
   uint8_t out = 0;
   if (mask & ZYDIS_CPUFLAG_CF) out |= kFlagCF;
@@ -215,6 +234,7 @@ DecodeStatus Decoder::decode(uint64_t pc, const uint8_t *bytes, uint32_t len, In
   in.mnemonic = zi.mnemonic;
   in.indirect_reg = kNoReg;
   in.bit_offset_reg = kNoReg;
+  in.loaded_value_reg = kNoReg;
   in.cf = KJIT_CF_NONE;
 
   if (zi.attributes & ZYDIS_ATTRIB_HAS_LOCK) in.prefixes |= kPrefixLock;
@@ -284,6 +304,8 @@ DecodeStatus Decoder::decode(uint64_t pc, const uint8_t *bytes, uint32_t len, In
   if (bit_test && zi.operand_count >= 2 && ops[0].type == ZYDIS_OPERAND_TYPE_MEMORY &&
       ops[1].type == ZYDIS_OPERAND_TYPE_REGISTER && gpr_number(ops[1].reg.value) >= 0)
     in.bit_offset_reg = static_cast<uint8_t>(gpr_number(ops[1].reg.value));
+
+  in.loaded_value_reg = loaded_value_register(zi, ops);
 
   in.nondet = classify_nondet(zi, ops);
   in.swaps_gs = zi.mnemonic == ZYDIS_MNEMONIC_SWAPGS;

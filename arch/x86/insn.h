@@ -52,6 +52,7 @@ struct Insn {
   uint8_t nondet;            // kjit_nondet_kind: what a replay cannot recompute
   uint8_t swaps_gs;          // swapgs: GS base and the inactive one exchange
   uint8_t bit_offset_reg;    // bt/bts/btr/btc mem, reg: the bit offset register, else kNoReg
+  uint8_t loaded_value_reg;  // mov/movzx/movsx(d) reg, mem: the GPR whose low bytes hold what it read
   uint8_t bytes[15];
 };
 

@@ -126,6 +126,11 @@ int kjit_insn_is_cmpxchg(const struct kjit_insn *insn);
  * succeeded or not; the register operand for xadd and xchg).  -1 for every
  * other instruction, cmpxchg8b/16b included (two registers). */
 int kjit_insn_atomic_old_value_reg(const struct kjit_insn *insn);
+/* mov, movzx, movsx and movsxd from memory into a GPR: that register, whose
+ * low kjit_insn_memory_size() bytes hold after the instruction what it read
+ * (ah..dh excepted: -1).  A recorder logs the value from there, exact even
+ * when another CPU writes the word right after the load. */
+int kjit_insn_loaded_value_reg(const struct kjit_insn *insn);
 /* bt, bts, btr and btc with a memory operand and a register bit offset:
  * that register, else -1.  The offset is signed and unbounded: the
  * instruction accesses the operand-sized word at

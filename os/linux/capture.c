@@ -106,21 +106,28 @@ static void cap_instrument_resume(struct kjit_insn *f)
 
 /* ---- instrumentation -------------------------------------------------- */
 
-/* The READ event of one instruction.  A plain load (it writes no memory,
- * falls through, runs once) is logged after it: a value read before it,
- * across the logging call, can differ from what the load then sees when an
+/* The READ event of one instruction.  A value read before the instruction,
+ * across the logging call, can differ from what it then sees when an
  * interrupt or another CPU writes in between (a tick bumping the timekeeper's
- * seqcount made a replay retry a loop the kernel did not).  Under TCG no
- * interrupt or vCPU switch falls between a load and the call after it.
- * cmpxchg, xadd and xchg leave what they read in a register: that value is
- * logged after them, exact even when another CPU wrote the word just before
- * (a cmpxchg loop that retried in the kernel retries in the replay).  Other
- * read-modify-writes, transfers and string instructions keep the call
- * before: their memory afterwards is not what they read. */
+ * seqcount made a replay retry a loop the kernel did not).  So:
+ *  - mov/movzx/movsx into a GPR, cmpxchg, xadd and xchg leave what they read
+ *    in a register: that register is logged after them, exact even when
+ *    another CPU writes the word right before or after (a cmpxchg loop that
+ *    retried in the kernel retries in the replay; read_hpet's lock word,
+ *    taken by the other vCPU just after the load, is logged as the load saw
+ *    it);
+ *  - other plain loads (cmp, test, add reg,[mem]... : no memory written,
+ *    falls through, runs once) are read again from memory right after: no
+ *    interrupt falls between them, only another CPU's write can;
+ *  - other read-modify-writes, transfers and string instructions keep the
+ *    call before: their memory afterwards is not what they read. */
 static void cap_instrument_read(struct kjit_insn *in, bool simple)
 {
 	u32 size = kjit_insn_memory_size(in), seg = kjit_insn_mem_segment(in);
-	int old_value = kjit_insn_atomic_old_value_reg(in), bit_offset = kjit_insn_bit_offset_reg(in);
+	int value_reg = kjit_insn_atomic_old_value_reg(in), bit_offset = kjit_insn_bit_offset_reg(in);
+
+	if (value_reg < 0)
+		value_reg = kjit_insn_loaded_value_reg(in);
 
 	/* bt* with a register offset: the word the bit is in (a plain bt after
 	 * it, like any load; bts/btr/btc before). */
@@ -137,9 +144,9 @@ static void cap_instrument_read(struct kjit_insn *in, bool simple)
 		return;
 	}
 
-	if (old_value >= 0 && size <= 8 && kjit_insn_cf_class(in) == KJIT_CF_NONE &&
-	    kjit_insert_call(in, KJIT_IPOINT_AFTER, (void *)kjit_cap_rmw_after, 1,
-			     KJIT_ARG_REG(old_value)) == 0) {
+	if (value_reg >= 0 && size <= 8 && kjit_insn_cf_class(in) == KJIT_CF_NONE &&
+	    kjit_insert_call(in, KJIT_IPOINT_AFTER, (void *)kjit_cap_read_after, 1,
+			     KJIT_ARG_REG(value_reg)) == 0) {
 		kjit_insert_call(in, KJIT_IPOINT_BEFORE, (void *)kjit_cap_load_before, 4,
 				 KJIT_ARG_INSN_PC(), KJIT_ARG_MEM_EA(), KJIT_ARG_CONST(size),
 				 KJIT_ARG_CONST(seg));

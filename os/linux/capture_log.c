@@ -417,7 +417,7 @@ void kjit_cap_block(u64 pc, u64 ninsns, u64 flags)
 	cap_commit(&ev, r);
 }
 
-/* `value`: what the instruction read, when known (kjit_cap_rmw_after), else
+/* `value`: what the instruction read, when known (kjit_cap_read_after), else
  * NULL: read now from memory. */
 static void cap_log_read_value(u64 pc, u64 addr, u64 ea, u32 size, u32 flags, const void *value)
 {
@@ -513,16 +513,17 @@ void kjit_cap_bit_read(u64 pc, u64 ea, u64 size, u64 seg, u64 bit)
 	kjit_cap_read(pc, cap_bit_ea(ea, size, bit), size, seg);
 }
 
-/* After cmpxchg, xadd or xchg: `old` holds the value it read (little
- * endian, its low `size` bytes), noted by kjit_cap_load_before. */
-void kjit_cap_rmw_after(u64 old)
+/* After a load into a register, cmpxchg, xadd or xchg: `value` holds what
+ * it read (little endian, its low `size` bytes) from the address noted by
+ * kjit_cap_load_before. */
+void kjit_cap_read_after(u64 value)
 {
 	struct cap_pending_read r = cap_pending;
 
 	if (!is_owner() || !r.set)
 		return;
 	cap_pending.set = false;
-	cap_log_read_value(r.pc, r.ea + cap_seg_base(r.seg), r.ea, r.size, r.seg, &old);
+	cap_log_read_value(r.pc, r.ea + cap_seg_base(r.seg), r.ea, r.size, r.seg, &value);
 }
 
 void kjit_cap_string(u64 pc, u64 rsi, u64 rdi, u64 rcx, u64 flags, u64 kind)

@@ -22,7 +22,7 @@ void kjit_cap_load_after(void);
 void kjit_cap_string(u64 pc, u64 rsi, u64 rdi, u64 rcx, u64 flags, u64 kind);
 void kjit_cap_nondet(u64 pc, u64 dest, u64 rcx, u64 rdx, u64 rbx, u64 flags);
 void kjit_cap_ret(u64 pc, u64 rsp);
-void kjit_cap_rmw_after(u64 old);
+void kjit_cap_read_after(u64 value);
 void kjit_cap_bit_load_before(u64 pc, u64 ea, u64 size, u64 seg, u64 bit);
 void kjit_cap_bit_read(u64 pc, u64 ea, u64 size, u64 seg, u64 bit);
 void kjit_cap_sleep(u64 pc, u64 target, u64 ret);

@@ -187,6 +187,32 @@ TEST(InsnQuery, AtomicReadModifyWritesNameTheRegisterHoldingWhatTheyRead) {
   }
 }
 
+// A load's value is logged from its destination register: exact even when
+// another CPU writes the word between the load and the logging call.
+TEST(InsnQuery, LoadsNameTheRegisterHoldingWhatTheyRead) {
+  struct Case {
+    std::vector<uint8_t> bytes;
+    int reg;
+  };
+  const Case cases[] = {
+      {{0x48, 0x8b, 0x0d, 0x32, 0x4c, 0x99, 0x01}, KJIT_REG_RCX},  // mov rcx, [rip+...]
+      {{0x8b, 0x07}, KJIT_REG_RAX},                                // mov eax, [rdi]
+      {{0x44, 0x8a, 0x46, 0x08}, KJIT_REG_R8},                     // mov r8b, [rsi+8]
+      {{0x0f, 0xb6, 0x17}, KJIT_REG_RDX},                          // movzx edx, byte [rdi]
+      {{0x48, 0x63, 0x47, 0x04}, KJIT_REG_RAX},                    // movsxd rax, dword [rdi+4]
+      {{0x65, 0x8b, 0x05, 0x84, 0xe7, 0xfa, 0x7e}, KJIT_REG_RAX},  // mov eax, gs:[rip+...]
+      {{0x8a, 0x27}, -1},                                          // mov ah, [rdi]: byte 1
+      {{0x48, 0x89, 0x07}, -1},                                    // mov [rdi], rax: a store
+      {{0x3b, 0x07}, -1},                                          // cmp eax, [rdi]
+      {{0x48, 0x8d, 0x47, 0x08}, -1},                              // lea rax, [rdi+8]
+  };
+  for (const Case &c : cases) {
+    kjit_insn in = decode(c.bytes);
+    EXPECT_EQ(kjit_insn_loaded_value_reg(&in), c.reg) << "first byte " << int(c.bytes[0]) << ", "
+                                                      << c.bytes.size() << " bytes";
+  }
+}
+
 // bt [r8], rax reads the word at r8 + (rax >> 6) * 8: the recorder must
 // know the register.
 TEST(InsnQuery, BitTestsWithARegisterOffsetNameIt) {

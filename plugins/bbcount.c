@@ -12,7 +12,7 @@
  * index live in the data window (kjit_alloc), which survives flushes and
  * is reset only when the engine is re-created, together with this plugin's
  * init.  on_block runs at build time under the engine lock, so the index
- * has one writer; readers only read the entries below `used_entries`.
+ * has one writer (pc_index.h).
  *
  * Every count is exact on SMP.  The total is per-CPU.  The per-block
  * counters are per-CPU too when the per-CPU window holds one u64 per
@@ -20,13 +20,11 @@
  * each lives in its entry and is incremented with a locked add, which
  * costs more when two CPUs run the same block at once but loses nothing. */
 #include "kjit_examples.h"
+#include "pc_index.h"
 
 static uint64_t *total;
 static struct kjit_bbcount_entry *entries;
-static uint32_t *slots;        /* open addressing: entry index + 1, 0 = free */
-static uint32_t slot_mask;
-static uint32_t max_entries;
-static uint32_t used_entries;
+static struct kjit_pc_index block_index;
 static uint64_t dropped;       /* block translations that got no counter */
 static uint64_t *percpu_counts; /* per entry, per CPU; NULL: entries[i].count */
 
@@ -48,31 +46,21 @@ static void inc_fragment_shared(uint64_t *block_counter) {
   __atomic_fetch_add(block_counter, 1, __ATOMIC_RELAXED);
 }
 
-static uint32_t slot_of(uint64_t pc) {
-  return (uint32_t)((pc * 0x9e3779b97f4a7c15ull) >> 32) & slot_mask;
-}
-
 /* The entry of `pc`, added when missing; NULL when the table is full. */
 static struct kjit_bbcount_entry *entry_for(uint64_t pc) {
-  if (!max_entries) return 0;
-  for (uint32_t s = slot_of(pc);; s = (s + 1) & slot_mask) {
-    uint32_t i = slots[s];
-    if (i && entries[i - 1].pc == pc) return &entries[i - 1];
-    if (i) continue;
-    /* The index has at least twice the table's slots: a free one is always
-     * reached, and probes stay short. */
-    if (used_entries == max_entries) return 0;
-    struct kjit_bbcount_entry *e = &entries[used_entries];
+  uint32_t slot = 0;
+  int64_t i = kjit_pc_index_find(&block_index, pc, entries, sizeof(*entries), &slot);
+  if (i < 0) return 0;
+  if ((uint32_t)i == block_index.used) {
+    struct kjit_bbcount_entry *e = &entries[i];
     e->pc = pc;
     e->count = 0;
     e->len = 0;
     e->ninsn = 0;
     e->fragment = 0;
-    slots[s] = used_entries + 1;
-    /* Readers take the entries below used_entries: publish after filling. */
-    __atomic_store_n(&used_entries, used_entries + 1, __ATOMIC_RELEASE);
-    return e;
+    kjit_pc_index_add(&block_index, slot);
   }
+  return &entries[i];
 }
 
 /* Fills a new entry's shape (the first build of its block defines it). */
@@ -120,26 +108,23 @@ static const struct kjit_plugin bbcount_plugin = {
 };
 
 int kjit_bbcount_init(uint32_t max_blocks) {
-  uint32_t nslots = 1;
-  while (nslots < 2 * (uint64_t)max_blocks && nslots < (1u << 31)) nslots <<= 1;
+  uint32_t nslots = kjit_pc_index_slots_for(max_blocks);
   total = (uint64_t *)kjit_alloc_percpu(sizeof(*total));
   if (!total) total = (uint64_t *)kjit_alloc(sizeof(*total));
   entries = (struct kjit_bbcount_entry *)kjit_alloc(sizeof(*entries) * (uint64_t)max_blocks);
   percpu_counts =
       max_blocks ? (uint64_t *)kjit_alloc_percpu(sizeof(*percpu_counts) * (uint64_t)max_blocks) : 0;
-  slots = entries ? (uint32_t *)kjit_alloc(sizeof(*slots) * (uint64_t)nslots) : 0;
   /* Without room for the table every block is counted in the total only,
    * and reported as dropped. */
-  max_entries = entries && slots && nslots >= 2 * (uint64_t)max_blocks ? max_blocks : 0;
-  slot_mask = nslots - 1;
-  used_entries = 0;
+  kjit_pc_index_init(&block_index, entries ? (uint32_t *)kjit_alloc(sizeof(uint32_t) * (uint64_t)nslots) : 0,
+                     nslots, max_blocks);
   dropped = 0;
   return total ? 0 : -12;
 }
 const struct kjit_plugin *kjit_example_bbcount(void) { return &bbcount_plugin; }
 uint64_t kjit_bbcount_total(void) { return kjit_percpu_sum_u64(total); }
 uint64_t kjit_bbcount_dropped(void) { return __atomic_load_n(&dropped, __ATOMIC_RELAXED); }
-uint32_t kjit_bbcount_blocks(void) { return __atomic_load_n(&used_entries, __ATOMIC_ACQUIRE); }
+uint32_t kjit_bbcount_blocks(void) { return kjit_pc_index_count(&block_index); }
 uint64_t kjit_bbcount_pc(uint32_t i) { return i < kjit_bbcount_blocks() ? entries[i].pc : 0; }
 uint64_t kjit_bbcount_count(uint32_t i) {
   if (i >= kjit_bbcount_blocks()) return 0;

@@ -49,6 +49,23 @@ int kjit_calltrace_init(uint32_t capacity_pow2);
 const struct kjit_plugin *kjit_example_calltrace(void);
 const struct kjit_call_ring *kjit_calltrace_ring(void);
 
+/* Per conditional branch (its address and its target): how
+ * often it was taken and not taken, summed over the CPUs; with bbcount's
+ * block table and total alongside (kjit_bbcount_*: this tool runs bbcount's
+ * instrumentation too, over max_blocks).  Entries 0 ..
+ * kjit_branch_profile_count() - 1, at most max_branches; branches that
+ * found the table full are not counted and are reported as dropped. */
+struct kjit_branch_entry { uint64_t pc, target, taken, not_taken; };
+int kjit_branch_profile_init(uint32_t max_branches, uint32_t max_blocks);
+const struct kjit_plugin *kjit_example_branch_profile(void);
+uint32_t kjit_branch_profile_count(void);
+const struct kjit_branch_entry *kjit_branch_profile_entry(uint32_t i);
+uint64_t kjit_branch_profile_taken(uint32_t i);
+uint64_t kjit_branch_profile_not_taken(uint32_t i);
+uint64_t kjit_branch_profile_dropped(void);
+/* Zeroes every count (the blocks' too), keeping the entries. */
+void kjit_branch_profile_clear(void);
+
 /* Figure 15: accuracy of the static branch prediction (the compiler's layout
  * says forward = not taken, backward = taken; hint prefixes are counted too). */
 struct kjit_branch_stats {

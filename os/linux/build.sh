@@ -60,7 +60,7 @@ rm -f "$mod"/*.c "$mod"/*.h
 cp "$here"/Kbuild "$here"/Makefile "$here"/*.c "$here"/*.h "$here"/*.S "$mod"/
 cp "$here"/uapi/*.h "$mod/uapi/"
 mkdir -p "$mod/examples"
-cp "$root"/plugins/*.c "$root"/plugins/kjit_examples.h "$mod/examples/"
+cp "$root"/plugins/*.c "$root"/plugins/*.h "$mod/examples/"
 cp "$ENGINE" "$mod/kjit_engine.o_shipped"
 cp "$zout/zydis_kernel.o" "$mod/zydis_kernel.o_shipped"
 # modpost reads a .cmd file for every object of the module.

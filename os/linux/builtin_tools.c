@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
-/* The built-in tools: the six example plugins of plugins/ (the same C
- * sources the simulator uses, compiled into kjit.ko) plus callstack.c, each
+/* The built-in tools: the example plugins of plugins/ (the same C sources
+ * the simulator uses, compiled into kjit.ko) plus callstack.c, each
  * one entry of a table of operations.  One tool is active (config.c); its
  * data lives in the engine's data window, so it is allocated afresh every
  * time the engine is re-created.  Results are read and reset in place. */
@@ -24,6 +24,11 @@ MODULE_PARM_DESC(ring_size, "calltrace ring entries (power of two)");
 static unsigned int cs_size = 1 << 16;
 module_param(cs_size, uint, 0444);
 MODULE_PARM_DESC(cs_size, "callstack ring events (power of two)");
+static unsigned int br_max = 4096;
+module_param(br_max, uint, 0444);
+/* 32 bytes and two index slots per branch: 160 KiB of the data window
+ * (data_kb) beside bbcount's table. */
+MODULE_PARM_DESC(br_max, "branches: distinct conditional branches with their own counters (more are reported as dropped)");
 static unsigned int ec_max = 4096;
 module_param(ec_max, uint, 0444);
 MODULE_PARM_DESC(ec_max, "entry_count: routines with their own counter (calls to more are reported as dropped)");
@@ -105,6 +110,50 @@ static int bbcount_results(struct kjit_ioc_results *res, struct kjit_ioc_rec __u
 	res->scalars[1] = kjit_bbcount_dropped();
 	res->scalars[2] = kjit_bbcount_counts_percpu();
 	return put_recs(u, cap, &res->nrec, fill_bb, NULL, kjit_bbcount_blocks());
+}
+
+/* ---- branches: bbcount's blocks, then the conditional branches --------- */
+
+static u64 branches_base;
+
+static int branches_init(void)
+{
+	branches_base = 0;
+	return kjit_branch_profile_init(br_max, bb_max);
+}
+
+static void branches_reset(void)
+{
+	branches_base = kjit_bbcount_total();
+	kjit_branch_profile_clear();
+}
+
+static void fill_branch(u64 i, struct kjit_ioc_rec *r, const void *ctx)
+{
+	u64 blocks = kjit_bbcount_blocks();
+	const struct kjit_branch_entry *e;
+
+	if (i < blocks) {
+		fill_bb(i, r, ctx);
+		return;
+	}
+	e = kjit_branch_profile_entry(i - blocks);
+	if (!e)
+		return;
+	r->pc = e->pc;
+	r->count = kjit_branch_profile_taken(i - blocks);
+	r->sp = kjit_branch_profile_not_taken(i - blocks);
+	r->pid_type = KJIT_REC_BRANCH | (u64)(u32)(e->target - e->pc) << 32;
+}
+
+static int branches_results(struct kjit_ioc_results *res, struct kjit_ioc_rec __user *u, u64 cap)
+{
+	res->scalars[0] = kjit_bbcount_total() - branches_base;
+	res->scalars[1] = kjit_bbcount_dropped();
+	res->scalars[2] = kjit_bbcount_counts_percpu();
+	res->scalars[3] = kjit_branch_profile_dropped();
+	return put_recs(u, cap, &res->nrec, fill_branch, NULL,
+			(u64)kjit_bbcount_blocks() + kjit_branch_profile_count());
 }
 
 /* ---- calltrace -------------------------------------------------------- */
@@ -308,6 +357,10 @@ static const struct kjit_builtin_tool tools[KJIT_TOOL_MAX + 1] = {
 	[KJIT_TOOL_CALLSTACK] = {
 		.name = "callstack", .init = callstack_init, .plugin = kjit_callstack_plugin,
 		.reset = kjit_callstack_reset, .results = callstack_results,
+	},
+	[KJIT_TOOL_BRANCHES] = {
+		.name = "branches", .init = branches_init, .plugin = kjit_example_branch_profile,
+		.reset = branches_reset, .results = branches_results,
 	},
 };
 

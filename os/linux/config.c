@@ -27,7 +27,7 @@
 static unsigned int tool = KJIT_TOOL_ICOUNT;
 module_param(tool, uint, 0444);
 MODULE_PARM_DESC(tool, "built-in tool at load: 0 none, 1 icount, 2 bbcount, 3 calltrace, "
-		 "4 branch_hints, 5 lock_contention, 6 entry_count, 7 callstack");
+		 "4 branch_hints, 5 lock_contention, 6 entry_count, 7 callstack, 8 branches");
 
 static DEFINE_MUTEX(kjit_config_mutex);
 static struct kjit_ioc_config cfg;

@@ -97,6 +97,8 @@ void ReferenceCounter::resolve_previous(Emulator &emu, uint64_t next_pc) {
     counts_.cond_branches++;
     if (taken) counts_.cond_taken++;
     if (taken == backward) counts_.cond_predicted++;
+    auto &outcome = counts_.branch_outcomes[prev_pc_];
+    (taken ? outcome.first : outcome.second)++;
   }
   if (prev_.lock_cmpxchg) {
     counts_.lock_cmpxchg++;

@@ -28,6 +28,8 @@ struct ReferenceCounts {
   uint64_t cond_branches = 0;
   uint64_t cond_taken = 0;
   uint64_t cond_predicted = 0;  // outcome matched the layout prediction
+  // Per conditional branch address: {taken, not taken}.
+  std::map<uint64_t, std::pair<uint64_t, uint64_t>> branch_outcomes;
   // lock cmpxchg executed, and how many failed (ZF = 0 afterwards).
   uint64_t lock_cmpxchg = 0;
   uint64_t lock_cmpxchg_failed = 0;

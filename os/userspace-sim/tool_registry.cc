@@ -56,6 +56,17 @@ const std::vector<Tool> &tools() {
          return format_routine_entries(m);
        },
        [](const ReferenceCounts &c) { return format_routine_entries(c.routine_entries); }},
+      {"branch_profile", [] { return kjit_branch_profile_init(1 << 14, 1 << 16); }, kjit_example_branch_profile,
+       [] {
+         std::map<uint64_t, std::pair<uint64_t, uint64_t>> m;
+         for (uint32_t i = 0; i < kjit_branch_profile_count(); i++) {
+           const uint64_t taken = kjit_branch_profile_taken(i), not_taken = kjit_branch_profile_not_taken(i);
+           // Built but never decided (the run ended first): not executed.
+           if (taken || not_taken) m[kjit_branch_profile_entry(i)->pc] = {taken, not_taken};
+         }
+         return format_branch_profile(kjit_bbcount_total(), m);
+       },
+       [](const ReferenceCounts &c) { return format_branch_profile(c.blocks, c.branch_outcomes); }},
   };
   return kTools;
 }
@@ -84,6 +95,14 @@ std::string format_branch_hints(const ReferenceCounts &c) {
   std::ostringstream o;
   o << c.cond_branches << " conditional branches, " << c.cond_taken << " taken, " << c.cond_predicted
     << " as the layout predicts";
+  return o.str();
+}
+
+std::string format_branch_profile(uint64_t blocks,
+                                  const std::map<uint64_t, std::pair<uint64_t, uint64_t>> &outcomes) {
+  std::ostringstream o;
+  o << blocks << " blocks; " << outcomes.size() << " branches:";
+  for (const auto &[pc, n] : outcomes) o << " 0x" << std::hex << pc << std::dec << "=" << n.first << "/" << n.second;
   return o.str();
 }
 

@@ -33,6 +33,9 @@ const Tool *find_tool(const std::string &name);  // nullptr if unknown
 // Formatting helpers for `reference` functions.
 std::string format_call_trace(const std::vector<uint64_t> &trace);
 std::string format_branch_hints(const ReferenceCounts &c);
+// "B blocks; N branches: 0xpc=taken/not_taken ..." (address order).
+std::string format_branch_profile(uint64_t blocks,
+                                  const std::map<uint64_t, std::pair<uint64_t, uint64_t>> &outcomes);
 std::string format_routine_entries(const std::map<uint64_t, uint64_t> &entries);
 std::string format_lock_contention(const ReferenceCounts &c);
 

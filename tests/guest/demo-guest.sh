@@ -1,8 +1,9 @@
 #!/bin/sh
 # Runs in the guest (busybox sh, cwd = the share) for tests/guest/demo.sh:
-# the README's "First steps", each command echoed before its output, then a
-# tool of one's own as a plugin module.  Everything goes to demo.txt, which
-# the host shows; the capture (uname.kjitcap) is replayed on the host.
+# the README's "First steps", each command echoed before its output, a
+# tool of one's own as a plugin module, and a recording.  Everything goes to
+# demo.txt, which the host shows; the capture (uname.kjitcap) is replayed
+# and the recording (demo.data) reported on the host.
 PATH="$PWD:$PATH"
 exec > demo.txt 2>&1
 # Echoes a command line, then runs it.
@@ -40,5 +41,9 @@ run "insmod ./kjit_fig3_icount.ko && kjitctl attach clone"
 run "./workload forks 20; cat /sys/module/kjit_fig3_icount/parameters/count"
 kjitctl detach all > /dev/null
 rmmod kjit_fig3_icount
+echo
+echo "### 6. Record a workload in one command (reported on the host below)"
+[ -f /etc/hostname ] || echo kjit-guest > /etc/hostname
+run "kjitctl record -t branches -e openat,read,close -o demo.data -c 'cat /etc/hostname; read -r x < /etc/hostname'"
 rmmod kjit
 sync

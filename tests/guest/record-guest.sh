@@ -4,7 +4,8 @@
 # files that the host reads back with `kjitctl report` (record.sh):
 #   cov.data    bbcount on openat,read,close of `cat /etc/hostname` and a
 #               shell read of it (lcov, drcov)
-#   badfd.data  bbcount on read of ./record_workload badfd 100 (branches, annotate)
+#   badfd.data  branches on read of ./record_workload badfd 100 (branches,
+#               lcov branch coverage, annotate)
 #   badfd-icount.data  icount on the same workload (annotate's sum)
 #   fork.data   bbcount on newuname,getppid,... of `record_workload fork`,
 #               while another process calls getppid (must not be counted)
@@ -40,8 +41,9 @@ chk record_cov_file [ -s cov.data ]
 cat cov.err
 
 step branches and annotate workload
-$K record -t bbcount -e read -o badfd.data -- ./record_workload badfd 100 2> badfd.err
+$K record -t branches -e read -o badfd.data -- ./record_workload badfd 100 2> badfd.err
 chk record_badfd_status [ $? = 0 ]
+chk record_badfd_nothing_dropped sh -c "! grep 'table full' badfd.err"
 $K record -t icount -e read -o badfd-icount.data -- ./record_workload badfd 100 2> badfd-icount.err
 chk record_badfd_icount_status [ $? = 0 ]
 

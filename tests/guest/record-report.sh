@@ -110,6 +110,47 @@ else
 fi
 if grep -q 'ksys_read' "$R/annotate.txt"; then pass annotate_names_ksys_read; else bad annotate_names_ksys_read; fi
 
+# --- branches: ksys_read's `if (f.file)` on 100 reads of fd -1 ---------------
+# The workload is static and reads nothing else: the branch (or each branch
+# the compiler made of that line) ran exactly 100 times, all one way.
+"$K" report -i "$S/badfd.data" --vmlinux "$V" --format branches > "$R/branches.txt" 2> "$R/branches.err" \
+  || bad report_branches "$(cat "$R/branches.err")"
+line=$(grep -n '^	if (f.file) {$' "$SRC/fs/read_write.c" | awk -F: -v lo="$(grep -n '^ssize_t ksys_read(' "$SRC/fs/read_write.c" | cut -d: -f1)" '$1 > lo {print $1; exit}')
+rows=$(awk -v line="$line" '$5 == "read_write.c" && $6 == line && $4 == "ksys_read"' "$R/branches.txt")
+if [ -n "$rows" ] && awk '{ if ($1 + $2 != 100 || ($1 != 100 && $2 != 100)) bad = 1 } END { exit bad }' <<< "$rows"; then
+  pass branches_known_outcome "read_write.c:$line: $(tr -s ' ' <<< "$rows" | tr '\n' ';')"
+else
+  bad branches_known_outcome "read_write.c:${line:-?}: ${rows:-no row} $(head -4 "$R/branches.txt" | tr '\n' ' ')"
+fi
+# The JSON form of the same branches: taken and not taken, 100 and 0.
+if "$K" report -i "$S/badfd.data" --vmlinux "$V" --format json | python3 -c '
+import json, sys
+line = int(sys.argv[1])
+rows = [b for b in json.load(sys.stdin)["branches"]
+        if b.get("file") == "fs/read_write.c" and b.get("line") == line and b["inline_function"] == "ksys_read"]
+assert rows and all(sorted((b["taken"], b["not_taken"])) == [0, 100] and b["counted"] for b in rows), rows
+' "$line"; then pass branches_json; else bad branches_json; fi
+if head -1 "$R/branches.txt" | grep -q '^ correct incorrect  %        Function                  File              Line'; then
+  pass branches_kernel_columns
+else
+  bad branches_kernel_columns "$(head -1 "$R/branches.txt")"
+fi
+# lcov branch coverage: BRDA for that line, 100 on one edge and 0 on the
+# other; lcov --summary counts the branches.
+"$K" report -i "$S/badfd.data" --vmlinux "$V" --format lcov --source-root "$SRC" -o "$R/badfd.info" 2> "$R/badfd-lcov.err"
+brda=$(awk -v line="$line" '/^SF:/ { f = ($0 ~ /\/fs\/read_write.c$/) } f && $0 ~ ("^BRDA:" line ",") { sub(/^BRDA:/, ""); print }' "$R/badfd.info")
+if [ -n "$brda" ] && awk -F, '{ n[$2] += $4; if ($4 != 0 && $4 != 100) bad = 1 } END { for (b in n) if (n[b] != 100) bad = 1; exit bad }' <<< "$brda"; then
+  pass lcov_brda "$(tr '\n' ' ' <<< "$brda")"
+else
+  bad lcov_brda "${brda:-no BRDA for read_write.c:$line} $(cat "$R/badfd-lcov.err")"
+fi
+if lcov --summary --rc lcov_branch_coverage=1 "$R/badfd.info" > "$R/badfd-summary.txt" 2>&1 \
+   && grep -q 'branches\.*: [0-9.]*% ([1-9]' "$R/badfd-summary.txt"; then
+  pass lcov_summary_branches "$(grep 'branches\.' "$R/badfd-summary.txt")"
+else
+  bad lcov_summary_branches "$(cat "$R/badfd-summary.txt")"
+fi
+
 # --- graph: nesting, durations, the call tree of calltrace ---------------------
 "$K" report -i "$S/cs.data" --format graph > "$R/graph.txt" 2> "$R/graph.err" || bad report_graph "$(cat "$R/graph.err")"
 if awk '/\) .*\|  .*\(\) \{$/{d++} /\|  *\}$/{d--; if (d < 0) exit 1} / -[0-9.]+ us/{exit 1} END{exit d != 0}' "$R/graph.txt" \

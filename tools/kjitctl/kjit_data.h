@@ -11,7 +11,7 @@
  *            targets, command, exit status, times (docs list every key)
  *   STATS    "key=value\n" text: how entries ended (completion) and the
  *            tool's scalars
- *   BLOCKS   struct kjit_data_block[]      (bbcount)
+ *   BLOCKS   struct kjit_data_block[]      (bbcount, branches)
  *   EVENTS   struct kjit_data_event[]      (callstack), oldest first
  *   CALLS    struct kjit_data_call[]       (entry_count, calltrace)
  *   SYMBOLS  struct kjit_data_symbol records, each followed by its name
@@ -20,6 +20,7 @@
  *            with the distance to the next symbol as size
  *   TARGETS  "name status\n" text: every target asked for and what kjit
  *            answered (attached, or the refusal)
+ *   BRANCHES struct kjit_data_branch[]     (branches)
  * Every address is the running kernel's; META's stext gives the KASLR slide
  * against a vmlinux (its _stext). */
 #ifndef KJIT_DATA_H
@@ -42,6 +43,7 @@ enum kjit_data_section {
   KJIT_DATA_CALLS = 5,
   KJIT_DATA_SYMBOLS = 6,
   KJIT_DATA_TARGETS = 7,
+  KJIT_DATA_BRANCHES = 8,
 };
 
 /* flags */
@@ -69,6 +71,15 @@ struct kjit_data_event {
 struct kjit_data_call {
   uint64_t addr;     /* the called function */
   uint64_t count;
+};
+
+/* One conditional branch.  The layout predicts a forward branch (target
+ * above addr) not taken and a backward one taken. */
+struct kjit_data_branch {
+  uint64_t addr;      /* the branch instruction */
+  uint64_t target;    /* where it goes when taken */
+  uint64_t taken;     /* times taken, summed over CPUs */
+  uint64_t not_taken; /* times it fell through */
 };
 
 struct kjit_data_symbol {

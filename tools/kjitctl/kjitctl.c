@@ -39,7 +39,8 @@
 static int fd = -1;
 
 static const char *tool_names[] = {"none", "icount", "bbcount", "calltrace", "branch_hints",
-                                   "lock_contention", "entry_count", "callstack"};
+                                   "lock_contention", "entry_count", "callstack", "branches"};
+#define TOOL_NAME(t) ((t) < sizeof tool_names / sizeof *tool_names ? tool_names[t] : "?")
 
 /* ---- symbols ---------------------------------------------------------- */
 struct sym { unsigned long long addr; char *name; };
@@ -193,7 +194,7 @@ static int cmd_config(int argc, char **argv)
     return 1;
   }
   printf("configured: tool %s inline %u liveness %u cache_kb %u flush_every_entry %u pid %u\n",
-         c.tool < 8 ? tool_names[c.tool] : "?", c.inline_instrumentation, c.use_liveness,
+         TOOL_NAME(c.tool), c.inline_instrumentation, c.use_liveness,
          c.cache_kb, c.flush_every_entry, c.pid);
   return 0;
 }
@@ -388,7 +389,7 @@ static int cmd_stats(void)
   P(left_cache_full); P(left_sleep_full); P(left_sleep_off); P(sleep_lost); P(task_exits);
   P(sleeps_followed); P(sleeps_resumed); P(sleeping); P(kjit_control);
   printf("%-18s %llu\n", "left_unknown", unknown_departures(&s));
-  printf("%-18s %s\n", "tool", s.tool < 8 ? tool_names[s.tool] : "?");
+  printf("%-18s %s\n", "tool", TOOL_NAME(s.tool));
   print_completion(stdout, &s);
   return 0;
 }
@@ -532,7 +533,7 @@ static int cmd_report(int json, int fold, int trace)
 {
   struct kjit_ioc_results r;
   struct kjit_ioc_rec *recs = get_results(&r);
-  const char *tn = r.tool < 8 ? tool_names[r.tool] : "?";
+  const char *tn = TOOL_NAME(r.tool);
   char b[512];
   uint64_t n = r.nrec;
   have_report_stats = get_stats(&report_stats) == 0;
@@ -567,6 +568,22 @@ static int cmd_report(int json, int fold, int trace)
       else { json_open("entry_count"); printf(", \"counters\": %llu, \"dropped\": %llu, \"data\": ", (unsigned long long)n, (unsigned long long)r.scalars[1]); }
       print_pcnt(r.tool == KJIT_TOOL_BBCOUNT ? "blocks" : "calls", p, k, json, 0, json ? -1 : dropped_of(&r));
       if (json) printf("}\n");
+      return 0;
+    }
+    case KJIT_TOOL_BRANCHES: {
+      /* The conditional branches (the block records come first); kjitctl
+       * report reads the blocks from a recording. */
+      uint64_t nbr = 0;
+      if (json) { json_open("branches"); printf(", \"blocks_total\": %llu, \"dropped\": %llu, \"branches\": [", (unsigned long long)r.scalars[0], (unsigned long long)r.scalars[3]); }
+      else printf("tool branches: blocks executed %llu, branches dropped %llu\n%-48s %12s %12s\n", (unsigned long long)r.scalars[0], (unsigned long long)r.scalars[3], "branch", "taken", "not_taken");
+      for (uint64_t i = 0; i < n; i++) {
+        if ((recs[i].pid_type & 0xff) != KJIT_REC_BRANCH) continue;
+        symbolize(recs[i].pc, b, sizeof b);
+        if (json) { printf("%s{\"branch\": ", nbr ? ", " : ""); json_str(b); printf(", \"taken\": %llu, \"not_taken\": %llu}", (unsigned long long)recs[i].count, (unsigned long long)recs[i].sp); }
+        else printf("%-48s %12llu %12llu\n", b, (unsigned long long)recs[i].count, (unsigned long long)recs[i].sp);
+        nbr++;
+      }
+      if (json) printf("]}\n");
       return 0;
     }
     case KJIT_TOOL_CALLTRACE:
@@ -690,7 +707,7 @@ static int usage_to(FILE *to)
           "                       [--all-code] [--pid P | -- CMD...]   one complete invocation of every\n"
           "                       system call CMD and its children make: DIR/NAME.kjitcap\n"
           "       kjitctl --version | COMMAND --help\n"
-          "tools: none icount bbcount calltrace branch_hints lock_contention entry_count callstack\n"
+          "tools: none icount bbcount calltrace branch_hints lock_contention entry_count callstack branches\n"
           "exit status: 0 ok, 1 kjit or I/O error, 2 usage error; record: the workload's status\n"
           "see kjitctl(8): man -l docs/kjitctl.8\n");
   return to == stdout ? 0 : 2;

@@ -177,8 +177,9 @@ static int rec_write(const char *path, const struct rec_info *in, const struct k
 
   unsigned char *want = calloc(nsyms + 1, 1);
   if (!want) return -1;
-  if (r->tool == KJIT_TOOL_BBCOUNT) {
+  if (r->tool == KJIT_TOOL_BBCOUNT || r->tool == KJIT_TOOL_BRANCHES) {
     for (uint64_t i = 0; i < n; i++) {
+      if ((recs[i].pid_type & 0xff) == KJIT_REC_BRANCH) continue;
       struct kjit_data_block d = {recs[i].pc, recs[i].count, (uint32_t)recs[i].sp,
                                   (uint16_t)(recs[i].sp >> 32),
                                   (uint16_t)(recs[i].pid_type & KJIT_REC_BB_FRAGMENT ? KJIT_DATA_BLOCK_FRAGMENT : 0)};
@@ -186,6 +187,15 @@ static int rec_write(const char *path, const struct rec_info *in, const struct k
       want_sym(want, d.addr);
     }
     rec_section(&o, KJIT_DATA_BLOCKS, &b);
+    b.n = 0;
+    for (uint64_t i = 0; r->tool == KJIT_TOOL_BRANCHES && i < n; i++) {
+      if ((recs[i].pid_type & 0xff) != KJIT_REC_BRANCH) continue;
+      struct kjit_data_branch d = {recs[i].pc, recs[i].pc + (uint64_t)(int64_t)(int32_t)(recs[i].pid_type >> 32),
+                                   recs[i].count, recs[i].sp};
+      capf_put(&b, &d, sizeof d);
+      want_sym(want, d.addr);
+    }
+    if (r->tool == KJIT_TOOL_BRANCHES) rec_section(&o, KJIT_DATA_BRANCHES, &b);
   } else if (r->tool == KJIT_TOOL_CALLSTACK) {
     for (uint64_t i = 0; i < n; i++) {
       unsigned type = recs[i].pid_type & 0xff;
@@ -241,8 +251,10 @@ static int rec_usage(FILE *to)
 {
   fprintf(to,
           "usage: kjitctl record [-t TOOL] [-e TARGETS] [-o FILE] [-d SECS] (-c 'CMD ARGS' | -p PID | -- CMD ARGS...)\n"
-          "  -t, --tool TOOL        bbcount (default: blocks, coverage, annotate), callstack (graph,\n"
-          "                         folded), entry_count, calltrace, icount\n"
+          "  -t, --tool TOOL        bbcount (default: blocks, coverage, annotate), branches (bbcount's\n"
+          "                         blocks and each conditional branch's outcomes: lcov branch\n"
+          "                         coverage, the branches format), callstack (graph, folded),\n"
+          "                         entry_count, calltrace, icount\n"
           "  -e, --targets LIST     comma-separated system calls, functions, globs ('vfs_*');\n"
           "                         default: every system call kjit can attach\n"
           "  -o, --output FILE      default kjit.data\n"
@@ -293,8 +305,8 @@ static int cmd_record(int argc, char **argv)
   int t = tool_by_name(tool);
   if (t < 0 || t > KJIT_TOOL_MAX || t == KJIT_TOOL_NONE || t == KJIT_TOOL_BRANCH_HINTS ||
       t == KJIT_TOOL_LOCK_CONTENTION) {
-    fprintf(stderr, "kjitctl record: tool %s records nothing a report reads; use bbcount, callstack,"
-                    " entry_count, calltrace or icount\n", tool);
+    fprintf(stderr, "kjitctl record: tool %s records nothing a report reads; use bbcount, branches,"
+                    " callstack, entry_count, calltrace or icount\n", tool);
     return REC_EXIT_USAGE;
   }
   if (follow && kill(follow, 0) && errno == ESRCH) {
@@ -426,6 +438,14 @@ static int cmd_record(int argc, char **argv)
   fprintf(stderr, "kjitctl record: wrote %s: tool %s, %llu records%s\n", out, tool,
           (unsigned long long)r.nrec,
           stopped_by == SIGALRM ? ", stopped after --duration" : stopped_by ? ", stopped by a signal" : "");
+  /* Counts that are not in the file are said so (bbcount's and branches'
+   * tables are sized by the module's bb_max and br_max parameters). */
+  if ((r.tool == KJIT_TOOL_BBCOUNT || r.tool == KJIT_TOOL_BRANCHES) && r.scalars[1])
+    fprintf(stderr, "kjitctl record: %llu block translations found the block table full (kjit.ko bb_max):"
+                    " their counts are in the total only\n", (unsigned long long)r.scalars[1]);
+  if (r.tool == KJIT_TOOL_BRANCHES && r.scalars[3])
+    fprintf(stderr, "kjitctl record: %llu branch translations found the branch table full (kjit.ko br_max):"
+                    " those branches are not counted\n", (unsigned long long)r.scalars[3]);
   if (!info.status_known) return 0;
   if (WIFEXITED(info.status)) return WEXITSTATUS(info.status);
   return 128 + WTERMSIG(info.status);

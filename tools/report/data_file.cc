@@ -138,6 +138,7 @@ bool parse_recording(const uint8_t *d, size_t size, Recording &out, std::string 
       case KJIT_DATA_BLOCKS: ok = parse_array(p, len, out.blocks, "BLOCKS", error); break;
       case KJIT_DATA_EVENTS: ok = parse_array(p, len, out.events, "EVENTS", error); break;
       case KJIT_DATA_CALLS: ok = parse_array(p, len, out.calls, "CALLS", error); break;
+      case KJIT_DATA_BRANCHES: ok = parse_array(p, len, out.branches, "BRANCHES", error); break;
       case KJIT_DATA_SYMBOLS: ok = parse_symbols(p, len, out.symbols, error); break;
       case KJIT_DATA_TARGETS: out.targets.assign(reinterpret_cast<const char *>(p), len); break;
       default: break;  // a newer writer's section
@@ -154,6 +155,12 @@ bool parse_recording(const uint8_t *d, size_t size, Recording &out, std::string 
   for (const auto &b : out.blocks)
     if (!b.len || !b.ninsn || b.len > 4096 || b.ninsn > b.len) {
       error = fmt("BLOCKS: block at 0x%llx has length %llu", b.addr, b.len);
+      return false;
+    }
+  // A conditional branch is at most 6 bytes and jumps at most 2 GiB away.
+  for (const auto &b : out.branches)
+    if (b.target - b.addr + (1ull << 31) > (1ull << 32)) {
+      error = fmt("BRANCHES: branch at 0x%llx jumps to 0x%llx", b.addr, b.target);
       return false;
     }
   for (const auto &e : out.events)

@@ -22,6 +22,7 @@ struct Recording {
   std::vector<kjit_data_block> blocks;
   std::vector<kjit_data_event> events;
   std::vector<kjit_data_call> calls;
+  std::vector<kjit_data_branch> branches;  // branches recordings
   std::vector<Symbol> symbols;            // sorted by address
   std::string targets;                    // TARGETS text
   uint64_t stext = 0;                     // META stext, the running kernel's

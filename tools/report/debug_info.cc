@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 
 namespace kjit::report {
@@ -83,6 +84,25 @@ bool DebugInfo::line_at(uint64_t addr, LineRow &out) const {
   const char *comp = cu ? dwarf_formstring(dwarf_attr(cu, DW_AT_comp_dir, &at)) : nullptr;
   out = {a, relative(f, comp), line};
   return f && line > 0;
+}
+
+std::string DebugInfo::function_at(uint64_t addr) const {
+  Dwarf_Addr bias;
+  Dwarf_Die *cu = dwfl_module_addrdie(mod_, addr, &bias);
+  if (!cu) return "";
+  Dwarf_Die *scopes = nullptr;
+  int n = dwarf_getscopes(cu, addr - bias, &scopes);
+  std::string name;
+  // Innermost first: the first subprogram or inlined instance with a name
+  // (an inlined one names itself through its abstract origin).
+  for (int i = 0; i < n && name.empty(); i++) {
+    int tag = dwarf_tag(&scopes[i]);
+    if (tag != DW_TAG_subprogram && tag != DW_TAG_inlined_subroutine) continue;
+    Dwarf_Attribute at;
+    if (const char *s = dwarf_formstring(dwarf_attr_integrate(&scopes[i], DW_AT_name, &at))) name = s;
+  }
+  free(scopes);
+  return name;
 }
 
 std::vector<LineRow> DebugInfo::rows_in(uint64_t lo, uint64_t hi) const {

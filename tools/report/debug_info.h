@@ -29,6 +29,10 @@ class DebugInfo {
   bool has_lines() const { return has_lines_; }
   // file:line of one address (file relative to the kernel tree).
   bool line_at(uint64_t addr, LineRow &out) const;
+  // The innermost function holding addr, inlined ones included (the C
+  // function a line belongs to: ksys_lseek inside __x64_sys_lseek); "" if
+  // DWARF does not say.
+  std::string function_at(uint64_t addr) const;
   // The line-table rows whose address is in [lo, hi), in address order.
   std::vector<LineRow> rows_in(uint64_t lo, uint64_t hi) const;
   // Bytes of the file's text at [addr, addr + n); false outside it.

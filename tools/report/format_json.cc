@@ -3,6 +3,7 @@
 // calls, functions.
 #include <cinttypes>
 
+#include "branch_sites.h"
 #include "formats.h"
 
 namespace kjit::report {
@@ -34,6 +35,27 @@ void kv_object(FILE *o, const std::map<std::string, std::string> &m) {
     first = false;
   }
   fprintf(o, "}");
+}
+
+
+// "branches": the branch sites (branch_sites.h) in address order.
+void print_branches(const Context &c, FILE *o) {
+  fprintf(o, ",\n \"branches\": [");
+  bool first = true;
+  for (const BranchSite &b : branch_sites(c.rec, make_coverage(c.rec, c.slide), c.dbg)) {
+    fprintf(o, "%s\n  {\"addr\": \"0x%" PRIx64 "\", \"branch\": %s, \"target\": %s, \"taken\": %" PRIu64
+            ", \"not_taken\": %" PRIu64 ", \"counted\": %s, \"layout_predicts\": \"%s\"",
+            first ? "" : ",", b.addr, json_string(c.rec.name_of(b.addr)).c_str(),
+            json_string(c.rec.name_of(b.target)).c_str(), b.taken, b.not_taken, b.counted ? "true" : "false",
+            b.predicted_taken() ? "taken" : "not_taken");
+    LineRow row;
+    if (c.dbg && c.dbg->line_at(b.addr - c.slide, row))
+      fprintf(o, ", \"file\": %s, \"line\": %d, \"inline_function\": %s", json_string(row.file).c_str(), row.line,
+              json_string(c.dbg->function_at(b.addr - c.slide)).c_str());
+    fprintf(o, "}");
+    first = false;
+  }
+  fprintf(o, "\n ]");
 }
 
 }  // namespace
@@ -75,6 +97,7 @@ int format_json(const Context &c) {
     first = false;
   }
   fprintf(o, "\n ]");
+  if (c.rec.tool() == "branches") print_branches(c, o);
   if (c.dbg && c.dbg->has_lines() && !c.rec.blocks.empty()) {
     fprintf(o, ",\n \"lines\": {");
     Coverage cov = make_coverage(c.rec, c.slide);

@@ -25,6 +25,7 @@ int format_json(const Context &c);
 int format_annotate(const Context &c, const std::string &func);
 int format_graph(const Context &c);
 int format_folded(const Context &c);
+int format_branches(const Context &c);
 
 // JSON string literal (RFC 8259 escaping).
 std::string json_string(const std::string &s);

@@ -23,7 +23,8 @@ static int usage(FILE *to) {
           "  -k, --vmlinux PATH     vmlinux with DWARF (Debian: linux-image-$(uname -r)-dbg,\n"
           "                         /usr/lib/debug/boot/vmlinux-$(uname -r)); its build id must match\n"
           "  -f, --format F         text (default), lcov, drcov, json, annotate FUNC|GLOB,\n"
-          "                         graph, folded (graph and folded: -t callstack recordings)\n"
+          "                         graph, folded (graph and folded: -t callstack recordings),\n"
+          "                         branches (-t branches recordings)\n"
           "  -o, --output FILE      default stdout\n"
           "      --source-root DIR  lcov: prefix of the source paths (the kernel tree for genhtml)\n"
           "      --weight W         folded: calls (default) or time (self time, ns)\n"
@@ -61,7 +62,7 @@ int main(int argc, char **argv) {
     func = argv[optind++];
   }
   if (optind < argc) { fprintf(stderr, "kjit-report: unexpected %s\n", argv[optind]); return usage(stderr); }
-  static const char *const formats[] = {"text", "lcov", "drcov", "json", "annotate", "graph", "folded"};
+  static const char *const formats[] = {"text", "lcov", "drcov", "json", "annotate", "graph", "folded", "branches"};
   bool known = false;
   for (const char *f : formats) known |= format == f;
   if (!known) { fprintf(stderr, "kjit-report: unknown format %s\n", format.c_str()); return usage(stderr); }
@@ -95,6 +96,7 @@ int main(int argc, char **argv) {
            : format == "json"   ? format_json(c)
            : format == "graph"  ? format_graph(c)
            : format == "folded" ? format_folded(c)
+           : format == "branches" ? format_branches(c)
                                 : format_annotate(c, func);
   if (out != stdout && fclose(out)) { fprintf(stderr, "kjit-report: %s: write error\n", output.c_str()); return 1; }
   return rc;

@@ -115,7 +115,8 @@ enum kjit_tool {
   KJIT_TOOL_LOCK_CONTENTION = 5,
   KJIT_TOOL_ENTRY_COUNT = 6,
   KJIT_TOOL_CALLSTACK = 7,
-  KJIT_TOOL_MAX = 7,
+  KJIT_TOOL_BRANCHES = 8,
+  KJIT_TOOL_MAX = 8,
 };
 
 /* Reconfigure: tool, engine options, cache size, modes.  Only while nothing
@@ -147,7 +148,8 @@ struct kjit_ioc_config {
  * hinted,hint_right; lock_contention attempts,failures; entry_count
  * [1]=dropped (calls whose routine found the table full); callstack
  * [0]=events written, [1]=ring capacity, [2]=dropped (oldest events
- * overwritten).
+ * overwritten); branches bbcount's [0..2] and [3]=dropped branches
+ * (branch translations that found the per-branch table full: not counted).
  * Scalars a module does not fill read 0, so an older module reports no
  * drops.  Records (rec_ptr, capacity nrec; nrec out =
  * how many exist, at most capacity copied): bbcount (pc,count) per distinct
@@ -156,11 +158,15 @@ struct kjit_ioc_config {
  * in the total); calltrace (target) oldest first; entry_count (pc,count);
  * callstack (pc, sp, count = ktime_get_mono_fast_ns() at the event,
  * pid_type = cpu << 40 | pid << 8 | type: 1 entry, 2 call, 3 return)
- * oldest first. */
+ * oldest first; branches: bbcount's block records, then one per
+ * conditional branch with pc = the branch, count = times taken, sp =
+ * times not taken, pid_type = KJIT_REC_BRANCH | (u32)(target - pc) << 32
+ * (the target as a signed 32-bit distance from the branch). */
 struct kjit_ioc_rec {
   __u64 pc, count, sp, pid_type;   /* pid_type = pid << 8 | type */
 };
 #define KJIT_REC_BB_FRAGMENT 1u
+#define KJIT_REC_BRANCH 2u
 struct kjit_ioc_results {
   __u32 size;
   __u32 tool;                  /* out */
@@ -187,7 +193,7 @@ struct kjit_ioc_results {
 /* The version handshake: kjitctl asks first, and names both versions when
  * the ABI differs (an older module answers -ENOTTY).  KJIT_ABI_VERSION
  * changes with every incompatible change of this file. */
-#define KJIT_ABI_VERSION 2u
+#define KJIT_ABI_VERSION 3u
 #define KJIT_VERSION "0.2.0"   /* kjit.ko and kjitctl, built from one tree */
 struct kjit_ioc_version {
   __u32 size;

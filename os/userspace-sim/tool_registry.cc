@@ -56,7 +56,7 @@ const std::vector<Tool> &tools() {
          return format_routine_entries(m);
        },
        [](const ReferenceCounts &c) { return format_routine_entries(c.routine_entries); }},
-      {"branch_profile", [] { return kjit_branch_profile_init(1 << 14, 1 << 16); }, kjit_example_branch_profile,
+      {"branch_profile", [] { return kjit_branch_profile_init(1 << 12, 1 << 14); }, kjit_example_branch_profile,
        [] {
          std::map<uint64_t, std::pair<uint64_t, uint64_t>> m;
          for (uint32_t i = 0; i < kjit_branch_profile_count(); i++) {

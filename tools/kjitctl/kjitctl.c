@@ -688,29 +688,53 @@ static int cmd_departures(int json, int all)
 #include "kjitctl_record.h"
 #include "kjitctl_report_exec.h"
 
+/* One usage entry per command: `kjitctl COMMAND --help` prints its own,
+ * `kjitctl --help` all of them. */
+static const struct { const char *cmd, *text; } usages[] = {
+  {"record", "kjitctl record [-t TOOL] [-e TARGETS] [-o kjit.data] (-c 'CMD' | -p PID | -- CMD ARGS)\n"},
+  {"report", "kjitctl report [-i kjit.data] [--vmlinux PATH] [--format F] (host or guest; kjit-report)\n"},
+  {"list", "kjitctl list [GLOB]   attached functions; with GLOB, attachable ones and why kjit refuses others\n"},
+  {"config", "kjitctl config [--tool T] [--inline 0|1] [--liveness 0|1] [--cache-kb N]\n"
+             "               [--flush-every-entry 0|1] [--pid P] [--max-block-insns N]\n"
+             "               re-create the engine (nothing may be attached)\n"},
+  {"attach", "kjitctl attach SYSCALL|NR|FUNC|all-syscalls ...\n"},
+  {"detach", "kjitctl detach SYSCALL|FUNC|all\n"},
+  {"stats", "kjitctl stats   the engine's counters\n"},
+  {"flush", "kjitctl flush   drop every translation\n"},
+  {"reset", "kjitctl reset   zero the configured tool's results\n"},
+  {"icount-reset", "kjitctl icount-reset   the same as reset\n"},
+  {"show", "kjitctl show [--json|--folded|--trace]   live results of the configured tool\n"},
+  {"blocks", "kjitctl blocks [--json]   bbcount's blocks, live\n"},
+  {"calls", "kjitctl calls [--json]   entry_count's or callstack's calls, live\n"},
+  {"departures", "kjitctl departures [--json] [--all]   where entries left the cache\n"},
+  {"capture", "kjitctl capture --syscall NAME|--func FUNC [--pid P] [--count N] [--first-complete]\n"
+              "                [--timeout S] [--buf-kb KB] -o FILE [-- CMD...]\n"
+              "       kjitctl capture --all-syscalls -o DIR [--timeout S] [--buf-kb KB] [--code-kb KB]\n"
+              "                [--all-code] [--pid P | -- CMD...]   one complete invocation of every\n"
+              "                system call CMD and its children make: DIR/NAME.kjitcap\n"},
+};
+
 static int usage_to(FILE *to)
 {
+  for (unsigned i = 0; i < sizeof usages / sizeof *usages; i++)
+    fprintf(to, "%s%s", i ? "       " : "usage: ", usages[i].text);
   fprintf(to,
-          "usage: kjitctl record [-t TOOL] [-e TARGETS] [-o kjit.data] (-c 'CMD' | -p PID | -- CMD ARGS)\n"
-          "       kjitctl report [-i kjit.data] [--vmlinux PATH] [--format F] (host or guest; kjit-report)\n"
-          "       kjitctl list [GLOB]   attached functions; with GLOB, attachable ones and why kjit refuses others\n"
-          "       kjitctl config [--tool T] [--inline 0|1] [--liveness 0|1] [--cache-kb N]\n"
-          "                      [--flush-every-entry 0|1] [--pid P] [--max-block-insns N]\n"
-          "       kjitctl attach SYSCALL|NR|FUNC|all-syscalls ...\n"
-          "       kjitctl detach SYSCALL|FUNC|all | stats | flush | reset\n"
-          "       kjitctl show [--json|--folded|--trace] | blocks [--json] | calls [--json]\n"
-          "                      live results of the configured tool\n"
-          "       kjitctl departures [--json] [--all]   where entries left the cache\n"
-          "       kjitctl capture --syscall NAME|--func FUNC [--pid P] [--count N] [--first-complete]\n"
-          "                       [--timeout S] [--buf-kb KB] -o FILE [-- CMD...]\n"
-          "       kjitctl capture --all-syscalls -o DIR [--timeout S] [--buf-kb KB] [--code-kb KB]\n"
-          "                       [--all-code] [--pid P | -- CMD...]   one complete invocation of every\n"
-          "                       system call CMD and its children make: DIR/NAME.kjitcap\n"
           "       kjitctl --version | COMMAND --help\n"
           "tools: none icount bbcount calltrace branch_hints lock_contention entry_count callstack branches\n"
           "exit status: 0 ok, 1 kjit or I/O error, 2 usage error; record: the workload's status\n"
           "see kjitctl(8): man -l docs/kjitctl.8\n");
   return to == stdout ? 0 : 2;
+}
+
+/* `kjitctl COMMAND --help`: that command's usage, on stdout, status 0. */
+static int command_usage(const char *cmd)
+{
+  for (unsigned i = 0; i < sizeof usages / sizeof *usages; i++)
+    if (!strcmp(usages[i].cmd, cmd)) {
+      printf("usage: %s", usages[i].text);
+      return 0;
+    }
+  return usage_to(stdout);
 }
 
 static int usage(void) { return usage_to(stderr); }
@@ -734,12 +758,9 @@ int main(int argc, char **argv)
   /* report reads a file: no device, and usually on another machine */
   if (!strcmp(cmd, "report")) return exec_report(argv[0], argc - 2, argv + 2);
   if (!strcmp(cmd, "record") && wants_help(argc, argv)) return rec_usage(stdout);
-  if (wants_help(argc, argv)) return usage_to(stdout);
-  static const char *const known[] = {"config", "attach", "detach", "list", "stats", "capture", "show",
-                                      "blocks", "departures", "calls", "flush", "reset", "icount-reset",
-                                      "record"};
   int ok = 0;
-  for (unsigned i = 0; i < sizeof known / sizeof *known; i++) ok |= !strcmp(cmd, known[i]);
+  for (unsigned i = 0; i < sizeof usages / sizeof *usages; i++) ok |= !strcmp(cmd, usages[i].cmd);
+  if (ok && wants_help(argc, argv)) return command_usage(cmd);
   if (!ok) {
     fprintf(stderr, "kjitctl: unknown command %s\n", cmd);
     return usage();

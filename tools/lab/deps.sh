@@ -14,7 +14,7 @@ pkgs=(
   lz4 xz-utils qemu-system-x86 busybox-static cpio kmod e2fsprogs gnuplot-nox stress-ng
   "linux-headers-$ABI" dpkg-dev
   shellcheck
-  libdw-dev libelf-dev lcov chromium man-db
+  libdw-dev libelf-dev lcov chromium man-db groff-base
 )
 
 missing=()

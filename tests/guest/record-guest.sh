@@ -76,6 +76,45 @@ kill "$other" 2>/dev/null
 killall record_workload 2>/dev/null
 wait 2>/dev/null
 
+step follow a running process, --duration, Ctrl-C
+# Long enough to outlast the attach (kallsyms and the attachable set are
+# read first, seconds under TCG).  It sleeps now and then: configuring
+# waits for an RCU-tasks grace period, which a task that never leaves
+# system calls voluntarily holds up until it exits.
+./record_workload busy 10 & spinner=$!
+$K record -t icount -e getppid -o follow.data -p "$spinner" 2> follow.err
+rc=$?
+chk record_follow_pid sh -c "[ $rc = 0 ] && [ -s follow.data ] && ! kill -0 $spinner 2>/dev/null"
+wait "$spinner" 2>/dev/null
+t0=$(date +%s)
+$K record -t icount -e getppid -d 2 -o duration.data -- ./record_workload spin 60 2> duration.err
+rc=$?
+t1=$(date +%s)
+# The workload is sent SIGTERM when the duration ends: 128 + 15.
+chk record_duration sh -c "[ $rc = 143 ] && [ $((t1 - t0)) -lt 20 ] && grep -q 'stopped after --duration' duration.err && [ -s duration.data ]"
+# Ctrl-C: the terminal sends SIGINT to the whole foreground group, kjitctl
+# and its workload; setsid gives them a group of their own to signal.
+# A background job of this non-interactive shell is no group leader, so
+# setsid execs kjitctl in place: $! is the new group's id.
+setsid $K record -t icount -e getppid -o ctrlc.data -- ./record_workload spin 60 2> ctrlc.err &
+group=$!
+sleep 3
+kill -INT -- "-$group"
+wait 2>/dev/null
+sleep 1
+chk record_ctrl_c sh -c "grep -q 'stopped by a signal' ctrlc.err && [ -s ctrlc.data ] && [ \$($K list 2>/dev/null | wc -l) = 0 ]"
+
+step version mismatch and notrace hint
+./kjitctl-other-abi list > abi.out 2> abi.err
+rc=$?
+chk version_mismatch_named sh -c "[ $rc = 1 ] && grep -q 'version mismatch: kjitctl .* speaks ABI [0-9]*, kjit.ko .* speaks ABI [0-9]*' abi.err"
+# do_syscall_64 is noinstr (arch/x86/entry/common.c): in kallsyms, never
+# attachable.
+chk notrace_in_kallsyms grep -q ' do_syscall_64$' /proc/kallsyms
+$K record -e do_syscall_64 -c true 2> notrace.err
+rc=$?
+chk notrace_hint sh -c "[ $rc = 2 ] && grep -q 'ftrace cannot attach (notrace' notrace.err"
+
 step call graph
 $K record -t callstack -e openat -o cs.data -c 'cat /etc/hostname > /dev/null' 2> cs.err
 chk record_callstack_status [ $? = 0 ]

@@ -151,6 +151,12 @@ else
   bad lcov_summary_branches "$(cat "$R/badfd-summary.txt")"
 fi
 
+# --- -p PID, --duration, Ctrl-C: each wrote a recording of its workload ------
+for d in follow duration ctrlc; do
+  n=$("$K" report -i "$S/$d.data" 2> "$R/$d.err" | awk '$1 == "instructions" {print $2}')
+  if [ "${n:-0}" -gt 0 ]; then pass "report_$d" "$n instructions"; else bad "report_$d" "$(cat "$R/$d.err")"; fi
+done
+
 # --- graph: nesting, durations, the call tree of calltrace ---------------------
 "$K" report -i "$S/cs.data" --format graph > "$R/graph.txt" 2> "$R/graph.err" || bad report_graph "$(cat "$R/graph.err")"
 if awk '/\) .*\|  .*\(\) \{$/{d++} /\|  *\}$/{d--; if (d < 0) exit 1} / -[0-9.]+ us/{exit 1} END{exit d != 0}' "$R/graph.txt" \
@@ -174,6 +180,32 @@ if [ -s "$R/graph.calls" ] && cmp -s "$R/graph.calls" "$R/events.calls"; then
 else
   bad graph_equals_calls "$(diff "$R/graph.calls" "$R/events.calls" | head -5 | tr '\n' ' ')"
 fi
+# The JSON form carries the same graph and folded stacks: its folded maps
+# equal --format folded by calls and by time, and the self times of every
+# stack add up to the threads' top-level durations.
+"$K" report -i "$S/cs.data" --format folded --weight time > "$R/folded-time.txt" || bad report_folded_time
+if "$K" report -i "$S/cs.data" --format json | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+def lines(path):
+    return {l.rsplit(" ", 1)[0]: int(l.rsplit(" ", 1)[1]) for l in open(path) if l.strip()}
+assert d["schema_version"] == 2
+assert d["folded"]["calls"] == lines(sys.argv[1]), "calls"
+assert d["folded"]["time_ns"] == lines(sys.argv[2]), "time"
+top = sum(c["duration_ns"] for t in d["graph"] for c in t["calls"])
+# Equal unless a callee outlasted its caller by clock skew between CPUs
+# after a migration (its caller'"'"'s self time is then 0, not negative).
+self = sum(d["folded"]["time_ns"].values())
+assert top > 0 and top <= self <= top * 1.01, (self, top)
+' "$R/folded.txt" "$R/folded-time.txt"; then pass json_graph_folded; else bad json_graph_folded; fi
+# annotate in JSON: per function, the counts sum to what its blocks executed.
+if "$K" report -i "$S/badfd.data" --vmlinux "$V" --format json | python3 -c '
+import json, sys
+a = json.load(sys.stdin)["annotate"]
+assert any(f["function"] == "ksys_read" for f in a)
+for f in a:
+    assert sum(i["count"] for i in f["insns"]) == f["executed"] > 0, f["function"]
+'; then pass json_annotate; else bad json_annotate; fi
 # calltrace on a second run of the workload: the same functions are called
 # (which branch of the slab fast path, and preemption, may differ per run).
 "$K" report -i "$S/ct.data" --format json | python3 -c '

@@ -23,6 +23,7 @@ if [ "${KJIT_RECORD_REUSE:-0}" != 1 ]; then
   share_new "$share"
   share_kjit "$share" "$ko" "$root"
   share_program "$share" record_workload
+  share_program "$share" kjitctl-other-abi
   share_script "$share" "$root/tests/guest/record-guest.sh"
   rc=0
   "$root/tools/lab/run-guest.sh" --share "$share" --script "$share/run.sh" --smp 2 --tcg-single \

@@ -4,6 +4,9 @@
  *                            exits with status 7 after the child's exit
  *   record_workload spin S   calls getppid() for S seconds (the process
  *                            a record of someone else must not count)
+ *   record_workload busy S   the same with a 1 ms sleep after every 1000
+ *                            calls, as a server between requests (the
+ *                            process record -p follows)
  *   record_workload badfd N  N read()s of fd -1 (EBADF): a branch of
  *                            ksys_read whose outcome is known */
 #include <stdio.h>
@@ -17,7 +20,7 @@
 
 int main(int argc, char **argv)
 {
-  if (argc != 3) { fprintf(stderr, "usage: record_workload fork N | spin SECS | badfd N\n"); return 2; }
+  if (argc != 3) { fprintf(stderr, "usage: record_workload fork N | spin SECS | busy SECS | badfd N\n"); return 2; }
   long n = atol(argv[2]);
   if (!strcmp(argv[1], "fork")) {
     pid_t c = fork();
@@ -34,9 +37,12 @@ int main(int argc, char **argv)
     if (waitpid(c, &st, 0) != c || !WIFEXITED(st) || WEXITSTATUS(st)) return 1;
     return 7;
   }
-  if (!strcmp(argv[1], "spin")) {
+  if (!strcmp(argv[1], "spin") || !strcmp(argv[1], "busy")) {
     time_t end = time(NULL) + n;
-    while (time(NULL) < end) for (int i = 0; i < 1000; i++) getppid();
+    while (time(NULL) < end) {
+      for (int i = 0; i < 1000; i++) getppid();
+      if (argv[1][0] == 'b') usleep(1000);
+    }
     return 0;
   }
   if (!strcmp(argv[1], "badfd")) {

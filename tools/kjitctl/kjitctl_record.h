@@ -345,10 +345,19 @@ static int cmd_record(int argc, char **argv)
   struct kjit_ioc_config cf = {.size = sizeof cf, .tool = (uint32_t)t, .inline_instrumentation = 1,
                                .use_liveness = 1, .pid = (uint32_t)wpid,
                                .flags = KJIT_CONFIG_PID_DESCENDANTS};
+  uint64_t config_start = mono_ns();
   if (ioctl(fd, KJIT_IOC_CONFIG, &cf) < 0)
     REC_FAIL("kjitctl record: configure %s: %s%s\n", tool, strerror(errno),
              errno == EBUSY ? " (something is attached or a capture runs: `kjitctl list`,"
                               " `kjitctl detach all`)" : "");
+  /* The module proves the code cache unused before it re-creates the
+   * engine, after an RCU-tasks grace period: a task that never sleeps
+   * (a loop of system calls) holds that up, and a followed process may
+   * have done much of its work meanwhile. */
+  if (mono_ns() - config_start > 2000000000ull)
+    fprintf(stderr, "kjitctl record: configuring took %.1f s: kjit waited for every task to leave its code cache"
+                    " (an RCU-tasks grace period, held up by tasks that do not sleep)\n",
+            (double)(mono_ns() - config_start) / 1e9);
 
   /* Attach in one ftrace update; refusals are reported, not fatal, unless
    * nothing is left. */

@@ -2,11 +2,11 @@
 // vmlinux with Zydis) with how many times each ran, like perf annotate.
 // FUNC may be a glob; the last line is the sum of the counts, which equals
 // the instructions the recorded blocks executed in those functions.
-#include <Zydis/Zydis.h>
 #include <fnmatch.h>
 
 #include <cinttypes>
 
+#include "annotation.h"
 #include "formats.h"
 
 namespace kjit::report {
@@ -26,32 +26,19 @@ int format_annotate(const Context &c, const std::string &func) {
   for (const Symbol *s : cov.entered(c.rec)) {
     if (fnmatch(func.c_str(), s->name.c_str(), 0)) continue;
     nfunc++;
-    std::vector<uint8_t> bytes;
-    if (!c.dbg->read(s->addr - c.slide, s->size, bytes)) {
+    std::vector<AnnotatedInsn> insns;
+    if (!annotate_function(*s, cov, *c.dbg, insns)) {
       fprintf(stderr, "kjit-report: %s is not in the vmlinux's text\n", s->name.c_str());
       return 1;
     }
     fprintf(c.out, "%s (%u bytes):\n", s->name.c_str(), s->size);
-    for (size_t off = 0; off < bytes.size();) {
-      ZydisDisassembledInstruction insn;
-      uint64_t a = s->addr + off;
-      if (!ZYAN_SUCCESS(ZydisDisassembleATT(ZYDIS_MACHINE_MODE_LONG_64, a, bytes.data() + off,
-                                            bytes.size() - off, &insn))) {
-        fprintf(c.out, "%12s  %6zx:  (bytes)\n", "", off);
-        off++;
-        continue;
-      }
-      uint64_t n = cov.count_at(a);
-      total += n;
-      LineRow row;
-      std::string src;
-      if (c.dbg->line_at(a - c.slide, row)) src = "  " + row.file + ":" + std::to_string(row.line);
-      if (n) fprintf(c.out, "%12" PRIu64 "  %6zx:  %-40s%s\n", n, off, insn.text, src.c_str());
-      else fprintf(c.out, "%12s  %6zx:  %-40s%s\n", "", off, insn.text, src.c_str());
-      off += insn.info.length;
+    for (const AnnotatedInsn &i : insns) {
+      total += i.count;
+      std::string src = i.file.empty() ? "" : "  " + i.file + ":" + std::to_string(i.line);
+      if (i.count) fprintf(c.out, "%12" PRIu64 "  %6x:  %-40s%s\n", i.count, i.offset, i.text.c_str(), src.c_str());
+      else fprintf(c.out, "%12s  %6x:  %-40s%s\n", "", i.offset, i.text.c_str(), src.c_str());
     }
-    for (const auto &b : c.rec.blocks)
-      if (c.rec.symbol_at(b.addr) == s) expected += b.count * b.ninsn;
+    expected += executed_in(c.rec, *s);
   }
   if (!nfunc) {
     fprintf(stderr, "kjit-report: no executed function matches %s\n", func.c_str());

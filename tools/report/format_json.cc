@@ -1,9 +1,12 @@
 // json: the recording in one documented schema (docs/data-format.md,
-// "JSON"), schema_version 1: meta, stats, blocks (and lines with a vmlinux),
-// calls, functions.
+// "JSON"), schema_version 2: meta, stats, blocks, calls, events, and what
+// the other formats show: branches, graph and folded (callstack), lines and
+// annotate (with a vmlinux).
 #include <cinttypes>
 
+#include "annotation.h"
 #include "branch_sites.h"
+#include "call_tree.h"
 #include "formats.h"
 
 namespace kjit::report {
@@ -58,11 +61,73 @@ void print_branches(const Context &c, FILE *o) {
   fprintf(o, "\n ]");
 }
 
+void print_call(const Recording &r, const CallNode &n, FILE *o) {
+  fprintf(o, "{\"function\": %s, \"cpu\": %u, \"start_ns\": %" PRIu64 ", \"duration_ns\": %" PRIu64
+          ", \"self_ns\": %" PRIu64 ", \"finished\": %s, \"calls\": [",
+          json_string(r.name_of(n.fn)).c_str(), n.cpu, n.start, n.duration(), n.self_time(),
+          n.closed ? "true" : "false");
+  for (size_t i = 0; i < n.children.size(); i++) {
+    if (i) fprintf(o, ", ");
+    print_call(r, *n.children[i], o);
+  }
+  fprintf(o, "]}");
+}
+
+// "graph": per thread its call trees; "folded": stacks by calls and by
+// self time (ns).
+void print_calls(const Context &c, FILE *o) {
+  fprintf(o, ",\n \"graph\": [");
+  bool first = true;
+  for (const auto &[pid, t] : call_trees(c.rec)) {
+    fprintf(o, "%s\n  {\"pid\": %u, \"calls\": [", first ? "" : ",", pid);
+    for (size_t i = 0; i < t.roots.size(); i++) {
+      fprintf(o, "%s\n   ", i ? "," : "");
+      print_call(c.rec, *t.roots[i], o);
+    }
+    fprintf(o, "]}");
+    first = false;
+  }
+  fprintf(o, "\n ],\n \"folded\": {");
+  const char *const weights[] = {"calls", "time_ns"};
+  for (int w = 0; w < 2; w++) {
+    fprintf(o, "%s\n  \"%s\": {", w ? "," : "", weights[w]);
+    bool f2 = true;
+    for (const auto &[stack, n] : folded_stacks(c.rec, w == 1)) {
+      fprintf(o, "%s%s: %" PRIu64, f2 ? "" : ", ", json_string(stack).c_str(), n);
+      f2 = false;
+    }
+    fprintf(o, "}");
+  }
+  fprintf(o, "\n }");
+}
+
+// "annotate": every entered function's instructions with their counts.
+void print_annotate(const Context &c, const Coverage &cov, FILE *o) {
+  fprintf(o, ",\n \"annotate\": [");
+  bool first = true;
+  for (const Symbol *s : cov.entered(c.rec)) {
+    std::vector<AnnotatedInsn> insns;
+    if (!annotate_function(*s, cov, *c.dbg, insns)) continue;
+    fprintf(o, "%s\n  {\"function\": %s, \"size\": %u, \"executed\": %" PRIu64 ", \"insns\": [",
+            first ? "" : ",", json_string(s->name).c_str(), s->size, executed_in(c.rec, *s));
+    for (size_t i = 0; i < insns.size(); i++) {
+      const AnnotatedInsn &a = insns[i];
+      fprintf(o, "%s\n   {\"offset\": %u, \"text\": %s, \"count\": %" PRIu64, i ? "," : "", a.offset,
+              json_string(a.text).c_str(), a.count);
+      if (!a.file.empty()) fprintf(o, ", \"file\": %s, \"line\": %d", json_string(a.file).c_str(), a.line);
+      fprintf(o, "}");
+    }
+    fprintf(o, "]}");
+    first = false;
+  }
+  fprintf(o, "\n ]");
+}
+
 }  // namespace
 
 int format_json(const Context &c) {
   FILE *o = c.out;
-  fprintf(o, "{\"schema_version\": 1,\n \"meta\": ");
+  fprintf(o, "{\"schema_version\": 2,\n \"meta\": ");
   kv_object(o, c.rec.meta);
   fprintf(o, ",\n \"stats\": ");
   kv_object(o, c.rec.stats);
@@ -98,6 +163,8 @@ int format_json(const Context &c) {
   }
   fprintf(o, "\n ]");
   if (c.rec.tool() == "branches") print_branches(c, o);
+  if (c.rec.tool() == "callstack") print_calls(c, o);
+  if (c.dbg && !c.rec.blocks.empty()) print_annotate(c, make_coverage(c.rec, c.slide), o);
   if (c.dbg && c.dbg->has_lines() && !c.rec.blocks.empty()) {
     fprintf(o, ",\n \"lines\": {");
     Coverage cov = make_coverage(c.rec, c.slide);

@@ -1,0 +1,40 @@
+#include "annotation.h"
+
+#include <Zydis/Zydis.h>
+
+namespace kjit::report {
+
+bool annotate_function(const Symbol &s, const Coverage &cov, const DebugInfo &dbg,
+                       std::vector<AnnotatedInsn> &out) {
+  std::vector<uint8_t> bytes;
+  if (!dbg.read(s.addr - cov.slide, s.size, bytes)) return false;
+  for (size_t off = 0; off < bytes.size();) {
+    ZydisDisassembledInstruction insn;
+    const uint64_t a = s.addr + off;
+    AnnotatedInsn ai;
+    ai.offset = static_cast<uint32_t>(off);
+    size_t len = 1;
+    if (ZYAN_SUCCESS(ZydisDisassembleATT(ZYDIS_MACHINE_MODE_LONG_64, a, bytes.data() + off, bytes.size() - off,
+                                         &insn))) {
+      ai.text = insn.text;
+      ai.count = cov.count_at(a);
+      len = insn.info.length;
+    } else {
+      ai.text = "(bytes)";
+    }
+    LineRow row;
+    if (dbg.line_at(a - cov.slide, row)) ai.file = row.file, ai.line = row.line;
+    out.push_back(std::move(ai));
+    off += len;
+  }
+  return true;
+}
+
+uint64_t executed_in(const Recording &r, const Symbol &s) {
+  uint64_t n = 0;
+  for (const auto &b : r.blocks)
+    if (r.symbol_at(b.addr) == &s) n += b.count * b.ninsn;
+  return n;
+}
+
+}  // namespace kjit::report

@@ -160,6 +160,17 @@ int kjit_insn_atomic_old_value_reg(const kjit_insn *i) {
 int kjit_insn_loaded_value_reg(const kjit_insn *i) {
   return i->insn.loaded_value_reg == x86::kNoReg ? -1 : i->insn.loaded_value_reg;
 }
+int kjit_insn_comparison(const kjit_insn *i, struct kjit_operand ops[2], uint32_t *size) {
+  const x86::Insn &in = i->insn;
+  if (!in.cmp_kind[0]) return 0;
+  for (int k = 0; k < 2; k++) {
+    ops[k].kind = in.cmp_kind[k];
+    ops[k].reg = in.cmp_reg[k];
+    ops[k].imm = in.cmp_kind[k] == KJIT_OPERAND_IMM ? in.cmp_imm : 0;
+  }
+  *size = in.cmp_size;
+  return in.cmp_is_test ? KJIT_COMPARE_TEST : KJIT_COMPARE_CMP;
+}
 int kjit_insn_bit_offset_reg(const kjit_insn *i) {
   return i->insn.bit_offset_reg == x86::kNoReg ? -1 : i->insn.bit_offset_reg;
 }

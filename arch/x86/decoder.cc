@@ -39,6 +39,37 @@ uint8_t loaded_value_register(const ZydisDecodedInstruction &zi, const ZydisDeco
   return r < 0 ? kNoReg : static_cast<uint8_t>(r);
 }
 
+// cmp and test: what each operand is (a GPR other than ah..dh, an
+// immediate, the memory operand), for comparison tracing.  Anything else
+// leaves cmp_kind zero.
+void compare_operands(const ZydisDecodedInstruction &zi, const ZydisDecodedOperand *ops, Insn &in) {
+  if ((zi.mnemonic != ZYDIS_MNEMONIC_CMP && zi.mnemonic != ZYDIS_MNEMONIC_TEST) || zi.operand_count < 2) return;
+  uint8_t kind[2] = {0, 0}, reg[2] = {0, 0};
+  int64_t imm = 0;
+  for (int k = 0; k < 2; k++) {
+    const ZydisDecodedOperand &op = ops[k];
+    if (op.type == ZYDIS_OPERAND_TYPE_REGISTER) {
+      const ZydisRegister r = op.reg.value;
+      if (r == ZYDIS_REGISTER_AH || r == ZYDIS_REGISTER_BH || r == ZYDIS_REGISTER_CH || r == ZYDIS_REGISTER_DH ||
+          gpr_number(r) < 0)
+        return;
+      kind[k] = KJIT_OPERAND_REG;
+      reg[k] = static_cast<uint8_t>(gpr_number(r));
+    } else if (op.type == ZYDIS_OPERAND_TYPE_IMMEDIATE) {
+      kind[k] = KJIT_OPERAND_IMM;
+      imm = op.imm.is_signed ? op.imm.value.s : static_cast<int64_t>(op.imm.value.u);
+    } else if (op.type == ZYDIS_OPERAND_TYPE_MEMORY && op.mem.type == ZYDIS_MEMOP_TYPE_MEM) {
+      kind[k] = KJIT_OPERAND_MEM;
+    } else {
+      return;
+    }
+  }
+  for (int k = 0; k < 2; k++) in.cmp_kind[k] = kind[k], in.cmp_reg[k] = reg[k];
+  in.cmp_size = static_cast<uint8_t>(zi.operand_width / 8);
+  in.cmp_is_test = zi.mnemonic == ZYDIS_MNEMONIC_TEST;
+  in.cmp_imm = imm;
+}
+
 uint8_t to_flag_bits(ZydisAccessedFlagsMask mask) {
   uint8_t out = 0;
   if (mask & ZYDIS_CPUFLAG_CF) out |= kFlagCF;
@@ -306,6 +337,7 @@ DecodeStatus Decoder::decode(uint64_t pc, const uint8_t *bytes, uint32_t len, In
     in.bit_offset_reg = static_cast<uint8_t>(gpr_number(ops[1].reg.value));
 
   in.loaded_value_reg = loaded_value_register(zi, ops);
+  compare_operands(zi, ops, in);
 
   in.nondet = classify_nondet(zi, ops);
   in.swaps_gs = zi.mnemonic == ZYDIS_MNEMONIC_SWAPGS;

@@ -53,6 +53,11 @@ struct Insn {
   uint8_t swaps_gs;          // swapgs: GS base and the inactive one exchange
   uint8_t bit_offset_reg;    // bt/bts/btr/btc mem, reg: the bit offset register, else kNoReg
   uint8_t loaded_value_reg;  // mov/movzx/movsx(d) reg, mem: the GPR whose low bytes hold what it read
+  uint8_t cmp_kind[2];       // cmp/test: kjit_operand_kind of each operand, else 0 (none)
+  uint8_t cmp_reg[2];        // ... the GPR of a register operand
+  uint8_t cmp_size;          // ... the operand size in bytes
+  uint8_t cmp_is_test;       // ... test rather than cmp
+  int64_t cmp_imm;           // ... the immediate, sign-extended to 64 bits
   uint8_t bytes[15];
 };
 

@@ -131,6 +131,15 @@ int kjit_insn_atomic_old_value_reg(const struct kjit_insn *insn);
  * (ah..dh excepted: -1).  A recorder logs the value from there, exact even
  * when another CPU writes the word right after the load. */
 int kjit_insn_loaded_value_reg(const struct kjit_insn *insn);
+/* cmp and test whose two operands are each a GPR (not ah..dh), an
+ * immediate or the explicit memory operand: KJIT_COMPARE_CMP or
+ * KJIT_COMPARE_TEST, with the operands in instruction order (cmp's first is
+ * what the second is subtracted from; the immediate sign-extended to 64
+ * bits) and their size in bytes; else 0. */
+enum kjit_operand_kind { KJIT_OPERAND_NONE = 0, KJIT_OPERAND_REG = 1, KJIT_OPERAND_IMM = 2, KJIT_OPERAND_MEM = 3 };
+enum { KJIT_COMPARE_CMP = 1, KJIT_COMPARE_TEST = 2 };
+struct kjit_operand { uint32_t kind; uint32_t reg; int64_t imm; };
+int kjit_insn_comparison(const struct kjit_insn *insn, struct kjit_operand ops[2], uint32_t *size);
 /* bt, bts, btr and btc with a memory operand and a register bit offset:
  * that register, else -1.  The offset is signed and unbounded: the
  * instruction accesses the operand-sized word at

@@ -12,6 +12,7 @@
 #include <linux/slab.h>
 #include "builtin_tools.h"
 #include "callstack.h"
+#include "kcov.h"
 #include "kjit/plugin.h"
 #include "kjit_examples.h"
 
@@ -324,6 +325,23 @@ static int callstack_results(struct kjit_ioc_results *res, struct kjit_ioc_rec _
 	return put_recs(u, cap, &res->nrec, fill_cs, &c, head - c.start);
 }
 
+/* ---- kcov: coverage goes to the threads' own buffers (kcov.c) ------------ */
+
+static int kcov_tool_init(void)
+{
+	int ret = kjit_kcov_device_create();
+
+	if (ret == -EEXIST)
+		pr_err("this kernel has its own KCOV (/sys/kernel/debug/kcov): use it\n");
+	return ret;
+}
+
+static int kcov_results(struct kjit_ioc_results *res, struct kjit_ioc_rec __user *u, u64 cap)
+{
+	res->scalars[0] = kjit_kcov_enabled_tasks();
+	return 0;
+}
+
 /* ---- the table -------------------------------------------------------- */
 
 static const struct kjit_builtin_tool tools[KJIT_TOOL_MAX + 1] = {
@@ -357,6 +375,10 @@ static const struct kjit_builtin_tool tools[KJIT_TOOL_MAX + 1] = {
 	[KJIT_TOOL_CALLSTACK] = {
 		.name = "callstack", .init = callstack_init, .plugin = kjit_callstack_plugin,
 		.reset = kjit_callstack_reset, .results = callstack_results,
+	},
+	[KJIT_TOOL_KCOV] = {
+		.name = "kcov", .init = kcov_tool_init, .plugin = kjit_kcov_plugin,
+		.results = kcov_results,
 	},
 	[KJIT_TOOL_BRANCHES] = {
 		.name = "branches", .init = branches_init, .plugin = kjit_example_branch_profile,

@@ -26,7 +26,8 @@ LAYERS=(
   "dispatch_gates"                       # translated code's way out (asm)
   "entry_ftrace sched_resume textwatch builtin_tools exports"  # entry/exit, sleeps, text changes, tools, plugin API
   "engine_host"                          # the engine's one owner
-  "callstack examples"                   # plugins compiled into kjit.ko
+  "callstack kcov examples"              # plugins compiled into kjit.ko
+  "kcov_cmp"                             # kcov's comparison operands
   "kjit_engine zydis_kernel"             # the C++ engine (core/, arch/x86/) and Zydis
   "shim extable"                         # what the engine calls (os_shim.h)
   "quiesce"

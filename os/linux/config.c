@@ -27,7 +27,7 @@
 static unsigned int tool = KJIT_TOOL_ICOUNT;
 module_param(tool, uint, 0444);
 MODULE_PARM_DESC(tool, "built-in tool at load: 0 none, 1 icount, 2 bbcount, 3 calltrace, "
-		 "4 branch_hints, 5 lock_contention, 6 entry_count, 7 callstack, 8 branches");
+		 "4 branch_hints, 5 lock_contention, 6 entry_count, 7 callstack, 8 branches, 9 kcov");
 
 static DEFINE_MUTEX(kjit_config_mutex);
 static struct kjit_ioc_config cfg;
@@ -66,7 +66,7 @@ static int start(const struct kjit_ioc_config *c)
 	kjit_sleep_counters_reset();   /* the engine's counts start afresh too */
 	cfg = *c;
 	kjit_entry_set_policy(c->pid, !!(c->flags & KJIT_CONFIG_PID_DESCENDANTS),
-			      c->flush_every_entry, c->tool == KJIT_TOOL_CALLSTACK);
+			      c->flush_every_entry, c->tool == KJIT_TOOL_CALLSTACK, c->tool == KJIT_TOOL_KCOV);
 	return 0;
 }
 
@@ -163,7 +163,8 @@ void kjit_config_clear_pid(void)
 	mutex_lock(&kjit_config_mutex);
 	cfg.pid = 0;
 	cfg.flags &= ~KJIT_CONFIG_PID_DESCENDANTS;
-	kjit_entry_set_policy(0, false, cfg.flush_every_entry, cfg.tool == KJIT_TOOL_CALLSTACK);
+	kjit_entry_set_policy(0, false, cfg.flush_every_entry, cfg.tool == KJIT_TOOL_CALLSTACK,
+			      cfg.tool == KJIT_TOOL_KCOV);
 	mutex_unlock(&kjit_config_mutex);
 }
 

@@ -50,6 +50,7 @@
 #include "entry_ftrace.h"
 #include "engine_host.h"
 #include "callstack.h"
+#include "kcov.h"
 #include "cache_mem.h"
 #include "quiesce.h"
 #include "shim.h"
@@ -87,6 +88,7 @@ struct kjit_entry_policy {
 	bool descendants;        /* ... and its descendants */
 	u32 flush_every_entry;   /* flush when an entry returns (benchmarks) */
 	bool callstack;          /* the callstack tool records entries */
+	bool kcov_only;          /* only threads with KCOV enabled (kcov.c) */
 };
 static struct kjit_entry_policy policy;
 
@@ -212,7 +214,8 @@ static void kjit_ftrace_enter(unsigned long ip, unsigned long parent_ip,
 		return;
 	}
 	pid = READ_ONCE(policy.pid);
-	if (pid && !pid_matches(pid, READ_ONCE(policy.descendants))) {
+	if ((pid && !pid_matches(pid, READ_ONCE(policy.descendants))) ||
+	    (READ_ONCE(policy.kcov_only) && !kjit_kcov_task_enabled(current))) {
 		atomic64_inc(&c_filtered);
 		return;
 	}
@@ -535,8 +538,10 @@ bool kjit_attachment(int i, char *name, u64 *addr)
 	return ok;
 }
 
-void kjit_entry_set_policy(u32 pid, bool descendants, u32 flush_every_entry, bool callstack)
+void kjit_entry_set_policy(u32 pid, bool descendants, u32 flush_every_entry, bool callstack,
+			   bool kcov_only)
 {
+	WRITE_ONCE(policy.kcov_only, kcov_only);
 	WRITE_ONCE(policy.descendants, descendants);
 	WRITE_ONCE(policy.pid, pid);
 	WRITE_ONCE(policy.flush_every_entry, flush_every_entry);

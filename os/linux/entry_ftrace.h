@@ -24,7 +24,8 @@ void kjit_entry_quiesce(void);
 /* What attaching each name would answer (0 or -errno, as attach_many),
  * attaching nothing. */
 int kjit_check_many(const char __user *names, s32 __user *results, u32 count);
-void kjit_entry_set_policy(u32 pid, bool descendants, u32 flush_every_entry, bool callstack);
+void kjit_entry_set_policy(u32 pid, bool descendants, u32 flush_every_entry, bool callstack,
+			   bool kcov_only);
 
 /* Asks for a reclaim if the engine wants one; any context (the gates, the
  * scheduler stub): the flush itself runs from a work item. */

@@ -36,6 +36,7 @@ EXPORT_SYMBOL_GPL(kjit_insn_bit_offset_reg);
 EXPORT_SYMBOL_GPL(kjit_insn_writes_nothing);
 EXPORT_SYMBOL_GPL(kjit_insn_atomic_old_value_reg);
 EXPORT_SYMBOL_GPL(kjit_insn_loaded_value_reg);
+EXPORT_SYMBOL_GPL(kjit_insn_comparison);
 EXPORT_SYMBOL_GPL(kjit_insn_string_op);
 EXPORT_SYMBOL_GPL(kjit_insn_string_width);
 EXPORT_SYMBOL_GPL(kjit_insn_nondeterministic_reg);

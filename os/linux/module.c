@@ -12,6 +12,7 @@
 #include "cache_mem.h"
 #include "capture.h"
 #include "config.h"
+#include "kcov.h"
 #include "control.h"
 #include "dispatch_gates.h"
 #include "engine_host.h"
@@ -60,6 +61,9 @@ static int __init kjit_init(void)
 			     kjit_sched_resume_active() ? kjit_gate_sched : NULL);
 	if (ret)
 		goto err_sched;
+	ret = kjit_kcov_init();
+	if (ret)
+		goto err_kcov;
 	ret = kjit_config_init();
 	if (ret)
 		goto err_config;
@@ -76,6 +80,8 @@ err_text:
 	kjit_textwatch_exit();
 err_config:
 	kjit_config_exit();
+	kjit_kcov_exit();
+err_kcov:
 	kjit_host_exit();
 err_sched:
 	kjit_sched_resume_exit();
@@ -95,6 +101,7 @@ static void __exit kjit_exit(void)
 	kjit_textwatch_exit();
 	kjit_sched_resume_exit();  /* no task returns through the stub after this */
 	kjit_entry_exit();       /* detach all, wait for tasks in the cache */
+	kjit_kcov_exit();        /* an open kcov file holds the module: none is */
 	kjit_config_exit();
 	kjit_host_exit();
 	kjit_extable_exit();

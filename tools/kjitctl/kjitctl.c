@@ -44,7 +44,7 @@ static int fd = -1;
 #endif
 
 static const char *tool_names[] = {"none", "icount", "bbcount", "calltrace", "branch_hints",
-                                   "lock_contention", "entry_count", "callstack", "branches"};
+                                   "lock_contention", "entry_count", "callstack", "branches", "kcov"};
 #define TOOL_NAME(t) ((t) < sizeof tool_names / sizeof *tool_names ? tool_names[t] : "?")
 
 /* ---- symbols ---------------------------------------------------------- */
@@ -246,6 +246,43 @@ static int attach_syscalls(char **attached, size_t *nattached)
 }
 
 static int attach_all_syscalls(void) { return attach_syscalls(NULL, NULL); }
+
+static int usage(void);
+
+/* kcov enable: the kcov tool (which creates /sys/kernel/debug/kcov) on
+ * every system call kjit can attach, entered only by threads that enabled
+ * coverage; kcov disable: detach, tool none.  The device stays: a client
+ * that enables coverage meanwhile gets none until the next enable. */
+static int cmd_kcov(const char *what)
+{
+  struct kjit_ioc_config c = {.size = sizeof c, .inline_instrumentation = 1, .use_liveness = 1};
+  if (!strcmp(what, "enable")) {
+    c.tool = KJIT_TOOL_KCOV;
+    if (ioctl(fd, KJIT_IOC_CONFIG, &c) < 0) {
+      fprintf(stderr, "kjitctl kcov: configure: %s%s\n", strerror(errno),
+              errno == EBUSY ? " (something is attached: `kjitctl detach all`)"
+              : errno == EEXIST ? " (the kernel has its own KCOV)" : "");
+      return 1;
+    }
+    if (attach_all_syscalls()) return 1;
+    /* User page faults reach handle_mm_fault from noinstr entry code:
+     * attached, it is covered from there down, as the real KCOV covers it. */
+    struct kjit_ioc_target pf = {.size = sizeof pf, .name = "handle_mm_fault"};
+    if (ioctl(fd, KJIT_IOC_ATTACH, &pf) < 0)
+      fprintf(stderr, "kjitctl kcov: page faults not covered: attach handle_mm_fault: %s\n", strerror(errno));
+    printf("kcov: /sys/kernel/debug/kcov covers every attached system call and handle_mm_fault\n");
+    return 0;
+  }
+  if (!strcmp(what, "disable")) {
+    struct kjit_ioc_target all = {.size = sizeof all, .name = "*"};
+    if (ioctl(fd, KJIT_IOC_DETACH, &all) < 0 || ioctl(fd, KJIT_IOC_CONFIG, &c) < 0) {
+      perror("kjitctl kcov disable");
+      return 1;
+    }
+    return 0;
+  }
+  return usage();
+}
 
 static int cmd_attach(int argc, char **argv)
 {
@@ -715,6 +752,7 @@ static const struct { const char *cmd, *text; } usages[] = {
   {"blocks", "kjitctl blocks [--json]   bbcount's blocks, live\n"},
   {"calls", "kjitctl calls [--json]   entry_count's or callstack's calls, live\n"},
   {"departures", "kjitctl departures [--json] [--all]   where entries left the cache\n"},
+  {"kcov", "kjitctl kcov enable|disable   a KCOV device (/sys/kernel/debug/kcov) on this stock kernel\n"},
   {"capture", "kjitctl capture --syscall NAME|--func FUNC [--pid P] [--count N] [--first-complete]\n"
               "                [--timeout S] [--buf-kb KB] -o FILE [-- CMD...]\n"
               "       kjitctl capture --all-syscalls -o DIR [--timeout S] [--buf-kb KB] [--code-kb KB]\n"
@@ -728,7 +766,7 @@ static int usage_to(FILE *to)
     fprintf(to, "%s%s", i ? "       " : "usage: ", usages[i].text);
   fprintf(to,
           "       kjitctl --version | COMMAND --help\n"
-          "tools: none icount bbcount calltrace branch_hints lock_contention entry_count callstack branches\n"
+          "tools: none icount bbcount calltrace branch_hints lock_contention entry_count callstack branches kcov\n"
           "exit status: 0 ok, 1 kjit or I/O error, 2 usage error; record: the workload's status\n"
           "see kjitctl(8): man -l docs/kjitctl.8\n");
   return to == stdout ? 0 : 2;
@@ -782,6 +820,7 @@ int main(int argc, char **argv)
   if (!strcmp(cmd, "list")) return argc > 2 ? cmd_list_glob(argv[2]) : cmd_list();
   if (!strcmp(cmd, "stats")) return cmd_stats();
   if (!strcmp(cmd, "capture")) return cmd_capture(argc - 2, argv + 2);
+  if (!strcmp(cmd, "kcov")) return argc != 3 ? usage() : cmd_kcov(argv[2]);
   if (!strcmp(cmd, "show"))
     return cmd_report(json, argc > 2 && !strcmp(argv[2], "--folded"), argc > 2 && !strcmp(argv[2], "--trace"));
   if (!strcmp(cmd, "blocks")) return cmd_blocks_calls(1, json);

@@ -116,7 +116,8 @@ enum kjit_tool {
   KJIT_TOOL_ENTRY_COUNT = 6,
   KJIT_TOOL_CALLSTACK = 7,
   KJIT_TOOL_BRANCHES = 8,
-  KJIT_TOOL_MAX = 8,
+  KJIT_TOOL_KCOV = 9,
+  KJIT_TOOL_MAX = 9,
 };
 
 /* Reconfigure: tool, engine options, cache size, modes.  Only while nothing
@@ -149,7 +150,8 @@ struct kjit_ioc_config {
  * [1]=dropped (calls whose routine found the table full); callstack
  * [0]=events written, [1]=ring capacity, [2]=dropped (oldest events
  * overwritten); branches bbcount's [0..2] and [3]=dropped branches
- * (branch translations that found the per-branch table full: not counted).
+ * (branch translations that found the per-branch table full: not counted);
+ * kcov [0]=threads with coverage enabled now.
  * Scalars a module does not fill read 0, so an older module reports no
  * drops.  Records (rec_ptr, capacity nrec; nrec out =
  * how many exist, at most capacity copied): bbcount (pc,count) per distinct

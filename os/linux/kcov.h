@@ -1,0 +1,25 @@
+/* kcov.c: the KCOV ABI (Documentation/dev-tools/kcov.rst) on kernels built
+ * without CONFIG_KCOV: a debugfs file `kcov`, and the built-in tool that
+ * fills the buffers from translated code.  A plugin of the engine (below the
+ * engine host, above nothing but the kernel). */
+#ifndef KJIT_KCOV_H
+#define KJIT_KCOV_H
+
+#include <linux/types.h>
+
+struct kjit_plugin;
+struct task_struct;
+
+/* Creates /sys/kernel/debug/kcov unless the kernel has its own; 0 or
+ * -EEXIST (a real KCOV: kjit's stays away). */
+int kjit_kcov_device_create(void);
+void kjit_kcov_device_remove(void);
+int kjit_kcov_init(void);     /* the task-exit probe */
+void kjit_kcov_exit(void);
+/* Whether t has coverage enabled: the entry filter of the kcov tool. */
+bool kjit_kcov_task_enabled(struct task_struct *t);
+const struct kjit_plugin *kjit_kcov_plugin(void);
+/* Tasks with coverage enabled right now (the tool's scalar). */
+u64 kjit_kcov_enabled_tasks(void);
+
+#endif

@@ -1,0 +1,40 @@
+#!/bin/bash
+# kjit's KCOV device on the stock kernel (tests/guest/kcov-guest.sh, the
+# client tests/guest/kcov_client.c): coverage of the kcov.rst example's
+# calls, two threads, disable, CMP records, a blocking read, a full buffer,
+# the real KCOV's error codes, unload under a client; once per preemption
+# mode.
+# Usage: tests/guest/kcov.sh BUILD_DIR
+# Env: KJIT_KCOV_MODES ("voluntary full").
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+B="$(cd "${1:-$root/build}" && pwd)"
+ko="$B/module/kjit.ko"
+[ -f "$ko" ] || { echo "kcov: $ko missing (os/linux/build.sh $B)" >&2; exit 2; }
+# shellcheck source=tests/guest/share.sh
+. "$root/tests/guest/share.sh"
+share_guest_bin "$B"
+fail=0
+for mode in ${KJIT_KCOV_MODES:-voluntary full}; do
+  share="$B/guest-kcov-$mode"
+  share_new "$share"
+  share_kjit "$share" "$ko" "$root"
+  share_program "$share" kcov_client
+  share_script "$share" "$root/tests/guest/kcov-guest.sh"
+  rc=0
+  "$root/tools/lab/run-guest.sh" --share "$share" --script "$share/run.sh" --smp 2 --timeout 600 \
+    --append "preempt=$mode" || rc=$?
+  [ "$rc" = 0 ] || { echo "kcov: FAIL: guest status $rc ($mode)" >&2; tail -n 40 "$share/console.log" >&2 || true; fail=1; }
+  grep -q KCOV-GUEST-DONE "$share/guest.log" 2>/dev/null || { echo "kcov: FAIL: guest did not finish ($mode)" >&2; fail=1; }
+  if [ -f "$share/checks.txt" ]; then
+    sed "s/^/$mode: /" "$share/checks.txt"
+    if grep -q ' FAIL' "$share/checks.txt"; then fail=1; fi
+  else
+    echo "kcov: FAIL: no checks.txt ($mode)" >&2; fail=1
+  fi
+  if "$root/tools/lab/kernel-log-errors.sh" "$share/console.log" "$share/dmesg.txt" >&2; then
+    echo "kcov: FAIL: kernel log has errors ($mode)" >&2; fail=1
+  fi
+done
+if [ "$fail" = 0 ]; then echo "kcov: PASS"; else echo "kcov: FAIL"; fi
+exit "$fail"

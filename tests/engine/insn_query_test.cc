@@ -213,6 +213,37 @@ TEST(InsnQuery, LoadsNameTheRegisterHoldingWhatTheyRead) {
   }
 }
 
+// KCOV_TRACE_CMP takes cmp and test operands from this query.
+TEST(InsnQuery, ComparisonsNameTheirOperands) {
+  kjit_operand ops[2];
+  uint32_t size = 0;
+  kjit_insn cmp_reg_reg = decode({0x49, 0x39, 0xc6});  // cmp r14, rax
+  ASSERT_EQ(kjit_insn_comparison(&cmp_reg_reg, ops, &size), KJIT_COMPARE_CMP);
+  EXPECT_EQ(size, 8u);
+  EXPECT_EQ(ops[0].kind, KJIT_OPERAND_REG);
+  EXPECT_EQ(ops[0].reg, KJIT_REG_R14);
+  EXPECT_EQ(ops[1].kind, KJIT_OPERAND_REG);
+  EXPECT_EQ(ops[1].reg, KJIT_REG_RAX);
+  kjit_insn cmp_imm = decode({0x83, 0xff, 0xfe});  // cmp edi, -2
+  ASSERT_EQ(kjit_insn_comparison(&cmp_imm, ops, &size), KJIT_COMPARE_CMP);
+  EXPECT_EQ(size, 4u);
+  EXPECT_EQ(ops[1].kind, KJIT_OPERAND_IMM);
+  EXPECT_EQ(ops[1].imm, -2);
+  kjit_insn cmp_mem = decode({0x80, 0x7f, 0x08, 0x2f});  // cmp byte [rdi+8], 0x2f
+  ASSERT_EQ(kjit_insn_comparison(&cmp_mem, ops, &size), KJIT_COMPARE_CMP);
+  EXPECT_EQ(size, 1u);
+  EXPECT_EQ(ops[0].kind, KJIT_OPERAND_MEM);
+  EXPECT_EQ(ops[1].imm, 0x2f);
+  kjit_insn test = decode({0x48, 0x85, 0xdb});  // test rbx, rbx
+  ASSERT_EQ(kjit_insn_comparison(&test, ops, &size), KJIT_COMPARE_TEST);
+  EXPECT_EQ(ops[0].reg, KJIT_REG_RBX);
+  EXPECT_EQ(ops[1].reg, KJIT_REG_RBX);
+  kjit_insn high_byte = decode({0x38, 0xe0});  // cmp al, ah: byte 1 of rax
+  EXPECT_EQ(kjit_insn_comparison(&high_byte, ops, &size), 0);
+  kjit_insn sub = decode({0x48, 0x29, 0xd8});  // sub rax, rbx: not a comparison
+  EXPECT_EQ(kjit_insn_comparison(&sub, ops, &size), 0);
+}
+
 // bt [r8], rax reads the word at r8 + (rax >> 6) * 8: the recorder must
 // know the register.
 TEST(InsnQuery, BitTestsWithARegisterOffsetNameIt) {

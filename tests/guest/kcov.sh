@@ -36,5 +36,24 @@ for mode in ${KJIT_KCOV_MODES:-voluntary full}; do
     echo "kcov: FAIL: kernel log has errors ($mode)" >&2; fail=1
   fi
 done
+# The same PCs in kjitctl report: a trace becomes blocks (text, drcov).
+cmake --build "$B" --target kjit-report > /dev/null
+dbg="$(KJIT_BUILD="$B/lab" "$root/tools/lab/fetch-debug.sh")"
+pcs="$share/open-hit.pcs" R="$share/report"
+mkdir -p "$R"
+if "$B/guest-bin/kjitctl" report --kcov "$pcs" --vmlinux "$dbg/vmlinux-dbg" > "$R/text.txt" 2> "$R/text.err" \
+   && grep -q ' do_sys_openat2$' "$R/text.txt"; then
+  echo "CHECK report_kcov_text PASS"
+else
+  echo "CHECK report_kcov_text FAIL $(cat "$R/text.err")"; fail=1
+fi
+distinct=$(grep '^0x' "$pcs" | awk '{print $1}' | sort -u | wc -l)
+"$B/guest-bin/kjitctl" report --kcov "$pcs" --vmlinux "$dbg/vmlinux-dbg" --format drcov -o "$R/kcov.drcov"
+blocks=$(sed -n 's/^BB Table: \([0-9]*\) bbs$/\1/p' "$R/kcov.drcov")
+if [ "${blocks:-0}" = "$distinct" ]; then
+  echo "CHECK report_kcov_drcov PASS $blocks blocks"
+else
+  echo "CHECK report_kcov_drcov FAIL drcov ${blocks:-?} blocks, $distinct distinct PCs"; fail=1
+fi
 if [ "$fail" = 0 ]; then echo "kcov: PASS"; else echo "kcov: FAIL"; fi
 exit "$fail"

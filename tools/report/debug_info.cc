@@ -86,6 +86,17 @@ bool DebugInfo::line_at(uint64_t addr, LineRow &out) const {
   return f && line > 0;
 }
 
+bool DebugInfo::function_symbol(uint64_t addr, std::string &name, uint64_t &start, uint64_t &size) const {
+  GElf_Off off = 0;
+  GElf_Sym sym;
+  const char *n = dwfl_module_addrinfo(mod_, addr, &off, &sym, nullptr, nullptr, nullptr);
+  if (!n || GELF_ST_TYPE(sym.st_info) != STT_FUNC) return false;
+  name = n;
+  start = addr - off;
+  size = sym.st_size ? sym.st_size : off + 1;
+  return true;
+}
+
 std::string DebugInfo::function_at(uint64_t addr) const {
   Dwarf_Addr bias;
   Dwarf_Die *cu = dwfl_module_addrdie(mod_, addr, &bias);

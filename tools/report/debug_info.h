@@ -29,6 +29,9 @@ class DebugInfo {
   bool has_lines() const { return has_lines_; }
   // file:line of one address (file relative to the kernel tree).
   bool line_at(uint64_t addr, LineRow &out) const;
+  // The function symbol holding addr: its start and size (vmlinux
+  // addresses); false when none does.
+  bool function_symbol(uint64_t addr, std::string &name, uint64_t &start, uint64_t &size) const;
   // The innermost function holding addr, inlined ones included (the C
   // function a line belongs to: ksys_lseek inside __x64_sys_lseek); "" if
   // DWARF does not say.

@@ -12,6 +12,7 @@
 #include "data_file.h"
 #include "debug_info.h"
 #include "formats.h"
+#include "kcov_input.h"
 #include "uapi/kjit_ioctl.h"
 
 using namespace kjit::report;
@@ -20,6 +21,8 @@ static int usage(FILE *to) {
   fprintf(to,
           "usage: kjitctl report [-i kjit.data] [--vmlinux PATH] [--format F] [-o FILE]\n"
           "  -i, --input FILE       the recording (default kjit.data)\n"
+          "      --kcov FILE        instead: PCs a KCOV client printed (first field 0x..., and\n"
+          "                         optionally a line \"stext 0x...\"), as blocks; needs --vmlinux\n"
           "  -k, --vmlinux PATH     vmlinux with DWARF (Debian: linux-image-$(uname -r)-dbg,\n"
           "                         /usr/lib/debug/boot/vmlinux-$(uname -r)); its build id must match\n"
           "  -f, --format F         text (default), lcov, drcov, json, annotate FUNC|GLOB,\n"
@@ -39,8 +42,9 @@ int main(int argc, char **argv) {
       {"format", required_argument, nullptr, 'f'}, {"output", required_argument, nullptr, 'o'},
       {"source-root", required_argument, nullptr, 'S'}, {"weight", required_argument, nullptr, 'W'},
       {"no-build-id-check", no_argument, nullptr, 'B'}, {"help", no_argument, nullptr, 'h'},
-      {"version", no_argument, nullptr, 'V'}, {nullptr, 0, nullptr, 0}};
-  std::string input = "kjit.data", vmlinux, format = "text", output, root, weight = "calls", func;
+      {"version", no_argument, nullptr, 'V'}, {"kcov", required_argument, nullptr, 'K'},
+      {nullptr, 0, nullptr, 0}};
+  std::string input = "kjit.data", kcov, vmlinux, format = "text", output, root, weight = "calls", func;
   bool check_id = true;
   int ch;
   while ((ch = getopt_long(argc, argv, "i:k:f:o:h", lo, nullptr)) != -1) {
@@ -52,6 +56,7 @@ int main(int argc, char **argv) {
       case 'S': root = optarg; if (!root.empty() && root.back() != '/') root += '/'; break;
       case 'W': weight = optarg; break;
       case 'B': check_id = false; break;
+      case 'K': kcov = optarg; break;
       case 'h': return usage(stdout);
       case 'V': printf("kjit-report %s (data format %u)\n", KJIT_VERSION, KJIT_DATA_VERSION); return 0;
       default: return usage(stderr);
@@ -69,11 +74,20 @@ int main(int argc, char **argv) {
 
   Recording rec;
   std::string err;
-  if (!read_recording(input, rec, err)) { fprintf(stderr, "kjit-report: %s\n", err.c_str()); return 1; }
   DebugInfo dbg;
+  if (!kcov.empty()) {
+    if (vmlinux.empty()) { fprintf(stderr, "kjit-report: --kcov needs --vmlinux (blocks are read from it)\n"); return 2; }
+    if (!dbg.open(vmlinux, err) || !recording_from_kcov(kcov, dbg, rec, err)) {
+      fprintf(stderr, "kjit-report: %s\n", err.c_str());
+      return 1;
+    }
+  } else if (!read_recording(input, rec, err)) {
+    fprintf(stderr, "kjit-report: %s\n", err.c_str());
+    return 1;
+  }
   int64_t slide = 0;
   if (!vmlinux.empty()) {
-    if (!dbg.open(vmlinux, err)) { fprintf(stderr, "kjit-report: %s\n", err.c_str()); return 1; }
+    if (kcov.empty() && !dbg.open(vmlinux, err)) { fprintf(stderr, "kjit-report: %s\n", err.c_str()); return 1; }
     const std::string &want = rec.meta["build_id"];
     if (check_id && !want.empty() && dbg.build_id() != want) {
       fprintf(stderr, "kjit-report: %s is not the recorded kernel: build id %s, the recording's is %s"

@@ -1,6 +1,6 @@
 #!/bin/sh
 # Runs in the guest (busybox sh, cwd = the share) for tests/guest/demo.sh:
-# the README's "First steps", each command echoed before its output, a
+# docs/by-hand.md's steps, each command echoed before its output, a
 # tool of one's own as a plugin module, and a recording.  Everything goes to
 # demo.txt, which the host shows; the capture (uname.kjitcap) is replayed
 # and the recording (demo.data) reported on the host.

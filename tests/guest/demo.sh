@@ -1,6 +1,6 @@
 #!/bin/bash
-# `./kjit-lab demo`: boots the guest, loads kjit.ko and runs the README's
-# "First steps" (instruction count, hottest blocks, folded call stacks, a
+# `./kjit-lab demo`: boots the guest, loads kjit.ko and runs the steps of
+# docs/by-hand.md (instruction count, hottest blocks, folded call stacks, a
 # capture, the engine's statistics), a plugin module and a recording; then
 # replays the guest's capture here with kjit-sim and reports the recording
 # with the kernel's debug vmlinux: branch table, coverage HTML page.

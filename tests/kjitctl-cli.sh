@@ -7,7 +7,13 @@ set -uo pipefail
 K="$1" M="$2"
 fail=0
 bad() { echo "kjitctl-cli: FAIL: $*" >&2; fail=1; }
-for c in record report list config attach detach stats flush reset icount-reset show blocks calls departures capture; do
+# The commands are the ones `kjitctl --help` lists, so a new command is
+# checked without editing this list; the few named below must be among them.
+cmds=$("$K" --help | sed -n 's/^\(usage: \|       \)kjitctl \([a-z][a-z-]*\).*/\2/p' | sort -u)
+for c in record report list attach kcov capture; do
+  grep -qx "$c" <<< "$cmds" || bad "kjitctl --help does not list $c"
+done
+for c in $cmds; do
   out=$("$K" "$c" --help 2>&1); rc=$?
   [ "$rc" = 0 ] || bad "$c --help exits $rc"
   grep -q "^usage: kjitctl $c" <<< "$out" || bad "$c --help does not start with its usage: $(head -1 <<< "$out")"

@@ -10,7 +10,9 @@
 #   fork.data   bbcount on newuname,getppid,... of `record_workload fork`,
 #               while another process calls getppid (must not be counted)
 #   cs.data     callstack on openat of `cat /etc/hostname` (graph, folded)
-#   ct.data     calltrace on the same (graph's call tree)
+#   cs-calls.data, ct-calls.data  callstack, then calltrace, on
+#               `record_workload calls 20` (graph's call tree against
+#               calltrace's calls)
 set -u
 # shellcheck source=tests/guest/guest-lib.sh
 . ./guest-lib.sh
@@ -118,7 +120,12 @@ chk notrace_hint sh -c "[ $rc = 2 ] && grep -q 'ftrace cannot attach (notrace' n
 step call graph
 $K record -t callstack -e openat -o cs.data -c 'cat /etc/hostname > /dev/null' 2> cs.err
 chk record_callstack_status [ $? = 0 ]
-$K record -t calltrace -e openat -o ct.data -c 'cat /etc/hostname > /dev/null' 2> ct.err
+# Two runs of a workload whose system calls make the same calls each time.
+calls_targets=newuname,getppid,read,newfstat
+./record_workload calls 5
+$K record -t callstack -e $calls_targets -o cs-calls.data -- ./record_workload calls 20 2> cs-calls.err
+chk record_callstack_calls_status [ $? = 0 ]
+$K record -t calltrace -e $calls_targets -o ct-calls.data -- ./record_workload calls 20 2> ct-calls.err
 chk record_calltrace_status [ $? = 0 ]
 
 step bad input

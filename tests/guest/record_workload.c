@@ -8,10 +8,18 @@
  *                            calls, as a server between requests (the
  *                            process record -p follows)
  *   record_workload badfd N  N read()s of fd -1 (EBADF): a branch of
- *                            ksys_read whose outcome is known */
+ *                            ksys_read whose outcome is known
+ *   record_workload calls N  N rounds of uname(), getppid(), read(-1) and
+ *                            fstat() of its own binary: system calls whose
+ *                            kernel paths allocate nothing and take no
+ *                            contended lock, so two runs make the same calls
+ *                            (the graph test compares callstack with
+ *                            calltrace, each on its own run) */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -20,7 +28,7 @@
 
 int main(int argc, char **argv)
 {
-  if (argc != 3) { fprintf(stderr, "usage: record_workload fork N | spin SECS | busy SECS | badfd N\n"); return 2; }
+  if (argc != 3) { fprintf(stderr, "usage: record_workload fork N | spin SECS | busy SECS | badfd N | calls N\n"); return 2; }
   long n = atol(argv[2]);
   if (!strcmp(argv[1], "fork")) {
     pid_t c = fork();
@@ -49,6 +57,18 @@ int main(int argc, char **argv)
     char c;
     for (long i = 0; i < n; i++)
       if (read(-1, &c, 1) != -1) return 1;
+    return 0;
+  }
+  if (!strcmp(argv[1], "calls")) {
+    /* fstat(2) itself: glibc's fstat() is newfstatat(fd, "", AT_EMPTY_PATH),
+     * which copies the empty path into a freshly allocated name. */
+    int fd = open("/proc/self/exe", O_RDONLY);
+    struct utsname u;
+    struct stat st;
+    char c;
+    if (fd < 0) return 1;
+    for (long i = 0; i < n; i++)
+      if (uname(&u) || getppid() < 0 || read(-1, &c, 1) != -1 || syscall(SYS_fstat, fd, &st)) return 1;
     return 0;
   }
   return 2;

@@ -437,7 +437,9 @@ static void kcov_trace_cmp(u64 type, u64 arg1, u64 arg2, u64 pc)
 		u64 *area = k->area, count = READ_ONCE(area[0]);
 		u64 start = 1 + count * 4;
 
-		if (likely((start + 4) * sizeof(u64) <= (u64)k->size * sizeof(unsigned long))) {
+		/* count comes from user space: bounded before any arithmetic
+		 * on it (1 + count * 4 wraps for large counts). */
+		if (likely(count < (k->size - 1) / 4)) {
 			WRITE_ONCE(area[0], count + 1);
 			barrier();
 			area[start] = type;

@@ -64,6 +64,9 @@ step comparisons
 chk cmp_known_constant sh -c "grep -Eq '^[67] (0x5 0x7ffff000|0x7ffff000 0x5) 0x[0-9a-f]* vfs_read\+' cmp.txt"
 chk cmp_const_records grep -Eq '^(1|3|5|7) ' cmp.txt
 pass cmp_records "$(wc -l < cmp.txt) records"
+# A count whose record index wraps 64 bits must not be written through.
+./kcov_client cmp wrap > cmp-wrap.txt
+chk cmp_count_from_user_bounded grep -q '^count 0x800000000000000$' cmp-wrap.txt
 
 step a blocking read, a full buffer
 ./kcov_client pc pipe > pipe.txt

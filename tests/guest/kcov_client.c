@@ -11,6 +11,9 @@
  *                                       openat of PATH fills it
  *   kcov_client cmp read5               KCOV_TRACE_CMP over read(/dev/null, 5 bytes):
  *                                       "type arg1 arg2 0xPC function+0xoff"
+ *   kcov_client cmp wrap                cover[0] set to 2^59 (whose record index
+ *                                       wraps 64 bits) before read(/dev/null):
+ *                                       "count 0x..." must stay 2^59
  *   kcov_client threads                 two threads, two descriptors: one
  *                                       covers read(-1), the other openat of a
  *                                       missing file; prints "A ..." and "B ..."
@@ -267,6 +270,13 @@ int main(int argc, char **argv) {
     unsigned long buf[8];
     int dn = open("/dev/null", O_RDONLY);
     cover = setup(&fd, COVER_SIZE, KCOV_TRACE_CMP);
+    if (argc == 3 && !strcmp(argv[2], "wrap")) {
+      __atomic_store_n(&cover[0], 1ul << 59, __ATOMIC_RELAXED);
+      if (read(dn, buf, 5) != 0) return 1;
+      printf("count 0x%lx\n", __atomic_load_n(&cover[0], __ATOMIC_RELAXED));
+      teardown(fd, cover, COVER_SIZE);
+      return 0;
+    }
     if (read(dn, buf, 5) != 0) return 1;
     unsigned long n = __atomic_load_n(&cover[0], __ATOMIC_RELAXED);
     for (unsigned long i = 0; i < n && 1 + 4 * i + 3 < COVER_SIZE; i++) {

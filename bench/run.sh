@@ -18,7 +18,7 @@ B="$(mkdir -p "${1:-$top/build}" && cd "${1:-$top/build}" && pwd)"
 W="$B/bench"; mkdir -p "$W"
 ALL="native kjit-none kjit-none-nofollow kjit-syscount kjit-calltrace kjit-bbcount kjit-icount kjit-icount-dynpcpu
  kjit-bb-noliveness kjit-bb-noinline kjit-bb-noopt kjit-flush
- kjit-cache64 kjit-cache256 kjit-cache1024
+ kjit-cache64 kjit-cache256 kjit-cache1024 kjit-kcov-pc kjit-kcov-cmp kjit-kcov-beside
  kprobe-sys kprobe-call kprobe-bb ftrace-func bpftrace"
 CONFIGS="${BENCH_CONFIGS:-$ALL}"
 MODES="${BENCH_MODES:-tcg icount}"

@@ -37,7 +37,9 @@ NGX
 nginx -c /tmp/nginx/nginx.conf || log "nginx failed to start"
 sleep 1
 
-micro() { lmb -t "$SECS" -x /mnt/kjit/bin/lmb-hello -f /etc/passwd; }
+# KCOV_MICRO: lmb's -k mode in the configuration's run (kjit-kcov-pc/cmp)
+KCOV_MICRO=""
+micro() { lmb -t "$SECS" -x /mnt/kjit/bin/lmb-hello -f /etc/passwd ${KCOV_MICRO:+-k "$KCOV_MICRO"}; }
 macro() {
   wrk -t1 -c4 -d"${MACRO_SECS}s" http://127.0.0.1:8080/f.html 2>&1 \
     | awk '/Requests\/sec/ {print "macro rps", $2} /Socket errors/ {print "macro errors", $0}'
@@ -48,7 +50,7 @@ workload_short() { lmb -t 0.02 -x /mnt/kjit/bin/lmb-hello -f /etc/passwd >/dev/n
 # --- configurations --------------------------------------------------------
 # setup_CONFIG / teardown; stats_snapshot FILE; mid_flush (between micro and
 # macro, so code-cache bytes are per workload).
-BPF_PID=""
+BPF_PID="" HOLD_PID=""
 setup() {
   case "$CONFIG" in
     native) ;;
@@ -64,6 +66,17 @@ setup() {
     kjit-bb-noopt)        kjit_load "" bbcount liveness=0 inline=0 ;;
     kjit-flush)           kjit_load "" bbcount flush_every_entry=1 ;;
     kjit-cache*)          kjit_load "${CONFIG#kjit-cache}" bbcount ;;
+    kjit-kcov-pc)         kjit_kcov_load && KCOV_MICRO=pc ;;
+    kjit-kcov-cmp)        kjit_kcov_load && KCOV_MICRO=cmp ;;
+    kjit-kcov-beside)
+      # a covered process blocked in pause() for the whole run: the workloads
+      # run uncovered beside it and pay only kjit's entry filter
+      kjit_kcov_load || return 1
+      lmb -k hold > "$OUT/kcov-hold.txt" 2>&1 &
+      HOLD_PID=$!
+      for _ in $(seq 1 100); do grep -q ready "$OUT/kcov-hold.txt" && break; sleep 0.1; done
+      grep -q ready "$OUT/kcov-hold.txt" || { log "kcov holder: $(cat "$OUT/kcov-hold.txt")"; return 1; }
+      log "kcov holder $HOLD_PID covered" ;;
     kprobe-sys)           kprobe_load "$OUT/addr-sys.txt" ;;
     kprobe-call)          kprobe_load "$OUT/addr-call.txt" ;;
     kprobe-bb)            kprobe_load "$OUT/addr-bb.txt" ;;
@@ -90,6 +103,9 @@ setup() {
 teardown() {
   case "$CONFIG" in
     native) ;;
+    kjit-kcov-*) KCOV_MICRO=""
+                 if [ -n "$HOLD_PID" ]; then kill "$HOLD_PID"; wait "$HOLD_PID"; HOLD_PID=""; fi
+                 kjit_unload ;;
     kjit-*) kjit_unload ;;
     kprobe-*) rmmod kprobench ;;
     ftrace-func) T=/sys/kernel/tracing; echo 0 > $T/tracing_on; echo nop > $T/current_tracer

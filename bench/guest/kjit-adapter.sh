@@ -32,6 +32,13 @@ kjit_attach_syscalls() {
   echo "kjit-adapter: attached $n system calls"
   [ "$n" -gt 0 ]
 }
+# kjit_kcov_load: the KCOV device (/sys/kernel/debug/kcov) over every system
+# call and handle_mm_fault, as a fuzzer would use it
+kjit_kcov_load() {
+  insmod "$KJIT_KO" || return 1
+  echo "kjitctl kcov enable"
+  "$KJITCTL" kcov enable || { rmmod kjit; return 1; }
+}
 kjit_unload() { "$KJITCTL" detach all >/dev/null 2>&1; rmmod kjit; }
 kjit_stats() { "$KJITCTL" stats; "$KJITCTL" departures; }   # departures: "reason count target"
 kjit_flush() { "$KJITCTL" flush; }

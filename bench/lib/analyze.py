@@ -15,6 +15,7 @@ MICRO = ["null", "read", "write", "stat", "fstat", "openclose", "select",
 CONFIGS = ["native", "kjit-none", "kjit-none-nofollow", "kjit-syscount", "kjit-calltrace", "kjit-bbcount",
            "kjit-icount", "kjit-icount-dynpcpu", "kjit-bb-noliveness", "kjit-bb-noinline", "kjit-bb-noopt",
            "kjit-flush", "kjit-cache64", "kjit-cache256", "kjit-cache1024",
+           "kjit-kcov-pc", "kjit-kcov-cmp", "kjit-kcov-beside",
            "kprobe-sys", "kprobe-call", "kprobe-bb", "ftrace-func", "bpftrace"]
 DESC = {
     "native": "native (both runs native: the noise floor)",
@@ -32,6 +33,9 @@ DESC = {
     "kjit-cache64": "kjit, block counting, 64 KiB code cache",
     "kjit-cache256": "kjit, block counting, 256 KiB code cache",
     "kjit-cache1024": "kjit, block counting, 1 MiB code cache",
+    "kjit-kcov-pc": "kjit's KCOV device (`kjitctl kcov enable`: every system call and handle_mm_fault), lmb covered with KCOV_TRACE_PC (`lmb -k pc`); macro: nginx and wrk uncovered",
+    "kjit-kcov-cmp": "the same with KCOV_TRACE_CMP (`lmb -k cmp`)",
+    "kjit-kcov-beside": "kjit's KCOV device with one other process covered (KCOV_TRACE_PC, blocked in pause()); lmb, nginx and wrk uncovered beside it",
     "kprobe-sys": "kprobes, one per syscall entry",
     "kprobe-call": "kprobes, one per called function",
     "kprobe-bb": "kprobes, one per basic block",
@@ -52,6 +56,19 @@ def parse(path):
                 rps = float(f[2])
                 if rps > 0:
                     r["macro"] = 1.0 / rps
+    except OSError:
+        pass
+    return r
+
+
+def parse_kcov(path):
+    """lmb -k pc|cmp lines: {benchmark: (KCOV entries per operation, a batch filled the buffer)}"""
+    r = {}
+    try:
+        for line in open(path):
+            f = line.split()
+            if len(f) >= 14 and f[0] == "lmb" and f[10] == "kcov_per_op":
+                r[f[1]] = (float(f[11]), f[13] == "1")
     except OSError:
         pass
     return r
@@ -132,13 +149,24 @@ def main():
                 status = "boot timeout (per-boot limit; host shared with other guests)"
             C = M[cfg] = {"status": status, "boot_rc": rc, "ratios": {}, "memory": {}}
             reps = sorted(int(f[3:-11]) for f in os.listdir(od) if f.startswith("rep") and f.endswith("-native.txt"))
-            per = {}
+            per, kc = {}, {}
             for i in reps:
                 n = parse(os.path.join(od, f"rep{i}-native.txt"))
                 c = parse(os.path.join(od, f"rep{i}-config.txt"))
                 for b in MICRO + ["macro"]:
                     if b in n and b in c:
                         per.setdefault(b, []).append(c[b] / n[b])
+                # KCOV: the time added per operation over the entries the
+                # operation appended (ns; -icount: guest instructions)
+                for b, (e, full) in parse_kcov(os.path.join(od, f"rep{i}-config.txt")).items():
+                    if b in n and b in c and e > 0:
+                        kc.setdefault(b, []).append((e, c[b] - n[b], full))
+            for b, xs in kc.items():
+                C.setdefault("kcov", {})[b] = {
+                    "entries_per_op": round(statistics.median(x[0] for x in xs), 1),
+                    "added_ns_per_op": round(statistics.median(x[1] for x in xs), 1),
+                    "added_ns_per_entry": round(statistics.median(x[1] / x[0] for x in xs), 2),
+                    "buffer_filled": any(x[2] for x in xs)}
             for b, xs in per.items():
                 C["ratios"][b] = {"ratio": round(statistics.median(xs), 4), "min": round(min(xs), 4),
                                   "max": round(max(xs), 4), "n": len(xs)}
@@ -224,6 +252,7 @@ def main():
                 L.append("| %s | %s%% | %s | %s%% | %s | %s/%s |" % (cfg, mi.get("percent", "-"), mi.get("ended", "-"),
                          ma.get("percent", "-"), ma.get("ended", "-"), mi.get("sleeps_followed", "-"),
                          ma.get("sleeps_followed", "-")))
+        L += kcov_table(M, mode)
         L += ["", "![overview %s](overview-%s.svg)" % (mode, mode), ""]
         L += targets(M, mode)
     L += ["", "Configurations:", ""] + ["- `%s`: %s" % (c, DESC[c]) for c in CONFIGS]
@@ -250,6 +279,43 @@ def main():
             f.write('set xtics rotate by -40 noenhanced\nset key top left\n')
             f.write('plot "overview-%s.dat" using 2:xtic(1) title "micro geomean", "" using 3 title "macro (nginx+wrk)", 1 notitle lc rgb "black"\n' % mode)
     print("analyze: wrote", os.path.join(res, "RESULTS.md"))
+
+
+def kcov_table(M, mode):
+    """Per benchmark: the blocks one covered operation runs (trace-PC appends
+    one PC per block) and the comparison records it appends (trace-CMP), and
+    the time each mode adds per block executed.  The added time includes
+    running from the code cache (the kjit-none row's cost) and the entry
+    filter; both modes instrument every block, trace-CMP every comparison
+    as well."""
+    pc, cmp = M.get("kjit-kcov-pc", {}).get("kcov"), M.get("kjit-kcov-cmp", {}).get("kcov")
+    if not pc:
+        return []
+    unit = "guest instructions" if mode == "icount" else "ns"
+    L = ["", "KCOV (`kjit-kcov-pc`, `kjit-kcov-cmp`): per covered operation, the blocks run (trace-PC's PCs) and the "
+         "comparison records appended (trace-CMP), and the %s each mode adds per block: (configuration - native "
+         "time per operation) / blocks. It includes running from the code cache, which `kjit-none` costs alone. "
+         "`kjit-kcov-beside` (above) is what processes that are not covered pay while one is." % unit, "",
+         "| benchmark | blocks/op | trace-PC %s per block | CMP records/op | trace-CMP %s per block |" % (unit, unit),
+         "|---|---|---|---|---|"]
+    per_pc, per_cmp = [], []
+    for b in MICRO:
+        k = pc.get(b)
+        if not k:
+            continue
+        blocks = k["entries_per_op"]
+        a = k["added_ns_per_op"] / blocks
+        per_pc.append(a)
+        kc = (cmp or {}).get(b)
+        c = kc["added_ns_per_op"] / blocks if kc else None
+        if c is not None:
+            per_cmp.append(c)
+        L.append("| %s | %.1f%s | %.1f | %s | %s |" % (
+            b, blocks, " (buffer filled)" if k["buffer_filled"] else "", a,
+            "%.1f" % kc["entries_per_op"] if kc else "-", "%.1f" % c if c is not None else "-"))
+    L.append("| median over benchmarks | | **%.1f** | | **%s** |" % (
+        statistics.median(per_pc), "%.1f" % statistics.median(per_cmp) if per_cmp else "-"))
+    return L
 
 
 def targets(M, mode):

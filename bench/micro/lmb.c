@@ -1,13 +1,23 @@
 /* lmb: lmbench-style kernel micro-benchmarks for kjit's bench.
  *
- * Usage: lmb [-t SECONDS] [-x HELLO] [-f FILE] [BENCH...]
+ * Usage: lmb [-t SECONDS] [-x HELLO] [-f FILE] [-k pc|cmp|hold] [BENCH...]
  *   -t  guest-time budget per benchmark (default 0.2 s)
  *   -x  static binary for fork+exec (default ./lmb-hello)
  *   -f  file for stat / open (default /etc/passwd)
+ *   -k  KCOV (/sys/kernel/debug/kcov): pc / cmp enable KCOV_TRACE_PC /
+ *       KCOV_TRACE_CMP in this thread and measure with coverage on; cover[0]
+ *       is reset before every batch and batches stay below a quarter of the
+ *       buffer, so every operation pays its full append.  hold: enable
+ *       KCOV_TRACE_PC, print "kcov hold ready" and wait in pause() until a
+ *       signal ends the process (the covered process the bench runs beside
+ *       uncovered workloads).
  *   BENCH: null read write stat fstat openclose select siginstall sigdeliver
  *          pipe fork exec (default: all)
  * Output, one line per benchmark:
  *   lmb NAME iters N ns TOTAL_NS tsc TOTAL_TSC ns_per_op X
+ * and with -k pc|cmp, after it: kcov_per_op E full F (E: KCOV entries the
+ * thread appended per operation, PCs or comparison records; F: 1 if a batch
+ * filled the buffer, which makes E a lower bound).
  * Each benchmark runs in batches whose size doubles until one batch takes a
  * twentieth of the budget, then repeats batches until the budget is spent, so
  * slow configurations finish in the same guest time as fast ones; compare
@@ -21,6 +31,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/select.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -38,6 +50,15 @@ static fd_set sel_set;
 static int p2c[2], c2p[2];
 static pid_t pong_pid;
 static volatile sig_atomic_t got_sig;
+
+/* KCOV, from include/uapi/linux/kcov.h */
+#define KCOV_INIT_TRACE _IOR('c', 1, unsigned long)
+#define KCOV_ENABLE _IO('c', 100)
+#define KCOV_TRACE_PC 0
+#define KCOV_TRACE_CMP 1
+#define KCOV_WORDS (1ul << 20)
+static unsigned long *cover;       /* this thread's buffer, NULL when uncovered */
+static unsigned long cover_entries; /* capacity in entries (PCs or 4-word records) */
 
 static inline uint64_t rdtsc(void)
 {
@@ -143,6 +164,18 @@ static void b_exec(long n)
 	}
 }
 
+static int kcov_open(int mode)
+{
+	int fd = open("/sys/kernel/debug/kcov", O_RDWR);
+	if (fd < 0) die("/sys/kernel/debug/kcov");
+	if (ioctl(fd, KCOV_INIT_TRACE, KCOV_WORDS)) die("KCOV_INIT_TRACE");
+	cover = mmap(NULL, KCOV_WORDS * sizeof(unsigned long), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (cover == MAP_FAILED) die("kcov mmap");
+	if (ioctl(fd, KCOV_ENABLE, mode)) die("KCOV_ENABLE");
+	cover_entries = mode == KCOV_TRACE_PC ? KCOV_WORDS - 1 : (KCOV_WORDS - 1) / 4;
+	return fd;
+}
+
 static void setup(const char *name)
 {
 	if (!strcmp(name, "read") && (fd_zero = open("/dev/zero", O_RDONLY)) < 0) die("/dev/zero");
@@ -207,36 +240,52 @@ static void run(int i)
 	setup(name);
 	benches[i].fn(2); /* warm-up: first-touch, and a kjit translation */
 	long batch = 1, iters = 0;
-	uint64_t ns = 0, tsc = 0;
+	uint64_t ns = 0, tsc = 0, entries = 0;
+	int full = 0;
 	while (ns < lim) {
+		if (cover) __atomic_store_n(&cover[0], 0, __ATOMIC_RELAXED);
 		uint64_t t0 = now_ns(), c0 = rdtsc();
 		benches[i].fn(batch);
 		uint64_t c1 = rdtsc(), t1 = now_ns();
+		unsigned long appended = cover ? __atomic_load_n(&cover[0], __ATOMIC_RELAXED) : 0;
 		ns += t1 - t0;
 		tsc += c1 - c0;
 		iters += batch;
-		if ((t1 - t0) * 20 < lim && batch < (1l << 30)) batch *= 2;
+		entries += appended;
+		full |= cover && appended >= cover_entries;
+		if ((t1 - t0) * 20 < lim && batch < (1l << 30) && appended * 4 < cover_entries / 2) batch *= 2;
 	}
 	teardown(name);
-	printf("lmb %s iters %ld ns %llu tsc %llu ns_per_op %.1f\n", name, iters,
+	printf("lmb %s iters %ld ns %llu tsc %llu ns_per_op %.1f", name, iters,
 	       (unsigned long long)ns, (unsigned long long)tsc, (double)ns / iters);
+	if (cover) printf(" kcov_per_op %.1f full %d", (double)entries / iters, full);
+	printf("\n");
 	fflush(stdout);
 }
 
 int main(int argc, char **argv)
 {
 	int opt;
-	while ((opt = getopt(argc, argv, "t:x:f:")) != -1) {
+	const char *kcov = NULL;
+	while ((opt = getopt(argc, argv, "t:x:f:k:")) != -1) {
 		switch (opt) {
 		case 't': budget = atof(optarg); break;
 		case 'x': hello = optarg; break;
 		case 'f': file = optarg; break;
+		case 'k': kcov = optarg; break;
 		default:
-			fprintf(stderr, "usage: lmb [-t SECONDS] [-x HELLO] [-f FILE] [BENCH...]\n");
+			fprintf(stderr, "usage: lmb [-t SECONDS] [-x HELLO] [-f FILE] [-k pc|cmp|hold] [BENCH...]\n");
 			return 2;
 		}
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (kcov && !strcmp(kcov, "pc")) kcov_open(KCOV_TRACE_PC);
+	else if (kcov && !strcmp(kcov, "cmp")) kcov_open(KCOV_TRACE_CMP);
+	else if (kcov && !strcmp(kcov, "hold")) {
+		kcov_open(KCOV_TRACE_PC);
+		printf("kcov hold ready\n");
+		for (;;) pause();
+	} else if (kcov) { fprintf(stderr, "lmb: -k takes pc, cmp or hold\n"); return 2; }
 	if (optind == argc) {
 		for (unsigned i = 0; i < NB; i++) run(i);
 		return 0;

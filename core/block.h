@@ -18,7 +18,9 @@ struct Exit {
 };
 
 // One indirect transfer site (ret, jmp *x, call *x) and its predicated chain.
-struct ChainSite {
+// 8-byte aligned like every record a stub names: Epoch::id_of keeps the
+// arena offset in units of 8 bytes.
+struct alignas(8) ChainSite {
   uint32_t tail_field;   // rel32 that currently leads to the miss stub
   uint32_t miss_stub;    // code-region offset of the miss stub (calls the gate)
   uint32_t fallback;     // where the chain's last link goes: the IBL prelude or the miss stub
@@ -26,6 +28,9 @@ struct ChainSite {
   uint8_t is_call;
   uint8_t is_return;     // a ret: flags are dead at its targets
 };
+
+static_assert(alignof(Exit) % 8 == 0 && alignof(ChainSite) % 8 == 0,
+              "stub ids (Epoch::id_of) name records in 8-byte units");
 
 // Cache range -> original instruction address: one entry per copied
 // instruction, and one for the part of a translated transfer that does what

@@ -378,7 +378,14 @@ bool Emitter::emit_stubs() {
     w_.call(f.gate_indirect);
     w_.u32(epoch_.id_of(c));
     if (w_.overflowed()) return false;
-    w_.patch_rel32(c->tail_field - epoch_.code_used, epoch_.exec_at(c->fallback));
+    // An empty chain goes to the gate, not the IBL: the IBL often holds the
+    // first target already (a return site, a function entered before), and
+    // a hit there would leave the chain empty for good, every execution
+    // paying the shared routine.  The gate appends the first link; later
+    // links' misses take the IBL first (chain_append).
+    bool first_to_gate = epoch_.ibl_routine && g_engine.opt.max_chain_length > 0;
+    w_.patch_rel32(c->tail_field - epoch_.code_used,
+                   epoch_.exec_at(first_to_gate ? c->miss_stub : c->fallback));
   }
   return true;
 }

@@ -222,6 +222,7 @@ uint64_t kjit_engine_indirect_miss(uint64_t stub_return, uint64_t target) {
     chain_append(*from, site, target, chain_dest);
     ibl_insert(*from, target, ibl_dest);
   }
+  chain_skip_to_ibl(*from, site);
   return b ? b->exec : target;
 }
 
@@ -320,6 +321,9 @@ static void notify(uint64_t pc, bool entry) {
   }
 }
 void kjit_engine_notify_entry(uint64_t entry_pc) { notify(entry_pc, true); }
+int kjit_engine_has_entry_callbacks(void) {
+  return __atomic_load_n(&g_engine.entry_callbacks, __ATOMIC_ACQUIRE) != 0;
+}
 void kjit_engine_notify_exit(uint64_t entry_pc) { notify(entry_pc, false); }
 
 void kjit_engine_get_stats(kjit_engine_stats *out) {

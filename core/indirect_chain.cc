@@ -38,4 +38,12 @@ bool chain_append(Epoch &epoch, ChainSite *site, uint64_t pc, uint64_t dest) {
   return true;
 }
 
+void chain_skip_to_ibl(Epoch &epoch, ChainSite *site) {
+  if (site->links || !epoch.ibl_routine) return;
+  if (!x86::patch_rel32_live(epoch.write_at(site->tail_field), epoch.exec_at(site->tail_field),
+                             epoch.exec_at(site->fallback)))
+    return;
+  kjit_os_code_written(epoch.exec_at(site->tail_field), 4);
+}
+
 }  // namespace kjit

@@ -24,4 +24,10 @@ namespace kjit {
 // dispatcher serves it every time).
 bool chain_append(Epoch &epoch, ChainSite *site, uint64_t pc, uint64_t dest);
 
+// An empty chain starts at the gate, so that its first target becomes a
+// link; when no link can be appended (a retired epoch, a target that is not
+// native for good, no room), the site's misses go to the IBL routine
+// instead, as the later links' do.
+void chain_skip_to_ibl(Epoch &epoch, ChainSite *site);
+
 }  // namespace kjit

@@ -56,6 +56,7 @@ setup() {
     native) ;;
     kjit-none)            kjit_load "" none ;;
     kjit-none-nofollow)   kjit_load "" none follow_sleeps=0 ;;
+    kjit-none-ipmodify)   kjit_load "" none direct_entry=0 ;;
     kjit-syscount)        kjit_load "" entry_count ;;
     kjit-calltrace)       kjit_load "" calltrace ;;
     kjit-bbcount)         kjit_load "" bbcount ;;
@@ -66,8 +67,8 @@ setup() {
     kjit-bb-noopt)        kjit_load "" bbcount liveness=0 inline=0 ;;
     kjit-flush)           kjit_load "" bbcount flush_every_entry=1 ;;
     kjit-cache*)          kjit_load "${CONFIG#kjit-cache}" bbcount ;;
-    kjit-kcov-pc)         kjit_kcov_load && KCOV_MICRO=pc ;;
-    kjit-kcov-cmp)        kjit_kcov_load && KCOV_MICRO=cmp ;;
+    kjit-kcov-pc)         kjit_kcov_load && KCOV_MICRO="pc" ;;
+    kjit-kcov-cmp)        kjit_kcov_load && KCOV_MICRO="cmp" ;;
     kjit-kcov-beside)
       # a covered process blocked in pause() for the whole run: the workloads
       # run uncovered beside it and pay only kjit's entry filter

@@ -12,7 +12,7 @@ import json, math, os, statistics, sys
 
 MICRO = ["null", "read", "write", "stat", "fstat", "openclose", "select",
          "siginstall", "sigdeliver", "pipe", "fork", "exec"]
-CONFIGS = ["native", "kjit-none", "kjit-none-nofollow", "kjit-syscount", "kjit-calltrace", "kjit-bbcount",
+CONFIGS = ["native", "kjit-none", "kjit-none-nofollow", "kjit-none-ipmodify", "kjit-syscount", "kjit-calltrace", "kjit-bbcount",
            "kjit-icount", "kjit-icount-dynpcpu", "kjit-bb-noliveness", "kjit-bb-noinline", "kjit-bb-noopt",
            "kjit-flush", "kjit-cache64", "kjit-cache256", "kjit-cache1024",
            "kjit-kcov-pc", "kjit-kcov-cmp", "kjit-kcov-beside",
@@ -21,6 +21,7 @@ DESC = {
     "native": "native (both runs native: the noise floor)",
     "kjit-none": "kjit, no instrumentation",
     "kjit-none-nofollow": "kjit, no instrumentation, invocations not followed through the scheduler (follow_sleeps=0: they leave the cache at their call into it)",
+    "kjit-none-ipmodify": "kjit, no instrumentation, entered through the IPMODIFY ftrace_ops instead of the direct-call trampoline (direct_entry=0)",
     "kjit-syscount": "kjit, per-syscall counting (entry_count)",
     "kjit-calltrace": "kjit, call tracing",
     "kjit-bbcount": "kjit, block counting",
@@ -352,6 +353,15 @@ def targets(M, mode):
     out.append("| call tracing no slower than ftrace function tracer (kjit / ftrace) | %s | %s |" % (fmt(r), chk(both(r, 0, lambda a, b: a <= 1.0))))
     r = both(g("kjit-bb-noopt"), g("kjit-bbcount"), lambda a, b: (a - 1) / (b - 1) if b > 1 else float("inf"))
     out.append("| liveness+inlining cut block-counting overhead >= 2.6x ((noopt-1)/(bbcount-1)) | %s | %s |" % (fmt(r), chk(both(r, 0, lambda a, b: a >= 2.6))))
+    # The fast path's targets (-icount): ratios, and added time against kprobes.
+    out.append("| fast path: no instrumentation <= 1.12 (micro geomean) | %s | %s |" % (fmt(g("kjit-none")), chk(both(g("kjit-none"), 0, lambda a, b: a <= 1.12))))
+    out.append("| fast path: no instrumentation macro <= 1.10 | %s | %s |" % (fmt(m("kjit-none")), chk(both(m("kjit-none"), 0, lambda a, b: a <= 1.10))))
+    out.append("| fast path: block counting <= 1.30 (micro geomean) | %s | %s |" % (fmt(g("kjit-bbcount")), chk(both(g("kjit-bbcount"), 0, lambda a, b: a <= 1.30))))
+    out.append("| fast path: block counting macro <= 1.20 | %s | %s |" % (fmt(m("kjit-bbcount")), chk(both(m("kjit-bbcount"), 0, lambda a, b: a <= 1.20))))
+    r = both(g("kjit-calltrace"), g("kprobe-call"), lambda a, b: (a - 1) / (b - 1) if b > 1 else float("inf"))
+    out.append("| fast path: call tracing adds <= 1/3 of kprobes-per-function's time (added kjit / added kprobes) | %s | %s |" % (fmt(r), chk(both(r, 0, lambda a, b: a <= 1 / 3))))
+    r = over(g("kprobe-bb"), g("kjit-bbcount"))
+    out.append("| fast path: block counting adds >= 100x less than kprobes per block (added kprobes / added kjit) | %s | %s |" % (fmt(r), chk(both(r, 0, lambda a, b: a >= 100))))
     C = M.get("kjit-bbcount")
     fl = None
     if C and "flushes" in C["memory"].get("macro", {}) and "flushes" in C["memory"].get("micro", {}):

@@ -6,7 +6,9 @@
 # instructions down per kernel symbol (the guest's /proc/kallsyms: the
 # module, the code cache `kjit_cache_area`, ftrace's trampoline).
 # Usage: bench/profile/entry-path.sh [BUILD_DIR]   (needs BUILD_DIR/module/kjit.ko)
-# Writes bench/results/entry-path.md.  Env: PROFILE_SAMPLES (7), PROFILE_PORT (12345).
+# Writes bench/results/entry-path.md.  Env: PROFILE_SAMPLES (7), PROFILE_PORT (12345),
+#   PROFILE_KO_ARGS (kjit.ko parameters, e.g. direct_entry=0 for the IPMODIFY path),
+#   PROFILE_OUT (default bench/results/entry-path.md).
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 top="$(cd "$here/../.." && pwd)"
@@ -16,6 +18,7 @@ command -v gdb >/dev/null || sudo apt-get install -y gdb >/dev/null
 [ -f "$B/module/kjit.ko" ] || { echo "entry-path: $B/module/kjit.ko missing (os/linux/build.sh $B)" >&2; exit 2; }
 share="$B/profile-entry"; rm -rf "$share"; mkdir -p "$share"
 cp "$B/module/kjit.ko" "$share/"
+echo "${PROFILE_KO_ARGS:-}" > "$share/ko-args"
 # The loop and kjitctl are CMake targets (tests/guest/CMakeLists.txt).
 cmake --build "$B" --target syscall_loop kjitctl >/dev/null
 cp "$B/guest-bin/syscall_loop" "$share/loop"
@@ -27,7 +30,8 @@ cat > "$share/guest.sh" <<'GUEST'
 #!/bin/sh
 set -u
 say() { echo "<2>kjit-profile: $*" > /dev/kmsg; }
-insmod ./kjit.ko || { say failed insmod; exit 1; }
+# shellcheck disable=SC2046  # the parameters are words
+insmod ./kjit.ko $(cat ko-args) || { say failed insmod; exit 1; }
 ./kjitctl config --tool none || { say failed config; exit 1; }
 ./kjitctl attach getppid || { say failed attach; exit 1; }
 say "entry 0x$(awk '$3 == "entry_SYSCALL_64" { print $1 }' /proc/kallsyms)"
@@ -68,5 +72,5 @@ step native
 wait "$boot" || { echo "entry-path: guest status $? ($share/boot.log)" >&2; exit 1; }
 cache_bytes="0x$(readelf -SW "$share/kjit.ko" | awk '$2 == ".kjit_cache" { print $6 }')"
 python3 "$here/symbolize.py" "$share/kallsyms.txt" "$cache_bytes" "$share/attached.txt" "$share/native.txt" \
-  > "$top/bench/results/entry-path.md"
-cat "$top/bench/results/entry-path.md"
+  > "${PROFILE_OUT:-$top/bench/results/entry-path.md}"
+cat "${PROFILE_OUT:-$top/bench/results/entry-path.md}"

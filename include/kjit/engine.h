@@ -76,6 +76,9 @@ int kjit_engine_is_stop_address(uint64_t orig_pc);
 /* The host announces each entry into and exit from an instrumented entry
  * point; the engine calls every registered plugin's on_entry / on_exit. */
 void kjit_engine_notify_entry(uint64_t entry_pc);
+/* Lock-free: whether a registered plugin has on_entry (an entry that skips
+ * kjit_engine_notify_entry would miss it). */
+int kjit_engine_has_entry_callbacks(void);
 void kjit_engine_notify_exit(uint64_t entry_pc);
 
 /* Drops every translation.  Safe while translated code runs elsewhere: new

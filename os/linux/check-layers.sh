@@ -23,15 +23,16 @@ set -euo pipefail
 LAYERS=(
   "control module"                       # ioctl decoding; init and exit
   "config capture capture_log"           # what the ioctls drive
-  "dispatch_gates"                       # translated code's way out (asm)
+  "dispatch_gates entry_trampoline"      # translated code's way out, the direct entry (asm)
   "entry_ftrace sched_resume textwatch builtin_tools exports"  # entry/exit, sleeps, text changes, tools, plugin API
+  "entry_direct"                         # the direct ops
   "engine_host"                          # the engine's one owner
   "callstack kcov examples"              # plugins compiled into kjit.ko
   "kcov_cmp"                             # kcov's comparison operands
   "kjit_engine zydis_kernel"             # the C++ engine (core/, arch/x86/) and Zydis
   "shim extable"                         # what the engine calls (os_shim.h)
   "quiesce"
-  "cache_mem percpu_mem cache_area symbols"  # memory, kernel symbols
+  "cache_mem percpu_mem cache_area symbols entry_table"  # memory, kernel symbols, the trampoline's table
 )
 
 [ $# -ge 1 ] || { echo "usage: $0 MODULE_DIR [--print]" >&2; exit 2; }

@@ -64,6 +64,7 @@ static int start(const struct kjit_ioc_config *c)
 	if (ret)
 		return ret;
 	kjit_sleep_counters_reset();   /* the engine's counts start afresh too */
+	kjit_entry_reset_counts();
 	cfg = *c;
 	kjit_entry_set_policy(c->pid, !!(c->flags & KJIT_CONFIG_PID_DESCENDANTS),
 			      c->flush_every_entry, c->tool == KJIT_TOOL_CALLSTACK, c->tool == KJIT_TOOL_KCOV);
@@ -188,6 +189,7 @@ void kjit_config_reset_results(void)
 		t->reset();
 	/* How entries ended: counted over the same period as the results. */
 	kjit_engine_reset_departures();
+	kjit_entry_reset_counts();
 	kjit_sleep_counters_reset();
 	mutex_unlock(&kjit_config_mutex);
 }

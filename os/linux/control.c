@@ -158,7 +158,7 @@ static void fill_departures(struct kjit_ioc_stats *s)
 
 	kjit_engine_get_departures(&d);
 	kjit_sleep_counters(&z);
-	s->entered = d.entered;
+	s->entered = d.entered + kjit_entry_fast_since_reset();
 	s->completed = d.count[KJIT_DEPART_COMPLETED];
 	s->kjit_control = min(own_control_departures(), d.count[KJIT_DEPART_NATIVE_CALL]);
 	s->left_native_call = d.count[KJIT_DEPART_NATIVE_CALL] - s->kjit_control;
@@ -212,6 +212,8 @@ static long ioc_stats(void __user *uarg)
 	s.reclaims = ec.reclaims;
 	s.filtered = ec.filtered;
 	s.exits = ec.exits;
+	s.fast_entries = ec.fast_entries;
+	s.direct_ops = ec.direct_ops;
 	s.icount = kjit_config_icount();
 	kjit_extable_stats(&s.extable_mirrored, &s.extable_declined, &s.extable_entries);
 	s.cache_size = kjit_host_cache_size();

@@ -12,6 +12,7 @@
 #include <linux/kernel.h>
 #include <linux/mutex.h>
 #include "engine_host.h"
+#include "entry_table.h"
 #include "extable.h"
 #include "shim.h"
 #include "kjit/engine.h"
@@ -90,6 +91,7 @@ int kjit_host_start(const struct kjit_engine_options *opt, u64 cache_bytes,
 	tool_plugin = plugin;
 	WRITE_ONCE(cache_size, mem.code_size);
 out:
+	kjit_entry_table_invalidate();   /* translations and stops of the old engine */
 	mutex_unlock(&kjit_host_mutex);
 	return ret;
 }
@@ -136,6 +138,8 @@ int kjit_host_add_plugin(const struct kjit_plugin *p)
 		ret = kjit_register_plugin(p);
 	if (!ret)
 		WRITE_ONCE(added_plugins, added_plugins + 1);
+	/* an on_entry plugin sees every entry: none may skip C any more */
+	kjit_entry_table_invalidate();
 	mutex_unlock(&kjit_host_mutex);
 	return ret;
 }

@@ -1,10 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Entry redirection: one shared ftrace_ops with SAVE_REGS|IPMODIFY on a function's
- * fentry site (as livepatch does) moves the return of the fentry call from
- * func+MCOUNT_INSN_SIZE to the code-cache translation of func+MCOUNT_INSN_SIZE.
- * Registers and stack are exactly as at the original site; the function's
- * return address (parent_ip) is a stop address, so the task leaves the cache
- * through a gate when the function returns.
+/* Entry redirection moves the return of an attached function's fentry call
+ * from func+MCOUNT_INSN_SIZE to the code-cache translation of
+ * func+MCOUNT_INSN_SIZE, by one of two paths:
+ *  - a direct call (entry_direct.c, entry_trampoline.S): the fentry site
+ *    calls kjit's trampoline, which enters without C when entry_table.c
+ *    knows the translation, and calls kjit_direct_slow otherwise;
+ *  - where that cannot be used (another direct user on the function, such
+ *    as a BPF trampoline; direct_entry=0), one shared ftrace_ops with
+ *    SAVE_REGS|IPMODIFY (as livepatch does) and kjit_ftrace_handler.
+ * Both decide an entry in entry_decide().  Registers and stack are exactly
+ * as at the original site; the function's return address (parent_ip) is a
+ * stop address, so the task leaves the cache through a gate when the
+ * function returns.
  *
  * Leaving the cache is NOT always visible to the host: the engine also
  * jumps to native code directly (native exits, calls to functions it does not
@@ -48,6 +55,8 @@
 #include <linux/vmalloc.h>
 #include <linux/uaccess.h>
 #include "entry_ftrace.h"
+#include "entry_direct.h"
+#include "entry_table.h"
 #include "engine_host.h"
 #include "callstack.h"
 #include "kcov.h"
@@ -66,8 +75,14 @@
  * would mean "every function"). */
 struct kjit_attachment {
 	unsigned long addr;
+	bool direct;                 /* through entry_direct.c, not kjit_ops */
 	char name[KJIT_NAME_MAX];
 };
+
+static bool direct_entry = true;
+module_param(direct_entry, bool, 0444);
+MODULE_PARM_DESC(direct_entry, "enter by an ftrace direct call where possible (1), "
+		 "or always by the IPMODIFY ftrace_ops (0)");
 
 static DEFINE_MUTEX(kjit_attach_mutex);
 static struct kjit_attachment *kjit_att;
@@ -201,38 +216,86 @@ static bool pid_matches(u32 pid, bool descendants)
 	return match;
 }
 
-static void kjit_ftrace_enter(unsigned long ip, unsigned long parent_ip,
-			      struct ftrace_regs *fregs)
+/* Whether an entry to ip may take the trampoline's fast path next time:
+ * nothing but the jump into the cache is needed for it. */
+static bool entry_needs_nothing_else(void)
 {
-	struct pt_regs *regs = ftrace_get_regs(fregs);
+	return READ_ONCE(kjit_entry_enabled) && !READ_ONCE(policy.pid) &&
+	       !READ_ONCE(policy.kcov_only) && !READ_ONCE(policy.callstack) &&
+	       !READ_ONCE(policy.flush_every_entry) && !kjit_engine_has_entry_callbacks();
+}
+
+/* One entry to ip, called from parent_ip with the function's stack pointer
+ * sp (at its return address); preemption off (the caller holds ftrace's
+ * recursion guard).  The translation to enter, or 0 to run natively. */
+static __always_inline u64 entry_decide(unsigned long ip, unsigned long parent_ip, unsigned long sp)
+{
 	u32 pid;
 	u64 target;
 
-	if (!regs || !READ_ONCE(kjit_entry_enabled) || in_nmi() ||
+	if (!READ_ONCE(kjit_entry_enabled) || in_nmi() ||
 	    kjit_os_lock_held_here() || !ensure_stop(parent_ip)) {
 		atomic64_inc(&c_skipped);
-		return;
+		return 0;
 	}
 	pid = READ_ONCE(policy.pid);
 	if ((pid && !pid_matches(pid, READ_ONCE(policy.descendants))) ||
 	    (READ_ONCE(policy.kcov_only) && !kjit_kcov_task_enabled(current))) {
 		atomic64_inc(&c_filtered);
-		return;
+		return 0;
 	}
 	target = kjit_engine_enter(ip + MCOUNT_INSN_SIZE);
 	maybe_reclaim();
 	if (!kjit_engine_is_cache_address(target)) {
-		/* Declined: regs->ip still points after the fentry call. */
 		atomic64_inc(&c_declined);
-		return;
+		return 0;
 	}
 	atomic64_inc(&c_entries);
 	/* every registered plugin's on_entry: the built-in tool and plugin
 	 * modules alike */
 	kjit_engine_notify_entry(ip);
 	if (READ_ONCE(policy.callstack))
-		kjit_callstack_entry(ip, regs->sp);
-	ftrace_instruction_pointer_set(fregs, target);
+		kjit_callstack_entry(ip, sp);
+	return target;
+}
+
+static void kjit_ftrace_enter(unsigned long ip, unsigned long parent_ip,
+			      struct ftrace_regs *fregs)
+{
+	struct pt_regs *regs = ftrace_get_regs(fregs);
+	u64 target;
+
+	if (!regs) {
+		atomic64_inc(&c_skipped);
+		return;
+	}
+	target = entry_decide(ip, parent_ip, regs->sp);
+	if (target)
+		ftrace_instruction_pointer_set(fregs, target);
+}
+
+/* The direct trampoline's C path (entry_trampoline.S): where the function
+ * at ip5 - MCOUNT_INSN_SIZE goes on, ip5 itself or its translation. */
+u64 kjit_direct_slow(u64 ip5, u64 parent_ip, u64 sp);
+u64 kjit_direct_slow(u64 ip5, u64 parent_ip, u64 sp)
+{
+	unsigned long ip = ip5 - MCOUNT_INSN_SIZE;
+	u32 gen = kjit_entry_table_gen();
+	u64 target;
+	int bit;
+
+	if (!kjit_entry_table_attached(ip5))
+		return ip5;              /* detached; its ops is still registered */
+	bit = ftrace_test_recursion_trylock(ip, parent_ip);
+	if (bit < 0) {
+		atomic64_inc(&c_skipped);
+		return ip5;
+	}
+	target = entry_decide(ip, parent_ip, sp);
+	if (target && entry_needs_nothing_else())
+		kjit_entry_table_fill(ip5, target, parent_ip, gen);
+	ftrace_test_recursion_unlock(bit);
+	return target ? target : ip5;
 }
 
 /* The ops has no FTRACE_OPS_FL_RECURSION: ftrace then calls this directly
@@ -324,17 +387,38 @@ undo:
 	return ret;
 }
 
+/* By a direct call if possible, else by kjit_ops; all or nothing. */
+static int attach_ips(unsigned long *ips, unsigned int n, bool *direct)
+{
+	int ret;
+
+	if (READ_ONCE(direct_entry)) {
+		ret = kjit_direct_attach(ips, n);
+		if (!ret) {
+			*direct = true;
+			return 0;
+		}
+		pr_info("direct entry refused (%d) for %u functions: the IPMODIFY ops takes them\n",
+			ret, n);
+	}
+	*direct = false;
+	return add_ips(ips, n);
+}
+
 int kjit_attach(const char *name, u64 *addr_out)
 {
 	unsigned long addr;
 	int ret;
 
+	bool direct = false;
+
 	mutex_lock(&kjit_attach_mutex);
 	ret = check_target(name, &addr);
 	if (!ret)
-		ret = add_ips(&addr, 1);
+		ret = attach_ips(&addr, 1, &direct);
 	if (!ret) {
 		kjit_att[kjit_natt].addr = addr;
+		kjit_att[kjit_natt].direct = direct;
 		strscpy(kjit_att[kjit_natt].name, name, KJIT_NAME_MAX);
 		WRITE_ONCE(kjit_natt, kjit_natt + 1);
 		*addr_out = addr;
@@ -430,7 +514,9 @@ int kjit_attach_many(const char __user *names, s32 __user *results, u32 count)
 		}
 	}
 	if (n) {
-		r = add_ips(ips, n);
+		bool direct = false;
+
+		r = attach_ips(ips, n, &direct);
 		if (r) {
 			for (i = 0; i < n; i++)
 				if (put_user(r, results + idx[i]))
@@ -438,8 +524,10 @@ int kjit_attach_many(const char __user *names, s32 __user *results, u32 count)
 			ret = r;
 			goto out_unlock;
 		}
-		for (i = 0; i < n; i++)
+		for (i = 0; i < n; i++) {
 			kjit_att[kjit_natt + i].addr = ips[i];
+			kjit_att[kjit_natt + i].direct = direct;
+		}
 		WRITE_ONCE(kjit_natt, kjit_natt + n);
 		pr_info("attached %d functions (%u asked)\n", n, count);
 	}
@@ -473,11 +561,15 @@ static void unregister_all_locked(void)
 
 	if (!n)
 		return;
+	kjit_direct_detach_all();
 	ips = kvmalloc_array(n, sizeof(*ips), GFP_KERNEL);
 	if (kjit_park_ip && kjit_ops_registered && ips) {
+		int m = 0;
+
 		for (i = 0; i < n; i++)
-			ips[i] = kjit_att[i].addr;
-		if (ftrace_set_filter_ips(&kjit_ops, ips, n, 1, 0))
+			if (!kjit_att[i].direct)
+				ips[m++] = kjit_att[i].addr;
+		if (m && ftrace_set_filter_ips(&kjit_ops, ips, m, 1, 0))
 			unregister_ops_locked();
 	} else {
 		unregister_ops_locked();
@@ -500,7 +592,12 @@ int kjit_detach(const char *name)
 	for (i = 0; i < kjit_natt; i++) {
 		if (strcmp(kjit_att[i].name, name))
 			continue;
-		if (kjit_natt == 1 && !kjit_park_ip) {
+		if (kjit_att[i].direct) {
+			kjit_direct_detach(kjit_att[i].addr);
+			kjit_att[i] = kjit_att[kjit_natt - 1];
+			WRITE_ONCE(kjit_natt, kjit_natt - 1);
+			pr_info("detached from %s\n", name);
+		} else if (kjit_natt == 1 && !kjit_park_ip) {
 			unregister_all_locked();
 		} else {
 			ret = ftrace_set_filter_ip(&kjit_ops, kjit_att[i].addr, 1, 0);
@@ -546,11 +643,28 @@ void kjit_entry_set_policy(u32 pid, bool descendants, u32 flush_every_entry, boo
 	WRITE_ONCE(policy.pid, pid);
 	WRITE_ONCE(policy.flush_every_entry, flush_every_entry);
 	WRITE_ONCE(policy.callstack, callstack);
+	/* the trampoline's fast path applies no policy: start again */
+	kjit_entry_table_invalidate();
+}
+
+/* The trampoline's entries at the last reset of the results. */
+static u64 fast_entries_base;
+
+void kjit_entry_reset_counts(void)
+{
+	WRITE_ONCE(fast_entries_base, kjit_entry_table_fast_entries());
+}
+
+u64 kjit_entry_fast_since_reset(void)
+{
+	return kjit_entry_table_fast_entries() - READ_ONCE(fast_entries_base);
 }
 
 void kjit_entry_counters(struct kjit_entry_counters *o)
 {
-	o->entries = atomic64_read(&c_entries);
+	o->entries = atomic64_read(&c_entries) + kjit_entry_table_fast_entries();
+	o->fast_entries = kjit_entry_table_fast_entries();
+	o->direct_ops = kjit_direct_nops();
 	o->entry_declined = atomic64_read(&c_declined);
 	o->entry_skipped = atomic64_read(&c_skipped);
 	o->gate_escapes = atomic64_read(&c_escapes);
@@ -559,11 +673,18 @@ void kjit_entry_counters(struct kjit_entry_counters *o)
 	o->exits = atomic64_read(&c_exits);
 }
 
-int kjit_entry_init(void)
+int kjit_entry_init(void (*direct_tramp)(void))
 {
+	int ret;
+
 	kjit_att = vzalloc(sizeof(*kjit_att) * KJIT_MAX_ATTACH);
 	if (!kjit_att)
 		return -ENOMEM;
+	ret = kjit_direct_init((unsigned long)direct_tramp);
+	if (ret) {
+		vfree(kjit_att);
+		return ret;
+	}
 	p_ftrace_location = (void *)kjit_ksym("ftrace_location");
 	if (!p_ftrace_location)
 		pr_warn("ftrace_location not found: attach refused\n");
@@ -608,6 +729,7 @@ void kjit_entry_exit(void)
 	kjit_detach_all();
 	irq_work_sync(&kjit_reclaim_kick);
 	cancel_work_sync(&kjit_reclaim_work);
+	kjit_direct_exit();
 	vfree(kjit_att);
 	kjit_att = NULL;
 }

@@ -7,7 +7,8 @@
 #include <linux/types.h>
 #include <linux/compiler_types.h>
 
-int kjit_entry_init(void);
+/* direct_tramp: entry_trampoline.S's kjit_direct_tramp (module.c passes it). */
+int kjit_entry_init(void (*direct_tramp)(void));
 void kjit_entry_exit(void);
 int kjit_attach(const char *name, u64 *addr_out);
 int kjit_attach_many(const char __user *names, s32 __user *results, u32 count);
@@ -33,7 +34,13 @@ void kjit_entry_kick_reclaim(void);
 
 struct kjit_entry_counters {
 	u64 entries, entry_declined, entry_skipped, gate_escapes, reclaims, filtered, exits;
+	u64 fast_entries;        /* of entries: made by the trampoline without C */
+	u32 direct_ops;          /* direct ops registered */
 };
+/* The trampoline's entries, which the engine's departure counts do not
+ * hold, since the results were last reset (kjit_entry_reset_counts). */
+void kjit_entry_reset_counts(void);
+u64 kjit_entry_fast_since_reset(void);
 void kjit_entry_counters(struct kjit_entry_counters *out);
 
 #endif

@@ -17,6 +17,7 @@
 #include "dispatch_gates.h"
 #include "engine_host.h"
 #include "entry_ftrace.h"
+#include "entry_trampoline.h"
 #include "percpu_mem.h"
 #include "extable.h"
 #include "quiesce.h"
@@ -51,7 +52,7 @@ static int __init kjit_init(void)
 	ret = kjit_extable_init();
 	if (ret)
 		goto err_mem;
-	ret = kjit_entry_init();
+	ret = kjit_entry_init(kjit_direct_tramp);
 	if (ret)
 		goto err_ext;
 	/* Without the scheduler hook, sleeps are counted, not followed. */

@@ -34,6 +34,7 @@
 #include <asm/irq_regs.h>
 #include <asm/ptrace.h>
 #include "quiesce.h"
+#include "entry_table.h"
 #include "cache_mem.h"
 #include "symbols.h"
 
@@ -187,6 +188,8 @@ void kjit_quiesce_range(unsigned long lo, unsigned long hi)
 	bool overflow;
 
 	might_sleep();
+	/* before the wait: the trampoline enters nothing it holds any more */
+	kjit_entry_table_invalidate();
 	synchronize_rcu_tasks();
 	synchronize_rcu();
 	c = kmalloc(sizeof(*c), GFP_KERNEL | __GFP_NOFAIL);

@@ -345,7 +345,7 @@ void kjit_os_code_written(uint64_t exec_addr, uint64_t len)
 
 static DEFINE_RAW_SPINLOCK(kjit_engine_lock);
 static unsigned long kjit_engine_lock_flags;   /* only touched by the holder */
-static int kjit_engine_lock_cpu = -1;          /* holder's CPU, -1 if free   */
+int kjit_engine_lock_cpu = -1;   /* holder's CPU, -1 if free; read by entry_trampoline.S */
 
 void kjit_os_lock(void)
 {

@@ -102,6 +102,28 @@ if grep -q '^cmpxchg_attempts *[1-9]' report-lock_contention.txt; then pass lock
 chk entry_count_openat grep -q '__x64_sys_openat' report-entry_count.txt
 chk calltrace_has_do_sys_openat2 grep -q 'do_sys_openat2' report-calltrace.txt
 
+# Entry by the direct-call trampoline (the default): the icount tool needs
+# nothing at entry but the jump, so after each function's first entry the
+# trampoline enters without calling C.
+do_=$(awk '$1=="direct_ops"{print $2}' stats-icount.txt)
+fe=$(awk '$1=="fast_entries"{print $2}' stats-icount.txt)
+e=$(awk '$1=="entries"{print $2}' stats-icount.txt)
+if [ "${do_:-0}" -ge 1 ] && [ "${fe:-0}" -gt 0 ] && [ "${fe:-0}" -le "${e:-0}" ]; then
+  pass direct_entry_fast_path "direct_ops=$do_ fast_entries=$fe of entries=$e"
+else
+  fail direct_entry_fast_path "direct_ops=$do_ fast_entries=$fe of entries=$e"
+fi
+# The callstack tool records every entry in C: none may take the fast path.
+fe=$(awk '$1=="fast_entries"{print $2}' stats-callstack.txt)
+e=$(awk '$1=="entries"{print $2}' stats-callstack.txt)
+fe0=$(awk '$1=="fast_entries"{print $2}' stats-branch_hints.txt 2>/dev/null)
+fe1=$(awk '$1=="fast_entries"{print $2}' stats-entry_count.txt 2>/dev/null)
+if [ "${e:-0}" -gt 1000 ] && [ "${fe:-1}" = "${fe1:-x}" ]; then
+  pass callstack_entries_all_in_c "fast_entries unchanged ($fe) over $e callstack entries"
+else
+  fail callstack_entries_all_in_c "fast_entries $fe1 -> $fe over $e entries (branch_hints: $fe0)"
+fi
+
 # --- checkable counts on openat -------------------------------------------
 step "openat call trace and block counts"
 config config_callstack_openat callstack
@@ -407,6 +429,33 @@ else
   fail attach_after_config_on_new_engine "config_rc=$(cat cfg-rc 2>/dev/null) attach_rc=$(cat att-rc 2>/dev/null) tool=$(stat_of tool): $(tr '\n' ' ' < cfg-out.txt) $(tr '\n' ' ' < att-out.txt)"
 fi
 config config_icount_after_attach_wait icount
+
+# --- the IPMODIFY entry path (direct_entry=0) ---------------------------------
+# Where a direct call cannot be used (another direct user owns the function)
+# entries go through kjit's IPMODIFY ftrace_ops: the same workload, the same
+# results.
+step "IPMODIFY entry path"
+rmmod kjit || fail rmmod_before_ipmodify
+insmod ./kjit.ko direct_entry=0 || fail insmod_ipmodify
+config config_ipmodify icount
+$K attach all-syscalls > attach-ipmodify.txt 2>&1 || fail attach_all_ipmodify
+$W "$ITERS" > wl-ipmodify.txt 2>&1
+$W efault > efault-ipmodify.txt 2>&1
+$K stats > stats-ipmodify.txt
+$K detach all > /dev/null
+chk workload_same_ipmodify cmp -s native.txt wl-ipmodify.txt
+chk efault_same_ipmodify cmp -s native-efault.txt efault-ipmodify.txt
+e=$(awk '$1=="entries"{print $2}' stats-ipmodify.txt)
+do_=$(awk '$1=="direct_ops"{print $2}' stats-ipmodify.txt)
+fe=$(awk '$1=="fast_entries"{print $2}' stats-ipmodify.txt)
+pct=$(sed -n 's/^completion \([0-9.]*\)%.*/\1/p' stats-ipmodify.txt)
+if [ "${e:-0}" -gt 200 ] && [ "$do_" = 0 ] && [ "$fe" = 0 ] && awk -v p="${pct:-0}" 'BEGIN { exit !(p >= 99.9) }'; then
+  pass ipmodify_entries "entries=$e direct_ops=$do_ fast_entries=$fe; $(grep '^completion ' stats-ipmodify.txt)"
+else
+  fail ipmodify_entries "entries=$e direct_ops=$do_ fast_entries=$fe; $(grep '^completion ' stats-ipmodify.txt)"
+fi
+rmmod kjit || fail rmmod_after_ipmodify
+insmod ./kjit.ko || fail insmod_after_ipmodify
 
 # --- full tables and rings are reported, not silent ---------------------------
 # A table of 4 blocks, rings of 16 events and a table of 4 routines fill at

@@ -102,6 +102,11 @@ struct kjit_ioc_stats {
    * reconfigures itself, and are not part of the completion fraction.
    * Not included in left_native_call. */
   __u64 kjit_control;
+  /* Entry paths: of `entries`, those the direct-call trampoline made
+   * without calling C; the direct ops registered (0: every attachment
+   * uses the IPMODIFY ftrace_ops). */
+  __u64 fast_entries;
+  __u64 direct_ops;
 };
 
 /* Built-in tools (the paper's examples in plugins/, plus callstack, a
@@ -195,7 +200,7 @@ struct kjit_ioc_results {
 /* The version handshake: kjitctl asks first, and names both versions when
  * the ABI differs (an older module answers -ENOTTY).  KJIT_ABI_VERSION
  * changes with every incompatible change of this file. */
-#define KJIT_ABI_VERSION 3u
+#define KJIT_ABI_VERSION 4u
 #define KJIT_VERSION "0.2.0"   /* kjit.ko and kjitctl, built from one tree */
 struct kjit_ioc_version {
   __u32 size;

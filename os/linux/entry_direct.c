@@ -1,0 +1,193 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Entry by a direct call (see entry_direct.h).
+ *
+ * On 6.1 a registered direct ops cannot gain or lose a function: ftrace
+ * records the direct target per ip (direct_functions) only when the ops is
+ * registered, and removes only the ips the ops' filter still holds when it
+ * is unregistered.  So each attach request gets its own ops, and detaching
+ * a function of a request that still has others attached only marks it
+ * detached in entry_table.c, whose slow path then returns to the original
+ * code; the ops goes when its last function does.  Unregistering a module's
+ * ops waits for RCU-tasks, so nobody is left in the trampoline after it.
+ *
+ * The ops has no ops_func: an IPMODIFY user (livepatch, kjit's own ops)
+ * cannot share a function with it, as two IPMODIFY users cannot; ftrace
+ * then refuses the second one with -EBUSY. */
+#define pr_fmt(fmt) "kjit: " fmt
+
+#include <linux/kernel.h>
+#include <linux/ftrace.h>
+#include <linux/slab.h>
+#include <linux/vmalloc.h>
+#include "entry_direct.h"
+#include "entry_table.h"
+
+#define KJIT_DIRECT_OPS 128
+
+struct direct_batch {
+	struct ftrace_ops ops;
+	unsigned long *ips;          /* its functions */
+	unsigned int n, live;        /* how many, how many still attached */
+	bool registered;
+};
+
+static struct direct_batch *batches;
+static unsigned long tramp_addr;
+static unsigned int nregistered;
+
+int kjit_direct_init(unsigned long tramp)
+{
+	batches = vzalloc(sizeof(*batches) * KJIT_DIRECT_OPS);
+	if (!batches)
+		return -ENOMEM;
+	tramp_addr = tramp;
+	kjit_entry_table_clear();
+	return 0;
+}
+
+/* The batch and index holding ip, or NULL. */
+static struct direct_batch *batch_of(unsigned long ip, unsigned int *k)
+{
+	unsigned int b, i;
+
+	for (b = 0; b < KJIT_DIRECT_OPS; b++) {
+		if (!batches[b].registered)
+			continue;
+		for (i = 0; i < batches[b].n; i++)
+			if (batches[b].ips[i] == ip) {
+				*k = i;
+				return &batches[b];
+			}
+	}
+	return NULL;
+}
+
+bool kjit_direct_owns(unsigned long ip)
+{
+	return kjit_entry_table_attached(ip + MCOUNT_INSN_SIZE);
+}
+
+static void unregister_batch(struct direct_batch *b)
+{
+	int ret = unregister_ftrace_direct_multi(&b->ops, tramp_addr);
+
+	if (ret)
+		pr_err("unregister_ftrace_direct_multi: %d\n", ret);
+	ftrace_free_filter(&b->ops);
+	kfree(b->ips);
+	memset(b, 0, sizeof(*b));
+	if (!--nregistered)
+		kjit_entry_table_clear();   /* no ops calls the trampoline any more */
+}
+
+static bool fresh_has(const unsigned long *fresh, unsigned int n, unsigned long ip)
+{
+	unsigned int i;
+
+	for (i = 0; fresh && i < n; i++)
+		if (fresh[i] == ip)
+			return true;
+	return false;
+}
+
+int kjit_direct_attach(const unsigned long *ips, unsigned int n)
+{
+	struct direct_batch *b = NULL, *old;
+	unsigned long *fresh;
+	unsigned int i, j, k, nfresh = 0, nrevived = 0;
+	int ret = 0;
+
+	if (!tramp_addr)
+		return -EOPNOTSUPP;
+	fresh = kmalloc_array(n, sizeof(*fresh), GFP_KERNEL);
+	if (!fresh)
+		return -ENOMEM;
+	/* A function detached from a batch that is still registered is still
+	 * called through the trampoline: it is revived, not registered again. */
+	for (i = 0; i < n && !ret; i++) {
+		old = batch_of(ips[i], &k);
+		if (!old) {
+			fresh[nfresh++] = ips[i];
+		} else if (kjit_entry_table_attached(ips[i] + MCOUNT_INSN_SIZE)) {
+			ret = -EEXIST;
+		} else if (!kjit_entry_table_attach(ips[i] + MCOUNT_INSN_SIZE)) {
+			ret = -ENOSPC;
+		} else {
+			old->live++;
+			nrevived++;
+		}
+	}
+	if (ret || !nfresh)
+		goto out;
+	for (i = 0; i < KJIT_DIRECT_OPS && !b; i++)
+		if (!batches[i].registered)
+			b = &batches[i];
+	ret = -ENOSPC;
+	if (!b)
+		goto out;
+	for (i = 0; i < nfresh; i++)
+		if (!kjit_entry_table_attach(fresh[i] + MCOUNT_INSN_SIZE))
+			break;
+	ret = i < nfresh ? -ENOSPC : ftrace_set_filter_ips(&b->ops, fresh, nfresh, 0, 0);
+	if (!ret)
+		ret = register_ftrace_direct_multi(&b->ops, tramp_addr);
+	if (ret) {
+		for (j = 0; j < i; j++)
+			kjit_entry_table_detach(fresh[j] + MCOUNT_INSN_SIZE);
+		ftrace_free_filter(&b->ops);
+		memset(&b->ops, 0, sizeof(b->ops));
+		goto out;
+	}
+	b->ips = fresh;
+	fresh = NULL;
+	b->n = b->live = nfresh;
+	b->registered = true;
+	nregistered++;
+out:
+	/* all or none: undo this request's revivals (their batches had other
+	 * live functions, so none of them empties) */
+	for (i = 0; ret && nrevived && i < n; i++) {
+		old = batch_of(ips[i], &k);
+		if (old && !fresh_has(fresh, nfresh, ips[i]) &&
+		    kjit_entry_table_attached(ips[i] + MCOUNT_INSN_SIZE)) {
+			kjit_entry_table_detach(ips[i] + MCOUNT_INSN_SIZE);
+			old->live--;
+			nrevived--;
+		}
+	}
+	kfree(fresh);
+	return ret;
+}
+
+void kjit_direct_detach(unsigned long ip)
+{
+	unsigned int k;
+	struct direct_batch *b = batch_of(ip, &k);
+
+	if (!b || !kjit_entry_table_attached(ip + MCOUNT_INSN_SIZE))
+		return;
+	kjit_entry_table_detach(ip + MCOUNT_INSN_SIZE);
+	if (!--b->live)
+		unregister_batch(b);
+}
+
+void kjit_direct_detach_all(void)
+{
+	unsigned int b;
+
+	for (b = 0; b < KJIT_DIRECT_OPS; b++)
+		if (batches && batches[b].registered)
+			unregister_batch(&batches[b]);
+}
+
+unsigned int kjit_direct_nops(void)
+{
+	return nregistered;
+}
+
+void kjit_direct_exit(void)
+{
+	kjit_direct_detach_all();
+	vfree(batches);
+	batches = NULL;
+}

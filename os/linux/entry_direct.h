@@ -1,0 +1,25 @@
+/* entry_direct.c: entry by a direct call.  Attached functions' fentry sites
+ * call kjit_direct_tramp (entry_trampoline.S) through ftrace direct ops
+ * (register_ftrace_direct_multi), one ops per attach request.  Called by
+ * entry_ftrace.c under its attach mutex. */
+#ifndef KJIT_ENTRY_DIRECT_H
+#define KJIT_ENTRY_DIRECT_H
+
+#include <linux/types.h>
+
+/* tramp: the trampoline's address (module.c passes it: asm sits above). */
+int kjit_direct_init(unsigned long tramp);
+void kjit_direct_exit(void);
+/* Attaches ips[0..n) (function addresses) all or none: 0, -EBUSY (another
+ * direct user, such as a BPF trampoline, owns one: the caller falls back to
+ * the IPMODIFY ops), -ENOSPC or another -errno. */
+int kjit_direct_attach(const unsigned long *ips, unsigned int n);
+/* Whether ip is attached here (not by the IPMODIFY ops). */
+bool kjit_direct_owns(unsigned long ip);
+/* Its ops is unregistered once none of its functions is attached; until
+ * then the trampoline sends ip's entries to the original code. */
+void kjit_direct_detach(unsigned long ip);
+void kjit_direct_detach_all(void);
+unsigned int kjit_direct_nops(void);
+
+#endif

@@ -1,0 +1,45 @@
+/* entry_table.c: the table the direct-call trampoline (entry_trampoline.S)
+ * reads without a lock to enter the code cache without calling C: which
+ * entry pcs are attached through the direct ops, the translation of each
+ * where an entry needs nothing but the jump, and the stop addresses seen.
+ * Below the shim, which invalidates it before every quiescence. */
+#ifndef KJIT_ENTRY_TABLE_H
+#define KJIT_ENTRY_TABLE_H
+
+/* Shared with entry_trampoline.S. */
+#define KJIT_ENTRY_SLOTS 4096          /* power of two, > 2 x KJIT_MAX_ATTACH */
+#define KJIT_STOP_SLOTS 256            /* power of two */
+#define KJIT_NMI_MASK 0x00f00000       /* NMI_MASK of preempt_count (checked at build) */
+
+/* A slot: the entry pc's low 32 bits above a state.  Kernel and module
+ * text, and the code cache, lie in the top 2 GiB, so 32 bits name a pc and
+ * a state with bit 31 set is a cache address (sign-extended). */
+#define KJIT_ENTRY_ATTACHED 0          /* attached; entries take the C path  */
+#define KJIT_ENTRY_DETACHED 1          /* detached while its ops stays registered */
+
+#ifndef __ASSEMBLY__
+#include <linux/types.h>
+
+/* Insert or revive `ip5` (function + MCOUNT_INSN_SIZE) as attached; false
+ * when the table is full.  Serialised by the caller (the attach mutex). */
+bool kjit_entry_table_attach(unsigned long ip5);
+void kjit_entry_table_detach(unsigned long ip5);
+/* Forget every key (no direct ops is registered any more). */
+void kjit_entry_table_clear(void);
+/* Lock-free: ip5 is attached (its entries go into the cache). */
+bool kjit_entry_table_attached(unsigned long ip5);
+
+/* The fast path: a generation is read before an entry's decision, and its
+ * translation and stop address are stored only if no invalidation happened
+ * since (an invalidation precedes every quiescence, so no stale translation
+ * is stored once a wait has begun). */
+u32 kjit_entry_table_gen(void);
+void kjit_entry_table_fill(unsigned long ip5, u64 target, unsigned long stop, u32 gen);
+void kjit_entry_table_invalidate(void);
+
+/* Entries the trampoline made without C since load (the engine does not
+ * count them). */
+u64 kjit_entry_table_fast_entries(void);
+
+#endif /* __ASSEMBLY__ */
+#endif

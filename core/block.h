@@ -23,7 +23,8 @@ struct Exit {
 struct alignas(8) ChainSite {
   uint32_t tail_field;   // rel32 that currently leads to the miss stub
   uint32_t miss_stub;    // code-region offset of the miss stub (calls the gate)
-  uint32_t fallback;     // where the chain's last link goes: the IBL prelude or the miss stub
+  uint32_t fallback;     // where the chain's last link goes: the IBL prelude or the miss
+                         // stub (a return site's first swaps rcx into the return slot)
   uint32_t links;
   uint8_t is_call;
   uint8_t is_return;     // a ret: flags are dead at its targets

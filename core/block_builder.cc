@@ -14,6 +14,7 @@ constinit BuildContext g_build{};
 namespace {
 
 constexpr uint32_t kStubSize = 9;   // call rel32 + .long id
+constexpr uint32_t kXchgSize = 4;   // xchg rcx, [rsp]
 constexpr uint32_t kBlockSlack = 64;
 
 // RIP-relative operands must reach their target from anywhere in the cache.
@@ -278,7 +279,6 @@ bool Emitter::emit_terminator() {
           break;
         }
         g_engine.stats.native_calls++;
-        w_.xchg_reg_rsp_slot(KJIT_REG_RCX);
         indirect_site(in, true);
         break;
       }
@@ -307,8 +307,7 @@ bool Emitter::emit_terminator() {
       }
       break;
     case KJIT_CF_RET:
-      w_.xchg_reg_rsp_slot(KJIT_REG_RCX);
-      indirect_site(in);
+      indirect_site(in);  // the return address stays where it is (indirect_chain.h)
       break;
     case KJIT_CF_JMP_INDIRECT:
     case KJIT_CF_CALL_INDIRECT: {
@@ -367,13 +366,19 @@ bool Emitter::emit_stubs() {
   }
   if (plan.chain) {
     ChainSite *c = plan.chain;
+    // A return site's links leave the return address in place; the IBL
+    // and the gate take the target in rcx and rcx in the slot.
+    const uint32_t swap = c->is_return ? kXchgSize : 0;
     c->fallback = epoch_.code_used + w_.size();
     if (epoch_.ibl_routine) {
       // IBL prelude: push the miss stub (right after it), probe the table.
       constexpr uint32_t kPreludeSize = 10;  // push imm32 + jmp rel32
-      w_.push_imm(epoch_.exec_at(c->fallback + kPreludeSize));
+      if (swap) w_.xchg_reg_rsp_slot(KJIT_REG_RCX);
+      w_.push_imm(epoch_.exec_at(c->fallback + swap + kPreludeSize + swap));
       w_.jmp(epoch_.exec_at(epoch_.ibl_routine));
     }
+    uint32_t gate_entry = epoch_.code_used + w_.size();
+    if (swap) w_.xchg_reg_rsp_slot(KJIT_REG_RCX);
     c->miss_stub = epoch_.code_used + w_.size();
     w_.call(f.gate_indirect);
     w_.u32(epoch_.id_of(c));
@@ -385,7 +390,7 @@ bool Emitter::emit_stubs() {
     // links' misses take the IBL first (chain_append).
     bool first_to_gate = epoch_.ibl_routine && g_engine.opt.max_chain_length > 0;
     w_.patch_rel32(c->tail_field - epoch_.code_used,
-                   epoch_.exec_at(first_to_gate ? c->miss_stub : c->fallback));
+                   epoch_.exec_at(first_to_gate ? gate_entry : c->fallback));
   }
   return true;
 }

@@ -7,7 +7,8 @@
 //    just before the jump;
 //  - a link to a native target patched in later (a direct exit, a chain link,
 //    an IBL entry): the link goes to a small per-epoch trampoline that counts
-//    and jumps on;
+//    and jumps on, except a return site's link, which counts inline before
+//    its `ret`;
 //  - the dispatcher returning a native target: it counts in C.
 // A return to a stop address is the completion of an entry and is counted
 // the same way.  Counts are kept per (native target, reason) in a table in

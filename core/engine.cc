@@ -10,6 +10,7 @@
 #include "core/ibl.h"
 #include "core/indirect_chain.h"
 #include "core/linker.h"
+#include "core/liveness.h"
 
 namespace kjit {
 
@@ -211,15 +212,19 @@ uint64_t kjit_engine_indirect_miss(uint64_t stub_return, uint64_t target) {
   // Only the active epoch is extended.  A native target is linked only when
   // it is native for good (stop address, untranslatable), not when the
   // engine declined because the cache is full; through a trampoline that
-  // counts the departure.  The return sites' own links count a completion
-  // without saving RFLAGS: flags are dead after a function returns.  The
-  // IBL entry serves every kind of site, so its trampoline keeps them.
+  // counts the departure.  A return site's link returns natively itself and
+  // counts, saving RFLAGS only where liveness says they may be read after
+  // the return.  The IBL entry serves every kind of site, so its trampoline
+  // keeps them.
   bool stop = g.is_stop(target);
   bool native_for_good = !b && (stop || !kjit_os_may_translate(target)) && !(stop && exits_observed());
   if (from == &g.epoch() && (b || native_for_good)) {
-    uint64_t chain_dest = b ? b->exec : native_exit_trampoline(*from, target, why, !site->is_return);
     uint64_t ibl_dest = b ? b->exec : native_exit_trampoline(*from, target, why, true);
-    chain_append(*from, site, target, chain_dest);
+    if (site->is_return)
+      return_link_append(*from, site, target, b ? b->exec : 0, why,
+                         !(live_in_at(g.decoder, target).flags & x86::kAllArithFlags));
+    else
+      chain_append(*from, site, target, b ? b->exec : ibl_dest);
     ibl_insert(*from, target, ibl_dest);
   }
   chain_skip_to_ibl(*from, site);

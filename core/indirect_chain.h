@@ -11,8 +11,27 @@
 //
 // so the chain compares targets without touching the flags.  A miss reaches
 // the dispatcher, which appends a link until the chain's maximum length.
+//
+// A return site (a `ret`, or the return of a leaf called natively in place
+// of a tail jump) leaves the return address where it is.  Where the flags
+// are dead at the return target T (liveness.h), its link is
+//
+//     cmp   qword [rsp], T
+//     jne   next                ; the site's fallback until another link follows
+//     lea   rsp, [rsp + 8]
+//     jmp   translation(T)
+//
+// with no locked xchg and no register; where they may be live, it compares
+// in rcx as above, swapping the return slot in (`xchg rcx, [rsp]`) and back
+// out on a miss.  When T runs natively (a stop address such as the entry
+// function's return), the hit counts the completion and returns with a real
+// `ret`, which the CPU's return-stack predictor pairs with the native call
+// that entered.  The site's fallback swaps rcx into the return slot before
+// the IBL or the miss stub, which take the target in rcx as at every other
+// site.
 #pragma once
 #include "core/epoch.h"
+#include "kjit/engine.h"
 
 namespace kjit {
 
@@ -23,6 +42,12 @@ namespace kjit {
 // cannot be encoded, or the cache is full (the miss path still works: the
 // dispatcher serves it every time).
 bool chain_append(Epoch &epoch, ChainSite *site, uint64_t pc, uint64_t dest);
+
+// A return site's link for target `pc`: to `translation`, or, when that is
+// 0, the native return to pc counted as departure `why`.  `flags_dead`: no
+// flag is live at pc, so the link may compare with `cmp`.  False as above.
+bool return_link_append(Epoch &epoch, ChainSite *site, uint64_t pc, uint64_t translation,
+                        kjit_departure why, bool flags_dead);
 
 // An empty chain starts at the gate, so that its first target becomes a
 // link; when no link can be appended (a retired epoch, a target that is not

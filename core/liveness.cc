@@ -1,11 +1,13 @@
 #include "core/liveness.h"
 
 namespace kjit {
-static LiveSet compute_live_in(const x86::Decoder &decoder, uint64_t pc);
 namespace {
 constexpr uint16_t kRspBit = 1u << KJIT_REG_RSP;
 constexpr uint32_t kLookahead = 16;
+// Direct calls followed, one inside the other, for the flags (see below).
+constexpr uint32_t kCallDepth = 2;
 }  // namespace
+static LiveSet compute_live_in(const x86::Decoder &decoder, uint64_t pc, uint32_t depth);
 
 LiveSet live_before(const x86::Insn &insn, LiveSet after) {
   LiveSet in;
@@ -27,7 +29,7 @@ constinit LiveMemo g_memo[kMemoSize]{};
 LiveSet live_in_at(const x86::Decoder &decoder, uint64_t pc) {
   LiveMemo &m = g_memo[(pc ^ (pc >> 12)) & (kMemoSize - 1)];
   if (m.pc == pc && pc != 0) return m.live;
-  LiveSet live = compute_live_in(decoder, pc);
+  LiveSet live = compute_live_in(decoder, pc, 0);
   m = {pc, live};
   return live;
 }
@@ -36,9 +38,12 @@ void forget_liveness() {
   for (LiveMemo &m : g_memo) m.pc = 0;
 }
 
-static LiveSet compute_live_in(const x86::Decoder &decoder, uint64_t pc) {
-  if (!kjit_os_may_translate(pc)) return LiveSet::all();
-  static x86::Insn seq[kLookahead];  // under the engine lock; keeps kernel stacks small
+// Reads code the engine may not translate too (noinstr, entry text): which
+// flags an instruction reads does not depend on where it may run.
+static LiveSet compute_live_in(const x86::Decoder &decoder, uint64_t pc, uint32_t depth) {
+  // under the engine lock; keeps kernel stacks small
+  static x86::Insn seqs[kCallDepth + 1][kLookahead];
+  x86::Insn *seq = seqs[depth];
   uint32_t n = 0;
   uint64_t at = pc;
   bool reached_transfer = false;
@@ -56,9 +61,13 @@ static LiveSet compute_live_in(const x86::Decoder &decoder, uint64_t pc) {
   // Past the horizon nothing is known, and the successors of a transfer are
   // not followed again (one level is what the block builder asks for).  Even
   // after a return everything stays live: hand-written assembly may return
-  // results in flags.
-  (void)reached_transfer;
+  // results in flags.  A direct call is the exception, for the flags only:
+  // it leaves them to the callee, so what the callee's first instructions
+  // read of them is what is live before the call (a return site followed by
+  // `mov ; call f`, f testing something first, has dead flags).
   LiveSet live = LiveSet::all();
+  if (reached_transfer && seq[n - 1].cf == KJIT_CF_CALL && depth < kCallDepth)
+    live.flags = compute_live_in(decoder, seq[n - 1].target, depth + 1).flags;
   for (uint32_t i = n; i-- > 0;) live = live_before(seq[i], live);
   return live;
 }

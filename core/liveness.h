@@ -19,7 +19,8 @@ struct LiveSet {
 LiveSet live_before(const x86::Insn &insn, LiveSet after);
 
 // Live-in of the code at `pc`, by decoding ahead up to its first control
-// transfer (everything is live past the horizon).  Memoised.
+// transfer (everything is live past the horizon; the flags are followed into
+// the callee of a direct call, two calls deep).  Memoised.
 LiveSet live_in_at(const x86::Decoder &decoder, uint64_t pc);
 // Drops the memo.  Called at every epoch reset: the host flushes after
 // patching text, so a memoised live-in never outlives the code it describes

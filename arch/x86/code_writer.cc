@@ -85,18 +85,21 @@ uint32_t CodeWriter::patch_pad(uint32_t opcode_len, uint32_t ahead) const {
   return static_cast<uint32_t>((4 - ((here() + ahead + opcode_len) & 3)) & 3);
 }
 
-void CodeWriter::nops(uint32_t n) {
-  static const uint8_t kNop[4][3] = {{0}, {0x90}, {0x66, 0x90}, {0x0f, 0x1f, 0x00}};
-  if (n > 0 && n <= 3) bytes(kNop[n], n);
+// CS segment-override prefixes: 64-bit mode ignores them on jmp and jcc
+// (the assembler's -malign-branch-prefix-size pads branches the same way),
+// so the padding is part of the branch and costs no instruction of its own,
+// where a NOP in front would execute every time.
+void CodeWriter::branch_padding(uint32_t n) {
+  for (uint32_t i = 0; i < n; i++) byte(0x2e);
 }
 
 int32_t CodeWriter::jmp_patchable(uint64_t target) {
-  nops(patch_pad(1));
+  branch_padding(patch_pad(1));
   return jmp(target);
 }
 
 int32_t CodeWriter::jcc_patchable(uint8_t cond, uint64_t target) {
-  nops(patch_pad(2));
+  branch_padding(patch_pad(2));
   return jcc(cond, target);
 }
 
@@ -162,6 +165,12 @@ void CodeWriter::lea_reg_reg_disp(uint8_t dst, uint8_t base, int32_t disp) {
   byte(static_cast<uint8_t>(0x80 | (dst & 7) << 3 | (base & 7)));
   if ((base & 7) == 4) byte(0x24);  // rsp/r12 need a SIB byte
   u32(static_cast<uint32_t>(disp));
+}
+
+void CodeWriter::cmp_rsp_slot_imm32(uint32_t imm) {
+  static const uint8_t kCmpRspSlot[] = {0x48, 0x81, 0x3c, 0x24};  // cmp qword [rsp], imm32
+  bytes(kCmpRspSlot, sizeof(kCmpRspSlot));
+  u32(imm);
 }
 
 void CodeWriter::xchg_reg_rsp_slot(uint8_t reg) {

@@ -33,18 +33,17 @@ class CodeWriter {
   int32_t call(uint64_t target);
   int32_t jcc(uint8_t cond, uint64_t target);
   // A jmp/jcc whose rel32 is re-pointed later while other CPUs may be
-  // executing it (exits, chain tails).  NOP padding first puts the field on
+  // executing it (exits, chain tails).  Prefix padding puts the field on
   // a 4-byte boundary: an aligned 4-byte store is atomic and never straddles
   // a cache line, so another CPU fetches the old or the new target, never
   // half of each (see patch_rel32_live).
   int32_t jmp_patchable(uint64_t target);
   int32_t jcc_patchable(uint8_t cond, uint64_t target);
-  // The padding jmp_patchable (opcode_len 1) or jcc_patchable (2) emits
+  // The padding bytes jmp_patchable (opcode_len 1) or jcc_patchable (2) emits
   // when it starts `ahead` bytes after the current position.
   uint32_t patch_pad(uint32_t opcode_len, uint32_t ahead = 0) const;
   // jmp through an inline 8-byte slot: reaches any address, no registers.
   void jmp_far(uint64_t target);
-  void nops(uint32_t n);                // one NOP instruction of n <= 3 bytes
 
   void push_imm(uint64_t value);        // flag-free, register-free
   void push_reg(uint8_t reg);
@@ -55,6 +54,8 @@ class CodeWriter {
   void lea_rsp(int32_t disp);                               // lea rsp, [rsp+disp]
   void lea_reg_reg_disp(uint8_t dst, uint8_t base, int32_t disp);
   void xchg_reg_rsp_slot(uint8_t reg);                      // xchg reg, [rsp]
+  void cmp_rsp_slot_imm32(uint32_t imm);                    // cmp qword [rsp], simm32
+  void ret() { byte(0xc3); }
   void pushfq() { byte(0x9c); }
   void popfq() { byte(0x9d); }
 
@@ -63,6 +64,7 @@ class CodeWriter {
 
  private:
   bool room(uint32_t n);
+  void branch_padding(uint32_t n);
   uint8_t *w_;
   uint64_t exec_;
   uint32_t cap_;

@@ -7,8 +7,13 @@
  * is unregistered.  So each attach request gets its own ops, and detaching
  * a function of a request that still has others attached only marks it
  * detached in entry_table.c, whose slow path then returns to the original
- * code; the ops goes when its last function does.  Unregistering a module's
- * ops waits for RCU-tasks, so nobody is left in the trampoline after it.
+ * code.  An ops whose functions are all detached stays registered too, until
+ * kjit_direct_reap or unload: unregistering a module's ops waits for
+ * RCU-tasks (about a second under TCG, milliseconds to seconds on hardware),
+ * and a tool that attaches and detaches in a loop would pay it every time;
+ * attaching one of its functions again revives it instead.  Until it goes,
+ * another direct user (a BPF trampoline) is refused those functions with
+ * -EBUSY.  After the unregistration nobody is left in the trampoline.
  *
  * The ops has no ops_func: an IPMODIFY user (livepatch, kjit's own ops)
  * cannot share a function with it, as two IPMODIFY users cannot; ftrace
@@ -80,6 +85,16 @@ static void unregister_batch(struct direct_batch *b)
 		kjit_entry_table_clear();   /* no ops calls the trampoline any more */
 }
 
+static struct direct_batch *free_batch(void)
+{
+	unsigned int b;
+
+	for (b = 0; b < KJIT_DIRECT_OPS; b++)
+		if (!batches[b].registered)
+			return &batches[b];
+	return NULL;
+}
+
 static bool fresh_has(const unsigned long *fresh, unsigned int n, unsigned long ip)
 {
 	unsigned int i;
@@ -119,9 +134,11 @@ int kjit_direct_attach(const unsigned long *ips, unsigned int n)
 	}
 	if (ret || !nfresh)
 		goto out;
-	for (i = 0; i < KJIT_DIRECT_OPS && !b; i++)
-		if (!batches[i].registered)
-			b = &batches[i];
+	b = free_batch();
+	if (!b) {
+		kjit_direct_reap();   /* parked ops hold every batch */
+		b = free_batch();
+	}
 	ret = -ENOSPC;
 	if (!b)
 		goto out;
@@ -159,24 +176,48 @@ out:
 	return ret;
 }
 
-void kjit_direct_detach(unsigned long ip)
+bool kjit_direct_detach(unsigned long ip)
 {
 	unsigned int k;
 	struct direct_batch *b = batch_of(ip, &k);
 
 	if (!b || !kjit_entry_table_attached(ip + MCOUNT_INSN_SIZE))
-		return;
+		return false;
 	kjit_entry_table_detach(ip + MCOUNT_INSN_SIZE);
-	if (!--b->live)
-		unregister_batch(b);
+	return !--b->live;
+}
+
+bool kjit_direct_park_all(void)
+{
+	unsigned int b, i;
+	bool emptied = false;
+
+	for (b = 0; batches && b < KJIT_DIRECT_OPS; b++) {
+		if (!batches[b].registered || !batches[b].live)
+			continue;
+		for (i = 0; i < batches[b].n; i++)
+			kjit_entry_table_detach(batches[b].ips[i] + MCOUNT_INSN_SIZE);
+		batches[b].live = 0;
+		emptied = true;
+	}
+	return emptied;
+}
+
+void kjit_direct_reap(void)
+{
+	unsigned int b;
+
+	for (b = 0; batches && b < KJIT_DIRECT_OPS; b++)
+		if (batches[b].registered && !batches[b].live)
+			unregister_batch(&batches[b]);
 }
 
 void kjit_direct_detach_all(void)
 {
 	unsigned int b;
 
-	for (b = 0; b < KJIT_DIRECT_OPS; b++)
-		if (batches && batches[b].registered)
+	for (b = 0; batches && b < KJIT_DIRECT_OPS; b++)
+		if (batches[b].registered)
 			unregister_batch(&batches[b]);
 }
 

@@ -16,9 +16,15 @@ void kjit_direct_exit(void);
 int kjit_direct_attach(const unsigned long *ips, unsigned int n);
 /* Whether ip is attached here (not by the IPMODIFY ops). */
 bool kjit_direct_owns(unsigned long ip);
-/* Its ops is unregistered once none of its functions is attached; until
- * then the trampoline sends ip's entries to the original code. */
-void kjit_direct_detach(unsigned long ip);
+/* From now on the trampoline sends ip's entries to the original code.  Its
+ * ops stays registered: true when that ops has no attached function left,
+ * which kjit_direct_reap would then unregister. */
+bool kjit_direct_detach(unsigned long ip);
+/* Detaches every function the same way; true if an ops emptied. */
+bool kjit_direct_park_all(void);
+/* Unregisters the ops that have no attached function (waits for RCU-tasks). */
+void kjit_direct_reap(void);
+/* Unregisters every ops (unload). */
 void kjit_direct_detach_all(void);
 unsigned int kjit_direct_nops(void);
 

@@ -554,14 +554,36 @@ static void unregister_ops_locked(void)
 	ops_reinit();
 }
 
-static void unregister_all_locked(void)
+/* Direct ops emptied by a detach are unregistered once attach and detach
+ * have been quiet this long (see entry_direct.c). */
+#define KJIT_DIRECT_REAP_DELAY (2 * HZ)
+
+static void kjit_direct_reap_fn(struct work_struct *w)
+{
+	mutex_lock(&kjit_attach_mutex);
+	kjit_direct_reap();
+	mutex_unlock(&kjit_attach_mutex);
+}
+static DECLARE_DELAYED_WORK(kjit_direct_reap_work, kjit_direct_reap_fn);
+
+static void direct_emptied(bool emptied)
+{
+	if (emptied && READ_ONCE(kjit_entry_enabled))
+		mod_delayed_work(system_wq, &kjit_direct_reap_work, KJIT_DIRECT_REAP_DELAY);
+}
+
+/* unload: every ops goes now; otherwise direct ops are parked. */
+static void unregister_all_locked(bool unload)
 {
 	unsigned long *ips;
 	int i, n = kjit_natt;
 
+	if (unload)
+		kjit_direct_detach_all();
 	if (!n)
 		return;
-	kjit_direct_detach_all();
+	if (!unload)
+		direct_emptied(kjit_direct_park_all());
 	ips = kvmalloc_array(n, sizeof(*ips), GFP_KERNEL);
 	if (kjit_park_ip && kjit_ops_registered && ips) {
 		int m = 0;
@@ -585,7 +607,7 @@ int kjit_detach(const char *name)
 
 	mutex_lock(&kjit_attach_mutex);
 	if (!strcmp(name, "*")) {
-		unregister_all_locked();
+		unregister_all_locked(false);
 		ret = 0;
 		goto out;
 	}
@@ -593,12 +615,12 @@ int kjit_detach(const char *name)
 		if (strcmp(kjit_att[i].name, name))
 			continue;
 		if (kjit_att[i].direct) {
-			kjit_direct_detach(kjit_att[i].addr);
+			direct_emptied(kjit_direct_detach(kjit_att[i].addr));
 			kjit_att[i] = kjit_att[kjit_natt - 1];
 			WRITE_ONCE(kjit_natt, kjit_natt - 1);
 			pr_info("detached from %s\n", name);
 		} else if (kjit_natt == 1 && !kjit_park_ip) {
-			unregister_all_locked();
+			unregister_all_locked(false);
 		} else {
 			ret = ftrace_set_filter_ip(&kjit_ops, kjit_att[i].addr, 1, 0);
 			if (ret)
@@ -717,7 +739,7 @@ void kjit_entry_quiesce(void)
 static void kjit_detach_all(void)
 {
 	mutex_lock(&kjit_attach_mutex);
-	unregister_all_locked();
+	unregister_all_locked(true);
 	unregister_ops_locked();
 	mutex_unlock(&kjit_attach_mutex);
 	kjit_entry_quiesce();
@@ -727,6 +749,8 @@ void kjit_entry_exit(void)
 {
 	WRITE_ONCE(kjit_entry_enabled, false);
 	kjit_detach_all();
+	/* a detach that saw kjit_entry_enabled may have queued it before */
+	cancel_delayed_work_sync(&kjit_direct_reap_work);
 	irq_work_sync(&kjit_reclaim_kick);
 	cancel_work_sync(&kjit_reclaim_work);
 	kjit_direct_exit();

@@ -36,7 +36,7 @@ class DeparturesTest : public test::EngineTest {
   // The miss stub's return address of the `ret` site at `site_jmp`: an
   // empty chain jumps straight to its miss stub (call gate_indirect).
   uint64_t miss_stub_return(uint64_t site_jmp) {
-    uint64_t stub = branch_target(site_jmp);
+    uint64_t stub = skip_return_swap(branch_target(site_jmp));
     EXPECT_EQ(branch_target(stub), test::kGateIndirect);
     return stub + 5;
   }
@@ -56,7 +56,7 @@ TEST_F(DeparturesTest, AReturnToAStopAddressIsACompletionEveryTime) {
   ASSERT_EQ(kjit_engine_add_stop_address(kText + 0x40), 0);
   uint64_t exec = kjit_engine_enter(kText);
   // First return: the dispatcher serves the stop address natively, counts.
-  uint64_t dest = kjit_engine_indirect_miss(miss_stub_return(exec + 5 + 4), kText + 0x40);
+  uint64_t dest = kjit_engine_indirect_miss(miss_stub_return(exec + 5), kText + 0x40);
   EXPECT_EQ(dest, kText + 0x40);
   EXPECT_EQ(counts().count[KJIT_DEPART_COMPLETED], 1u);
   // Later returns take the chain link, whose trampoline counts.
@@ -115,11 +115,13 @@ TEST_F(DeparturesTest, ATailCallOfANativeLeafStaysInTheCache) {
   x86::Insn call = decode_skipping_nops(exec);
   EXPECT_EQ(call.cf, KJIT_CF_CALL);
   EXPECT_EQ(call.target, kText + 0x1000);
-  // Then the translated return: rcx and the return slot swapped for the
-  // indirect chain, as at a `ret`.
-  x86::Insn xchg = decode(call.pc + call.length);
-  EXPECT_EQ(xchg.bytes[0], 0x48);
-  EXPECT_EQ(xchg.bytes[1], 0x87);
+  // Then the translated return: the return site's chain, as at a `ret`,
+  // whose first miss swaps rcx into the return slot for the gate.
+  x86::Insn site = decode(call.pc + call.length);
+  EXPECT_EQ(site.cf, KJIT_CF_JMP);
+  uint64_t stub = skip_return_swap(site.target);
+  EXPECT_NE(stub, site.target);
+  EXPECT_EQ(branch_target(stub), test::kGateIndirect);
   EXPECT_EQ(active().table.find(kText + 0x1000), nullptr);  // the leaf is not translated
 }
 

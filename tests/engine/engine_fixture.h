@@ -102,6 +102,11 @@ class EngineTest : public ::testing::Test {
     }
     return in;
   }
+  // Past the `xchg rcx, [rsp]` a return site's fallback starts with, if any.
+  uint64_t skip_return_swap(uint64_t exec) {
+    const uint8_t *p = host(exec);
+    return p[0] == 0x48 && p[1] == 0x87 && p[2] == 0x0c && p[3] == 0x24 ? exec + 4 : exec;
+  }
   // Where the rel32 jmp/jcc/call at `exec` (after padding) goes.
   uint64_t branch_target(uint64_t exec) { return decode_skipping_nops(exec).target; }
 

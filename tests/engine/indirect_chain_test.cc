@@ -1,7 +1,8 @@
 // Predicated indirect chains: each appended link compares rcx with its
 // target and, on a hit, restores the program's rcx and jumps to the copy;
-// the last link's miss jump goes to the site's fallback.  Checked on the
-// bytes (decoded) and by running the chain on the simulator's CPU.
+// the last link's miss jump goes to the site's fallback.  A return site's
+// links compare the return slot itself.  Checked on the bytes (decoded) and
+// by running the chain on the simulator's CPU.
 #include "core/indirect_chain.h"
 
 #include "engine/engine_fixture.h"
@@ -135,6 +136,117 @@ TEST_F(ChainTest, TargetBeyondAnImmediateIsRefused) {
   EXPECT_FALSE(chain_append(active(), site_, 0x0000900000000000ull, dest_[0]));
   EXPECT_EQ(active().code_used, used);
   EXPECT_EQ(branch_target(site_exec_), active().exec_at(site_->fallback));
+}
+
+// A return site as the block builder lays it out without an IBL: the tail
+// jumps to `xchg rcx, [rsp] ; call gate_indirect ; .long 0`.
+class ReturnChainTest : public ChainTest {
+ protected:
+  void SetUp() override {
+    ChainTest::SetUp();
+    site_->is_return = 1;
+    site_exec_ = active().exec_at(emit([&](x86::CodeWriter &w, uint32_t at) {
+      int32_t f = w.jmp_patchable(w.here());
+      site_->tail_field = at + static_cast<uint32_t>(f);
+      site_->fallback = at + w.size();
+      w.xchg_reg_rsp_slot(KJIT_REG_RCX);
+      site_->miss_stub = at + w.size();
+      w.call(test::kGateIndirect);
+      w.u32(0);
+      w.patch_rel32(static_cast<uint32_t>(f), active().exec_at(site_->fallback));
+    }));
+  }
+  // Runs the site as a `ret` with `ret_to` on the stack and the program's
+  // rcx in rcx, until `expect_at`.
+  sim::RunResult run_return(uint64_t ret_to, uint64_t expect_at, std::unique_ptr<sim::Emulator> *out) {
+    auto emu = emulator_with_data();
+    emu->write(kSp, &ret_to, 8);
+    emu->set_gpr(KJIT_REG_RSP, kSp);
+    emu->set_gpr(KJIT_REG_RCX, kProgramRcx);
+    emu->set_rflags(kFlags);
+    sim::RunResult r = emu->run(site_exec_, expect_at, 200);
+    *out = std::move(emu);
+    return r;
+  }
+  static constexpr uint64_t kSp = kStackTop - 0x100;
+  static constexpr uint64_t kFlags = 0x2 | 0x1 | 0x40 | 0x80;  // CF ZF SF
+};
+
+TEST_F(ReturnChainTest, WithFlagsDeadAHitComparesTheSlotAndTouchesNoRegister) {
+  ASSERT_TRUE(return_link_append(active(), site_, kText + 0x40, dest_[0], KJIT_DEPART_COMPLETED, true));
+  ASSERT_TRUE(return_link_append(active(), site_, kText + 0x80, dest_[1], KJIT_DEPART_COMPLETED, true));
+  for (int i = 0; i < 2; i++) {
+    std::unique_ptr<sim::Emulator> emu;
+    sim::RunResult r = run_return(kText + 0x40 * (i + 1), dest_[i], &emu);
+    ASSERT_EQ(r.reason, sim::StopReason::kSentinel) << i << ": " << r.message;
+    EXPECT_EQ(emu->gpr(KJIT_REG_RCX), kProgramRcx) << i;
+    EXPECT_EQ(emu->gpr(KJIT_REG_RSP), kSp + 8) << i;
+  }
+  EXPECT_EQ(site_->links, 2u);
+}
+
+TEST_F(ReturnChainTest, ANativeTargetIsReturnedToAndCounted) {
+  kjit_engine_departures before;
+  kjit_engine_get_departures(&before);
+  ASSERT_TRUE(return_link_append(active(), site_, kText + 0x40, 0, KJIT_DEPART_COMPLETED, true));
+  std::unique_ptr<sim::Emulator> emu;
+  sim::RunResult r = run_return(kText + 0x40, kText + 0x40, &emu);
+  ASSERT_EQ(r.reason, sim::StopReason::kSentinel) << r.message;
+  EXPECT_EQ(emu->gpr(KJIT_REG_RCX), kProgramRcx);
+  EXPECT_EQ(emu->gpr(KJIT_REG_RSP), kSp + 8);
+  kjit_engine_departures after;
+  kjit_engine_get_departures(&after);
+  EXPECT_EQ(after.count[KJIT_DEPART_COMPLETED], before.count[KJIT_DEPART_COMPLETED] + 1);
+}
+
+TEST_F(ReturnChainTest, AMissSwapsRcxIntoTheSlotForTheGate) {
+  ASSERT_TRUE(return_link_append(active(), site_, kText + 0x40, dest_[0], KJIT_DEPART_COMPLETED, true));
+  std::unique_ptr<sim::Emulator> emu;
+  sim::RunResult r = run_return(kText + 0xc0, test::kGateIndirect, &emu);
+  ASSERT_EQ(r.reason, sim::StopReason::kSentinel) << r.message;
+  EXPECT_EQ(emu->gpr(KJIT_REG_RCX), kText + 0xc0);
+  uint64_t ret = 0, saved = 0;
+  emu->read_u64(emu->gpr(KJIT_REG_RSP), &ret);
+  emu->read_u64(emu->gpr(KJIT_REG_RSP) + 8, &saved);
+  EXPECT_EQ(ret, active().exec_at(site_->miss_stub) + 5);
+  EXPECT_EQ(saved, kProgramRcx);
+}
+
+TEST_F(ReturnChainTest, ATargetBeyondAnImmediateIsRefused) {
+  uint32_t used = active().code_used;
+  EXPECT_FALSE(return_link_append(active(), site_, 0x0000900000000000ull, dest_[0], KJIT_DEPART_COMPLETED, true));
+  EXPECT_EQ(active().code_used, used);
+  EXPECT_EQ(branch_target(site_exec_), active().exec_at(site_->fallback));
+}
+
+// Where flags may be live at the target, every path keeps them: the hit to
+// a translation, the native return (with its count), and the miss.
+TEST_F(ReturnChainTest, WithFlagsLiveEveryPathKeepsThem) {
+  ASSERT_TRUE(return_link_append(active(), site_, kText + 0x40, dest_[0], KJIT_DEPART_COMPLETED, false));
+  ASSERT_TRUE(return_link_append(active(), site_, kText + 0x80, 0, KJIT_DEPART_COMPLETED, false));
+  EXPECT_EQ(host(active().exec_at(active().code_used - 1))[0], 0xc3);  // the native hit's ret
+  kjit_engine_departures before;
+  kjit_engine_get_departures(&before);
+  const uint64_t to[2] = {dest_[0], kText + 0x80};
+  for (int i = 0; i < 2; i++) {
+    std::unique_ptr<sim::Emulator> emu;
+    sim::RunResult r = run_return(kText + 0x40 * (i + 1), to[i], &emu);
+    ASSERT_EQ(r.reason, sim::StopReason::kSentinel) << i << ": " << r.message;
+    EXPECT_EQ(emu->gpr(KJIT_REG_RCX), kProgramRcx) << i;
+    EXPECT_EQ(emu->gpr(KJIT_REG_RSP), kSp + 8) << i;
+    EXPECT_EQ(emu->rflags() & 0xc1, 0xc1u) << i;
+  }
+  kjit_engine_departures after;
+  kjit_engine_get_departures(&after);
+  EXPECT_EQ(after.count[KJIT_DEPART_COMPLETED], before.count[KJIT_DEPART_COMPLETED] + 1);
+  std::unique_ptr<sim::Emulator> emu;
+  sim::RunResult r = run_return(kText + 0xc0, test::kGateIndirect, &emu);
+  ASSERT_EQ(r.reason, sim::StopReason::kSentinel) << r.message;
+  EXPECT_EQ(emu->gpr(KJIT_REG_RCX), kText + 0xc0);
+  uint64_t saved = 0;
+  emu->read_u64(emu->gpr(KJIT_REG_RSP) + 8, &saved);
+  EXPECT_EQ(saved, kProgramRcx);
+  EXPECT_EQ(emu->rflags() & 0xc1, 0xc1u);
 }
 
 }  // namespace

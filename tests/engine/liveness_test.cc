@@ -53,4 +53,37 @@ TEST(Liveness, JccSuccessorsAreBothConsidered) {
   EXPECT_TRUE(out.flags & kjit::x86::kFlagCF);  // the taken side reads CF
 }
 
+// A direct call leaves the flags to its callee: before `call f` they are
+// live exactly when f reads them before writing them, two calls deep.
+TEST(Liveness, FlagsAreFollowedIntoDirectCallees) {
+  test_shim_reset();
+  kjit::forget_liveness();
+  // kPc: mov rdi, rbx ; call kPc+0x40      kPc+0x40: test eax, eax ; ret
+  // kPc+0x20: call kPc+0x60                kPc+0x60: adc rax, rbx ; ret
+  // kPc+0x80: call kPc+0x90   kPc+0x90: call kPc+0xa0   kPc+0xa0: call kPc+0x40
+  std::vector<uint8_t> code(0xc0, 0xcc);
+  auto call = [&](uint32_t at, uint32_t to) {
+    code[at] = 0xe8;
+    int32_t rel = static_cast<int32_t>(to - (at + 5));
+    memcpy(&code[at + 1], &rel, 4);
+  };
+  const uint8_t mov[] = {0x48, 0x89, 0xdf}, test_ret[] = {0x85, 0xc0, 0xc3}, adc_ret[] = {0x48, 0x11, 0xd8, 0xc3};
+  memcpy(&code[0], mov, 3);
+  call(3, 0x40);
+  memcpy(&code[0x40], test_ret, 3);
+  call(0x20, 0x60);
+  memcpy(&code[0x60], adc_ret, 4);
+  call(0x80, 0x90);
+  call(0x90, 0xa0);
+  call(0xa0, 0x40);
+  test_shim_add_code(kPc, code);
+  EXPECT_EQ(kjit::live_in_at(decoder(), kPc).flags & kjit::x86::kAllArithFlags, 0);
+  EXPECT_TRUE(kjit::live_in_at(decoder(), kPc + 0x20).flags & kjit::x86::kFlagCF);
+  // three calls deep is past the horizon: live
+  EXPECT_EQ(kjit::live_in_at(decoder(), kPc + 0x80).flags & kjit::x86::kAllArithFlags,
+            kjit::x86::kAllArithFlags);
+  // registers are not followed: all live before a call
+  EXPECT_EQ(kjit::live_in_at(decoder(), kPc + 0x20).regs, kjit::x86::kAllGprs);
+}
+
 }  // namespace

@@ -52,6 +52,20 @@ if [ $((e1 - e0)) -ge 20000 ] && grep -q '^getppid_ns [0-9]' cost-kjit.txt; then
 else
   fail cost_run_translated "kjit_entries=$((e1 - e0)) for 20000 calls; $(cat cost-kjit.txt)"
 fi
+# Detaching parks the direct ops (an attach/detach loop would otherwise wait
+# for RCU-tasks every time); attaching its function again revives it, and
+# the ops is unregistered after two quiet seconds.
+p0=$(stat_of direct_ops)
+$K attach getppid > /dev/null
+p1=$(stat_of direct_ops)
+$K detach all > /dev/null
+j=0; while [ "$(stat_of direct_ops)" != 0 ] && [ $j -lt 30 ]; do sleep 1; j=$((j + 1)); done
+p2=$(stat_of direct_ops)
+if [ "${p0:-0}" -ge 1 ] && [ "$p1" = "$p0" ] && [ "$p2" = 0 ] && [ $j -ge 1 ]; then
+  pass direct_ops_parked_revived_reaped "parked $p0, after re-attach $p1, reaped within ${j}s"
+else
+  fail direct_ops_parked_revived_reaped "parked $p0, after re-attach $p1, after ${j}s $p2"
+fi
 
 # --- every tool, every system call ----------------------------------------
 for tool in icount bbcount calltrace branch_hints lock_contention entry_count callstack; do

@@ -11,7 +11,8 @@
  *   kjitctl attach TARGET...   TARGET: a system call name (openat ->
  *        __x64_sys_openat), a number (257), a kernel function name, or
  *        `all-syscalls` (every __x64_sys_* ftrace can attach; the others
- *        are reported and skipped)
+ *        are reported and skipped).  Named targets go in one request: one
+ *        ftrace update, and one direct ops to unregister later
  *   kjitctl detach TARGET|all
  *   kjitctl stats               engine + module counters, "key value" lines
  *   kjitctl show [--json|--folded]   live results of the configured tool
@@ -284,46 +285,115 @@ static int cmd_kcov(const char *what)
   return usage();
 }
 
+static const char *attach_refusal(int err)
+{
+  return err == EPERM ? " (never instrumented: noinstr/entry/kprobes blacklist/scheduler)"
+       : err == EINVAL ? " (no fentry site, or not a valid name)"
+       : err == EBUSY ? " (another ftrace user modifies this function's ip)" : "";
+}
+
+/* One target by KJIT_IOC_ATTACH: a system call name first (openat ->
+ * __x64_sys_openat), then the name itself, or a system call number (no
+ * kallsyms scan: this stays cheap in loops). */
+static int attach_one(const char *a)
+{
+  struct kjit_ioc_target t;
+  memset(&t, 0, sizeof t);
+  t.size = sizeof t;
+  char *end;
+  unsigned long nr = strtoul(a, &end, 10);
+  if (*a && !*end) {
+    t.flags = KJIT_TARGET_SYSNR;
+    t.addr = nr;
+  } else {
+    if (strlen(a) + 10 >= sizeof t.name) { fprintf(stderr, "kjitctl: name too long\n"); return 2; }
+    if (strncmp(a, "__x64_sys_", 10)) {
+      snprintf(t.name, sizeof t.name, "__x64_sys_%s", a);
+      if (ioctl(fd, KJIT_IOC_ATTACH, &t) == 0) {
+        printf("attached %s at 0x%llx\n", t.name, (unsigned long long)t.addr);
+        return 0;
+      }
+      if (errno != ENOENT) { fprintf(stderr, "kjitctl: attach %s: %s\n", t.name, strerror(errno)); return 1; }
+      memset(&t, 0, sizeof t);
+      t.size = sizeof t;
+    }
+    strcpy(t.name, a);
+  }
+  if (ioctl(fd, KJIT_IOC_ATTACH, &t) < 0) {
+    fprintf(stderr, "kjitctl: attach %s: %s%s\n", a, strerror(errno), attach_refusal(errno));
+    return 1;
+  }
+  printf("attached %s at 0x%llx\n", t.name, (unsigned long long)t.addr);
+  return 0;
+}
+
+/* Named targets (no numbers, no all-syscalls) in one KJIT_IOC_ATTACH_MANY:
+ * one ftrace update and one direct ops for all of them (the module waits
+ * for RCU-tasks once per ops when it lets go of them).  Each name is tried
+ * as a system call (__x64_sys_NAME) first; those the kernel does not have
+ * go in a second request under their own name.  A request the module
+ * refuses as a whole (another ftrace user on one of them) is retried one
+ * name at a time, which says which. */
+static int attach_named(char **argv, int n)
+{
+  char *names = calloc((size_t)n, KJIT_NAME_MAX);
+  int32_t *res = calloc((size_t)n, sizeof *res), *got = calloc((size_t)n, sizeof *got);
+  int rc = 0;
+  if (!names || !res || !got) { free(names); free(res); free(got); return 1; }
+  for (int pass = 0; pass < 2; pass++) {
+    int m = 0;
+    for (int i = 0; i < n; i++) {
+      char *slot = names + (size_t)i * KJIT_NAME_MAX;
+      if (pass == 0)
+        snprintf(slot, KJIT_NAME_MAX, "%s%s", strncmp(argv[i], "__x64_sys_", 10) ? "__x64_sys_" : "", argv[i]);
+      else if (res[i] == -ENOENT && strcmp(slot, argv[i]))
+        snprintf(slot, KJIT_NAME_MAX, "%s", argv[i]);   /* not a system call: the name itself */
+      else
+        slot[0] = 0;   /* settled by the first request; an empty slot is answered -EINVAL */
+      m += slot[0] != 0;
+    }
+    if (!m) break;
+    struct kjit_ioc_attach_many req = {sizeof req, (uint32_t)n, (uint64_t)(uintptr_t)names,
+                                       (uint64_t)(uintptr_t)got};
+    int whole = ioctl(fd, KJIT_IOC_ATTACH_MANY, &req) < 0;
+    for (int i = 0; i < n; i++) {
+      const char *slot = names + (size_t)i * KJIT_NAME_MAX;
+      if (!slot[0]) continue;
+      if (whole) {
+        rc |= attach_one(argv[i]);
+        res[i] = 0;
+      } else if (!(res[i] = got[i])) {
+        printf("attached %s\n", slot);
+      }
+    }
+    if (whole) break;
+  }
+  for (int i = 0; i < n; i++) {
+    if (!res[i]) continue;
+    fprintf(stderr, "kjitctl: attach %s: %s%s\n", argv[i], strerror(-res[i]), attach_refusal(-res[i]));
+    rc = 1;
+  }
+  free(names);
+  free(res);
+  free(got);
+  return rc;
+}
+
 static int cmd_attach(int argc, char **argv)
 {
-  int rc = 0;
+  int rc = 0, nnamed = 0;
+  char **named = calloc((size_t)argc + 1, sizeof *named);
+  if (!named) return 1;
   for (int i = 0; i < argc; i++) {
     const char *a = argv[i];
-    if (!strcmp(a, "all-syscalls") || !strcmp(a, "all")) { rc |= attach_all_syscalls(); continue; }
-    struct kjit_ioc_target t;
-    memset(&t, 0, sizeof t);
-    t.size = sizeof t;
     char *end;
-    unsigned long nr = strtoul(a, &end, 10);
-    if (*a && !*end) {
-      t.flags = KJIT_TARGET_SYSNR;
-      t.addr = nr;
-    } else {
-      if (strlen(a) + 10 >= sizeof t.name) { fprintf(stderr, "kjitctl: name too long\n"); return 2; }
-      /* a system call name first (openat -> __x64_sys_openat), then the
-       * name itself (no kallsyms scan: this stays cheap in loops) */
-      if (strncmp(a, "__x64_sys_", 10)) {
-        snprintf(t.name, sizeof t.name, "__x64_sys_%s", a);
-        if (ioctl(fd, KJIT_IOC_ATTACH, &t) == 0) {
-          printf("attached %s at 0x%llx\n", t.name, (unsigned long long)t.addr);
-          continue;
-        }
-        if (errno != ENOENT) { fprintf(stderr, "kjitctl: attach %s: %s\n", t.name, strerror(errno)); rc = 1; continue; }
-        memset(&t, 0, sizeof t);
-        t.size = sizeof t;
-      }
-      strcpy(t.name, a);
-    }
-    if (ioctl(fd, KJIT_IOC_ATTACH, &t) < 0) {
-      const char *why = errno == EPERM ? " (never instrumented: noinstr/entry/kprobes blacklist/scheduler)"
-                      : errno == EINVAL ? " (no fentry site, or not a valid name)"
-                      : errno == EBUSY ? " (another ftrace user modifies this function's ip)" : "";
-      fprintf(stderr, "kjitctl: attach %s: %s%s\n", a, strerror(errno), why);
-      rc = 1;
-      continue;
-    }
-    printf("attached %s at 0x%llx\n", t.name, (unsigned long long)t.addr);
+    if (!strcmp(a, "all-syscalls") || !strcmp(a, "all")) rc |= attach_all_syscalls();
+    else if ((*a && (strtoul(a, &end, 10), !*end)) || strlen(a) + 10 >= KJIT_NAME_MAX) rc |= attach_one(a);
+    else named[nnamed++] = argv[i];
   }
+  if (nnamed == 1) rc |= attach_one(named[0]);   /* prints the address */
+  else if (nnamed > 1) rc |= attach_named(named, nnamed);
+  free(named);
   return rc;
 }
 

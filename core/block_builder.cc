@@ -88,7 +88,22 @@ struct ExitPlan {
   Exit *exits[2 + kMaxExtableFixups];  // the terminator's, then the fixups'
   uint32_t nexits;
   ChainSite *chain;
+  // The block's code ends in an unconditional jump to a block not laid out
+  // yet (exits[nexits - 1]), at writer offsets [tail_at, tail_end): a trace
+  // may put that block there instead (build_block).
+  Exit *tail;
+  uint32_t tail_at, tail_end;
 };
+
+// Bytes emit_stubs writes for `plan`.
+uint32_t stub_bytes(const Epoch &epoch, const ExitPlan &plan) {
+  uint32_t n = plan.nexits * kStubSize;
+  if (plan.chain) {
+    uint32_t swap = plan.chain->is_return ? kXchgSize : 0;
+    n += (epoch.ibl_routine ? swap + 10 : 0) + swap + kStubSize;
+  }
+  return n;
+}
 
 class Emitter {
  public:
@@ -98,7 +113,6 @@ class Emitter {
   bool emit_body();
   bool emit_terminator();
   bool emit_fixups();
-  bool emit_stubs();
   ExitPlan plan{};
   uint32_t extable_failed_at = ~0u;
   bool extable_retry_later = false;  // the host may mirror it another time
@@ -129,6 +143,18 @@ class Emitter {
   Exit *new_exit(uint64_t target, bool is_call);
   // A jmp (or jcc) toward `target`, linked later through a stub.
   void exit_jump(uint64_t target, bool is_call, int cond = -1);
+  // The jmp that ends the block on a path that always takes it.
+  void tail_jump(uint64_t target, bool is_call) {
+    uint32_t at = w_.size(), n = plan.nexits;
+    exit_jump(target, is_call);
+    if (plan.nexits == n + 1) plan = with_tail(plan, plan.exits[n], at, w_.size());
+  }
+  static ExitPlan with_tail(ExitPlan p, Exit *tail, uint32_t at, uint32_t end) {
+    p.tail = tail;
+    p.tail_at = at;
+    p.tail_end = end;
+    return p;
+  }
   // Leaves the cache for native code at `target`, counting the departure.
   void exit_native(uint64_t target, kjit_departure why);
   // `as_return`: the site is a return even if `in` is not (a tail jump to a
@@ -179,7 +205,7 @@ void Emitter::exit_jump(uint64_t target, bool is_call, int cond) {
   // Linking re-points this jump while other CPUs may run the block.
   int32_t field = cond >= 0 ? w_.jcc_patchable(static_cast<uint8_t>(cond), w_.here())
                             : w_.jmp_patchable(w_.here());
-  e->field_offset = epoch_.code_used + static_cast<uint32_t>(field < 0 ? 0 : field);
+  e->field_offset = b_->code_offset + static_cast<uint32_t>(field < 0 ? 0 : field);
 }
 
 void Emitter::exit_native(uint64_t target, kjit_departure why) {
@@ -196,7 +222,7 @@ void Emitter::indirect_site(const x86::Insn &in, bool as_return) {
   site->is_call = in.cf == KJIT_CF_CALL_INDIRECT;
   site->is_return = in.cf == KJIT_CF_RET || as_return;
   int32_t field = w_.jmp_patchable(w_.here());  // re-pointed by chain_append
-  site->tail_field = epoch_.code_used + static_cast<uint32_t>(field < 0 ? 0 : field);
+  site->tail_field = b_->code_offset + static_cast<uint32_t>(field < 0 ? 0 : field);
   plan.chain = site;
 }
 
@@ -225,7 +251,7 @@ bool Emitter::emit_body() {
 
 bool Emitter::emit_terminator() {
   if (ctx_.early == EarlyEnd::kContinue) {
-    exit_jump(ctx_.next_pc, false);
+    tail_jump(ctx_.next_pc, false);
     return !w_.overflowed();
   }
   if (ctx_.early == EarlyEnd::kNative) {
@@ -282,7 +308,7 @@ bool Emitter::emit_terminator() {
         indirect_site(in, true);
         break;
       }
-      exit_jump(in.target, false);
+      tail_jump(in.target, false);
       break;
     case KJIT_CF_CALL:
     case KJIT_CF_FENTRY:
@@ -291,7 +317,7 @@ bool Emitter::emit_terminator() {
         // A leaf the OS lets us call as is: it returns into the cache.
         if (w_.call(in.target) < 0) exit_native(in.pc, KJIT_DEPART_NATIVE_CALL);
         g_engine.stats.native_calls++;
-        exit_jump(fall, false);
+        tail_jump(fall, false);
         break;
       }
       // The stack gets the ORIGINAL return address (transparency).
@@ -303,7 +329,7 @@ bool Emitter::emit_terminator() {
       } else if (!kjit_os_may_translate(in.target) || g_engine.is_stop(in.target)) {
         exit_native(in.target, KJIT_DEPART_NATIVE_CALL);
       } else {
-        exit_jump(in.target, true);
+        tail_jump(in.target, true);
       }
       break;
     case KJIT_CF_RET:
@@ -339,6 +365,7 @@ bool Emitter::emit_fixups() {
     const PendingMirror &m = ctx_.mirrors[k];
     uint64_t entry = 0;
     if (m.fixup_pc) {
+      plan.tail = nullptr;  // its exit follows the tail
       entry = w_.here();
       exit_jump(m.fixup_pc, false);
       if (w_.overflowed()) return false;
@@ -353,46 +380,185 @@ bool Emitter::emit_fixups() {
   return true;
 }
 
-// Dispatcher stubs after the block: `call gate; .long id`.
-bool Emitter::emit_stubs() {
+// Points the rel32 at code-region offset `field` at `target`; the code is
+// not published yet.
+void set_rel32(Epoch &epoch, uint32_t field, uint64_t target) {
+  x86::patch_rel32_at(epoch.write_at(field), epoch.exec_at(field), target);
+}
+
+// Dispatcher stubs of one block, `call gate; .long id`, written by `w` at
+// code-region offset `base` (after the trace the block is part of).
+bool emit_stubs(Epoch &epoch, x86::CodeWriter &w, uint32_t base, const ExitPlan &plan) {
   const kjit_os_kernel_facts &f = g_engine.facts;
   for (uint32_t i = 0; i < plan.nexits; i++) {
     Exit *e = plan.exits[i];
-    uint64_t stub = w_.here();
-    w_.call(f.gate_direct);
-    w_.u32(epoch_.id_of(e));
-    if (w_.overflowed()) return false;
-    w_.patch_rel32(e->field_offset - epoch_.code_used, stub);
+    uint64_t stub = w.here();
+    w.call(f.gate_direct);
+    w.u32(epoch.id_of(e));
+    if (w.overflowed()) return false;
+    set_rel32(epoch, e->field_offset, stub);
   }
   if (plan.chain) {
     ChainSite *c = plan.chain;
     // A return site's links leave the return address in place; the IBL
     // and the gate take the target in rcx and rcx in the slot.
     const uint32_t swap = c->is_return ? kXchgSize : 0;
-    c->fallback = epoch_.code_used + w_.size();
-    if (epoch_.ibl_routine) {
+    c->fallback = base + w.size();
+    if (epoch.ibl_routine) {
       // IBL prelude: push the miss stub (right after it), probe the table.
       constexpr uint32_t kPreludeSize = 10;  // push imm32 + jmp rel32
-      if (swap) w_.xchg_reg_rsp_slot(KJIT_REG_RCX);
-      w_.push_imm(epoch_.exec_at(c->fallback + swap + kPreludeSize + swap));
-      w_.jmp(epoch_.exec_at(epoch_.ibl_routine));
+      if (swap) w.xchg_reg_rsp_slot(KJIT_REG_RCX);
+      w.push_imm(epoch.exec_at(c->fallback + swap + kPreludeSize + swap));
+      w.jmp(epoch.exec_at(epoch.ibl_routine));
     }
-    uint32_t gate_entry = epoch_.code_used + w_.size();
-    if (swap) w_.xchg_reg_rsp_slot(KJIT_REG_RCX);
-    c->miss_stub = epoch_.code_used + w_.size();
-    w_.call(f.gate_indirect);
-    w_.u32(epoch_.id_of(c));
-    if (w_.overflowed()) return false;
+    uint32_t gate_entry = base + w.size();
+    if (swap) w.xchg_reg_rsp_slot(KJIT_REG_RCX);
+    c->miss_stub = base + w.size();
+    w.call(f.gate_indirect);
+    w.u32(epoch.id_of(c));
+    if (w.overflowed()) return false;
     // An empty chain goes to the gate, not the IBL: the IBL often holds the
     // first target already (a return site, a function entered before), and
     // a hit there would leave the chain empty for good, every execution
     // paying the shared routine.  The gate appends the first link; later
     // links' misses take the IBL first (chain_append).
-    bool first_to_gate = epoch_.ibl_routine && g_engine.opt.max_chain_length > 0;
-    w_.patch_rel32(c->tail_field - epoch_.code_used,
-                   epoch_.exec_at(first_to_gate ? gate_entry : c->fallback));
+    bool first_to_gate = epoch.ibl_routine && g_engine.opt.max_chain_length > 0;
+    set_rel32(epoch, c->tail_field, epoch.exec_at(first_to_gate ? gate_entry : c->fallback));
   }
   return true;
+}
+
+// One block of a trace, emitted but not published.
+struct TraceMember {
+  Block *block;
+  TableSlot *slot;
+  ExitPlan plan;
+  uint32_t end;        // code-region offset after its code (stubs excluded)
+  uint32_t stub_bytes;
+};
+
+// The blocks laid out by one build_block, in code order; their stubs come
+// after the last one.  Used under the engine lock (too big for a kernel
+// stack, like g_build).
+struct Trace {
+  TraceMember members[kMaxTraceBlocks];
+  uint32_t n;
+  uint32_t stub_bytes;   // the members' stubs together
+
+  bool contains(uint64_t pc) const {
+    for (uint32_t i = 0; i < n; i++)
+      if (members[i].block->orig_pc == pc) return true;
+    return false;
+  }
+};
+constinit Trace g_trace{};
+
+// Decodes, instruments and emits the block at `pc` at code-region offset
+// `start`, after `pending` unpublished blocks whose stubs need `reserve`
+// bytes, leaving room for those and its own.  `follower`: the
+// block would be laid out after t's last member; one with user accesses is
+// not (its exception-table mirrors must stay in address order even when
+// the layout is given up).
+BuildResult emit_block(Epoch &epoch, uint64_t pc, bool routine_start, uint32_t start, uint32_t pending,
+                       uint32_t reserve, bool follower, TraceMember *m) {
+  BuildContext &ctx = g_build;
+  if (!decode_block(pc)) return BuildResult::kDeclined;
+  if (follower)
+    for (uint32_t i = 0; i < ctx.n; i++)
+      if (ctx.insns[i].is_extable_site) return BuildResult::kDeclined;
+  ctx.routine_start = routine_start;
+  run_plugins(ctx);
+
+  for (uint32_t attempt = 0; attempt < 2; attempt++) {
+    const x86::Insn &last = ctx.insns[ctx.n - 1].insn;
+    LiveSet out_live = g_engine.opt.use_liveness
+                           ? live_out_of_terminator(g_engine.decoder, last, !ctx.has_terminator(), ctx.next_pc)
+                           : LiveSet::all();
+    ctx.live[ctx.n] = out_live;
+    for (uint32_t i = ctx.n; i-- > 0;) ctx.live[i] = live_before(ctx.insns[i].insn, ctx.live[i + 1]);
+
+    TableSlot *slot = epoch.table.slot(pc);
+    Block *b = epoch.arena.alloc_array<Block>(1);
+    if (!slot || !b || epoch.nblocks + pending >= epoch.max_blocks ||
+        epoch.arena.used() + 4096 > epoch.arena.size() ||
+        start + reserve + kBlockSlack > epoch.code_size)
+      return BuildResult::kCacheFull;
+    x86::CodeWriter w(epoch.write_at(start), epoch.exec_at(start), epoch.code_size - start - reserve);
+    Emitter em(epoch, ctx, w, b);
+    Instrumenter placer(&epoch, &w);
+    place_movable_requests(ctx, placer);
+    b->orig_pc = pc;
+    b->exec = epoch.exec_at(start);
+    b->code_offset = start;
+    b->routine_start = routine_start;
+    bool ok = em.emit_body() && em.emit_terminator() && em.emit_fixups();
+    if (!ok) {
+      // Declined this once: built again the next time it is needed, rather
+      // than ended before the site for the life of the epoch.
+      if (em.extable_failed_at != ~0u && em.extable_retry_later) return BuildResult::kDeclined;
+      if (em.extable_failed_at != ~0u && attempt == 0) {
+        // The host cannot mirror this user access: end the block before it
+        // so that it runs natively at its original address.
+        if (em.extable_failed_at == 0) return BuildResult::kDeclined;
+        ctx.n = em.extable_failed_at;
+        ctx.next_pc = ctx.insns[ctx.n].insn.pc;
+        ctx.early = EarlyEnd::kNative;
+        for (uint32_t r = 0; r < ctx.nreqs; r++)
+          if (ctx.reqs[r].insn_index >= ctx.n) ctx.reqs[r].insn_index = ~0u;
+        continue;
+      }
+      return (w.overflowed() || em.out_of_arena) ? BuildResult::kCacheFull : BuildResult::kDeclined;
+    }
+    uint32_t stubs = stub_bytes(epoch, em.plan);
+    if (start + w.size() + reserve + stubs + kBlockSlack > epoch.code_size) return BuildResult::kCacheFull;
+    b->code_size = w.size();
+    b->ended_early = !ctx.has_terminator();
+    *m = {b, slot, em.plan, start + w.size(), stubs};
+    g_engine.stats.blocks_built++;
+    g_engine.stats.insns_translated += ctx.n;
+    if (b->ended_early && ctx.early == EarlyEnd::kNative) g_engine.stats.fallbacks++;
+    return BuildResult::kBuilt;
+  }
+  return BuildResult::kDeclined;
+}
+
+// Whether the block at the end of `t` may be followed by its tail's target
+// instead of the jump there: a target not built yet, translated, and not in
+// the trace already.
+bool may_follow(const Epoch &epoch, const Trace &t) {
+  const ExitPlan &p = t.members[t.n - 1].plan;
+  if (!p.tail || t.n >= kMaxTraceBlocks || t.n >= g_engine.opt.max_trace_blocks) return false;
+  uint64_t target = p.tail->target_pc;
+  return !g_engine.is_stop(target) && kjit_os_may_translate(target) && !epoch.table.find(target) &&
+         !t.contains(target);
+}
+
+// Links the trace's blocks: its own exits whose targets exist, then every
+// exit that was waiting for one of its blocks.
+void publish(Epoch &epoch, const Trace &t) {
+  for (uint32_t k = 0; k < t.n; k++) {
+    epoch.blocks[epoch.nblocks++] = t.members[k].block;
+    t.members[k].slot->block = t.members[k].block;
+  }
+  for (uint32_t k = 0; k < t.n; k++) {
+    const ExitPlan &plan = t.members[k].plan;
+    for (uint32_t i = 0; i < plan.nexits; i++) {
+      Exit *e = plan.exits[i];
+      if (!kjit_os_may_translate(e->target_pc) || g_engine.is_stop(e->target_pc)) {
+        link_exit_native(epoch, e, departure_for_native_target(e->target_pc));
+        continue;
+      }
+      TableSlot *ts = epoch.table.slot(e->target_pc);
+      if (!ts) continue;  // stays on its stub: the dispatcher serves it
+      if (ts->block) {
+        link_exit(epoch, e, ts->block);
+      } else {
+        e->next_waiting = ts->waiting;
+        ts->waiting = e;
+      }
+    }
+    link_waiting(epoch, t.members[k].slot, t.members[k].block);
+  }
 }
 
 }  // namespace
@@ -449,84 +615,47 @@ bool decode_block(uint64_t pc) {
 }
 
 BuildResult build_block(Epoch &epoch, uint64_t pc, bool routine_start, Block **out) {
-  BuildContext &ctx = g_build;
-  if (!decode_block(pc)) return BuildResult::kDeclined;
-  ctx.routine_start = routine_start;
-  run_plugins(ctx);
-
-  for (uint32_t attempt = 0; attempt < 2; attempt++) {
-    const x86::Insn &last = ctx.insns[ctx.n - 1].insn;
-    LiveSet out_live = g_engine.opt.use_liveness
-                           ? live_out_of_terminator(g_engine.decoder, last, !ctx.has_terminator(), ctx.next_pc)
-                           : LiveSet::all();
-    ctx.live[ctx.n] = out_live;
-    for (uint32_t i = ctx.n; i-- > 0;) ctx.live[i] = live_before(ctx.insns[i].insn, ctx.live[i + 1]);
-
-    TableSlot *slot = epoch.table.slot(pc);
-    Block *b = epoch.arena.alloc_array<Block>(1);
-    uint32_t start = epoch.code_used;
-    if (!slot || !b || epoch.nblocks >= epoch.max_blocks || epoch.arena.used() + 4096 > epoch.arena.size())
-      return BuildResult::kCacheFull;
-    x86::CodeWriter w(epoch.write_at(start), epoch.exec_at(start), epoch.code_size - start);
-    Emitter em(epoch, ctx, w, b);
-    Instrumenter placer(&epoch, &w);
-    place_movable_requests(ctx, placer);
-    b->orig_pc = pc;
-    b->exec = epoch.exec_at(start);
-    b->code_offset = start;
-    b->routine_start = routine_start;
-    bool ok = em.emit_body() && em.emit_terminator() && em.emit_fixups() && em.emit_stubs();
-    if (!ok) {
-      // Declined this once: built again the next time it is needed, rather
-      // than ended before the site for the life of the epoch.
-      if (em.extable_failed_at != ~0u && em.extable_retry_later) return BuildResult::kDeclined;
-      if (em.extable_failed_at != ~0u && attempt == 0) {
-        // The host cannot mirror this user access: end the block before it
-        // so that it runs natively at its original address.
-        if (em.extable_failed_at == 0) return BuildResult::kDeclined;
-        ctx.n = em.extable_failed_at;
-        ctx.next_pc = ctx.insns[ctx.n].insn.pc;
-        ctx.early = EarlyEnd::kNative;
-        for (uint32_t r = 0; r < ctx.nreqs; r++)
-          if (ctx.reqs[r].insn_index >= ctx.n) ctx.reqs[r].insn_index = ~0u;
-        continue;
-      }
-      return (w.overflowed() || em.out_of_arena) ? BuildResult::kCacheFull : BuildResult::kDeclined;
+  Trace &t = g_trace;
+  t.n = 0;
+  t.stub_bytes = 0;
+  uint32_t start = epoch.code_used;
+  BuildResult r = emit_block(epoch, pc, routine_start, start, 0, 0, false, &t.members[0]);
+  if (r != BuildResult::kBuilt) return r;
+  t.n = 1;
+  t.stub_bytes = t.members[0].stub_bytes;
+  // Lay the tail's target where the tail jump was, while that succeeds.
+  while (may_follow(epoch, t)) {
+    TraceMember &prev = t.members[t.n - 1];
+    uint32_t tail_at = prev.block->code_offset + prev.plan.tail_at;
+    uint32_t tail_len = prev.plan.tail_end - prev.plan.tail_at;
+    uint8_t tail_code[24];
+    if (tail_len > sizeof(tail_code)) break;
+    __builtin_memcpy(tail_code, epoch.write_at(tail_at), tail_len);
+    TraceMember next;
+    // Without the tail's stub, not needed if this works.
+    if (emit_block(epoch, prev.plan.tail->target_pc, prev.plan.tail->is_call, tail_at, t.n,
+                   t.stub_bytes - kStubSize, true, &next) != BuildResult::kBuilt) {
+      __builtin_memcpy(epoch.write_at(tail_at), tail_code, tail_len);
+      break;
     }
-    if (start + w.size() + kBlockSlack > epoch.code_size) return BuildResult::kCacheFull;
-    b->code_size = w.size();
-    b->ended_early = !ctx.has_terminator();
-    epoch.code_used += w.size();
-    epoch.blocks[epoch.nblocks++] = b;
-    slot->block = b;
-    kjit_os_code_written(b->exec, b->code_size);
-
-    g_engine.stats.blocks_built++;
-    g_engine.stats.insns_translated += ctx.n;
-    if (b->ended_early && ctx.early == EarlyEnd::kNative) g_engine.stats.fallbacks++;
-
-    // Link our own exits whose targets already exist, then everyone who
-    // was waiting for us.
-    for (uint32_t i = 0; i < em.plan.nexits; i++) {
-      Exit *e = em.plan.exits[i];
-      if (!kjit_os_may_translate(e->target_pc) || g_engine.is_stop(e->target_pc)) {
-        link_exit_native(epoch, e, departure_for_native_target(e->target_pc));
-        continue;
-      }
-      TableSlot *ts = epoch.table.slot(e->target_pc);
-      if (!ts) continue;  // stays on its stub: the dispatcher serves it
-      if (ts->block) {
-        link_exit(epoch, e, ts->block);
-      } else {
-        e->next_waiting = ts->waiting;
-        ts->waiting = e;
-      }
-    }
-    link_waiting(epoch, slot, b);
-    *out = b;
-    return BuildResult::kBuilt;
+    prev.plan.nexits--;  // the tail exit, last (ExitPlan::tail)
+    prev.plan.tail = nullptr;
+    prev.stub_bytes -= kStubSize;
+    prev.block->code_size = prev.plan.tail_at;
+    prev.end = tail_at;
+    t.members[t.n++] = next;
+    t.stub_bytes += next.stub_bytes - kStubSize;
+    g_engine.stats.trace_fallthroughs++;
   }
-  return BuildResult::kDeclined;
+  uint32_t stubs_at = t.members[t.n - 1].end;
+  x86::CodeWriter w(epoch.write_at(stubs_at), epoch.exec_at(stubs_at), epoch.code_size - stubs_at);
+  for (uint32_t k = 0; k < t.n; k++)
+    if (!emit_stubs(epoch, w, stubs_at, t.members[k].plan)) return BuildResult::kCacheFull;
+  epoch.code_used = stubs_at + w.size();
+  kjit_os_code_written(epoch.exec_at(start), epoch.code_used - start);
+  publish(epoch, t);
+  *out = t.members[0].block;
+  return BuildResult::kBuilt;
 }
 
 }  // namespace kjit

@@ -7,6 +7,9 @@
 
 namespace kjit {
 
+// Blocks one build_block may lay out in a row (EngineOptions caps it lower).
+constexpr uint32_t kMaxTraceBlocks = 8;
+
 enum class BuildResult {
   kBuilt,
   kDeclined,    // the code at pc must run natively
@@ -14,7 +17,10 @@ enum class BuildResult {
 };
 
 // Builds the block at `pc` into `epoch`; on kBuilt *out is registered in
-// the epoch's table and linked with every exit waiting for it.
+// the epoch's table and linked with every exit waiting for it.  Where the
+// block ends in an unconditional jump to a block not built yet, that block
+// is built right after it instead of the jump (a trace, up to
+// max_trace_blocks), and so on; the stubs of them all follow the last.
 BuildResult build_block(Epoch &epoch, uint64_t pc, bool routine_start, Block **out);
 
 // Decodes the block at `pc` into g_build only (the sweep's decode half and

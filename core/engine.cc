@@ -106,6 +106,7 @@ void kjit_engine_default_options(kjit_engine_options *opt) {
   opt->max_chain_length = 4;
   opt->max_block_insns = 64;
   opt->observe_exits = 0;
+  opt->max_trace_blocks = 8;
 }
 
 int kjit_engine_init(const kjit_os_memory *mem, const kjit_os_kernel_facts *facts,
@@ -352,8 +353,12 @@ int kjit_engine_build_only(uint64_t orig_pc, uint64_t *succ, uint32_t *nsucc, ui
   *ninsns = 0;
   Block *b = g.epoch().table.find(orig_pc);
   if (!b) {
+    // One block, so that g_build holds its decode afterwards.
+    uint32_t trace = g.opt.max_trace_blocks;
+    g.opt.max_trace_blocks = 1;
     kjit_departure why;
     b = lookup_or_build_locked(orig_pc, false, &why);
+    g.opt.max_trace_blocks = trace;
     if (!b) return -1;
   } else if (!decode_block(orig_pc)) {
     return -1;

@@ -57,9 +57,11 @@ setup() {
     kjit-none)            kjit_load "" none ;;
     kjit-none-nofollow)   kjit_load "" none follow_sleeps=0 ;;
     kjit-none-ipmodify)   kjit_load "" none direct_entry=0 ;;
+    kjit-none-notrace)    kjit_load "" none trace_blocks=1 ;;
     kjit-syscount)        kjit_load "" entry_count ;;
     kjit-calltrace)       kjit_load "" calltrace ;;
     kjit-bbcount)         kjit_load "" bbcount ;;
+    kjit-bb-notrace)      kjit_load "" bbcount trace_blocks=1 ;;
     kjit-icount)          kjit_load "" icount ;;
     kjit-icount-dynpcpu)  kjit_load "" icount percpu_kb=16 ;;
     kjit-bb-noliveness)   kjit_load "" bbcount liveness=0 ;;

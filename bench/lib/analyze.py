@@ -12,8 +12,8 @@ import json, math, os, statistics, sys
 
 MICRO = ["null", "read", "write", "stat", "fstat", "openclose", "select",
          "siginstall", "sigdeliver", "pipe", "fork", "exec"]
-CONFIGS = ["native", "kjit-none", "kjit-none-nofollow", "kjit-none-ipmodify", "kjit-syscount", "kjit-calltrace", "kjit-bbcount",
-           "kjit-icount", "kjit-icount-dynpcpu", "kjit-bb-noliveness", "kjit-bb-noinline", "kjit-bb-noopt",
+CONFIGS = ["native", "kjit-none", "kjit-none-nofollow", "kjit-none-ipmodify", "kjit-none-notrace", "kjit-syscount",
+           "kjit-calltrace", "kjit-bbcount", "kjit-bb-notrace", "kjit-icount", "kjit-icount-dynpcpu", "kjit-bb-noliveness", "kjit-bb-noinline", "kjit-bb-noopt",
            "kjit-flush", "kjit-cache64", "kjit-cache256", "kjit-cache1024",
            "kjit-kcov-pc", "kjit-kcov-cmp", "kjit-kcov-beside",
            "kprobe-sys", "kprobe-call", "kprobe-bb", "ftrace-func", "bpftrace"]
@@ -22,9 +22,11 @@ DESC = {
     "kjit-none": "kjit, no instrumentation",
     "kjit-none-nofollow": "kjit, no instrumentation, invocations not followed through the scheduler (follow_sleeps=0: they leave the cache at their call into it)",
     "kjit-none-ipmodify": "kjit, no instrumentation, entered through the IPMODIFY ftrace_ops instead of the direct-call trampoline (direct_entry=0)",
+    "kjit-none-notrace": "kjit, no instrumentation, every block on its own (trace_blocks=1: a jump at each block end instead of the next block laid after it)",
     "kjit-syscount": "kjit, per-syscall counting (entry_count)",
     "kjit-calltrace": "kjit, call tracing",
     "kjit-bbcount": "kjit, block counting",
+    "kjit-bb-notrace": "kjit, block counting, every block on its own (trace_blocks=1)",
     "kjit-icount": "kjit, instruction counting",
     "kjit-icount-dynpcpu": "kjit, instruction counting, counter in a dynamic per-CPU window (percpu_kb=16: beyond disp32, through a register)",
     "kjit-bb-noliveness": "kjit, block counting, liveness off",

@@ -43,6 +43,10 @@ struct kjit_engine_options {
    * compare instead of a dispatcher trip.  Exits are also observed while a
    * registered plugin has on_exit. */
   uint32_t observe_exits;
+  /* Blocks laid out one after the other when each ends in a jump to the
+   * next that is not built yet (a trace, falling through instead of
+   * jumping): 8 by default, 0 or 1 every block on its own. */
+  uint32_t max_trace_blocks;
 };
 void kjit_engine_default_options(struct kjit_engine_options *opt);
 
@@ -150,6 +154,7 @@ struct kjit_engine_stats {
   uint64_t native_calls;       /* call sites to leaves run natively (shim)   */
   uint64_t fast_entries;       /* entries served by the IBL without the lock */
   uint64_t stop_addresses;     /* distinct entry return addresses known     */
+  uint64_t trace_fallthroughs; /* blocks laid out after their predecessor   */
 };
 void kjit_engine_get_stats(struct kjit_engine_stats *out);
 

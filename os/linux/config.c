@@ -29,6 +29,11 @@ module_param(tool, uint, 0444);
 MODULE_PARM_DESC(tool, "built-in tool at load: 0 none, 1 icount, 2 bbcount, 3 calltrace, "
 		 "4 branch_hints, 5 lock_contention, 6 entry_count, 7 callstack, 8 branches, 9 kcov");
 
+static unsigned int trace_blocks = 8;
+module_param(trace_blocks, uint, 0444);
+MODULE_PARM_DESC(trace_blocks, "blocks laid out in a row where each one jumps to the next, "
+		 "instead of the jump (8; 1: every block on its own)");
+
 static DEFINE_MUTEX(kjit_config_mutex);
 static struct kjit_ioc_config cfg;
 
@@ -57,6 +62,7 @@ static int start(const struct kjit_ioc_config *c)
 	opt.observe_exits = c->flush_every_entry ? 1 : 0;
 	if (c->max_block_insns)
 		opt.max_block_insns = c->max_block_insns;
+	opt.max_trace_blocks = trace_blocks;
 	kjit_sched_resume_pause();
 	ret = kjit_host_start(&opt, (u64)c->cache_kb << 10, t->init,
 			      t->plugin ? t->plugin() : NULL);

@@ -128,7 +128,9 @@ TEST_F(LinkerTest, WaitingExitsAreAllLinkedWhenTheTargetIsBuilt) {
 class BuiltLinkTest : public test::EngineTest {
  protected:
   void SetUp() override {
-    EngineTest::SetUp();
+    // One block per build: these tests are about the links between blocks
+    // (traces, which lay a jump's target in its place: trace_test.cc).
+    ASSERT_EQ(init([](kjit_engine_options *o) { o->max_trace_blocks = 1; }), 0);
     // kText: jmp kText+0x10 ; kText+0x10: jmp kText+0x20 ; kText+0x20: jmp kText+0x1000 (no code)
     std::vector<uint8_t> code(0x30, 0xcc);
     code[0x00] = 0xeb, code[0x01] = 0x0e;

@@ -1,0 +1,157 @@
+// Traces: a block that ends in an unconditional jump to a block not built
+// yet gets that block laid out in place of the jump (block_builder.h).
+#include <gtest/gtest.h>
+
+#include "engine_fixture.h"
+
+namespace kjit {
+namespace {
+
+using test::kText;
+
+constexpr uint64_t kNative = kText + 0x1000;  // no code: never translated
+
+class TraceTest : public test::EngineTest {
+ protected:
+  void SetUp() override {
+    EngineTest::SetUp();
+    add_code();
+  }
+  void add_code() {
+    std::vector<uint8_t> code(0x300, 0xcc);
+    auto put = [&](uint32_t at, std::initializer_list<uint8_t> bytes) {
+      std::copy(bytes.begin(), bytes.end(), code.begin() + at);
+    };
+    // A: mov eax, 1 ; jmp B      B: add eax, 2 ; jmp C      C: jmp kNative
+    put(0x00, {0xb8, 0x01, 0x00, 0x00, 0x00, 0xeb, 0x09});
+    put(0x10, {0x83, 0xc0, 0x02, 0xeb, 0x0b});
+    put(0x20, {0xe9, 0xdb, 0x0f, 0x00, 0x00});
+    // D: inc eax ; jmp E         E: jmp D
+    put(0x40, {0xff, 0xc0, 0xeb, 0x0c});
+    put(0x50, {0xeb, 0xee});
+    // call F ; jmp kNative       F: mov eax, 7 ; ret
+    put(0x60, {0xe8, 0x1b, 0x00, 0x00, 0x00, 0xe9, 0x96, 0x0f, 0x00, 0x00});
+    put(0x80, {0xb8, 0x07, 0x00, 0x00, 0x00, 0xc3});
+    // G: jmp H                   H: mov eax, [rdi] (a user access) ; jmp kNative
+    put(0xa0, {0xeb, 0x0e});
+    put(0xb0, {0x8b, 0x07, 0xe9, 0x49, 0x0f, 0x00, 0x00});
+    // A2: mov eax, 1 ; jmp B2    B2: add eax, 2 ; 48 x nop ; jmp C2    C2: jmp kNative
+    put(0x200, {0xb8, 0x01, 0x00, 0x00, 0x00, 0xeb, 0x09});
+    put(0x210, {0x83, 0xc0, 0x02});
+    std::fill(code.begin() + 0x213, code.begin() + 0x243, 0x90);
+    put(0x243, {0xeb, 0x1b});
+    put(0x260, {0xe9, 0x9b, 0x0d, 0x00, 0x00});
+    test_shim_add_code(kText, code);
+  }
+  static Block *block(uint64_t pc) { return active().table.find(pc); }
+  static uint64_t end_of(const Block *b) { return b->exec + b->code_size; }
+
+  // Runs the translation entered at `exec`, serving the direct gate as the
+  // host does, until native code at kNative; returns eax.
+  uint64_t run_to_native(uint64_t exec) {
+    auto emu = emulator_with_data();  // the departure count at kNative's trampoline
+    EXPECT_EQ(emu->map_sentinel(kNative), "");
+    emu->set_gpr(KJIT_REG_RSP, kStackTop - 0x100);
+    emu->set_gpr(KJIT_REG_RAX, 0);
+    sim::RunResult r;
+    for (int exits = 0; exits < 4; exits++) {
+      r = emu->run(exec, test::kGateDirect, 200);
+      if (r.reason != sim::StopReason::kSentinel) break;
+      uint64_t stub_return = 0, rsp = emu->gpr(KJIT_REG_RSP);
+      EXPECT_TRUE(emu->read_u64(rsp, &stub_return));
+      emu->set_gpr(KJIT_REG_RSP, rsp + 8);
+      exec = kjit_engine_direct_exit(stub_return);
+    }
+    EXPECT_EQ(r.reason, sim::StopReason::kFault) << r.message;  // the int3 at kNative
+    EXPECT_EQ(r.pc, kNative) << r.message;
+    return emu->gpr(KJIT_REG_RAX);
+  }
+};
+
+TEST_F(TraceTest, JumpTargetsAreLaidOutInPlaceOfTheJumps) {
+  uint64_t a = kjit_engine_enter(kText);
+  ASSERT_TRUE(kjit_engine_is_cache_address(a));
+  EXPECT_EQ(stats().blocks_built, 3u);
+  EXPECT_EQ(stats().trace_fallthroughs, 2u);
+  ASSERT_NE(block(kText + 0x10), nullptr);
+  ASSERT_NE(block(kText + 0x20), nullptr);
+  EXPECT_EQ(block(kText + 0x10)->exec, end_of(block(kText)));
+  EXPECT_EQ(block(kText + 0x20)->exec, end_of(block(kText + 0x10)));
+  // A's code is its copied mov alone: no jump left at its end.
+  EXPECT_EQ(block(kText)->code_size, 5u);
+  EXPECT_EQ(run_to_native(a), 3u);
+}
+
+TEST_F(TraceTest, OneBlockPerBuildWithoutTraces) {
+  ASSERT_EQ(init([](kjit_engine_options *o) { o->max_trace_blocks = 1; }), 0);
+  add_code();
+  kjit_engine_enter(kText);
+  EXPECT_EQ(stats().blocks_built, 1u);
+  EXPECT_EQ(stats().trace_fallthroughs, 0u);
+  EXPECT_EQ(block(kText + 0x10), nullptr);
+}
+
+TEST_F(TraceTest, ATraceEndsAtABlockAlreadyBuilt) {
+  uint64_t b = kjit_engine_enter(kText + 0x10);
+  EXPECT_EQ(stats().trace_fallthroughs, 1u);  // C after B
+  uint64_t a = kjit_engine_enter(kText);
+  EXPECT_EQ(stats().blocks_built, 3u);
+  EXPECT_EQ(stats().trace_fallthroughs, 1u);
+  EXPECT_EQ(branch_target(a + 5), b);  // A's jump, linked to B
+  EXPECT_EQ(run_to_native(a), 3u);
+}
+
+TEST_F(TraceTest, ALoopJumpsBackToTheTraceHead) {
+  uint64_t d = kjit_engine_enter(kText + 0x40);
+  ASSERT_NE(block(kText + 0x50), nullptr);
+  EXPECT_EQ(block(kText + 0x50)->exec, end_of(block(kText + 0x40)));
+  EXPECT_EQ(branch_target(block(kText + 0x50)->exec), d);
+}
+
+TEST_F(TraceTest, ACalleeIsLaidOutAfterThePushOfTheReturnAddress) {
+  uint64_t caller = kjit_engine_enter(kText + 0x60);
+  Block *callee = block(kText + 0x80);
+  ASSERT_NE(callee, nullptr);
+  EXPECT_EQ(callee->exec, end_of(block(kText + 0x60)));
+  EXPECT_TRUE(callee->routine_start);
+  // The callee's ret reaches the indirect gate with the original return
+  // address in the slot (swapped into rcx on the way).
+  auto emu = emulator();
+  emu->set_gpr(KJIT_REG_RSP, kStackTop - 0x100);
+  sim::RunResult r = emu->run(caller, test::kGateIndirect, 200);
+  ASSERT_EQ(r.reason, sim::StopReason::kSentinel) << r.message;
+  EXPECT_EQ(emu->gpr(KJIT_REG_RAX), 7u);
+  EXPECT_EQ(emu->gpr(KJIT_REG_RCX), kText + 0x65);
+}
+
+TEST_F(TraceTest, BlocksWithUserAccessesAreNotLaidOut) {
+  test_shim_add_extable(kText + 0xb0, 0, 1);
+  uint64_t g = kjit_engine_enter(kText + 0xa0);
+  EXPECT_EQ(stats().blocks_built, 1u);
+  EXPECT_EQ(stats().trace_fallthroughs, 0u);
+  EXPECT_EQ(branch_target(branch_target(g)), test::kGateDirect);  // G's jump, to its stub
+  EXPECT_EQ(block(kText + 0xb0), nullptr);
+}
+
+// Near the end of a cache half, the blocks after the first may not fit: the
+// jump they replace is put back, and the translation still runs A2, B2, C2
+// (B2 is long, so that some of the rooms tried fit A2 and not B2).
+TEST_F(TraceTest, EveryRoomLeftRunsTheWholePath) {
+  uint32_t partial = 0, whole = 0;
+  for (uint32_t room = 0; room < 256; room++) {
+    ASSERT_EQ(init(nullptr), 0);
+    add_code();
+    active().code_used = active().code_size - room;
+    uint64_t a = kjit_engine_enter(kText + 0x200);
+    ASSERT_TRUE(kjit_engine_is_cache_address(a)) << room;  // in the other half if need be
+    uint64_t laid = stats().trace_fallthroughs;
+    partial += stats().flushes == 0 && laid < 2;
+    whole += stats().flushes == 0 && laid == 2;
+    EXPECT_EQ(run_to_native(a), 3u) << "room " << room;
+  }
+  EXPECT_GT(partial, 0u);  // the rooms cover the case this test is about
+  EXPECT_GT(whole, 0u);
+}
+
+}  // namespace
+}  // namespace kjit

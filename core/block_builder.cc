@@ -284,7 +284,10 @@ bool Emitter::emit_terminator() {
         if (!w_.overflowed()) *w_.write_ptr(skip_at) = static_cast<uint8_t>(w_.size() - (skip_at + 1));
       }
       requests_at(ki.index, KJIT_IPOINT_NOT_TAKEN, out);
-      exit_jump(fall, false);
+      // Compilers put the unlikely side of a branch out of line, behind the
+      // taken edge: the fall-through is the one a trace follows.
+      if (taken_instr) exit_jump(fall, false);
+      else tail_jump(fall, false);
       if (taken_instr) {
         if (local >= 0) w_.patch_rel32(static_cast<uint32_t>(local), w_.here());
         requests_at(ki.index, KJIT_IPOINT_TAKEN, out);

@@ -41,6 +41,10 @@ class TraceTest : public test::EngineTest {
     std::fill(code.begin() + 0x213, code.begin() + 0x243, 0x90);
     put(0x243, {0xeb, 0x1b});
     put(0x260, {0xe9, 0x9b, 0x0d, 0x00, 0x00});
+    // test edi, edi ; jz T       fall: mov eax, 5 ; jmp kNative     T: mov eax, 9 ; jmp kNative
+    put(0x280, {0x85, 0xff, 0x74, 0x0e});
+    put(0x284, {0xb8, 0x05, 0x00, 0x00, 0x00, 0xe9, 0x72, 0x0d, 0x00, 0x00});
+    put(0x292, {0xb8, 0x09, 0x00, 0x00, 0x00, 0xe9, 0x64, 0x0d, 0x00, 0x00});
     test_shim_add_code(kText, code);
   }
   static Block *block(uint64_t pc) { return active().table.find(pc); }
@@ -48,11 +52,12 @@ class TraceTest : public test::EngineTest {
 
   // Runs the translation entered at `exec`, serving the direct gate as the
   // host does, until native code at kNative; returns eax.
-  uint64_t run_to_native(uint64_t exec) {
+  uint64_t run_to_native(uint64_t exec, uint64_t rdi = 0) {
     auto emu = emulator_with_data();  // the departure count at kNative's trampoline
     EXPECT_EQ(emu->map_sentinel(kNative), "");
     emu->set_gpr(KJIT_REG_RSP, kStackTop - 0x100);
     emu->set_gpr(KJIT_REG_RAX, 0);
+    emu->set_gpr(KJIT_REG_RDI, rdi);
     sim::RunResult r;
     for (int exits = 0; exits < 4; exits++) {
       r = emu->run(exec, test::kGateDirect, 200);
@@ -99,6 +104,16 @@ TEST_F(TraceTest, ATraceEndsAtABlockAlreadyBuilt) {
   EXPECT_EQ(stats().trace_fallthroughs, 1u);
   EXPECT_EQ(branch_target(a + 5), b);  // A's jump, linked to B
   EXPECT_EQ(run_to_native(a), 3u);
+}
+
+TEST_F(TraceTest, AConditionalBranchIsFollowedByItsFallThrough) {
+  uint64_t t = kjit_engine_enter(kText + 0x280);
+  ASSERT_NE(block(kText + 0x284), nullptr);
+  EXPECT_EQ(block(kText + 0x284)->exec, end_of(block(kText + 0x280)));
+  EXPECT_EQ(block(kText + 0x292), nullptr);  // the taken side waits to be run
+  EXPECT_EQ(run_to_native(t, 1), 5u);
+  EXPECT_EQ(run_to_native(t, 0), 9u);        // through the gate, which builds it
+  EXPECT_NE(block(kText + 0x292), nullptr);
 }
 
 TEST_F(TraceTest, ALoopJumpsBackToTheTraceHead) {

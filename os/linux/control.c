@@ -214,6 +214,7 @@ static long ioc_stats(void __user *uarg)
 	s.exits = ec.exits;
 	s.fast_entries = ec.fast_entries;
 	s.direct_ops = ec.direct_ops;
+	s.entry_redirected = ec.redirected;
 	s.icount = kjit_config_icount();
 	kjit_extable_stats(&s.extable_mirrored, &s.extable_declined, &s.extable_entries);
 	s.cache_size = kjit_host_cache_size();

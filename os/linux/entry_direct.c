@@ -15,9 +15,12 @@
  * another direct user (a BPF trampoline) is refused those functions with
  * -EBUSY.  After the unregistration nobody is left in the trampoline.
  *
- * The ops has no ops_func: an IPMODIFY user (livepatch, kjit's own ops)
- * cannot share a function with it, as two IPMODIFY users cannot; ftrace
- * then refuses the second one with -EBUSY. */
+ * An IPMODIFY user (livepatch) may share a function with the ops
+ * (ops_func): ftrace then calls its handler and enters the trampoline with
+ * [rsp] = the ip the handler chose, the replacement function, which is not
+ * an attached ip5: the slow path sends the task there natively and counts
+ * it (entry_redirected).  Without ops_func, loading a livepatch for an
+ * attached function would fail with -EBUSY. */
 #define pr_fmt(fmt) "kjit: " fmt
 
 #include <linux/kernel.h>
@@ -85,6 +88,11 @@ static void unregister_batch(struct direct_batch *b)
 		kjit_entry_table_clear();   /* no ops calls the trampoline any more */
 }
 
+static int share_with_ipmodify(struct ftrace_ops *ops, enum ftrace_ops_cmd cmd)
+{
+	return 0;   /* every command: the trampoline copes with a changed ip */
+}
+
 static struct direct_batch *free_batch(void)
 {
 	unsigned int b;
@@ -145,6 +153,7 @@ int kjit_direct_attach(const unsigned long *ips, unsigned int n)
 	for (i = 0; i < nfresh; i++)
 		if (!kjit_entry_table_attach(fresh[i] + MCOUNT_INSN_SIZE))
 			break;
+	b->ops.ops_func = share_with_ipmodify;
 	ret = i < nfresh ? -ENOSPC : ftrace_set_filter_ips(&b->ops, fresh, nfresh, 0, 0);
 	if (!ret)
 		ret = register_ftrace_direct_multi(&b->ops, tramp_addr);

@@ -108,6 +108,7 @@ struct kjit_entry_policy {
 static struct kjit_entry_policy policy;
 
 static atomic64_t c_entries, c_declined, c_skipped, c_escapes, c_reclaims, c_filtered, c_exits;
+static atomic64_t c_redirected;
 static bool kjit_entry_enabled;
 
 /* Frees the retired half, keeps the active one: a flush here would also
@@ -284,8 +285,13 @@ u64 kjit_direct_slow(u64 ip5, u64 parent_ip, u64 sp)
 	u64 target;
 	int bit;
 
-	if (!kjit_entry_table_attached(ip5))
-		return ip5;              /* detached; its ops is still registered */
+	if (!kjit_entry_table_attached(ip5)) {
+		/* Detached, its ops still registered; or sent elsewhere by an
+		 * IPMODIFY user sharing the function (entry_direct.c). */
+		if (!kjit_entry_table_known(ip5))
+			atomic64_inc(&c_redirected);
+		return ip5;
+	}
 	bit = ftrace_test_recursion_trylock(ip, parent_ip);
 	if (bit < 0) {
 		atomic64_inc(&c_skipped);
@@ -693,6 +699,7 @@ void kjit_entry_counters(struct kjit_entry_counters *o)
 	o->reclaims = atomic64_read(&c_reclaims);
 	o->filtered = atomic64_read(&c_filtered);
 	o->exits = atomic64_read(&c_exits);
+	o->redirected = atomic64_read(&c_redirected);
 }
 
 int kjit_entry_init(void (*direct_tramp)(void))

@@ -126,6 +126,11 @@ bool kjit_entry_table_attached(unsigned long ip5)
 	return s >= 0 && (u32)READ_ONCE(kjit_entry_slots[s]) != KJIT_ENTRY_DETACHED;
 }
 
+bool kjit_entry_table_known(unsigned long ip5)
+{
+	return find(ip5) >= 0;
+}
+
 u32 kjit_entry_table_gen(void)
 {
 	return READ_ONCE(table_gen);

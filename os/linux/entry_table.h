@@ -28,6 +28,8 @@ void kjit_entry_table_detach(unsigned long ip5);
 void kjit_entry_table_clear(void);
 /* Lock-free: ip5 is attached (its entries go into the cache). */
 bool kjit_entry_table_attached(unsigned long ip5);
+/* Lock-free: ip5 is attached or detached with its ops still registered. */
+bool kjit_entry_table_known(unsigned long ip5);
 
 /* The fast path: a generation is read before an entry's decision, and its
  * translation and stop address are stored only if no invalidation happened

@@ -107,6 +107,9 @@ struct kjit_ioc_stats {
    * uses the IPMODIFY ftrace_ops). */
   __u64 fast_entries;
   __u64 direct_ops;
+  /* Entries of an attached function that an IPMODIFY ftrace user sharing
+   * it (livepatch) sent to another function: that one ran natively. */
+  __u64 entry_redirected;
 };
 
 /* Built-in tools (the paper's examples in plugins/, plus callstack, a

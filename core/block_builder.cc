@@ -14,7 +14,7 @@ constinit BuildContext g_build{};
 namespace {
 
 constexpr uint32_t kStubSize = 9;   // call rel32 + .long id
-constexpr uint32_t kXchgSize = 4;   // xchg rcx, [rsp]
+constexpr uint32_t kPopSlotSize = sizeof(x86::kPopRspSlot);
 constexpr uint32_t kBlockSlack = 64;
 
 // RIP-relative operands must reach their target from anywhere in the cache.
@@ -99,7 +99,7 @@ struct ExitPlan {
 uint32_t stub_bytes(const Epoch &epoch, const ExitPlan &plan) {
   uint32_t n = plan.nexits * kStubSize;
   if (plan.chain) {
-    uint32_t swap = plan.chain->is_return ? kXchgSize : 0;
+    uint32_t swap = plan.chain->is_return ? kPopSlotSize : 0;
     n += (epoch.ibl_routine ? swap + 10 : 0) + swap + kStubSize;
   }
   return n;
@@ -221,6 +221,12 @@ void Emitter::indirect_site(const x86::Insn &in, bool as_return) {
   }
   site->is_call = in.cf == KJIT_CF_CALL_INDIRECT;
   site->is_return = in.cf == KJIT_CF_RET || as_return;
+  if (site->is_return) {
+    // The target in rcx, the program's rcx above the return address
+    // (indirect_chain.h).
+    w_.push_reg(KJIT_REG_RCX);
+    w_.mov_reg_from_rsp_slot(KJIT_REG_RCX, 8);
+  }
   int32_t field = w_.jmp_patchable(w_.here());  // re-pointed by chain_append
   site->tail_field = b_->code_offset + static_cast<uint32_t>(field < 0 ? 0 : field);
   plan.chain = site;
@@ -405,17 +411,17 @@ bool emit_stubs(Epoch &epoch, x86::CodeWriter &w, uint32_t base, const ExitPlan 
     ChainSite *c = plan.chain;
     // A return site's links leave the return address in place; the IBL
     // and the gate take the target in rcx and rcx in the slot.
-    const uint32_t swap = c->is_return ? kXchgSize : 0;
+    const uint32_t swap = c->is_return ? kPopSlotSize : 0;
     c->fallback = base + w.size();
     if (epoch.ibl_routine) {
       // IBL prelude: push the miss stub (right after it), probe the table.
       constexpr uint32_t kPreludeSize = 10;  // push imm32 + jmp rel32
-      if (swap) w.xchg_reg_rsp_slot(KJIT_REG_RCX);
+      if (swap) w.pop_rsp_slot();
       w.push_imm(epoch.exec_at(c->fallback + swap + kPreludeSize + swap));
       w.jmp(epoch.exec_at(epoch.ibl_routine));
     }
     uint32_t gate_entry = base + w.size();
-    if (swap) w.xchg_reg_rsp_slot(KJIT_REG_RCX);
+    if (swap) w.pop_rsp_slot();
     c->miss_stub = base + w.size();
     w.call(f.gate_indirect);
     w.u32(epoch.id_of(c));

@@ -24,19 +24,13 @@ bool publish_link(Epoch &epoch, ChainSite *site, uint32_t start, x86::CodeWriter
   return true;
 }
 
-constexpr uint8_t kCondNotEqual = 0x5;
-
-}  // namespace
-
-bool chain_append(Epoch &epoch, ChainSite *site, uint64_t pc, uint64_t dest) {
-  if (site->links >= g_engine.opt.max_chain_length) return false;
-  int64_t minus = -static_cast<int64_t>(pc);
-  if (!x86::fits_i32(minus) || !x86::fits_simm32(pc)) return false;
-  uint32_t start = epoch.code_used;
-  x86::CodeWriter w(epoch.write_at(start), epoch.exec_at(start), epoch.code_size - start);
+// Writes a link's compare at `w`: target `pc` in rcx or the next link.
+// Returns the rel32 offset of its jmp toward the fallback (the chain's new
+// tail), or -1; the hit's code follows.
+int32_t emit_compare(Epoch &epoch, const ChainSite *site, x86::CodeWriter &w, uint64_t pc) {
   const uint8_t lea_rcx[] = {0x48, 0x8d, 0x89};  // lea rcx, [rcx + disp32]
   w.bytes(lea_rcx, 3);
-  w.u32(static_cast<uint32_t>(minus));
+  w.u32(static_cast<uint32_t>(-static_cast<int64_t>(pc)));
   w.byte(0xe3);  // jrcxz hit: over the restore and the (padded) jmp
   uint32_t skip_at = w.size();
   w.byte(0);
@@ -45,6 +39,18 @@ bool chain_append(Epoch &epoch, ChainSite *site, uint64_t pc, uint64_t dest) {
   // The next append re-points this jmp while other CPUs may run it.
   int32_t next_field = w.jmp_patchable(epoch.exec_at(site->fallback));
   if (!w.overflowed()) *w.write_ptr(skip_at) = static_cast<uint8_t>(w.size() - (skip_at + 1));
+  return next_field;
+}
+
+bool encodable(uint64_t pc) { return x86::fits_i32(-static_cast<int64_t>(pc)) && x86::fits_simm32(pc); }
+
+}  // namespace
+
+bool chain_append(Epoch &epoch, ChainSite *site, uint64_t pc, uint64_t dest) {
+  if (site->links >= g_engine.opt.max_chain_length || !encodable(pc)) return false;
+  uint32_t start = epoch.code_used;
+  x86::CodeWriter w(epoch.write_at(start), epoch.exec_at(start), epoch.code_size - start);
+  int32_t next_field = emit_compare(epoch, site, w, pc);
   w.pop_reg(KJIT_REG_RCX);
   if (w.jmp(dest) < 0) return false;
   return publish_link(epoch, site, start, w, next_field);
@@ -52,45 +58,18 @@ bool chain_append(Epoch &epoch, ChainSite *site, uint64_t pc, uint64_t dest) {
 
 bool return_link_append(Epoch &epoch, ChainSite *site, uint64_t pc, uint64_t translation,
                         kjit_departure why, bool flags_dead) {
-  if (site->links >= g_engine.opt.max_chain_length) return false;
-  int64_t minus = -static_cast<int64_t>(pc);
-  if (!x86::fits_i32(minus) || !x86::fits_simm32(pc)) return false;
+  if (site->links >= g_engine.opt.max_chain_length || !encodable(pc)) return false;
   uint32_t start = epoch.code_used;
   x86::CodeWriter w(epoch.write_at(start), epoch.exec_at(start), epoch.code_size - start);
-  int32_t next_field;
-  if (flags_dead) {
-    w.cmp_rsp_slot_imm32(static_cast<uint32_t>(pc));
-    // The next append re-points this jcc while other CPUs may run it.
-    next_field = w.jcc_patchable(kCondNotEqual, epoch.exec_at(site->fallback));
-    if (translation) w.lea_rsp(8);
-  } else {
-    // Compared in rcx, as at other sites, with the return slot swapped in
-    // and back on a miss.
-    const uint8_t lea_rcx[] = {0x48, 0x8d, 0x89};  // lea rcx, [rcx + disp32]
-    w.xchg_reg_rsp_slot(KJIT_REG_RCX);
-    w.bytes(lea_rcx, 3);
-    w.u32(static_cast<uint32_t>(minus));
-    w.byte(0xe3);  // jrcxz hit
-    uint32_t skip_at = w.size();
-    w.byte(0);
-    w.bytes(lea_rcx, 3);
-    w.u32(static_cast<uint32_t>(pc));
-    w.xchg_reg_rsp_slot(KJIT_REG_RCX);
-    next_field = w.jmp_patchable(epoch.exec_at(site->fallback));
-    if (!w.overflowed()) *w.write_ptr(skip_at) = static_cast<uint8_t>(w.size() - (skip_at + 1));
-    if (translation) {
-      w.pop_reg(KJIT_REG_RCX);  // the program's rcx; the return slot is dropped
-    } else {
-      w.bytes(lea_rcx, 3);      // rcx = pc again, swapped back into the slot
-      w.u32(static_cast<uint32_t>(pc));
-      w.xchg_reg_rsp_slot(KJIT_REG_RCX);
-    }
-  }
+  int32_t next_field = emit_compare(epoch, site, w, pc);
+  w.pop_reg(KJIT_REG_RCX);  // the program's rcx; the return slot is on top
   if (translation) {
+    w.lea_rsp(8);
     if (w.jmp(translation) < 0) return false;
   } else {
     // The original return: the stack top is pc, and the return-stack
-    // predictor pairs it with the native call that entered.
+    // predictor pairs it with the native call that entered.  Only this
+    // hit's path goes to pc, so pc's liveness decides about the flags.
     emit_departure_count(w, pc, why, !flags_dead);
     w.ret();
   }

@@ -13,22 +13,25 @@
 // the dispatcher, which appends a link until the chain's maximum length.
 //
 // A return site (a `ret`, or the return of a leaf called natively in place
-// of a tail jump) leaves the return address where it is.  Where the flags
-// are dead at the return target T (liveness.h), its link is
+// of a tail jump) leaves the return address where it is:
 //
-//     cmp   qword [rsp], T
-//     jne   next                ; the site's fallback until another link follows
-//     lea   rsp, [rsp + 8]
-//     jmp   translation(T)
+//     push  rcx                ; at the site
+//     mov   rcx, [rsp + 8]     ; the return address
+//     jmp   chain
 //
-// with no locked xchg and no register; where they may be live, it compares
-// in rcx as above, swapping the return slot in (`xchg rcx, [rsp]`) and back
-// out on a miss.  When T runs natively (a stop address such as the entry
-// function's return), the hit counts the completion and returns with a real
-// `ret`, which the CPU's return-stack predictor pairs with the native call
-// that entered.  The site's fallback swaps rcx into the return slot before
-// the IBL or the miss stub, which take the target in rcx as at every other
-// site.
+// and its links are the same compares, whose hit drops the return slot too
+// (`pop rcx; lea rsp, [rsp + 8]; jmp translation(T)`).  No compare touches
+// the flags, and nothing is locked: a chain is shared by every target of
+// its site, so a `cmp` would clobber flags that a later target reads (one
+// whose caller reads flags a callee returns, as this_cpu_cmpxchg16b_emu's
+// callers read ZF), and `xchg rcx, [rsp]`, one instruction less, is an
+// implicitly locked access that costs ten times as much as the two moves
+// (bench/micro/return_link.c).  When T runs natively (a stop address such as
+// the entry function's return), the hit counts the completion and returns
+// with a real `ret`, which the CPU's return-stack predictor pairs with the
+// native call that entered.  The site's fallback moves rcx into the return
+// slot (`pop qword [rsp]`) before the IBL or the miss stub, which take the
+// target in rcx and the program's rcx at [rsp] as at every other site.
 #pragma once
 #include "core/epoch.h"
 #include "kjit/engine.h"
@@ -45,7 +48,8 @@ bool chain_append(Epoch &epoch, ChainSite *site, uint64_t pc, uint64_t dest);
 
 // A return site's link for target `pc`: to `translation`, or, when that is
 // 0, the native return to pc counted as departure `why`.  `flags_dead`: no
-// flag is live at pc, so the link may compare with `cmp`.  False as above.
+// flag is live at pc, so the native return's count need not keep them.
+// False as above.
 bool return_link_append(Epoch &epoch, ChainSite *site, uint64_t pc, uint64_t translation,
                         kjit_departure why, bool flags_dead);
 

@@ -167,12 +167,6 @@ void CodeWriter::lea_reg_reg_disp(uint8_t dst, uint8_t base, int32_t disp) {
   u32(static_cast<uint32_t>(disp));
 }
 
-void CodeWriter::cmp_rsp_slot_imm32(uint32_t imm) {
-  static const uint8_t kCmpRspSlot[] = {0x48, 0x81, 0x3c, 0x24};  // cmp qword [rsp], imm32
-  bytes(kCmpRspSlot, sizeof(kCmpRspSlot));
-  u32(imm);
-}
-
 void CodeWriter::xchg_reg_rsp_slot(uint8_t reg) {
   byte(static_cast<uint8_t>(0x48 | ((reg >> 3) & 1) << 2));
   byte(0x87);

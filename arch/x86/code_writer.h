@@ -12,6 +12,10 @@ constexpr bool fits_i8(int64_t v) { return v >= -128 && v <= 127; }
 // A 64-bit value a push/mov imm32 can produce (sign extension).
 constexpr bool fits_simm32(uint64_t v) { return fits_i32(static_cast<int64_t>(v)); }
 
+// `pop qword [rsp]`: the address is computed after rsp moves up, so it
+// moves the top slot into the one above it, dropping that one.
+constexpr uint8_t kPopRspSlot[] = {0x8f, 0x04, 0x24};
+
 class CodeWriter {
  public:
   CodeWriter(uint8_t *write, uint64_t exec, uint32_t capacity)
@@ -54,7 +58,7 @@ class CodeWriter {
   void lea_rsp(int32_t disp);                               // lea rsp, [rsp+disp]
   void lea_reg_reg_disp(uint8_t dst, uint8_t base, int32_t disp);
   void xchg_reg_rsp_slot(uint8_t reg);                      // xchg reg, [rsp]
-  void cmp_rsp_slot_imm32(uint32_t imm);                    // cmp qword [rsp], simm32
+  void pop_rsp_slot() { bytes(kPopRspSlot, sizeof(kPopRspSlot)); }  // pop qword [rsp]
   void ret() { byte(0xc3); }
   void pushfq() { byte(0x9c); }
   void popfq() { byte(0x9d); }

@@ -29,7 +29,7 @@ class EngineApiTest : public test::EngineTest {
   // `exec` (a `ret` block: jmp chain).
   uint64_t miss_stub_return(uint64_t site_jmp) {
     // An empty chain jumps straight to its miss stub: call gate_indirect.
-    uint64_t s = skip_return_swap(branch_target(site_jmp));
+    uint64_t s = skip_return_swap(branch_target(skip_return_prologue(site_jmp)));
     EXPECT_EQ(branch_target(s), test::kGateIndirect);
     return s + 5;
   }

@@ -102,10 +102,16 @@ class EngineTest : public ::testing::Test {
     }
     return in;
   }
-  // Past the `xchg rcx, [rsp]` a return site's fallback starts with, if any.
+  // Past the `pop qword [rsp]` a return site's fallback starts with, if any.
   uint64_t skip_return_swap(uint64_t exec) {
     const uint8_t *p = host(exec);
-    return p[0] == 0x48 && p[1] == 0x87 && p[2] == 0x0c && p[3] == 0x24 ? exec + 4 : exec;
+    return p[0] == 0x8f && p[1] == 0x04 && p[2] == 0x24 ? exec + 3 : exec;
+  }
+  // Past the `push rcx; mov rcx, [rsp + 8]` a return site starts with.
+  uint64_t skip_return_prologue(uint64_t exec) {
+    static const uint8_t kPrologue[] = {0x51, 0x48, 0x8b, 0x8c, 0x24, 0x08, 0, 0, 0};
+    EXPECT_EQ(memcmp(host(exec), kPrologue, sizeof(kPrologue)), 0);
+    return exec + sizeof(kPrologue);
   }
   // Where the rel32 jmp/jcc/call at `exec` (after padding) goes.
   uint64_t branch_target(uint64_t exec) { return decode_skipping_nops(exec).target; }

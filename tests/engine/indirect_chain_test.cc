@@ -138,18 +138,21 @@ TEST_F(ChainTest, TargetBeyondAnImmediateIsRefused) {
   EXPECT_EQ(branch_target(site_exec_), active().exec_at(site_->fallback));
 }
 
-// A return site as the block builder lays it out without an IBL: the tail
-// jumps to `xchg rcx, [rsp] ; call gate_indirect ; .long 0`.
+// A return site as the block builder lays it out without an IBL:
+// `push rcx ; mov rcx, [rsp + 8] ; jmp tail`, the tail to
+// `pop qword [rsp] ; call gate_indirect ; .long 0`.
 class ReturnChainTest : public ChainTest {
  protected:
   void SetUp() override {
     ChainTest::SetUp();
     site_->is_return = 1;
     site_exec_ = active().exec_at(emit([&](x86::CodeWriter &w, uint32_t at) {
+      w.push_reg(KJIT_REG_RCX);
+      w.mov_reg_from_rsp_slot(KJIT_REG_RCX, 8);
       int32_t f = w.jmp_patchable(w.here());
       site_->tail_field = at + static_cast<uint32_t>(f);
       site_->fallback = at + w.size();
-      w.xchg_reg_rsp_slot(KJIT_REG_RCX);
+      w.pop_rsp_slot();
       site_->miss_stub = at + w.size();
       w.call(test::kGateIndirect);
       w.u32(0);
@@ -172,7 +175,7 @@ class ReturnChainTest : public ChainTest {
   static constexpr uint64_t kFlags = 0x2 | 0x1 | 0x40 | 0x80;  // CF ZF SF
 };
 
-TEST_F(ReturnChainTest, WithFlagsDeadAHitComparesTheSlotAndTouchesNoRegister) {
+TEST_F(ReturnChainTest, AHitDropsTheSlotAndKeepsRegistersAndFlags) {
   ASSERT_TRUE(return_link_append(active(), site_, kText + 0x40, dest_[0], KJIT_DEPART_COMPLETED, true));
   ASSERT_TRUE(return_link_append(active(), site_, kText + 0x80, dest_[1], KJIT_DEPART_COMPLETED, true));
   for (int i = 0; i < 2; i++) {
@@ -181,8 +184,21 @@ TEST_F(ReturnChainTest, WithFlagsDeadAHitComparesTheSlotAndTouchesNoRegister) {
     ASSERT_EQ(r.reason, sim::StopReason::kSentinel) << i << ": " << r.message;
     EXPECT_EQ(emu->gpr(KJIT_REG_RCX), kProgramRcx) << i;
     EXPECT_EQ(emu->gpr(KJIT_REG_RSP), kSp + 8) << i;
+    EXPECT_EQ(emu->rflags() & 0xc1, 0xc1u) << i;
   }
   EXPECT_EQ(site_->links, 2u);
+}
+
+// A link for a target whose flags are dead still keeps them for the others
+// that miss it: one site's chain serves all its targets (the differential
+// fuzzer's case: a function returning to a caller that reads its flags
+// after another caller that did not).
+TEST_F(ReturnChainTest, AMissPastALinkWithFlagsDeadKeepsTheFlags) {
+  ASSERT_TRUE(return_link_append(active(), site_, kText + 0x40, dest_[0], KJIT_DEPART_COMPLETED, true));
+  std::unique_ptr<sim::Emulator> emu;
+  sim::RunResult r = run_return(kText + 0xc0, test::kGateIndirect, &emu);
+  ASSERT_EQ(r.reason, sim::StopReason::kSentinel) << r.message;
+  EXPECT_EQ(emu->rflags() & 0xc1, 0xc1u);
 }
 
 TEST_F(ReturnChainTest, ANativeTargetIsReturnedToAndCounted) {
@@ -216,7 +232,7 @@ TEST_F(ReturnChainTest, ATargetBeyondAnImmediateIsRefused) {
   uint32_t used = active().code_used;
   EXPECT_FALSE(return_link_append(active(), site_, 0x0000900000000000ull, dest_[0], KJIT_DEPART_COMPLETED, true));
   EXPECT_EQ(active().code_used, used);
-  EXPECT_EQ(branch_target(site_exec_), active().exec_at(site_->fallback));
+  EXPECT_EQ(branch_target(skip_return_prologue(site_exec_)), active().exec_at(site_->fallback));
 }
 
 // Where flags may be live at the target, every path keeps them: the hit to

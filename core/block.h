@@ -24,10 +24,15 @@ struct alignas(8) ChainSite {
   uint32_t tail_field;   // rel32 that currently leads to the miss stub
   uint32_t miss_stub;    // code-region offset of the miss stub (calls the gate)
   uint32_t fallback;     // where the chain's last link goes: the IBL prelude or the miss
-                         // stub (a return site's first swaps rcx into the return slot)
+                         // stub (a return site's first moves rcx into the return slot)
   uint32_t links;
+  // A return site's first link is in the site itself (indirect_chain.h):
+  // the disp32 its compare subtracts (0, matching nothing, until it has a
+  // target) and the room for its hit's code.  0: the site has none.
+  uint32_t inline_compare;
+  uint32_t inline_hit;
   uint8_t is_call;
-  uint8_t is_return;     // a ret: flags are dead at its targets
+  uint8_t is_return;     // a ret, or the return of a leaf called in place of a tail jump
 };
 
 static_assert(alignof(Exit) % 8 == 0 && alignof(ChainSite) % 8 == 0,

@@ -222,13 +222,11 @@ void Emitter::indirect_site(const x86::Insn &in, bool as_return) {
   site->is_call = in.cf == KJIT_CF_CALL_INDIRECT;
   site->is_return = in.cf == KJIT_CF_RET || as_return;
   if (site->is_return) {
-    // The target in rcx, the program's rcx above the return address
-    // (indirect_chain.h).
-    w_.push_reg(KJIT_REG_RCX);
-    w_.mov_reg_from_rsp_slot(KJIT_REG_RCX, 8);
+    emit_return_site(w_, b_->code_offset, site);
+  } else {
+    int32_t field = w_.jmp_patchable(w_.here());  // re-pointed by chain_append
+    site->tail_field = b_->code_offset + static_cast<uint32_t>(field < 0 ? 0 : field);
   }
-  int32_t field = w_.jmp_patchable(w_.here());  // re-pointed by chain_append
-  site->tail_field = b_->code_offset + static_cast<uint32_t>(field < 0 ? 0 : field);
   plan.chain = site;
 }
 
@@ -240,6 +238,12 @@ bool Emitter::emit_body() {
     const x86::Insn &in = ctx_.insns[i].insn;
     requests_at(i, KJIT_IPOINT_BEFORE, ctx_.live[i]);
     if (i == last) break;
+    // A NOP has nothing to copy: padding, and the fentry site of a function
+    // no ftrace user has enabled (a text change re-translates: text_events).
+    if (in.is_nop) {
+      requests_at(i, KJIT_IPOINT_AFTER, ctx_.live[i + 1]);
+      continue;
+    }
     uint64_t copy_at = w_.here();
     map_range(w_.size(), in.length, in.pc);
     if (!copy_insn(in)) return false;

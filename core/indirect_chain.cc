@@ -24,17 +24,18 @@ bool publish_link(Epoch &epoch, ChainSite *site, uint32_t start, x86::CodeWriter
   return true;
 }
 
+constexpr uint8_t kLeaRcx[] = {0x48, 0x8d, 0x89};  // lea rcx, [rcx + disp32]
+
 // Writes a link's compare at `w`: target `pc` in rcx or the next link.
 // Returns the rel32 offset of its jmp toward the fallback (the chain's new
 // tail), or -1; the hit's code follows.
 int32_t emit_compare(Epoch &epoch, const ChainSite *site, x86::CodeWriter &w, uint64_t pc) {
-  const uint8_t lea_rcx[] = {0x48, 0x8d, 0x89};  // lea rcx, [rcx + disp32]
-  w.bytes(lea_rcx, 3);
+  w.bytes(kLeaRcx, sizeof(kLeaRcx));
   w.u32(static_cast<uint32_t>(-static_cast<int64_t>(pc)));
   w.byte(0xe3);  // jrcxz hit: over the restore and the (padded) jmp
   uint32_t skip_at = w.size();
   w.byte(0);
-  w.bytes(lea_rcx, 3);
+  w.bytes(kLeaRcx, sizeof(kLeaRcx));
   w.u32(static_cast<uint32_t>(pc));
   // The next append re-points this jmp while other CPUs may run it.
   int32_t next_field = w.jmp_patchable(epoch.exec_at(site->fallback));
@@ -44,7 +45,67 @@ int32_t emit_compare(Epoch &epoch, const ChainSite *site, x86::CodeWriter &w, ui
 
 bool encodable(uint64_t pc) { return x86::fits_i32(-static_cast<int64_t>(pc)) && x86::fits_simm32(pc); }
 
+constexpr uint32_t kInlineHitRoom = 16;            // pop, pushf, lock inc [abs32], popf, ret
+
+// A return link's hit: the program's rcx back, then the translation with
+// the return slot dropped, or the native return counted.
+bool emit_return_hit(x86::CodeWriter &w, uint64_t pc, uint64_t translation, kjit_departure why,
+                     bool flags_dead) {
+  w.pop_reg(KJIT_REG_RCX);  // the return slot is on top again
+  if (translation) {
+    w.lea_rsp(8);
+    return w.jmp(translation) >= 0;
+  }
+  // The original return: the stack top is pc, and the return-stack
+  // predictor pairs it with the native call that entered.  Only this hit's
+  // path goes to pc, so pc's liveness decides about the flags.
+  emit_departure_count(w, pc, why, !flags_dead);
+  w.ret();
+  return !w.overflowed();
+}
+
+// The site's own first link gets its target: the hit's code while nothing
+// can reach it (the compare's disp32 is 0, which no return address
+// matches), then the disp32; the site's misses go to the IBL from now on,
+// as after any link.
+bool inline_link(Epoch &epoch, ChainSite *site, uint64_t pc, uint64_t translation, kjit_departure why,
+                 bool flags_dead) {
+  x86::CodeWriter w(epoch.write_at(site->inline_hit), epoch.exec_at(site->inline_hit), kInlineHitRoom);
+  if (!emit_return_hit(w, pc, translation, why, flags_dead) || w.overflowed()) return false;
+  kjit_os_code_written(epoch.exec_at(site->inline_hit), w.size());
+  __atomic_store_n(reinterpret_cast<uint32_t *>(epoch.write_at(site->inline_compare)),
+                   static_cast<uint32_t>(-static_cast<int64_t>(pc)), __ATOMIC_RELEASE);
+  kjit_os_code_written(epoch.exec_at(site->inline_compare), 4);
+  if (epoch.ibl_routine &&
+      x86::patch_rel32_live(epoch.write_at(site->tail_field), epoch.exec_at(site->tail_field),
+                            epoch.exec_at(site->fallback)))
+    kjit_os_code_written(epoch.exec_at(site->tail_field), 4);
+  site->links++;
+  g_engine.stats.chain_links++;
+  return true;
+}
+
 }  // namespace
+
+void emit_return_site(x86::CodeWriter &w, uint32_t at, ChainSite *site) {
+  w.push_reg(KJIT_REG_RCX);
+  w.mov_reg_from_rsp_slot(KJIT_REG_RCX, 8);
+  // The first link, inline.  Its disp32 is stored while other CPUs may run
+  // the site: CS prefixes put it on a 4-byte boundary.
+  while ((at + w.size() + sizeof(kLeaRcx)) % 4) w.byte(0x2e);
+  w.bytes(kLeaRcx, sizeof(kLeaRcx));
+  site->inline_compare = at + w.size();
+  w.u32(0);
+  w.byte(0xe3);  // jrcxz hit
+  uint32_t skip_at = w.size();
+  w.byte(0);
+  w.mov_reg_from_rsp_slot(KJIT_REG_RCX, 8);  // a miss: the return address again
+  int32_t tail = w.jmp_patchable(w.here());  // to the stubs, then the next link
+  site->tail_field = at + static_cast<uint32_t>(tail < 0 ? 0 : tail);
+  if (!w.overflowed()) *w.write_ptr(skip_at) = static_cast<uint8_t>(w.size() - (skip_at + 1));
+  site->inline_hit = at + w.size();
+  for (uint32_t i = 0; i < kInlineHitRoom; i++) w.byte(0xcc);
+}
 
 bool chain_append(Epoch &epoch, ChainSite *site, uint64_t pc, uint64_t dest) {
   if (site->links >= g_engine.opt.max_chain_length || !encodable(pc)) return false;
@@ -59,20 +120,11 @@ bool chain_append(Epoch &epoch, ChainSite *site, uint64_t pc, uint64_t dest) {
 bool return_link_append(Epoch &epoch, ChainSite *site, uint64_t pc, uint64_t translation,
                         kjit_departure why, bool flags_dead) {
   if (site->links >= g_engine.opt.max_chain_length || !encodable(pc)) return false;
+  if (site->inline_compare && site->links == 0) return inline_link(epoch, site, pc, translation, why, flags_dead);
   uint32_t start = epoch.code_used;
   x86::CodeWriter w(epoch.write_at(start), epoch.exec_at(start), epoch.code_size - start);
   int32_t next_field = emit_compare(epoch, site, w, pc);
-  w.pop_reg(KJIT_REG_RCX);  // the program's rcx; the return slot is on top
-  if (translation) {
-    w.lea_rsp(8);
-    if (w.jmp(translation) < 0) return false;
-  } else {
-    // The original return: the stack top is pc, and the return-stack
-    // predictor pairs it with the native call that entered.  Only this
-    // hit's path goes to pc, so pc's liveness decides about the flags.
-    emit_departure_count(w, pc, why, !flags_dead);
-    w.ret();
-  }
+  if (!emit_return_hit(w, pc, translation, why, flags_dead)) return false;
   return publish_link(epoch, site, start, w, next_field);
 }
 

@@ -13,30 +13,44 @@
 // the dispatcher, which appends a link until the chain's maximum length.
 //
 // A return site (a `ret`, or the return of a leaf called natively in place
-// of a tail jump) leaves the return address where it is:
+// of a tail jump) leaves the return address where it is, and holds its
+// first link itself:
 //
-//     push  rcx                ; at the site
+//     push  rcx
 //     mov   rcx, [rsp + 8]     ; the return address
-//     jmp   chain
+//     lea   rcx, [rcx - T]     ; T = 0 (no target) until the first miss
+//     jrcxz hit
+//     mov   rcx, [rsp + 8]
+//     jmp   next               ; the site's fallback until another link follows
+//   hit:
+//     pop   rcx
+//     lea   rsp, [rsp + 8]     ; the return slot
+//     jmp   translation(T)
 //
-// and its links are the same compares, whose hit drops the return slot too
-// (`pop rcx; lea rsp, [rsp + 8]; jmp translation(T)`).  No compare touches
-// the flags, and nothing is locked: a chain is shared by every target of
-// its site, so a `cmp` would clobber flags that a later target reads (one
-// whose caller reads flags a callee returns, as this_cpu_cmpxchg16b_emu's
-// callers read ZF), and `xchg rcx, [rsp]`, one instruction less, is an
-// implicitly locked access that costs ten times as much as the two moves
-// (bench/micro/return_link.c).  When T runs natively (a stop address such as
-// the entry function's return), the hit counts the completion and returns
-// with a real `ret`, which the CPU's return-stack predictor pairs with the
-// native call that entered.  The site's fallback moves rcx into the return
-// slot (`pop qword [rsp]`) before the IBL or the miss stub, which take the
-// target in rcx and the program's rcx at [rsp] as at every other site.
+// Its later links are the compares above, whose hit drops the return slot
+// too.  No compare touches the flags, and nothing is locked: a chain is
+// shared by every target of its site, so a `cmp` would clobber flags that a
+// later target reads (one whose caller reads flags a callee returns, as
+// this_cpu_cmpxchg16b_emu's callers read ZF), and `xchg rcx, [rsp]`, one
+// instruction less, is an implicitly locked access that costs ten times as
+// much as the two moves (bench/micro/return-link.sh).  When T runs
+// natively (a stop address such as the entry function's return), the hit
+// counts the completion and returns with a real `ret`, which the CPU's
+// return-stack predictor pairs with the native call that entered.  The
+// site's fallback moves rcx into the return slot (`pop qword [rsp]`) before
+// the IBL or the miss stub, which take the target in rcx and the program's
+// rcx at [rsp] as at every other site.
 #pragma once
+#include "arch/x86/code_writer.h"
 #include "core/epoch.h"
 #include "kjit/engine.h"
 
 namespace kjit {
+
+// Emits a return site with `w`, which writes at code-region offset `at`:
+// sets the site's tail_field (its jmp toward the fallback, which the caller
+// points at the stubs it emits), inline_compare and inline_hit.
+void emit_return_site(x86::CodeWriter &w, uint32_t at, ChainSite *site);
 
 // Appends a link for target `pc` whose hit jumps to `dest`: its translation,
 // or `pc` itself when it runs natively (a stop address such as the entry

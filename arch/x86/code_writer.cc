@@ -152,8 +152,14 @@ void CodeWriter::mov_reg_reg(uint8_t dst, uint8_t src) {
 void CodeWriter::mov_reg_from_rsp_slot(uint8_t reg, int32_t disp) {
   byte(static_cast<uint8_t>(0x48 | ((reg >> 3) & 1) << 2));
   byte(0x8b);
-  byte(static_cast<uint8_t>(0x84 | (reg & 7) << 3));  // mod=10 rm=100 (SIB)
-  byte(0x24);                                          // base=rsp, no index
+  if (fits_i8(disp)) {
+    byte(static_cast<uint8_t>(0x44 | (reg & 7) << 3));  // mod=01 rm=100 (SIB), disp8
+    byte(0x24);                                          // base=rsp, no index
+    byte(static_cast<uint8_t>(disp));
+    return;
+  }
+  byte(static_cast<uint8_t>(0x84 | (reg & 7) << 3));  // mod=10 rm=100 (SIB), disp32
+  byte(0x24);
   u32(static_cast<uint32_t>(disp));
 }
 

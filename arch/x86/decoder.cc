@@ -263,6 +263,7 @@ DecodeStatus Decoder::decode(uint64_t pc, const uint8_t *bytes, uint32_t len, In
   in.length = zi.length;
   __builtin_memcpy(in.bytes, bytes, zi.length);
   in.mnemonic = zi.mnemonic;
+  in.is_nop = zi.mnemonic == ZYDIS_MNEMONIC_NOP;
   in.indirect_reg = kNoReg;
   in.bit_offset_reg = kNoReg;
   in.loaded_value_reg = kNoReg;

@@ -62,6 +62,20 @@ bool decode_at(const Capture &cap, uint64_t pc, x86::Insn *in) {
   return engine_decoder().decode(pc, r->bytes.data() + off, n, in) == x86::DecodeStatus::kOk;
 }
 
+// Where a logged block's translation shows in the code cache: the pc of
+// its first copied instruction (the engine copies no NOP), 0 when it has
+// none (only a transfer, after NOPs or not).
+uint64_t first_copied_pc(const Capture &cap, const LoggedBlock &blk) {
+  uint64_t pc = blk.pc;
+  for (uint32_t i = 0; i + 1 < blk.ninsns; i++) {
+    x86::Insn in{};
+    if (!decode_at(cap, pc, &in)) return pc;
+    if (!in.is_nop) return pc;
+    pc += in.length;
+  }
+  return 0;
+}
+
 // The GPR a capture logged as the result of the non-deterministic
 // instruction at `pc`, or -1 when the bytes there are not one.  The
 // engine's decoder decides, as it did for the capture
@@ -194,13 +208,14 @@ class LogServer {
     last_orig_ = orig;
     if (st_.blocks < log_.blocks.size() && orig != last_block_) {
       const size_t b = st_.blocks;
-      // In the code cache a block that is only a transfer (a lone `ret` or
-      // `jmp`) has no copied instruction: no cache pc maps to it.  Its
-      // successor proves it ran.
+      // In the code cache a block shows at its first copied instruction; one
+      // that is only a transfer (a lone `ret` or `jmp`, after NOPs or not)
+      // has none: no cache pc maps to it.  Its successor proves it ran.
+      auto shows_at = [&](size_t k) { return translated_ ? first_copied_pc(cap_, log_.blocks[k]) : log_.blocks[k].pc; };
       size_t k = b;
       if (translated_)
-        while (k < log_.blocks.size() && k - b < 8 && log_.blocks[k].pc != orig && log_.blocks[k].ninsns == 1) k++;
-      if (k < log_.blocks.size() && log_.blocks[k].pc == orig) {
+        while (k < log_.blocks.size() && k - b < 8 && shows_at(k) != orig && shows_at(k) == 0) k++;
+      if (k < log_.blocks.size() && shows_at(k) == orig) {
         st_.blocks = k + 1;
         last_block_ = orig;
       }
@@ -444,7 +459,7 @@ ReplayRun run_translated(const Capture &aug, const ReplayLog &log, const SymbolT
   // `ret` or `jmp __x86_return_thunk`): no cache pc maps to them and no
   // successor follows; reaching the sentinel proves they ran.
   if (res.run.reason == StopReason::kSentinel)
-    while (rr.served.blocks < log.blocks.size() && log.blocks[rr.served.blocks].ninsns == 1 &&
+    while (rr.served.blocks < log.blocks.size() && first_copied_pc(aug, log.blocks[rr.served.blocks]) == 0 &&
            log.blocks.size() - rr.served.blocks <= 8)
       rr.served.blocks++;
   rr.insns = res.run.insns;

@@ -36,7 +36,7 @@ class DeparturesTest : public test::EngineTest {
   // The miss stub's return address of the `ret` site at `site_jmp`: an
   // empty chain jumps straight to its miss stub (call gate_indirect).
   uint64_t miss_stub_return(uint64_t site_jmp) {
-    uint64_t stub = skip_return_swap(branch_target(skip_return_prologue(site_jmp)));
+    uint64_t stub = skip_return_swap(branch_target(return_site_tail(site_jmp)));
     EXPECT_EQ(branch_target(stub), test::kGateIndirect);
     return stub + 5;
   }
@@ -117,7 +117,7 @@ TEST_F(DeparturesTest, ATailCallOfANativeLeafStaysInTheCache) {
   EXPECT_EQ(call.target, kText + 0x1000);
   // Then the translated return: the return site's chain, as at a `ret`,
   // whose first miss moves rcx into the return slot for the gate.
-  x86::Insn site = decode(skip_return_prologue(call.pc + call.length));
+  x86::Insn site = decode(return_site_tail(call.pc + call.length));
   EXPECT_EQ(site.cf, KJIT_CF_JMP);
   uint64_t stub = skip_return_swap(site.target);
   EXPECT_NE(stub, site.target);

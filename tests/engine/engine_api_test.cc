@@ -29,7 +29,7 @@ class EngineApiTest : public test::EngineTest {
   // `exec` (a `ret` block: jmp chain).
   uint64_t miss_stub_return(uint64_t site_jmp) {
     // An empty chain jumps straight to its miss stub: call gate_indirect.
-    uint64_t s = skip_return_swap(branch_target(skip_return_prologue(site_jmp)));
+    uint64_t s = skip_return_swap(branch_target(return_site_tail(site_jmp)));
     EXPECT_EQ(branch_target(s), test::kGateIndirect);
     return s + 5;
   }
@@ -186,6 +186,20 @@ TEST_F(EngineApiTest, InitRejectsAPerCpuWindowWithoutCopies) {
                  }),
             0);
   EXPECT_NE(kjit_alloc_percpu(8), nullptr);
+}
+
+// A NOP (padding, an fentry site no ftrace user enabled) is not copied:
+// the translation starts at the mov; the block still holds 3 instructions.
+TEST_F(EngineApiTest, NopsAreNotCopied) {
+  const uint8_t code[] = {0x0f, 0x1f, 0x44, 0x00, 0x00, 0xb8, 0x01, 0x00, 0x00, 0x00, 0xc3};
+  test_shim_add_code(kText + 0x400, std::vector<uint8_t>(code, code + sizeof(code)));
+  kjit_engine_stats before = stats();
+  uint64_t exec = kjit_engine_enter(kText + 0x400);
+  ASSERT_TRUE(kjit_engine_is_cache_address(exec));
+  EXPECT_EQ(host(exec)[0], 0xb8);
+  EXPECT_EQ(kjit_engine_original_pc(exec), kText + 0x405);
+  EXPECT_EQ(active().table.find(kText + 0x400)->npcmap, 1u);
+  EXPECT_EQ(stats().insns_translated, before.insns_translated + 3);
 }
 
 }  // namespace

@@ -107,11 +107,14 @@ class EngineTest : public ::testing::Test {
     const uint8_t *p = host(exec);
     return p[0] == 0x8f && p[1] == 0x04 && p[2] == 0x24 ? exec + 3 : exec;
   }
-  // Past the `push rcx; mov rcx, [rsp + 8]` a return site starts with.
-  uint64_t skip_return_prologue(uint64_t exec) {
-    static const uint8_t kPrologue[] = {0x51, 0x48, 0x8b, 0x8c, 0x24, 0x08, 0, 0, 0};
-    EXPECT_EQ(memcmp(host(exec), kPrologue, sizeof(kPrologue)), 0);
-    return exec + sizeof(kPrologue);
+  // The jmp toward the rest of the chain in the return site at `exec`
+  // (indirect_chain.h: after the prologue and the site's own first link).
+  uint64_t return_site_tail(uint64_t exec) {
+    EXPECT_EQ(host(exec)[0], 0x51);  // push rcx
+    x86::Insn in = decode(exec);
+    for (int i = 0; i < 6 && in.cf != KJIT_CF_JMP; i++) in = decode(exec += in.length);
+    EXPECT_EQ(in.cf, KJIT_CF_JMP);
+    return exec;
   }
   // Where the rel32 jmp/jcc/call at `exec` (after padding) goes.
   uint64_t branch_target(uint64_t exec) { return decode_skipping_nops(exec).target; }

@@ -72,7 +72,14 @@ TEST_F(ExtableTest, NeverEndsTheBlockBeforeTheSite) {
   const Block *b = active().table.find(kText + 0x20);
   ASSERT_NE(b, nullptr);
   EXPECT_TRUE(b->ended_early);
-  EXPECT_EQ(kjit_engine_original_pc(exec), kText + 0x20);  // only the nop was copied
+  // Nothing is copied (the nop before the site has nothing to copy): the
+  // block counts its departure and jumps to the site, natively.
+  EXPECT_EQ(b->npcmap, 0u);
+  uint64_t at = exec;
+  x86::Insn in = decode(at);
+  for (int i = 0; i < 4 && in.cf != KJIT_CF_JMP; i++) in = decode(at += in.length);
+  EXPECT_EQ(in.cf, KJIT_CF_JMP);
+  EXPECT_EQ(in.target, kText + 0x21);
 }
 
 TEST_F(ExtableTest, ManySitesInOneBlockAreMirroredInAddressOrder) {

@@ -138,25 +138,21 @@ TEST_F(ChainTest, TargetBeyondAnImmediateIsRefused) {
   EXPECT_EQ(branch_target(site_exec_), active().exec_at(site_->fallback));
 }
 
-// A return site as the block builder lays it out without an IBL:
-// `push rcx ; mov rcx, [rsp + 8] ; jmp tail`, the tail to
-// `pop qword [rsp] ; call gate_indirect ; .long 0`.
+// A return site as the block builder lays it out without an IBL, its tail
+// to `pop qword [rsp] ; call gate_indirect ; .long 0`.
 class ReturnChainTest : public ChainTest {
  protected:
   void SetUp() override {
     ChainTest::SetUp();
     site_->is_return = 1;
     site_exec_ = active().exec_at(emit([&](x86::CodeWriter &w, uint32_t at) {
-      w.push_reg(KJIT_REG_RCX);
-      w.mov_reg_from_rsp_slot(KJIT_REG_RCX, 8);
-      int32_t f = w.jmp_patchable(w.here());
-      site_->tail_field = at + static_cast<uint32_t>(f);
+      emit_return_site(w, at, site_);
       site_->fallback = at + w.size();
       w.pop_rsp_slot();
       site_->miss_stub = at + w.size();
       w.call(test::kGateIndirect);
       w.u32(0);
-      w.patch_rel32(static_cast<uint32_t>(f), active().exec_at(site_->fallback));
+      w.patch_rel32(site_->tail_field - at, active().exec_at(site_->fallback));
     }));
   }
   // Runs the site as a `ret` with `ret_to` on the stack and the program's
@@ -193,6 +189,16 @@ TEST_F(ReturnChainTest, AHitDropsTheSlotAndKeepsRegistersAndFlags) {
 // that miss it: one site's chain serves all its targets (the differential
 // fuzzer's case: a function returning to a caller that reads its flags
 // after another caller that did not).
+// The first link is the site's own: no code out of line until the second.
+TEST_F(ReturnChainTest, TheFirstLinkIsInTheSite) {
+  uint32_t used = active().code_used;
+  ASSERT_TRUE(return_link_append(active(), site_, kText + 0x40, dest_[0], KJIT_DEPART_COMPLETED, true));
+  EXPECT_EQ(active().code_used, used);
+  ASSERT_TRUE(return_link_append(active(), site_, kText + 0x80, dest_[1], KJIT_DEPART_COMPLETED, true));
+  EXPECT_GT(active().code_used, used);
+  EXPECT_EQ(branch_target(return_site_tail(site_exec_)), active().exec_at(used));  // the second link
+}
+
 TEST_F(ReturnChainTest, AMissPastALinkWithFlagsDeadKeepsTheFlags) {
   ASSERT_TRUE(return_link_append(active(), site_, kText + 0x40, dest_[0], KJIT_DEPART_COMPLETED, true));
   std::unique_ptr<sim::Emulator> emu;
@@ -232,7 +238,7 @@ TEST_F(ReturnChainTest, ATargetBeyondAnImmediateIsRefused) {
   uint32_t used = active().code_used;
   EXPECT_FALSE(return_link_append(active(), site_, 0x0000900000000000ull, dest_[0], KJIT_DEPART_COMPLETED, true));
   EXPECT_EQ(active().code_used, used);
-  EXPECT_EQ(branch_target(skip_return_prologue(site_exec_)), active().exec_at(site_->fallback));
+  EXPECT_EQ(branch_target(return_site_tail(site_exec_)), active().exec_at(site_->fallback));
 }
 
 // Where flags may be live at the target, every path keeps them: the hit to

@@ -1,8 +1,8 @@
 #!/bin/bash
 # The guest test suite that `./kjit-lab test` runs.
 # Usage: tests/guest/run-suite.sh BUILD_DIR
-#   Builds kjitctl, the workload, the plugin modules and the hazard and
-#   livepatch test modules (kjit.ko must exist: os/linux/build.sh
+#   Builds kjitctl, the workload, the plugin modules and the test modules
+#   (tests/guest/hazard: hazards, a livepatch, a second direct-call user) (kjit.ko must exist: os/linux/build.sh
 #   BUILD_DIR), then boots the pinned kernel twice under TCG with 2 vCPUs
 #   (preempt=voluntary, the default, and preempt=full) running
 #   tests/guest/suite-guest.sh, and fails
@@ -29,7 +29,7 @@ share_guest_bin "$B"
 
 "$root/plugins/linux/build.sh" "$B" > "$B/plugins-linux.log" 2>&1 || { cat "$B/plugins-linux.log" >&2; exit 1; }
 hz="$B/hazard"; mkdir -p "$hz"
-cp "$root"/tests/guest/hazard/{kjit_hazard.c,kjit_livepatch.c,Kbuild} "$hz/"
+cp "$root"/tests/guest/hazard/{kjit_hazard.c,kjit_livepatch.c,kjit_direct_peer.c,Kbuild} "$hz/"
 make -C "$KDIR" M="$hz" -j2 modules > "$hz/build.log" 2>&1 || { cat "$hz/build.log" >&2; exit 1; }
 
 # Where schedule() goes on after __schedule returns, as kjitctl names that
@@ -54,7 +54,7 @@ for mode in $MODES; do
   share="$B/guest-suite-$mode"
   share_new "$share"
   share_kjit "$share" "$ko" "$root"
-  cp "$B"/plugins-linux/*.ko "$hz/kjit_hazard.ko" "$hz/kjit_livepatch.ko" "$share/"
+  cp "$B"/plugins-linux/*.ko "$hz"/kjit_{hazard,livepatch,direct_peer}.ko "$share/"
   share_program "$share" workload
   share_program "$share" uffd_fault
   share_program "$share" blocking

@@ -119,6 +119,32 @@ else
 fi
 sync
 
+# --- another direct-call user on the function -----------------------------
+# A second ftrace direct user (what a BPF trampoline is) owns the function:
+# kjit's direct ops is refused it, and kjit attaches through its IPMODIFY
+# ops, which the other user's ops_func lets share the function.  Both see
+# every call; no entry takes the direct fast path.
+step direct_peer
+addr=$(awk '$3 == "cmdline_proc_show" {print $1; exit}' /proc/kallsyms)
+PEER=/sys/module/kjit_direct_peer/parameters/calls
+if insmod ./kjit_direct_peer.ko addr=0x"$addr"; then
+  f0=$(stat_of fast_entries); e0=$(stat_of entries); p0=$(cat $PEER)
+  a=0; $K attach cmdline_proc_show > /dev/null && a=1
+  c1=$(cat /proc/cmdline); c2=$(cat /proc/cmdline); c3=$(cat /proc/cmdline)
+  f1=$(stat_of fast_entries); e1=$(stat_of entries); p1=$(cat $PEER)
+  $K detach all > /dev/null
+  rmmod kjit_direct_peer
+  if [ $a = 1 ] && [ "$c1$c2$c3" = "$orig_cmdline$orig_cmdline$orig_cmdline" ] &&
+     [ $((e1 - e0)) -ge 3 ] && [ "$f1" = "$f0" ] && [ $((p1 - p0)) -ge 3 ]; then
+    pass direct_peer_ipmodify_fallback "entries +$((e1 - e0)), peer calls +$((p1 - p0)), fast entries +$((f1 - f0))"
+  else
+    fail direct_peer_ipmodify_fallback "attached $a, entries $e0 -> $e1, peer $p0 -> $p1, fast $f0 -> $f1"
+  fi
+else
+  fail direct_peer_ipmodify_fallback "kjit_direct_peer did not load: $(dmesg | tail -n 2 | tr '\n' ' ')"
+fi
+sync
+
 # --- every tool, every system call ----------------------------------------
 for tool in icount bbcount calltrace branch_hints lock_contention entry_count callstack; do
   step "tool $tool, all system calls"

@@ -92,7 +92,7 @@ void emit_return_site(x86::CodeWriter &w, uint32_t at, ChainSite *site) {
   w.mov_reg_from_rsp_slot(KJIT_REG_RCX, 8);
   // The first link, inline.  Its disp32 is stored while other CPUs may run
   // the site: CS prefixes put it on a 4-byte boundary.
-  while ((at + w.size() + sizeof(kLeaRcx)) % 4) w.byte(0x2e);
+  w.branch_padding(w.patch_pad(sizeof(kLeaRcx)));
   w.bytes(kLeaRcx, sizeof(kLeaRcx));
   site->inline_compare = at + w.size();
   w.u32(0);

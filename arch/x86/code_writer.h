@@ -46,6 +46,9 @@ class CodeWriter {
   // The padding bytes jmp_patchable (opcode_len 1) or jcc_patchable (2) emits
   // when it starts `ahead` bytes after the current position.
   uint32_t patch_pad(uint32_t opcode_len, uint32_t ahead = 0) const;
+  // `n` CS prefixes, for the instruction that follows: a jmp, a jcc, or a
+  // lea (which accesses no memory, so the override means nothing).
+  void branch_padding(uint32_t n);
   // jmp through an inline 8-byte slot: reaches any address, no registers.
   void jmp_far(uint64_t target);
 
@@ -68,7 +71,6 @@ class CodeWriter {
 
  private:
   bool room(uint32_t n);
-  void branch_padding(uint32_t n);
   uint8_t *w_;
   uint64_t exec_;
   uint32_t cap_;

@@ -215,18 +215,18 @@ uint64_t kjit_engine_indirect_miss(uint64_t stub_return, uint64_t target) {
   // engine declined because the cache is full; through a trampoline that
   // counts the departure.  A return site's link returns natively itself and
   // counts, saving RFLAGS only where liveness says they may be read after
-  // the return.  The IBL entry serves every kind of site, so its trampoline
-  // keeps them.
+  // the return.  Only a target the chain has no link for (a full chain)
+  // goes into the IBL, whose slots the busiest sites need; its entry serves
+  // every kind of site, so its trampoline keeps the flags.
   bool stop = g.is_stop(target);
   bool native_for_good = !b && (stop || !kjit_os_may_translate(target)) && !(stop && exits_observed());
   if (from == &g.epoch() && (b || native_for_good)) {
-    uint64_t ibl_dest = b ? b->exec : native_exit_trampoline(*from, target, why, true);
-    if (site->is_return)
-      return_link_append(*from, site, target, b ? b->exec : 0, why,
-                         !(live_in_at(g.decoder, target).flags & x86::kAllArithFlags));
-    else
-      chain_append(*from, site, target, b ? b->exec : ibl_dest);
-    ibl_insert(*from, target, ibl_dest);
+    bool linked = site->is_return
+                      ? return_link_append(*from, site, target, b ? b->exec : 0, why,
+                                           !(live_in_at(g.decoder, target).flags & x86::kAllArithFlags))
+                      : chain_append(*from, site, target,
+                                     b ? b->exec : native_exit_trampoline(*from, target, why, true));
+    if (!linked) ibl_insert(*from, target, b ? b->exec : native_exit_trampoline(*from, target, why, true));
   }
   chain_skip_to_ibl(*from, site);
   return b ? b->exec : target;

@@ -1,13 +1,18 @@
 #include "core/ibl.h"
 
 #include "arch/x86/code_writer.h"
+#include "core/engine_state.h"
 
 namespace kjit {
 namespace {
 
 constexpr uint32_t kMinCodeForIbl = 16 * 1024;
 
-uint32_t hash_index(uint64_t pc, uint32_t mask) { return static_cast<uint32_t>((pc ^ (pc >> 12)) & mask); }
+// Multiplicative hashing: the high half of pc * kHashMul, masked.  Return
+// addresses and branch targets crowd into a few pages of text; the product
+// spreads every bit of pc over the index.
+constexpr uint64_t kHashMul = 0x9e3779b97f4a7c15ull;
+uint32_t hash_index(uint64_t pc, uint32_t mask) { return static_cast<uint32_t>((pc * kHashMul) >> 32) & mask; }
 
 IblEntry *table_of(const Epoch &e) {
   return reinterpret_cast<IblEntry *>(e.write_at(e.ibl_table_offset));
@@ -23,11 +28,15 @@ void emit_routine(x86::CodeWriter &w, uint64_t table_exec, uint32_t mask) {
       0x9c,              // pushfq
       0x52,              // push rdx
       0x48, 0x89, 0xc8,  // mov rax, rcx
-      0x48, 0x89, 0xca,  // mov rdx, rcx
-      0x48, 0xc1, 0xea, 0x0c,  // shr rdx, 12
-      0x48, 0x31, 0xd0,  // xor rax, rdx
+      0x48, 0xba,        // movabs rdx, kHashMul
   };
   w.bytes(kPrologue, sizeof(kPrologue));
+  w.u64(kHashMul);
+  static const uint8_t kHash[] = {
+      0x48, 0x0f, 0xaf, 0xc2,  // imul rax, rdx
+      0x48, 0xc1, 0xe8, 0x20,  // shr rax, 32
+  };
+  w.bytes(kHash, sizeof(kHash));
   w.byte(0x48);  // and rax, imm32
   w.byte(0x25);
   w.u32(mask);
@@ -98,7 +107,10 @@ void ibl_insert(Epoch &e, uint64_t pc, uint64_t dest) {
     }
   }
   // All probe slots taken: this target keeps using the dispatcher.
+  g_engine.stats.ibl_full++;
 }
+
+uint32_t ibl_home(const Epoch &e, uint64_t pc) { return hash_index(pc, e.ibl_mask); }
 
 uint64_t ibl_lookup(const Epoch &e, uint64_t pc) {
   if (!e.ibl_routine) return 0;

@@ -23,6 +23,8 @@ constexpr uint32_t kIblProbes = 4;  // slots tried from the hash position
 // to afford it.
 void ibl_setup(Epoch &epoch);
 void ibl_insert(Epoch &epoch, uint64_t pc, uint64_t dest);
+// The slot pc's probes start at.
+uint32_t ibl_home(const Epoch &epoch, uint64_t pc);
 // dest for pc, or 0.
 uint64_t ibl_lookup(const Epoch &epoch, uint64_t pc);
 

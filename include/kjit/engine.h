@@ -155,6 +155,8 @@ struct kjit_engine_stats {
   uint64_t fast_entries;       /* entries served by the IBL without the lock */
   uint64_t stop_addresses;     /* distinct entry return addresses known     */
   uint64_t trace_fallthroughs; /* blocks laid out after their predecessor   */
+  uint64_t ibl_full;           /* targets the in-cache lookup table had no slot for:
+                                  their sites' misses go to the dispatcher   */
 };
 void kjit_engine_get_stats(struct kjit_engine_stats *out);
 

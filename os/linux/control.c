@@ -215,6 +215,8 @@ static long ioc_stats(void __user *uarg)
 	s.fast_entries = ec.fast_entries;
 	s.direct_ops = ec.direct_ops;
 	s.entry_redirected = ec.redirected;
+	s.trace_fallthroughs = es.trace_fallthroughs;
+	s.ibl_full = es.ibl_full;
 	s.icount = kjit_config_icount();
 	kjit_extable_stats(&s.extable_mirrored, &s.extable_declined, &s.extable_entries);
 	s.cache_size = kjit_host_cache_size();

@@ -92,7 +92,7 @@ TEST_F(EngineApiTest, IndirectMissServesTheTargetAndChainsIt) {
   EXPECT_EQ(dest, active().table.find(kText + 0x40)->exec);
   EXPECT_EQ(stats().indirect_misses, misses + 1);
   EXPECT_EQ(stats().chain_links, links + 1);
-  EXPECT_EQ(ibl_lookup(active(), kText + 0x40), dest);
+  EXPECT_EQ(ibl_lookup(active(), kText + 0x40), 0u);  // linked: no IBL slot taken
   // The next return to kText+0x40 hits the new link without a gate.
   auto emu = emulator();
   const uint64_t sp = kStackTop - 0x100, ret = kText + 0x40;
@@ -103,6 +103,17 @@ TEST_F(EngineApiTest, IndirectMissServesTheTargetAndChainsIt) {
   ASSERT_EQ(r.reason, sim::StopReason::kSentinel) << r.message;
   EXPECT_EQ(emu->gpr(KJIT_REG_RCX), 0x77u);
   EXPECT_EQ(emu->gpr(KJIT_REG_RSP), sp + 8);
+}
+
+// Past the chain's maximum length, a target goes into the IBL instead.
+TEST_F(EngineApiTest, TargetsBeyondAFullChainGoToTheIbl) {
+  test_shim_add_code(kText + 0x200, std::vector<uint8_t>{0x90, 0x90, 0x90, 0x90, 0xc3});
+  uint64_t stub_return = miss_stub_return(kjit_engine_enter(kText) + 5);
+  const uint64_t targets[] = {kText + 0x200, kText + 0x201, kText + 0x202, kText + 0x203, kText + 0x204};
+  static_assert(sizeof(targets) / sizeof(targets[0]) == 5, "one more than the default chain length");
+  for (uint64_t t : targets) kjit_engine_indirect_miss(stub_return, t);
+  for (int i = 0; i < 4; i++) EXPECT_EQ(ibl_lookup(active(), targets[i]), 0u) << i;
+  EXPECT_EQ(ibl_lookup(active(), targets[4]), active().table.find(targets[4])->exec);
 }
 
 // A stub names its record by arena offset / 8: a chain site allocated after

@@ -34,12 +34,27 @@ TEST_F(IblTest, AnEntryIsNeverOverwritten) {
 
 TEST_F(IblTest, CollidingTargetsTakeTheNextSlotsUpToTheProbeLimit) {
   Epoch &e = active();
-  // pc ^ (pc >> 12) keeps its low bits when only bits above 12 + log2(size)
-  // change: these all hash to the same slot.
-  auto pc = [&](uint64_t k) { return kText + 0x40 + (k << 24); };
+  // Return addresses 5 bytes apart until kIblProbes + 1 share a home slot.
+  std::vector<uint64_t> same;
+  const uint32_t home = ibl_home(e, kText);
+  for (uint64_t a = kText; same.size() <= kIblProbes && a < kText + (1u << 30); a += 5)
+    if (ibl_home(e, a) == home) same.push_back(a);
+  ASSERT_EQ(same.size(), kIblProbes + 1);
+  auto pc = [&](uint64_t k) { return same[k]; };
   for (uint64_t k = 0; k <= kIblProbes; k++) ibl_insert(e, pc(k), e.exec_at(0x4000 + k * 16));
   for (uint64_t k = 0; k < kIblProbes; k++) EXPECT_EQ(ibl_lookup(e, pc(k)), e.exec_at(0x4000 + k * 16)) << k;
   EXPECT_EQ(ibl_lookup(e, pc(kIblProbes)), 0u);  // no room: left to the dispatcher
+  EXPECT_EQ(stats().ibl_full, 1u);
+}
+
+// Neighbouring return addresses (the call sites of one function) filling
+// a quarter of the table all find a slot.
+TEST_F(IblTest, NeighbouringTargetsAllFindASlot) {
+  Epoch &e = active();
+  const uint64_t n = (e.ibl_mask + 1) / 4;
+  for (uint64_t k = 0; k < n; k++) ibl_insert(e, kText + 0x1000 + 5 * k, e.exec_at(0x4000));
+  for (uint64_t k = 0; k < n; k++) EXPECT_EQ(ibl_lookup(e, kText + 0x1000 + 5 * k), e.exec_at(0x4000)) << k;
+  EXPECT_EQ(stats().ibl_full, 0u);
 }
 
 TEST_F(IblTest, ResetEmptiesTheTable) {

@@ -110,6 +110,10 @@ struct kjit_ioc_stats {
   /* Entries of an attached function that an IPMODIFY ftrace user sharing
    * it (livepatch) sent to another function: that one ran natively. */
   __u64 entry_redirected;
+  /* Engine: blocks laid out after their predecessor (traces); indirect
+   * targets the in-cache lookup table had no slot for. */
+  __u64 trace_fallthroughs;
+  __u64 ibl_full;
 };
 
 /* Built-in tools (the paper's examples in plugins/, plus callstack, a

@@ -147,13 +147,10 @@ class Emitter {
   void tail_jump(uint64_t target, bool is_call) {
     uint32_t at = w_.size(), n = plan.nexits;
     exit_jump(target, is_call);
-    if (plan.nexits == n + 1) plan = with_tail(plan, plan.exits[n], at, w_.size());
-  }
-  static ExitPlan with_tail(ExitPlan p, Exit *tail, uint32_t at, uint32_t end) {
-    p.tail = tail;
-    p.tail_at = at;
-    p.tail_end = end;
-    return p;
+    if (plan.nexits != n + 1) return;  // out of arena: a far jmp, not an exit
+    plan.tail = plan.exits[n];
+    plan.tail_at = at;
+    plan.tail_end = w_.size();
   }
   // Leaves the cache for native code at `target`, counting the departure.
   void exit_native(uint64_t target, kjit_departure why);
@@ -239,7 +236,8 @@ bool Emitter::emit_body() {
     requests_at(i, KJIT_IPOINT_BEFORE, ctx_.live[i]);
     if (i == last) break;
     // A NOP has nothing to copy: padding, and the fentry site of a function
-    // no ftrace user has enabled (a text change re-translates: text_events).
+    // no ftrace user has enabled (one enabled later is not seen by a
+    // translation made before, as it would not be in a copied NOP).
     if (in.is_nop) {
       requests_at(i, KJIT_IPOINT_AFTER, ctx_.live[i + 1]);
       continue;

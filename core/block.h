@@ -31,6 +31,7 @@ struct alignas(8) ChainSite {
   // target) and the room for its hit's code.  0: the site has none.
   uint32_t inline_compare;
   uint32_t inline_hit;
+  uint64_t last_target;  // a return site's last link's target (its next compares against it)
   uint8_t is_call;
   uint8_t is_return;     // a ret, or the return of a leaf called in place of a tail jump
 };

@@ -14,7 +14,6 @@ constinit BuildContext g_build{};
 namespace {
 
 constexpr uint32_t kStubSize = 9;   // call rel32 + .long id
-constexpr uint32_t kPopSlotSize = sizeof(x86::kPopRspSlot);
 constexpr uint32_t kBlockSlack = 64;
 
 // RIP-relative operands must reach their target from anywhere in the cache.
@@ -99,7 +98,7 @@ struct ExitPlan {
 uint32_t stub_bytes(const Epoch &epoch, const ExitPlan &plan) {
   uint32_t n = plan.nexits * kStubSize;
   if (plan.chain) {
-    uint32_t swap = plan.chain->is_return ? kPopSlotSize : 0;
+    uint32_t swap = plan.chain->is_return ? kReturnSwapSize : 0;
     n += (epoch.ibl_routine ? swap + 10 : 0) + swap + kStubSize;
   }
   return n;
@@ -413,17 +412,17 @@ bool emit_stubs(Epoch &epoch, x86::CodeWriter &w, uint32_t base, const ExitPlan 
     ChainSite *c = plan.chain;
     // A return site's links leave the return address in place; the IBL
     // and the gate take the target in rcx and rcx in the slot.
-    const uint32_t swap = c->is_return ? kPopSlotSize : 0;
+    const uint32_t swap = c->is_return ? kReturnSwapSize : 0;
     c->fallback = base + w.size();
     if (epoch.ibl_routine) {
       // IBL prelude: push the miss stub (right after it), probe the table.
       constexpr uint32_t kPreludeSize = 10;  // push imm32 + jmp rel32
-      if (swap) w.pop_rsp_slot();
+      if (swap) emit_return_swap(w);
       w.push_imm(epoch.exec_at(c->fallback + swap + kPreludeSize + swap));
       w.jmp(epoch.exec_at(epoch.ibl_routine));
     }
     uint32_t gate_entry = base + w.size();
-    if (swap) w.pop_rsp_slot();
+    if (swap) emit_return_swap(w);
     c->miss_stub = base + w.size();
     w.call(f.gate_indirect);
     w.u32(epoch.id_of(c));

@@ -45,6 +45,21 @@ int32_t emit_compare(Epoch &epoch, const ChainSite *site, x86::CodeWriter &w, ui
 
 bool encodable(uint64_t pc) { return x86::fits_i32(-static_cast<int64_t>(pc)) && x86::fits_simm32(pc); }
 
+// Writes a return link's compare at `w`: rcx holds the return address less
+// the previous link's target, and is left so for the next link; the site's
+// fallback loads the return address again.  Returns the rel32 offset of
+// its jmp toward the fallback, or -1; the hit's code follows.
+int32_t emit_return_compare(Epoch &epoch, const ChainSite *site, x86::CodeWriter &w, uint64_t pc) {
+  w.bytes(kLeaRcx, sizeof(kLeaRcx));
+  w.u32(static_cast<uint32_t>(site->last_target - pc));
+  w.byte(0xe3);  // jrcxz hit: over the (padded) jmp
+  uint32_t skip_at = w.size();
+  w.byte(0);
+  int32_t next_field = w.jmp_patchable(epoch.exec_at(site->fallback));
+  if (!w.overflowed()) *w.write_ptr(skip_at) = static_cast<uint8_t>(w.size() - (skip_at + 1));
+  return next_field;
+}
+
 constexpr uint32_t kInlineHitRoom = 16;            // pop, pushf, lock inc [abs32], popf, ret
 
 // A return link's hit: the program's rcx back, then the translation with
@@ -81,11 +96,17 @@ bool inline_link(Epoch &epoch, ChainSite *site, uint64_t pc, uint64_t translatio
                             epoch.exec_at(site->fallback)))
     kjit_os_code_written(epoch.exec_at(site->tail_field), 4);
   site->links++;
+  site->last_target = pc;
   g_engine.stats.chain_links++;
   return true;
 }
 
 }  // namespace
+
+void emit_return_swap(x86::CodeWriter &w) {
+  w.mov_reg_from_rsp_slot(KJIT_REG_RCX, 8);  // 5 bytes: disp8
+  w.pop_rsp_slot();
+}
 
 void emit_return_site(x86::CodeWriter &w, uint32_t at, ChainSite *site) {
   w.push_reg(KJIT_REG_RCX);
@@ -99,7 +120,6 @@ void emit_return_site(x86::CodeWriter &w, uint32_t at, ChainSite *site) {
   w.byte(0xe3);  // jrcxz hit
   uint32_t skip_at = w.size();
   w.byte(0);
-  w.mov_reg_from_rsp_slot(KJIT_REG_RCX, 8);  // a miss: the return address again
   int32_t tail = w.jmp_patchable(w.here());  // to the stubs, then the next link
   site->tail_field = at + static_cast<uint32_t>(tail < 0 ? 0 : tail);
   if (!w.overflowed()) *w.write_ptr(skip_at) = static_cast<uint8_t>(w.size() - (skip_at + 1));
@@ -121,11 +141,14 @@ bool return_link_append(Epoch &epoch, ChainSite *site, uint64_t pc, uint64_t tra
                         kjit_departure why, bool flags_dead) {
   if (site->links >= g_engine.opt.max_chain_length || !encodable(pc)) return false;
   if (site->inline_compare && site->links == 0) return inline_link(epoch, site, pc, translation, why, flags_dead);
+  if (!x86::fits_i32(static_cast<int64_t>(site->last_target - pc))) return false;
   uint32_t start = epoch.code_used;
   x86::CodeWriter w(epoch.write_at(start), epoch.exec_at(start), epoch.code_size - start);
-  int32_t next_field = emit_compare(epoch, site, w, pc);
+  int32_t next_field = emit_return_compare(epoch, site, w, pc);
   if (!emit_return_hit(w, pc, translation, why, flags_dead)) return false;
-  return publish_link(epoch, site, start, w, next_field);
+  if (!publish_link(epoch, site, start, w, next_field)) return false;
+  site->last_target = pc;
+  return true;
 }
 
 void chain_skip_to_ibl(Epoch &epoch, ChainSite *site) {

@@ -20,15 +20,23 @@
 //     mov   rcx, [rsp + 8]     ; the return address
 //     lea   rcx, [rcx - T]     ; T = 0 (no target) until the first miss
 //     jrcxz hit
-//     mov   rcx, [rsp + 8]
 //     jmp   next               ; the site's fallback until another link follows
 //   hit:
 //     pop   rcx
 //     lea   rsp, [rsp + 8]     ; the return slot
 //     jmp   translation(T)
 //
-// Its later links are the compares above, whose hit drops the return slot
-// too.  No compare touches the flags, and nothing is locked: a chain is
+// Its later links compare against the previous link's target P, since rcx
+// still holds the return address less P (one instruction less per link
+// passed than restoring it):
+//
+//     lea   rcx, [rcx + P - T]
+//     jrcxz hit
+//     jmp   next
+//   hit: as above
+//
+// and the site's fallback loads the return address again.  No compare
+// touches the flags, and nothing is locked: a chain is
 // shared by every target of its site, so a `cmp` would clobber flags that a
 // later target reads (one whose caller reads flags a callee returns, as
 // this_cpu_cmpxchg16b_emu's callers read ZF), and `xchg rcx, [rsp]`, one
@@ -39,13 +47,19 @@
 // return-stack predictor pairs with the native call that entered.  The
 // site's fallback moves rcx into the return slot (`pop qword [rsp]`) before
 // the IBL or the miss stub, which take the target in rcx and the program's
-// rcx at [rsp] as at every other site.
+// rcx at [rsp] as at every other site, after loading it into rcx.
 #pragma once
 #include "arch/x86/code_writer.h"
 #include "core/epoch.h"
 #include "kjit/engine.h"
 
 namespace kjit {
+
+// What a return site's fallback starts with: the return address back in
+// rcx (its links leave it offset), then rcx's saved value into the return
+// slot (`pop qword [rsp]`), as the IBL and the gate take them.
+constexpr uint32_t kReturnSwapSize = 8;
+void emit_return_swap(x86::CodeWriter &w);
 
 // Emits a return site with `w`, which writes at code-region offset `at`:
 // sets the site's tail_field (its jmp toward the fallback, which the caller

@@ -3,7 +3,8 @@
  *
  * Writers hold kjit_entry_table_lock (attach/detach under the attach mutex,
  * fills from any context, invalidations before quiescence); readers are the
- * trampoline and the C slow path, with single 64-bit loads.  Keys are never
+ * trampoline and the C slow path, with single 64-bit loads of a slot's
+ * word (key and state together).  Keys are never
  * moved or removed while a direct ops may call the trampoline, so linear
  * probing stays valid for lock-free readers; a detached key keeps its slot
  * with state KJIT_ENTRY_DETACHED. */
@@ -15,7 +16,13 @@
 #include <linux/spinlock.h>
 #include "entry_table.h"
 
-u64 kjit_entry_slots[KJIT_ENTRY_SLOTS];
+/* The layout entry_trampoline.S reads. */
+struct kjit_entry_slot {
+	u64 word;              /* key << 32 | (state ^ KJIT_ENTRY_FLIP); 0: empty */
+	unsigned long stop;    /* the stop address of the last fill, or 0 */
+};
+
+struct kjit_entry_slot kjit_entry_slots[KJIT_ENTRY_SLOTS] __aligned(16);
 unsigned long kjit_stop_cache[KJIT_STOP_SLOTS];
 DEFINE_PER_CPU(u64, kjit_fast_entry_count);
 
@@ -29,12 +36,22 @@ static inline u32 key_of(unsigned long ip5)
 
 static inline u32 home_of(unsigned long ip5)
 {
-	return (u32)(ip5 >> 4) & (KJIT_ENTRY_SLOTS - 1);   /* as the trampoline */
+	return ((u32)ip5 & KJIT_ENTRY_SLOT_MASK) >> 4;   /* as the trampoline */
 }
 
 static inline u32 stop_home(unsigned long a)
 {
-	return (u32)(a ^ (a >> 8)) & (KJIT_STOP_SLOTS - 1);  /* as the trampoline */
+	return ((u32)a & KJIT_STOP_SLOT_MASK) >> 3;      /* as the trampoline */
+}
+
+static inline u64 word_of(u32 key, u32 state)
+{
+	return (u64)key << 32 | (state ^ KJIT_ENTRY_FLIP);
+}
+
+static inline u32 state_of(u64 word)
+{
+	return (u32)word ^ KJIT_ENTRY_FLIP;
 }
 
 static inline bool in_top_2g(unsigned long a)
@@ -49,7 +66,7 @@ static int find(unsigned long ip5)
 
 	for (i = 0; i < KJIT_ENTRY_SLOTS; i++) {
 		u32 s = (h + i) & (KJIT_ENTRY_SLOTS - 1);
-		u64 v = READ_ONCE(kjit_entry_slots[s]);
+		u64 v = READ_ONCE(kjit_entry_slots[s].word);
 
 		if (!v)
 			return -1;
@@ -59,11 +76,11 @@ static int find(unsigned long ip5)
 	return -1;
 }
 
-static void set_state(u32 s, u64 state)
+static void set_state(u32 s, u32 state)
 {
-	u64 v = READ_ONCE(kjit_entry_slots[s]);
+	u64 v = READ_ONCE(kjit_entry_slots[s].word);
 
-	WRITE_ONCE(kjit_entry_slots[s], (v & ~0xffffffffull) | state);
+	WRITE_ONCE(kjit_entry_slots[s].word, word_of((u32)(v >> 32), state));
 }
 
 bool kjit_entry_table_attach(unsigned long ip5)
@@ -84,8 +101,8 @@ bool kjit_entry_table_attach(unsigned long ip5)
 		for (i = 0; i < KJIT_ENTRY_SLOTS && !ok; i++) {
 			u32 t = (h + i) & (KJIT_ENTRY_SLOTS - 1);
 
-			if (!kjit_entry_slots[t]) {
-				WRITE_ONCE(kjit_entry_slots[t], (u64)key_of(ip5) << 32 | KJIT_ENTRY_ATTACHED);
+			if (!kjit_entry_slots[t].word) {
+				WRITE_ONCE(kjit_entry_slots[t].word, word_of(key_of(ip5), KJIT_ENTRY_ATTACHED));
 				ok = true;
 			}
 		}
@@ -112,9 +129,12 @@ void kjit_entry_table_clear(void)
 	u32 i;
 
 	BUILD_BUG_ON(KJIT_NMI_MASK != NMI_MASK);
+	BUILD_BUG_ON(sizeof(struct kjit_entry_slot) != 16);
 	raw_spin_lock_irqsave(&kjit_entry_table_lock, flags);
-	for (i = 0; i < KJIT_ENTRY_SLOTS; i++)
-		WRITE_ONCE(kjit_entry_slots[i], 0);
+	for (i = 0; i < KJIT_ENTRY_SLOTS; i++) {
+		WRITE_ONCE(kjit_entry_slots[i].word, 0);
+		WRITE_ONCE(kjit_entry_slots[i].stop, 0);
+	}
 	table_gen++;
 	raw_spin_unlock_irqrestore(&kjit_entry_table_lock, flags);
 }
@@ -123,7 +143,7 @@ bool kjit_entry_table_attached(unsigned long ip5)
 {
 	int s = find(ip5);
 
-	return s >= 0 && (u32)READ_ONCE(kjit_entry_slots[s]) != KJIT_ENTRY_DETACHED;
+	return s >= 0 && state_of(READ_ONCE(kjit_entry_slots[s].word)) != KJIT_ENTRY_DETACHED;
 }
 
 bool kjit_entry_table_known(unsigned long ip5)
@@ -146,8 +166,14 @@ void kjit_entry_table_fill(unsigned long ip5, u64 target, unsigned long stop, u3
 	raw_spin_lock_irqsave(&kjit_entry_table_lock, flags);
 	if (table_gen == gen) {
 		s = find(ip5);
-		if (s >= 0 && (u32)kjit_entry_slots[s] != KJIT_ENTRY_DETACHED) {
+		if (s >= 0 && state_of(kjit_entry_slots[s].word) != KJIT_ENTRY_DETACHED) {
+			/* the stop before the translation: a reader that sees
+			 * this stop with the old state takes the C path, one
+			 * that sees the old stop with this translation has a
+			 * stop that is still known */
 			WRITE_ONCE(kjit_stop_cache[stop_home(stop)], stop);
+			WRITE_ONCE(kjit_entry_slots[s].stop, stop);
+			smp_wmb();
 			set_state(s, (u32)target);
 		}
 	}
@@ -162,10 +188,11 @@ void kjit_entry_table_invalidate(void)
 	raw_spin_lock_irqsave(&kjit_entry_table_lock, flags);
 	table_gen++;
 	for (i = 0; i < KJIT_ENTRY_SLOTS; i++) {
-		u64 v = kjit_entry_slots[i];
+		u64 v = kjit_entry_slots[i].word;
 
-		if ((u32)v & 0x80000000u)
-			WRITE_ONCE(kjit_entry_slots[i], (v & ~0xffffffffull) | KJIT_ENTRY_ATTACHED);
+		if (v && (state_of(v) & 0x80000000u))
+			set_state(i, KJIT_ENTRY_ATTACHED);
+		WRITE_ONCE(kjit_entry_slots[i].stop, 0);
 	}
 	for (i = 0; i < KJIT_STOP_SLOTS; i++)
 		WRITE_ONCE(kjit_stop_cache[i], 0);

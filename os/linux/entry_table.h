@@ -11,9 +11,15 @@
 #define KJIT_STOP_SLOTS 256            /* power of two */
 #define KJIT_NMI_MASK 0x00f00000       /* NMI_MASK of preempt_count (checked at build) */
 
-/* A slot: the entry pc's low 32 bits above a state.  Kernel and module
- * text, and the code cache, lie in the top 2 GiB, so 32 bits name a pc and
- * a state with bit 31 set is a cache address (sign-extended). */
+/* A slot is 16 bytes: a word, then the last stop address filled with it.
+ * The word is the entry pc's low 32 bits above a state with bit 31
+ * flipped.  Kernel and module text, and the code cache, lie in the top
+ * 2 GiB, so 32 bits name a pc, and a state with bit 31 set is a cache
+ * address (sign-extended).  A slot's byte offset is the pc's bits 4 and up,
+ * masked; a stop's, its bits 3 and up. */
+#define KJIT_ENTRY_SLOT_MASK ((KJIT_ENTRY_SLOTS - 1) << 4)
+#define KJIT_STOP_SLOT_MASK ((KJIT_STOP_SLOTS - 1) << 3)
+#define KJIT_ENTRY_FLIP 0x80000000u
 #define KJIT_ENTRY_ATTACHED 0          /* attached; entries take the C path  */
 #define KJIT_ENTRY_DETACHED 1          /* detached while its ops stays registered */
 

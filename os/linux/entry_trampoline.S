@@ -6,12 +6,17 @@
  * function goes on, ip5 itself or its translation, and returns: one call,
  * one return, the state the IPMODIFY handler leaves.
  *
- * The fast path enters without calling C when entry_table.c holds a
- * translation for ip5 and knows the return address as a stop address, and
- * this CPU is neither in an NMI nor holding the engine lock (the C path
- * checks both and skips: a gate may need the lock).  Everything else, the
- * entry policy included, is the C path's (kjit_direct_slow, entry_ftrace.c).
- * Flags are clobbered: nothing reads them at a function's entry. */
+ * The fast path enters without calling C when ip5's slot in entry_table.c
+ * holds a translation and the return address is a known stop address (the
+ * slot's last one, else the stop cache), and this CPU is neither in an NMI
+ * nor holding the engine lock (the C path checks both and skips: a gate may
+ * need the lock).  Everything else, the entry policy included, is the C
+ * path's (kjit_direct_slow, entry_ftrace.c).
+ *
+ * Clobbered: the flags, r10 and r11.  Nothing reads them at a function's
+ * entry: they pass no argument, and ftrace's own ftrace_caller saves only
+ * rax, rcx, rdx, rsi, rdi, r8 and r9 around the C callbacks it calls from
+ * every traced function's fentry site. */
 #include <linux/linkage.h>
 #include <asm/asm.h>
 #include <asm/percpu.h>
@@ -20,41 +25,41 @@
 
 	.text
 SYM_FUNC_START(kjit_direct_tramp)
-	pushq	%rax
-	pushq	%rcx
 	testl	$KJIT_NMI_MASK, PER_CPU_VAR(__preempt_count)
 	jnz	.Lslow
-	movl	PER_CPU_VAR(cpu_number), %eax
-	cmpl	%eax, kjit_engine_lock_cpu(%rip)
-	je	.Lslow
-	/* the return address must be a known stop address */
-	movq	24(%rsp), %rax
-	movq	%rax, %rcx
-	shrq	$8, %rcx
-	xorl	%eax, %ecx
-	andl	$(KJIT_STOP_SLOTS - 1), %ecx
-	cmpq	%rax, kjit_stop_cache(, %rcx, 8)
+	cmpb	$0, PER_CPU_VAR(kjit_engine_held)
 	jne	.Lslow
-	/* ip5's slot, at its home position only */
-	movq	16(%rsp), %rax
-	movl	%eax, %ecx
-	shrl	$4, %ecx
-	andl	$(KJIT_ENTRY_SLOTS - 1), %ecx
-	movq	kjit_entry_slots(, %rcx, 8), %rcx
-	shlq	$32, %rax
-	xorq	%rcx, %rax		/* high half 0 iff the key matches */
-	movq	%rax, %rcx
-	shrq	$32, %rcx
-	jnz	.Lslow
-	testl	%eax, %eax		/* a translation has bit 31 set */
-	jns	.Lslow
-	cltq				/* the cache address, sign-extended */
+	/* ip5's slot (home position only): 16 bytes, so the offset is ip5's
+	 * bits 4 and up, masked */
+	movl	(%rsp), %r10d
+	andl	$KJIT_ENTRY_SLOT_MASK, %r10d
+	movq	8(%rsp), %r11
+	cmpq	%r11, kjit_entry_slots + 8(%r10)
+	jne	.Lstop_cache
+.Lstop_known:
+	/* the slot's word is ip5's low half above its state or translation,
+	 * whose bit 31 is flipped: after the xor, a match with a translation
+	 * leaves a value below 2^31 */
+	movq	(%rsp), %r11
+	shlq	$32, %r11
+	xorq	kjit_entry_slots(%r10), %r11
+	cmpq	$0x7fffffff, %r11
+	ja	.Lslow
+	xorq	$-0x80000000, %r11	/* the cache address, sign-extended */
 	incq	PER_CPU_VAR(kjit_fast_entry_count)
-	movq	%rax, 16(%rsp)
-	popq	%rcx
-	popq	%rax
+	movq	%r11, (%rsp)
 	RET
+.Lstop_cache:
+	movl	%r11d, %r10d
+	andl	$KJIT_STOP_SLOT_MASK, %r10d
+	cmpq	%r11, kjit_stop_cache(%r10)
+	jne	.Lslow
+	movl	(%rsp), %r10d
+	andl	$KJIT_ENTRY_SLOT_MASK, %r10d
+	jmp	.Lstop_known
 .Lslow:
+	pushq	%rax
+	pushq	%rcx
 	pushq	%rdx
 	pushq	%rsi
 	pushq	%rdi

@@ -345,7 +345,8 @@ void kjit_os_code_written(uint64_t exec_addr, uint64_t len)
 
 static DEFINE_RAW_SPINLOCK(kjit_engine_lock);
 static unsigned long kjit_engine_lock_flags;   /* only touched by the holder */
-int kjit_engine_lock_cpu = -1;   /* holder's CPU, -1 if free; read by entry_trampoline.S */
+/* 1 on the holder's CPU while it holds the lock; read by entry_trampoline.S */
+DEFINE_PER_CPU(u8, kjit_engine_held);
 
 void kjit_os_lock(void)
 {
@@ -353,22 +354,23 @@ void kjit_os_lock(void)
 
 	raw_spin_lock_irqsave(&kjit_engine_lock, flags);
 	kjit_engine_lock_flags = flags;
-	WRITE_ONCE(kjit_engine_lock_cpu, raw_smp_processor_id());
+	raw_cpu_write(kjit_engine_held, 1);
 }
 
 void kjit_os_unlock(void)
 {
 	unsigned long flags = kjit_engine_lock_flags;
 
-	WRITE_ONCE(kjit_engine_lock_cpu, -1);
+	raw_cpu_write(kjit_engine_held, 0);
 	raw_spin_unlock_irqrestore(&kjit_engine_lock, flags);
 }
 
-/* Interrupts are off while the lock is held, so the holder cannot migrate:
- * "held by this CPU" is exact for the caller. */
+/* Interrupts are off while the lock is held, so the holder cannot migrate,
+ * and no other task runs on its CPU: "held by this CPU" is exact for the
+ * caller. */
 bool kjit_os_lock_held_here(void)
 {
-	return READ_ONCE(kjit_engine_lock_cpu) == (int)raw_smp_processor_id();
+	return raw_cpu_read(kjit_engine_held);
 }
 
 uint32_t kjit_os_cpu(void)

@@ -102,10 +102,11 @@ class EngineTest : public ::testing::Test {
     }
     return in;
   }
-  // Past the `pop qword [rsp]` a return site's fallback starts with, if any.
+  // Past the `mov rcx, [rsp + 8]; pop qword [rsp]` a return site's
+  // fallback starts with, if any.
   uint64_t skip_return_swap(uint64_t exec) {
-    const uint8_t *p = host(exec);
-    return p[0] == 0x8f && p[1] == 0x04 && p[2] == 0x24 ? exec + 3 : exec;
+    static const uint8_t kSwap[] = {0x48, 0x8b, 0x4c, 0x24, 0x08, 0x8f, 0x04, 0x24};
+    return std::memcmp(host(exec), kSwap, sizeof(kSwap)) == 0 ? exec + sizeof(kSwap) : exec;
   }
   // The jmp toward the rest of the chain in the return site at `exec`
   // (indirect_chain.h: after the prologue and the site's own first link).

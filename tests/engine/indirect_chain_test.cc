@@ -35,6 +35,7 @@ class ChainTest : public test::EngineTest {
     // Two "translations" the hits jump to.
     dest_[0] = active().exec_at(emit([](x86::CodeWriter &w, uint32_t) { w.byte(0xcc); }));
     dest_[1] = active().exec_at(emit([](x86::CodeWriter &w, uint32_t) { w.byte(0xcc); }));
+    dest_[2] = active().exec_at(emit([](x86::CodeWriter &w, uint32_t) { w.byte(0xcc); }));
   }
 
   // Runs the site with `target` in rcx and the program's rcx at [rsp]
@@ -53,7 +54,7 @@ class ChainTest : public test::EngineTest {
 
   ChainSite *site_ = nullptr;
   uint64_t site_exec_ = 0;
-  uint64_t dest_[2] = {};
+  uint64_t dest_[3] = {};
 };
 
 TEST_F(ChainTest, AppendedLinkComparesItsTargetAndJumpsToItsCopy) {
@@ -139,7 +140,8 @@ TEST_F(ChainTest, TargetBeyondAnImmediateIsRefused) {
 }
 
 // A return site as the block builder lays it out without an IBL, its tail
-// to `pop qword [rsp] ; call gate_indirect ; .long 0`.
+// to the return swap (mov rcx, [rsp + 8]; pop qword [rsp]), then
+// `call gate_indirect ; .long 0`.
 class ReturnChainTest : public ChainTest {
  protected:
   void SetUp() override {
@@ -148,7 +150,7 @@ class ReturnChainTest : public ChainTest {
     site_exec_ = active().exec_at(emit([&](x86::CodeWriter &w, uint32_t at) {
       emit_return_site(w, at, site_);
       site_->fallback = at + w.size();
-      w.pop_rsp_slot();
+      emit_return_swap(w);
       site_->miss_stub = at + w.size();
       w.call(test::kGateIndirect);
       w.u32(0);
@@ -190,6 +192,28 @@ TEST_F(ReturnChainTest, AHitDropsTheSlotAndKeepsRegistersAndFlags) {
 // fuzzer's case: a function returning to a caller that reads its flags
 // after another caller that did not).
 // The first link is the site's own: no code out of line until the second.
+// Out-of-line links compare against the previous link's target (rcx is
+// left offset by it): every link of a three-link chain hits its own target,
+// and a miss past all three reaches the gate with the return address.
+TEST_F(ReturnChainTest, EachOfThreeLinksHitsAndAMissPastThemHasTheAddress) {
+  for (int i = 0; i < 3; i++)
+    ASSERT_TRUE(return_link_append(active(), site_, kText + 0x40 * (i + 1), dest_[i], KJIT_DEPART_COMPLETED, true));
+  for (int i = 0; i < 3; i++) {
+    std::unique_ptr<sim::Emulator> emu;
+    sim::RunResult r = run_return(kText + 0x40 * (i + 1), dest_[i], &emu);
+    ASSERT_EQ(r.reason, sim::StopReason::kSentinel) << i << ": " << r.message;
+    EXPECT_EQ(emu->gpr(KJIT_REG_RCX), kProgramRcx) << i;
+    EXPECT_EQ(emu->gpr(KJIT_REG_RSP), kSp + 8) << i;
+  }
+  std::unique_ptr<sim::Emulator> emu;
+  sim::RunResult r = run_return(kText + 0x100, test::kGateIndirect, &emu);
+  ASSERT_EQ(r.reason, sim::StopReason::kSentinel) << r.message;
+  EXPECT_EQ(emu->gpr(KJIT_REG_RCX), kText + 0x100);
+  uint64_t saved = 0;
+  emu->read_u64(emu->gpr(KJIT_REG_RSP) + 8, &saved);
+  EXPECT_EQ(saved, kProgramRcx);
+}
+
 TEST_F(ReturnChainTest, TheFirstLinkIsInTheSite) {
   uint32_t used = active().code_used;
   ASSERT_TRUE(return_link_append(active(), site_, kText + 0x40, dest_[0], KJIT_DEPART_COMPLETED, true));

@@ -92,6 +92,9 @@ struct ExitPlan {
   // may put that block there instead (build_block).
   Exit *tail;
   uint32_t tail_at, tail_end;
+  uint64_t call_return;      // the tail is a call that pushed this return address
+  uint8_t predicted;         // the block ends in a predicted return
+  uint8_t predicted_return;  // ... and its tail goes where it returns to
 };
 
 // Bytes emit_stubs writes for `plan`.
@@ -156,6 +159,8 @@ class Emitter {
   // `as_return`: the site is a return even if `in` is not (a tail jump to a
   // leaf called natively returns through it).
   void indirect_site(const x86::Insn &in, bool as_return = false);
+  // A `ret` to the known return address `to` (indirect_chain.h).
+  void predicted_return(const x86::Insn &in, uint64_t to);
 
   Epoch &epoch_;
   BuildContext &ctx_;
@@ -224,6 +229,29 @@ void Emitter::indirect_site(const x86::Insn &in, bool as_return) {
     site->tail_field = b_->code_offset + static_cast<uint32_t>(field < 0 ? 0 : field);
   }
   plan.chain = site;
+}
+
+void Emitter::predicted_return(const x86::Insn &in, uint64_t to) {
+  LiveSet at = g_engine.opt.use_liveness ? live_in_at(g_engine.decoder, to) : LiveSet::all();
+  // A stop address is returned to with a real `ret` (the return-stack
+  // predictor pairs it with the native call that entered).
+  int32_t rel8 = g_engine.is_stop(to) ? -1
+                                      : emit_predicted_return(w_, to, !(at.flags & x86::kAllArithFlags),
+                                                              !(at.regs & (1u << KJIT_REG_RCX)));
+  indirect_site(in);
+  if (rel8 < 0 || w_.overflowed() || out_of_arena) return;
+  uint32_t hop = w_.size() - static_cast<uint32_t>(rel8 + 1);
+  if (hop > 127) {
+    // Cannot happen (a return site is under 64 bytes); if it did, the
+    // build would fail as on a full arena rather than jump astray.
+    out_of_arena = true;
+    return;
+  }
+  *w_.write_ptr(static_cast<uint32_t>(rel8)) = static_cast<uint8_t>(hop);
+  w_.lea_rsp(8);
+  tail_jump(to, false);
+  plan.predicted = 1;
+  plan.predicted_return = plan.tail != nullptr;
 }
 
 bool Emitter::emit_body() {
@@ -340,10 +368,13 @@ bool Emitter::emit_terminator() {
         exit_native(in.target, KJIT_DEPART_NATIVE_CALL);
       } else {
         tail_jump(in.target, true);
+        if (plan.tail) plan.call_return = fall;
       }
       break;
     case KJIT_CF_RET:
-      indirect_site(in);  // the return address stays where it is (indirect_chain.h)
+      // The return address stays where it is (indirect_chain.h).
+      if (ctx_.predicted_return) predicted_return(in, ctx_.predicted_return);
+      else indirect_site(in);
       break;
     case KJIT_CF_JMP_INDIRECT:
     case KJIT_CF_CALL_INDIRECT: {
@@ -445,6 +476,11 @@ struct TraceMember {
   ExitPlan plan;
   uint32_t end;        // code-region offset after its code (stubs excluded)
   uint32_t stub_bytes;
+  // Calls the trace followed and has not returned from before this block,
+  // and the frame it runs in (0: the first block's).  A block at depth > 0
+  // is the trace's own copy, not published: only the trace's path reaches
+  // it, so a return it ends with goes where the trace's call said.
+  uint32_t depth, frame;
 };
 
 // The blocks laid out by one build_block, in code order; their stubs come
@@ -454,14 +490,21 @@ struct Trace {
   TraceMember members[kMaxTraceBlocks];
   uint32_t n;
   uint32_t stub_bytes;   // the members' stubs together
-
-  bool contains(uint64_t pc) const {
-    for (uint32_t i = 0; i < n; i++)
-      if (members[i].block->orig_pc == pc) return true;
-    return false;
-  }
+  uint32_t frames;       // frames opened so far
+  // At depth d > 0: the return address the call entering it pushed, and
+  // the frame; frame_at[0] = 0.
+  uint64_t return_at[kMaxTraceBlocks + 1];
+  uint32_t frame_at[kMaxTraceBlocks + 1];
 };
 constinit Trace g_trace{};
+
+// The block after a trace's last one, if it may be laid out there: its
+// address, depth and frame.
+struct Follower {
+  uint64_t pc;
+  uint32_t depth, frame;
+  uint64_t call_return;  // the call into it pushed this, or 0
+};
 
 // Decodes, instruments and emits the block at `pc` at code-region offset
 // `start`, after `pending` unpublished blocks whose stubs need `reserve`
@@ -470,13 +513,14 @@ constinit Trace g_trace{};
 // not (its exception-table mirrors must stay in address order even when
 // the layout is given up).
 BuildResult emit_block(Epoch &epoch, uint64_t pc, bool routine_start, uint32_t start, uint32_t pending,
-                       uint32_t reserve, bool follower, TraceMember *m) {
+                       uint32_t reserve, bool follower, uint64_t predicted_return, TraceMember *m) {
   BuildContext &ctx = g_build;
   if (!decode_block(pc)) return BuildResult::kDeclined;
   if (follower)
     for (uint32_t i = 0; i < ctx.n; i++)
       if (ctx.insns[i].is_extable_site) return BuildResult::kDeclined;
   ctx.routine_start = routine_start;
+  ctx.predicted_return = predicted_return;
   run_plugins(ctx);
 
   for (uint32_t attempt = 0; attempt < 2; attempt++) {
@@ -523,7 +567,7 @@ BuildResult emit_block(Epoch &epoch, uint64_t pc, bool routine_start, uint32_t s
     if (start + w.size() + reserve + stubs + kBlockSlack > epoch.code_size) return BuildResult::kCacheFull;
     b->code_size = w.size();
     b->ended_early = !ctx.has_terminator();
-    *m = {b, slot, em.plan, start + w.size(), stubs};
+    *m = {b, slot, em.plan, start + w.size(), stubs, 0, 0};
     g_engine.stats.blocks_built++;
     g_engine.stats.insns_translated += ctx.n;
     if (b->ended_early && ctx.early == EarlyEnd::kNative) g_engine.stats.fallbacks++;
@@ -533,22 +577,38 @@ BuildResult emit_block(Epoch &epoch, uint64_t pc, bool routine_start, uint32_t s
 }
 
 // Whether the block at the end of `t` may be followed by its tail's target
-// instead of the jump there: a target not built yet, translated, and not in
-// the trace already.
-bool may_follow(const Epoch &epoch, const Trace &t) {
-  const ExitPlan &p = t.members[t.n - 1].plan;
+// instead of the jump there, and where that block would be: a translated
+// target not in the same frame of the trace already (no loop unrolled)
+// and, back in the first block's frame, not built yet (built once).  A
+// call's target is the trace's own copy even where the function is built:
+// its return then knows where it goes.
+bool may_follow(const Epoch &epoch, const Trace &t, Follower *f) {
+  const TraceMember &last = t.members[t.n - 1];
+  const ExitPlan &p = last.plan;
   if (!p.tail || t.n >= kMaxTraceBlocks || t.n >= g_engine.opt.max_trace_blocks) return false;
-  uint64_t target = p.tail->target_pc;
-  return !g_engine.is_stop(target) && kjit_os_may_translate(target) && !epoch.table.find(target) &&
-         !t.contains(target);
+  *f = {p.tail->target_pc, last.depth, last.frame, 0};
+  if (g_engine.is_stop(f->pc) || !kjit_os_may_translate(f->pc)) return false;
+  if (p.call_return) {
+    f->depth++;
+    f->frame = t.frames + 1;
+    f->call_return = p.call_return;
+  } else if (p.predicted_return) {
+    f->depth--;
+    f->frame = t.frame_at[f->depth];
+  }
+  for (uint32_t i = 0; i < t.n; i++)
+    if (t.members[i].block->orig_pc == f->pc && t.members[i].frame == f->frame) return false;
+  return f->depth > 0 || !epoch.table.find(f->pc);
 }
 
 // Links the trace's blocks: its own exits whose targets exist, then every
-// exit that was waiting for one of its blocks.
+// exit that was waiting for one of its blocks.  The trace's own copies
+// (depth > 0) are not in the table.
 void publish(Epoch &epoch, const Trace &t) {
   for (uint32_t k = 0; k < t.n; k++) {
     epoch.blocks[epoch.nblocks++] = t.members[k].block;
-    t.members[k].slot->block = t.members[k].block;
+    if (t.members[k].depth == 0) t.members[k].slot->block = t.members[k].block;
+    if (t.members[k].plan.predicted) g_engine.stats.predicted_returns++;
   }
   for (uint32_t k = 0; k < t.n; k++) {
     const ExitPlan &plan = t.members[k].plan;
@@ -567,7 +627,7 @@ void publish(Epoch &epoch, const Trace &t) {
         ts->waiting = e;
       }
     }
-    link_waiting(epoch, t.members[k].slot, t.members[k].block);
+    if (t.members[k].depth == 0) link_waiting(epoch, t.members[k].slot, t.members[k].block);
   }
 }
 
@@ -628,13 +688,17 @@ BuildResult build_block(Epoch &epoch, uint64_t pc, bool routine_start, Block **o
   Trace &t = g_trace;
   t.n = 0;
   t.stub_bytes = 0;
+  t.frames = 0;
+  t.frame_at[0] = 0;
   uint32_t start = epoch.code_used;
-  BuildResult r = emit_block(epoch, pc, routine_start, start, 0, 0, false, &t.members[0]);
+  BuildResult r = emit_block(epoch, pc, routine_start, start, 0, 0, false, 0, &t.members[0]);
   if (r != BuildResult::kBuilt) return r;
+  t.members[0].depth = t.members[0].frame = 0;
   t.n = 1;
   t.stub_bytes = t.members[0].stub_bytes;
   // Lay the tail's target where the tail jump was, while that succeeds.
-  while (may_follow(epoch, t)) {
+  Follower f;
+  while (may_follow(epoch, t, &f)) {
     TraceMember &prev = t.members[t.n - 1];
     uint32_t tail_at = prev.block->code_offset + prev.plan.tail_at;
     uint32_t tail_len = prev.plan.tail_end - prev.plan.tail_at;
@@ -643,10 +707,18 @@ BuildResult build_block(Epoch &epoch, uint64_t pc, bool routine_start, Block **o
     __builtin_memcpy(tail_code, epoch.write_at(tail_at), tail_len);
     TraceMember next;
     // Without the tail's stub, not needed if this works.
-    if (emit_block(epoch, prev.plan.tail->target_pc, prev.plan.tail->is_call, tail_at, t.n,
-                   t.stub_bytes - kStubSize, true, &next) != BuildResult::kBuilt) {
+    uint64_t predicted = f.depth == 0 ? 0 : f.call_return ? f.call_return : t.return_at[f.depth];
+    if (emit_block(epoch, f.pc, prev.plan.tail->is_call, tail_at, t.n, t.stub_bytes - kStubSize, true,
+                   predicted, &next) != BuildResult::kBuilt) {
       __builtin_memcpy(epoch.write_at(tail_at), tail_code, tail_len);
       break;
+    }
+    next.depth = f.depth;
+    next.frame = f.frame;
+    if (f.call_return) {
+      t.frames = f.frame;
+      t.return_at[f.depth] = f.call_return;
+      t.frame_at[f.depth] = f.frame;
     }
     prev.plan.nexits--;  // the tail exit, last (ExitPlan::tail)
     prev.plan.tail = nullptr;

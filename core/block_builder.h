@@ -8,7 +8,7 @@
 namespace kjit {
 
 // Blocks one build_block may lay out in a row (EngineOptions caps it lower).
-constexpr uint32_t kMaxTraceBlocks = 8;
+constexpr uint32_t kMaxTraceBlocks = 16;
 
 enum class BuildResult {
   kBuilt,

@@ -59,6 +59,9 @@ struct BuildContext {
   EarlyEnd early;
   uint8_t routine_start;
   uint8_t in_block_callback;
+  // The return address that the trace's own call pushed, for a `ret` ending
+  // the block (block_builder.cc); 0: none known.
+  uint64_t predicted_return;
   kjit_block block;
   kjit_insn insns[kMaxBlockInsns];
   LiveSet live[kMaxBlockInsns + 1];

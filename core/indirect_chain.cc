@@ -103,6 +103,24 @@ bool inline_link(Epoch &epoch, ChainSite *site, uint64_t pc, uint64_t translatio
 
 }  // namespace
 
+int32_t emit_predicted_return(x86::CodeWriter &w, uint64_t pc, bool flags_dead, bool rcx_dead) {
+  if (!encodable(pc) || !(flags_dead || rcx_dead)) return -1;
+  if (flags_dead) {
+    static const uint8_t kCmpRspSlotImm32[] = {0x48, 0x81, 0x3c, 0x24};  // cmp qword [rsp], imm32
+    w.bytes(kCmpRspSlotImm32, sizeof(kCmpRspSlotImm32));
+    w.u32(static_cast<uint32_t>(pc));
+    w.byte(0x74);  // je hit
+  } else {
+    w.mov_reg_from_rsp_slot(KJIT_REG_RCX, 0);
+    w.bytes(kLeaRcx, sizeof(kLeaRcx));
+    w.u32(static_cast<uint32_t>(-static_cast<int64_t>(pc)));
+    w.byte(0xe3);  // jrcxz hit
+  }
+  int32_t rel8 = static_cast<int32_t>(w.size());
+  w.byte(0);
+  return rel8;
+}
+
 void emit_return_swap(x86::CodeWriter &w) {
   w.mov_reg_from_rsp_slot(KJIT_REG_RCX, 8);  // 5 bytes: disp8
   w.pop_rsp_slot();

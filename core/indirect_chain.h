@@ -61,6 +61,26 @@ namespace kjit {
 constexpr uint32_t kReturnSwapSize = 8;
 void emit_return_swap(x86::CodeWriter &w);
 
+// A return whose target a trace knows: `pc`, the return address that the
+// trace's own call pushed, where the return's block is reachable only along
+// the trace (block_builder.cc).  Where pc does not read the flags:
+//
+//     cmp   qword [rsp], pc
+//     je    hit
+//     <a return site>          ; the return address was changed
+//   hit:
+//     lea   rsp, [rsp + 8]     ; then pc's translation, often laid out here
+//
+// where it reads them but not rcx, `mov rcx, [rsp]; lea rcx, [rcx - pc];
+// jrcxz hit` instead: 3 or 4 instructions for 1, against 6 and a jump for
+// a return site's link.  The return site behind the compare serves a return
+// address that something else wrote (a return trampoline: kretprobe,
+// rethook, function graph), with the flags or rcx clobbered: they are
+// dead at pc, where such a trampoline returns to.  Writes the compare and
+// returns the offset of its rel8 toward the hit, or -1 when pc reads both
+// or cannot be encoded (nothing written).
+int32_t emit_predicted_return(x86::CodeWriter &w, uint64_t pc, bool flags_dead, bool rcx_dead);
+
 // Emits a return site with `w`, which writes at code-region offset `at`:
 // sets the site's tail_field (its jmp toward the fallback, which the caller
 // points at the stubs it emits), inline_compare and inline_hit.

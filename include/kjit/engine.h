@@ -157,6 +157,8 @@ struct kjit_engine_stats {
   uint64_t trace_fallthroughs; /* blocks laid out after their predecessor   */
   uint64_t ibl_full;           /* targets the in-cache lookup table had no slot for:
                                   their sites' misses go to the dispatcher   */
+  uint64_t predicted_returns;  /* returns compiled as a compare with the return
+                                  address their trace's call pushed        */
 };
 void kjit_engine_get_stats(struct kjit_engine_stats *out);
 

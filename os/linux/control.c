@@ -217,6 +217,7 @@ static long ioc_stats(void __user *uarg)
 	s.entry_redirected = ec.redirected;
 	s.trace_fallthroughs = es.trace_fallthroughs;
 	s.ibl_full = es.ibl_full;
+	s.predicted_returns = es.predicted_returns;
 	s.icount = kjit_config_icount();
 	kjit_extable_stats(&s.extable_mirrored, &s.extable_declined, &s.extable_entries);
 	s.cache_size = kjit_host_cache_size();

@@ -18,9 +18,14 @@ class TraceTest : public test::EngineTest {
     add_code();
   }
   void add_code() {
-    std::vector<uint8_t> code(0x300, 0xcc);
+    std::vector<uint8_t> code(0x400, 0xcc);
     auto put = [&](uint32_t at, std::initializer_list<uint8_t> bytes) {
       std::copy(bytes.begin(), bytes.end(), code.begin() + at);
+    };
+    auto put_jmp_native = [&](uint32_t at) {
+      uint32_t rel = static_cast<uint32_t>(kNative - (kText + at + 5));
+      put(at, {0xe9, static_cast<uint8_t>(rel), static_cast<uint8_t>(rel >> 8), static_cast<uint8_t>(rel >> 16),
+               static_cast<uint8_t>(rel >> 24)});
     };
     // A: mov eax, 1 ; jmp B      B: add eax, 2 ; jmp C      C: jmp kNative
     put(0x00, {0xb8, 0x01, 0x00, 0x00, 0x00, 0xeb, 0x09});
@@ -45,8 +50,23 @@ class TraceTest : public test::EngineTest {
     put(0x280, {0x85, 0xff, 0x74, 0x0e});
     put(0x284, {0xb8, 0x05, 0x00, 0x00, 0x00, 0xe9, 0x72, 0x0d, 0x00, 0x00});
     put(0x292, {0xb8, 0x09, 0x00, 0x00, 0x00, 0xe9, 0x64, 0x0d, 0x00, 0x00});
+    // call P ; test eax, eax ; jmp kNative              P: mov eax, 7 ; ret
+    put(0x300, {0xe8, 0x1b, 0x00, 0x00, 0x00, 0x85, 0xc0});
+    put_jmp_native(0x307);
+    put(0x320, {0xb8, 0x07, 0x00, 0x00, 0x00, 0xc3});
+    // call Q ; mov ecx, 5 ; cmovz eax, ecx ; jmp kNative   Q: mov eax, 1 ; test eax, eax ; ret
+    put(0x340, {0xe8, 0x1b, 0x00, 0x00, 0x00, 0xb9, 0x05, 0x00, 0x00, 0x00, 0x0f, 0x44, 0xc1});
+    put_jmp_native(0x34d);
+    put(0x360, {0xb8, 0x01, 0x00, 0x00, 0x00, 0x85, 0xc0, 0xc3});
+    // call R ; test eax, eax ; jmp kNative   R: mov qword [rsp], S ; ret   S: mov eax, 11 ; jmp kNative
+    put(0x380, {0xe8, 0x1b, 0x00, 0x00, 0x00, 0x85, 0xc0});
+    put_jmp_native(0x387);
+    put(0x3a0, {0x48, 0xc7, 0x04, 0x24, 0xc0, 0x03, 0x00, 0x81, 0xc3});
+    put(0x3c0, {0xb8, 0x0b, 0x00, 0x00, 0x00});
+    put_jmp_native(0x3c5);
     test_shim_add_code(kText, code);
   }
+  static const Block *copy_after(const Block *b) { return active().block_containing(end_of(b)); }
   static Block *block(uint64_t pc) { return active().table.find(pc); }
   static uint64_t end_of(const Block *b) { return b->exec + b->code_size; }
 
@@ -123,20 +143,69 @@ TEST_F(TraceTest, ALoopJumpsBackToTheTraceHead) {
   EXPECT_EQ(branch_target(block(kText + 0x50)->exec), d);
 }
 
+// The callee laid out after the call is the trace's own copy, not in the
+// table: only the trace reaches it.
 TEST_F(TraceTest, ACalleeIsLaidOutAfterThePushOfTheReturnAddress) {
   uint64_t caller = kjit_engine_enter(kText + 0x60);
-  Block *callee = block(kText + 0x80);
+  EXPECT_EQ(block(kText + 0x80), nullptr);
+  const Block *callee = copy_after(block(kText + 0x60));
   ASSERT_NE(callee, nullptr);
-  EXPECT_EQ(callee->exec, end_of(block(kText + 0x60)));
+  EXPECT_EQ(callee->orig_pc, kText + 0x80);
   EXPECT_TRUE(callee->routine_start);
-  // The callee's ret reaches the indirect gate with the original return
-  // address in the slot (swapped into rcx on the way).
+  // Its return address reads everything past a jump to native code: a
+  // return site, not a prediction.  The ret reaches the indirect gate with
+  // the original return address in the slot (swapped into rcx on the way).
+  EXPECT_EQ(stats().predicted_returns, 0u);
   auto emu = emulator();
   emu->set_gpr(KJIT_REG_RSP, kStackTop - 0x100);
   sim::RunResult r = emu->run(caller, test::kGateIndirect, 200);
   ASSERT_EQ(r.reason, sim::StopReason::kSentinel) << r.message;
   EXPECT_EQ(emu->gpr(KJIT_REG_RAX), 7u);
   EXPECT_EQ(emu->gpr(KJIT_REG_RCX), kText + 0x65);
+}
+
+// A return to a continuation that writes the flags before reading them is
+// a compare with the return address the trace's call pushed, and the
+// continuation is laid out behind it.
+TEST_F(TraceTest, APredictedReturnGoesOnIntoItsCallersContinuation) {
+  uint64_t a = kjit_engine_enter(kText + 0x300);
+  EXPECT_EQ(stats().predicted_returns, 1u);
+  EXPECT_EQ(stats().trace_fallthroughs, 2u);
+  EXPECT_EQ(block(kText + 0x320), nullptr);
+  ASSERT_NE(block(kText + 0x305), nullptr);
+  EXPECT_EQ(copy_after(block(kText + 0x300))->orig_pc, kText + 0x320);
+  EXPECT_EQ(block(kText + 0x305)->exec, end_of(copy_after(block(kText + 0x300))));
+  EXPECT_EQ(run_to_native(a), 7u);  // no indirect gate on the way
+}
+
+// A function built already is copied again into a trace that calls it.
+TEST_F(TraceTest, ATraceCopiesACalleeThatIsBuiltAlready) {
+  uint64_t p = kjit_engine_enter(kText + 0x320);
+  kjit_engine_enter(kText + 0x300);
+  EXPECT_EQ(block(kText + 0x320)->exec, p);
+  EXPECT_NE(copy_after(block(kText + 0x300))->exec, p);
+  EXPECT_EQ(stats().predicted_returns, 1u);
+}
+
+// Where the continuation reads the flags the callee left (ZF clear here),
+// the compare uses rcx, which it writes first, and leaves the flags alone.
+TEST_F(TraceTest, APredictedReturnKeepsFlagsTheContinuationReads) {
+  uint64_t a = kjit_engine_enter(kText + 0x340);
+  EXPECT_EQ(stats().predicted_returns, 1u);
+  EXPECT_EQ(run_to_native(a), 1u);  // cmovz not taken
+}
+
+// A callee that rewrites its return address returns there, through the
+// return site behind the compare: the gate gets the new address.
+TEST_F(TraceTest, AReturnAddressTheCalleeRewroteIsFollowed) {
+  uint64_t a = kjit_engine_enter(kText + 0x380);
+  EXPECT_EQ(stats().predicted_returns, 1u);
+  auto emu = emulator();
+  emu->set_gpr(KJIT_REG_RSP, kStackTop - 0x100);
+  sim::RunResult r = emu->run(a, test::kGateIndirect, 200);
+  ASSERT_EQ(r.reason, sim::StopReason::kSentinel) << r.message;
+  EXPECT_EQ(emu->gpr(KJIT_REG_RCX), kText + 0x3c0);
+  EXPECT_EQ(emu->gpr(KJIT_REG_RSP), kStackTop - 0x100 - 16);  // the gate's return, above the slot
 }
 
 TEST_F(TraceTest, BlocksWithUserAccessesAreNotLaidOut) {

@@ -504,6 +504,7 @@ static int cmd_stats(void)
   P(left_cache_full); P(left_sleep_full); P(left_sleep_off); P(sleep_lost); P(task_exits);
   P(sleeps_followed); P(sleeps_resumed); P(sleeping); P(kjit_control);
   P(fast_entries); P(direct_ops); P(entry_redirected); P(trace_fallthroughs); P(ibl_full);
+  P(predicted_returns);
   printf("%-18s %llu\n", "left_unknown", unknown_departures(&s));
   printf("%-18s %s\n", "tool", TOOL_NAME(s.tool));
   print_completion(stdout, &s);

@@ -111,9 +111,11 @@ struct kjit_ioc_stats {
    * it (livepatch) sent to another function: that one ran natively. */
   __u64 entry_redirected;
   /* Engine: blocks laid out after their predecessor (traces); indirect
-   * targets the in-cache lookup table had no slot for. */
+   * targets the in-cache lookup table had no slot for; returns compiled as
+   * a compare with the return address their trace's call pushed. */
   __u64 trace_fallthroughs;
   __u64 ibl_full;
+  __u64 predicted_returns;
 };
 
 /* Built-in tools (the paper's examples in plugins/, plus callstack, a

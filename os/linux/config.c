@@ -29,7 +29,7 @@ module_param(tool, uint, 0444);
 MODULE_PARM_DESC(tool, "built-in tool at load: 0 none, 1 icount, 2 bbcount, 3 calltrace, "
 		 "4 branch_hints, 5 lock_contention, 6 entry_count, 7 callstack, 8 branches, 9 kcov");
 
-static unsigned int trace_blocks = 16;
+static unsigned int trace_blocks = 8;
 module_param(trace_blocks, uint, 0444);
 MODULE_PARM_DESC(trace_blocks, "blocks laid out in a row where each one jumps to the next, "
 		 "instead of the jump (8; 1: every block on its own)");

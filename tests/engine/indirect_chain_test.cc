@@ -169,6 +169,18 @@ class ReturnChainTest : public ChainTest {
     *out = std::move(emu);
     return r;
   }
+  // Runs a return to `ret_to`, which no link knows, to the gate: it gets
+  // the address in rcx and the program's rcx in the slot.
+  std::unique_ptr<sim::Emulator> run_miss_to_gate(uint64_t ret_to) {
+    std::unique_ptr<sim::Emulator> emu;
+    sim::RunResult r = run_return(ret_to, test::kGateIndirect, &emu);
+    EXPECT_EQ(r.reason, sim::StopReason::kSentinel) << r.message;
+    EXPECT_EQ(emu->gpr(KJIT_REG_RCX), ret_to);
+    uint64_t saved = 0;
+    emu->read_u64(emu->gpr(KJIT_REG_RSP) + 8, &saved);
+    EXPECT_EQ(saved, kProgramRcx);
+    return emu;
+  }
   static constexpr uint64_t kSp = kStackTop - 0x100;
   static constexpr uint64_t kFlags = 0x2 | 0x1 | 0x40 | 0x80;  // CF ZF SF
 };
@@ -205,13 +217,7 @@ TEST_F(ReturnChainTest, EachOfThreeLinksHitsAndAMissPastThemHasTheAddress) {
     EXPECT_EQ(emu->gpr(KJIT_REG_RCX), kProgramRcx) << i;
     EXPECT_EQ(emu->gpr(KJIT_REG_RSP), kSp + 8) << i;
   }
-  std::unique_ptr<sim::Emulator> emu;
-  sim::RunResult r = run_return(kText + 0x100, test::kGateIndirect, &emu);
-  ASSERT_EQ(r.reason, sim::StopReason::kSentinel) << r.message;
-  EXPECT_EQ(emu->gpr(KJIT_REG_RCX), kText + 0x100);
-  uint64_t saved = 0;
-  emu->read_u64(emu->gpr(KJIT_REG_RSP) + 8, &saved);
-  EXPECT_EQ(saved, kProgramRcx);
+  run_miss_to_gate(kText + 0x100);
 }
 
 TEST_F(ReturnChainTest, TheFirstLinkIsInTheSite) {
@@ -247,15 +253,10 @@ TEST_F(ReturnChainTest, ANativeTargetIsReturnedToAndCounted) {
 
 TEST_F(ReturnChainTest, AMissSwapsRcxIntoTheSlotForTheGate) {
   ASSERT_TRUE(return_link_append(active(), site_, kText + 0x40, dest_[0], KJIT_DEPART_COMPLETED, true));
-  std::unique_ptr<sim::Emulator> emu;
-  sim::RunResult r = run_return(kText + 0xc0, test::kGateIndirect, &emu);
-  ASSERT_EQ(r.reason, sim::StopReason::kSentinel) << r.message;
-  EXPECT_EQ(emu->gpr(KJIT_REG_RCX), kText + 0xc0);
-  uint64_t ret = 0, saved = 0;
+  auto emu = run_miss_to_gate(kText + 0xc0);
+  uint64_t ret = 0;
   emu->read_u64(emu->gpr(KJIT_REG_RSP), &ret);
-  emu->read_u64(emu->gpr(KJIT_REG_RSP) + 8, &saved);
   EXPECT_EQ(ret, active().exec_at(site_->miss_stub) + 5);
-  EXPECT_EQ(saved, kProgramRcx);
 }
 
 TEST_F(ReturnChainTest, ATargetBeyondAnImmediateIsRefused) {
@@ -285,14 +286,7 @@ TEST_F(ReturnChainTest, WithFlagsLiveEveryPathKeepsThem) {
   kjit_engine_departures after;
   kjit_engine_get_departures(&after);
   EXPECT_EQ(after.count[KJIT_DEPART_COMPLETED], before.count[KJIT_DEPART_COMPLETED] + 1);
-  std::unique_ptr<sim::Emulator> emu;
-  sim::RunResult r = run_return(kText + 0xc0, test::kGateIndirect, &emu);
-  ASSERT_EQ(r.reason, sim::StopReason::kSentinel) << r.message;
-  EXPECT_EQ(emu->gpr(KJIT_REG_RCX), kText + 0xc0);
-  uint64_t saved = 0;
-  emu->read_u64(emu->gpr(KJIT_REG_RSP) + 8, &saved);
-  EXPECT_EQ(saved, kProgramRcx);
-  EXPECT_EQ(emu->rflags() & 0xc1, 0xc1u);
+  EXPECT_EQ(run_miss_to_gate(kText + 0xc0)->rflags() & 0xc1, 0xc1u);
 }
 
 }  // namespace

@@ -40,9 +40,13 @@ sleep 1
 # KCOV_MICRO: lmb's -k mode in the configuration's run (kjit-kcov-pc/cmp)
 KCOV_MICRO=""
 micro() { lmb -t "$SECS" -x /mnt/kjit/bin/lmb-hello -f /etc/passwd ${KCOV_MICRO:+-k "$KCOV_MICRO"}; }
+# macro LABEL: one wrk run, printed as "LABEL rps X".  Each run measures it
+# twice, "macro-cold" then "macro": in kjit's run the first starts from an
+# empty code cache and pays for building it, the second runs from the cache
+# the first built; native runs it twice too, so both compare like with like.
 macro() {
   wrk -t1 -c4 -d"${MACRO_SECS}s" http://127.0.0.1:8080/f.html 2>&1 \
-    | awk '/Requests\/sec/ {print "macro rps", $2} /Socket errors/ {print "macro errors", $0}'
+    | awk -v l="$1" '/Requests\/sec/ {print l, "rps", $2} /Socket errors/ {print l, "errors", $0}'
 }
 workload_short() { lmb -t 0.02 -x /mnt/kjit/bin/lmb-hello -f /etc/passwd >/dev/null;
                    wrk -t1 -c2 -d1s http://127.0.0.1:8080/f.html >/dev/null 2>&1; }
@@ -163,13 +167,13 @@ discover() {
 log "kernel $(uname -r); kprobes-optimization=$(cat /proc/sys/debug/kprobes-optimization 2>/dev/null)"
 discover || { log "SKIPPED: discovery failed"; echo skipped > "$OUT/status"; exit 0; }
 for i in $(seq 1 "$REPS"); do
-  { micro; macro; } > "$OUT/rep$i-native.txt" 2>&1
+  { micro; macro macro-cold; macro macro; } > "$OUT/rep$i-native.txt" 2>&1
   if ! setup >> "$OUT/setup.log" 2>&1; then log "SKIPPED: setup failed"; echo skipped > "$OUT/status"; exit 0; fi
   sync
   micro > "$OUT/rep$i-config.txt" 2>&1
   stats_snapshot "$OUT/rep$i-stats-micro.txt"
   mid_flush
-  macro >> "$OUT/rep$i-config.txt" 2>&1
+  { macro macro-cold; macro macro; } >> "$OUT/rep$i-config.txt" 2>&1
   stats_snapshot "$OUT/rep$i-stats-macro.txt"
   teardown >> "$OUT/setup.log" 2>&1
   log "rep $i done"; sync

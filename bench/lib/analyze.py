@@ -326,9 +326,9 @@ def targets(M, mode):
         C = M.get(c)
         return (C.get("micro_geomean") or C.get("micro_geomean_partial")) if C else None
 
-    def m(c):
+    def m(c, run="macro"):
         C = M.get(c)
-        return C["ratios"].get("macro", {}).get("ratio") if C else None
+        return C["ratios"].get(run, {}).get("ratio") if C else None
 
     def fmt(x):
         return "%.2f" % x if isinstance(x, (int, float)) else "n/a"
@@ -357,9 +357,9 @@ def targets(M, mode):
     out.append("| liveness+inlining cut block-counting overhead >= 2.6x ((noopt-1)/(bbcount-1)) | %s | %s |" % (fmt(r), chk(both(r, 0, lambda a, b: a >= 2.6))))
     # The fast path's targets (-icount): ratios, and added time against kprobes.
     out.append("| fast path: no instrumentation <= 1.12 (micro geomean) | %s | %s |" % (fmt(g("kjit-none")), chk(both(g("kjit-none"), 0, lambda a, b: a <= 1.12))))
-    out.append("| fast path: no instrumentation macro <= 1.10 | %s | %s |" % (fmt(m("kjit-none")), chk(both(m("kjit-none"), 0, lambda a, b: a <= 1.10))))
+    out.append("| fast path: no instrumentation macro <= 1.10 (from the cache; building it, macro-cold, in brackets) | %s [%s] | %s |" % (fmt(m("kjit-none")), fmt(m("kjit-none", "macro-cold")), chk(both(m("kjit-none"), 0, lambda a, b: a <= 1.10))))
     out.append("| fast path: block counting <= 1.30 (micro geomean) | %s | %s |" % (fmt(g("kjit-bbcount")), chk(both(g("kjit-bbcount"), 0, lambda a, b: a <= 1.30))))
-    out.append("| fast path: block counting macro <= 1.20 | %s | %s |" % (fmt(m("kjit-bbcount")), chk(both(m("kjit-bbcount"), 0, lambda a, b: a <= 1.20))))
+    out.append("| fast path: block counting macro <= 1.20 (from the cache; building it, macro-cold, in brackets) | %s [%s] | %s |" % (fmt(m("kjit-bbcount")), fmt(m("kjit-bbcount", "macro-cold")), chk(both(m("kjit-bbcount"), 0, lambda a, b: a <= 1.20))))
     r = both(g("kjit-calltrace"), g("kprobe-call"), lambda a, b: (a - 1) / (b - 1) if b > 1 else float("inf"))
     out.append("| fast path: call tracing adds <= 1/3 of kprobes-per-function's time (added kjit / added kprobes) | %s | %s |" % (fmt(r), chk(both(r, 0, lambda a, b: a <= 1 / 3))))
     r = over(g("kprobe-bb"), g("kjit-bbcount"))

@@ -14,7 +14,11 @@
  * init.  on_block runs at build time under the engine lock, so the index
  * has one writer (pc_index.h).
  *
- * Every count is exact on SMP.  The total is per-CPU.  The per-block
+ * The total is not counted on its own: it is the sum of the counts of the
+ * whole blocks, plus a counter for the translations that got no entry, so
+ * a block costs one increment, not two.
+ *
+ * Every count is exact on SMP.  The per-block
  * counters are per-CPU too when the per-CPU window holds one u64 per
  * possible entry (kjit.ko: percpu_kb large enough for bb_max); otherwise
  * each lives in its entry and is incremented with a locked add, which
@@ -22,29 +26,18 @@
 #include "kjit_examples.h"
 #include "pc_index.h"
 
-static uint64_t *total;
+/* Whole blocks counted in no whole entry (no entry, or the entry a
+ * fragment build of the same start made), and fragments counted in a
+ * whole entry: the total adds the first and takes away the second. */
+static uint64_t *untabled, *excess;
+static int cells_percpu;
 static struct kjit_bbcount_entry *entries;
 static struct kjit_pc_index block_index;
 static uint64_t dropped;       /* block translations that got no counter */
 static uint64_t *percpu_counts; /* per entry, per CPU; NULL: entries[i].count */
 
 static void inc(uint64_t *counter) { (*counter)++; }
-/* total and a per-CPU block counter: two gs-relative adds once inlined */
-static void inc2(uint64_t *total_counter, uint64_t *block_counter) {
-  (*total_counter)++;
-  (*block_counter)++;
-}
-/* total and a shared block counter */
-static void inc2_shared(uint64_t *total_counter, uint64_t *block_counter) {
-  (*total_counter)++;
-  __atomic_fetch_add(block_counter, 1, __ATOMIC_RELAXED);
-}
-
-/* a fragment: its own counter only, the total counts whole blocks */
-static void inc_fragment(uint64_t *block_counter) { (*block_counter)++; }
-static void inc_fragment_shared(uint64_t *block_counter) {
-  __atomic_fetch_add(block_counter, 1, __ATOMIC_RELAXED);
-}
+static void inc_shared(uint64_t *counter) { __atomic_fetch_add(counter, 1, __ATOMIC_RELAXED); }
 
 /* The entry of `pc`, added when missing; NULL when the table is full. */
 static struct kjit_bbcount_entry *entry_for(uint64_t pc) {
@@ -79,27 +72,19 @@ static void instrument_block(struct kjit_block *block, void *arg) {
   int fragment = !kjit_insn_is_branch(last);
   struct kjit_bbcount_entry *e = entry_for(kjit_block_pc(block));
   if (e) describe(e, block, last, n, fragment);
-  if (fragment) {
-    if (e && percpu_counts)
-      kjit_insert_call(last, KJIT_IPOINT_BEFORE, (void *)inc_fragment, 1,
-                       KJIT_ARG_PTR(&percpu_counts[e - entries]));
-    else if (e)
-      kjit_insert_call(last, KJIT_IPOINT_BEFORE, (void *)inc_fragment_shared, 1,
-                       KJIT_ARG_PTR(&e->count));
-    else
-      __atomic_store_n(&dropped, dropped + 1, __ATOMIC_RELAXED);
+  void *add = percpu_counts ? (void *)inc : (void *)inc_shared;
+  void *add_cell = cells_percpu ? (void *)inc : (void *)inc_shared;
+  if (!e) {
+    __atomic_store_n(&dropped, dropped + 1, __ATOMIC_RELAXED);
+    if (!fragment) kjit_insert_call(last, KJIT_IPOINT_BEFORE, add_cell, 1, KJIT_ARG_PTR(untabled));
     return;
   }
-  if (e && percpu_counts) {
-    kjit_insert_call(last, KJIT_IPOINT_BEFORE, (void *)inc2, 2, KJIT_ARG_PTR(total),
-                     KJIT_ARG_PTR(&percpu_counts[e - entries]));
-  } else if (e) {
-    kjit_insert_call(last, KJIT_IPOINT_BEFORE, (void *)inc2_shared, 2, KJIT_ARG_PTR(total),
-                     KJIT_ARG_PTR(&e->count));
-  } else {
-    __atomic_store_n(&dropped, dropped + 1, __ATOMIC_RELAXED);
-    kjit_insert_call(last, KJIT_IPOINT_BEFORE, (void *)inc, 1, KJIT_ARG_PTR(total));
-  }
+  /* a gs-relative add once inlined, or a locked one on the shared entry */
+  kjit_insert_call(last, KJIT_IPOINT_BEFORE, add, 1,
+                   percpu_counts ? KJIT_ARG_PTR(&percpu_counts[e - entries]) : KJIT_ARG_PTR(&e->count));
+  /* a translation that ends differently from the entry's first (rare) */
+  if (fragment != e->fragment)
+    kjit_insert_call(last, KJIT_IPOINT_BEFORE, add_cell, 1, KJIT_ARG_PTR(fragment ? excess : untabled));
 }
 
 static const struct kjit_plugin bbcount_plugin = {
@@ -109,8 +94,10 @@ static const struct kjit_plugin bbcount_plugin = {
 
 int kjit_bbcount_init(uint32_t max_blocks) {
   uint32_t nslots = kjit_pc_index_slots_for(max_blocks);
-  total = (uint64_t *)kjit_alloc_percpu(sizeof(*total));
-  if (!total) total = (uint64_t *)kjit_alloc(sizeof(*total));
+  untabled = (uint64_t *)kjit_alloc_percpu(2 * sizeof(*untabled));
+  cells_percpu = untabled != 0;
+  if (!untabled) untabled = (uint64_t *)kjit_alloc(2 * sizeof(*untabled));
+  excess = untabled ? untabled + 1 : 0;
   entries = (struct kjit_bbcount_entry *)kjit_alloc(sizeof(*entries) * (uint64_t)max_blocks);
   percpu_counts =
       max_blocks ? (uint64_t *)kjit_alloc_percpu(sizeof(*percpu_counts) * (uint64_t)max_blocks) : 0;
@@ -119,10 +106,9 @@ int kjit_bbcount_init(uint32_t max_blocks) {
   kjit_pc_index_init(&block_index, entries ? (uint32_t *)kjit_alloc(sizeof(uint32_t) * (uint64_t)nslots) : 0,
                      nslots, max_blocks);
   dropped = 0;
-  return total ? 0 : -12;
+  return untabled ? 0 : -12;
 }
 const struct kjit_plugin *kjit_example_bbcount(void) { return &bbcount_plugin; }
-uint64_t kjit_bbcount_total(void) { return kjit_percpu_sum_u64(total); }
 uint64_t kjit_bbcount_dropped(void) { return __atomic_load_n(&dropped, __ATOMIC_RELAXED); }
 uint32_t kjit_bbcount_blocks(void) { return kjit_pc_index_count(&block_index); }
 uint64_t kjit_bbcount_pc(uint32_t i) { return i < kjit_bbcount_blocks() ? entries[i].pc : 0; }
@@ -137,16 +123,32 @@ uint32_t kjit_bbcount_ninsn(uint32_t i) {
 }
 int kjit_bbcount_is_fragment(uint32_t i) { return i < kjit_bbcount_blocks() && entries[i].fragment; }
 int kjit_bbcount_counts_percpu(void) { return percpu_counts != 0; }
+uint64_t kjit_bbcount_total(void) {
+  uint64_t sum = kjit_percpu_sum_u64(untabled);
+  uint32_t n = kjit_bbcount_blocks();
+  for (uint32_t i = 0; i < n; i++)
+    if (!kjit_bbcount_is_fragment(i)) sum += kjit_bbcount_count(i);
+  return sum - kjit_percpu_sum_u64(excess);
+}
+
+static void zero_percpu(uint64_t *cell) {
+  for (uint32_t cpu = 0; cpu < kjit_percpu_ncpus(); cpu++) {
+    uint64_t *c = (uint64_t *)kjit_percpu_copy(cell, cpu);
+    if (c) __atomic_store_n(c, 0, __ATOMIC_RELAXED);
+  }
+}
+
 void kjit_bbcount_clear(void) {
   uint32_t n = kjit_bbcount_blocks();
   for (uint32_t i = 0; i < n; i++) {
-    if (!percpu_counts) {
-      __atomic_store_n(&entries[i].count, 0, __ATOMIC_RELAXED);
-      continue;
-    }
-    for (uint32_t cpu = 0; cpu < kjit_percpu_ncpus(); cpu++) {
-      uint64_t *c = (uint64_t *)kjit_percpu_copy(&percpu_counts[i], cpu);
-      if (c) __atomic_store_n(c, 0, __ATOMIC_RELAXED);
-    }
+    if (percpu_counts) zero_percpu(&percpu_counts[i]);
+    else __atomic_store_n(&entries[i].count, 0, __ATOMIC_RELAXED);
+  }
+  if (cells_percpu) {
+    zero_percpu(untabled);
+    zero_percpu(excess);
+  } else if (untabled) {
+    __atomic_store_n(untabled, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(excess, 0, __ATOMIC_RELAXED);
   }
 }

@@ -39,7 +39,7 @@ uint32_t kjit_bbcount_ninsn(uint32_t i);
 int kjit_bbcount_is_fragment(uint32_t i);
 /* Whether the per-block counters are per-CPU (else locked adds). */
 int kjit_bbcount_counts_percpu(void);
-/* Zeroes the per-block counters (the total is reset by the caller's base). */
+/* Zeroes the per-block counters, and with them the total. */
 void kjit_bbcount_clear(void);
 uint64_t kjit_bbcount_dropped(void);
 

@@ -83,17 +83,13 @@ u64 kjit_builtin_icount(u32 id)
 
 /* ---- bbcount ---------------------------------------------------------- */
 
-static u64 bbcount_base;
-
 static int bbcount_init(void)
 {
-	bbcount_base = 0;
 	return kjit_bbcount_init(bb_max);
 }
 
 static void bbcount_reset(void)
 {
-	bbcount_base = kjit_bbcount_total();
 	kjit_bbcount_clear();
 }
 
@@ -107,7 +103,7 @@ static void fill_bb(u64 i, struct kjit_ioc_rec *r, const void *ctx)
 
 static int bbcount_results(struct kjit_ioc_results *res, struct kjit_ioc_rec __user *u, u64 cap)
 {
-	res->scalars[0] = kjit_bbcount_total() - bbcount_base;
+	res->scalars[0] = kjit_bbcount_total();
 	res->scalars[1] = kjit_bbcount_dropped();
 	res->scalars[2] = kjit_bbcount_counts_percpu();
 	return put_recs(u, cap, &res->nrec, fill_bb, NULL, kjit_bbcount_blocks());
@@ -115,17 +111,13 @@ static int bbcount_results(struct kjit_ioc_results *res, struct kjit_ioc_rec __u
 
 /* ---- branches: bbcount's blocks, then the conditional branches --------- */
 
-static u64 branches_base;
-
 static int branches_init(void)
 {
-	branches_base = 0;
 	return kjit_branch_profile_init(br_max, bb_max);
 }
 
 static void branches_reset(void)
 {
-	branches_base = kjit_bbcount_total();
 	kjit_branch_profile_clear();
 }
 
@@ -149,7 +141,7 @@ static void fill_branch(u64 i, struct kjit_ioc_rec *r, const void *ctx)
 
 static int branches_results(struct kjit_ioc_results *res, struct kjit_ioc_rec __user *u, u64 cap)
 {
-	res->scalars[0] = kjit_bbcount_total() - branches_base;
+	res->scalars[0] = kjit_bbcount_total();
 	res->scalars[1] = kjit_bbcount_dropped();
 	res->scalars[2] = kjit_bbcount_counts_percpu();
 	res->scalars[3] = kjit_branch_profile_dropped();

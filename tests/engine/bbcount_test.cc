@@ -2,6 +2,7 @@
 // block's original address (a rebuild after a flush keeps its counter), and
 // blocks that find the table full are counted as dropped, never silently.
 #include "engine/engine_fixture.h"
+#include "core/engine_state.h"
 #include "kjit/engine.h"
 #include "kjit_examples.h"
 
@@ -152,6 +153,48 @@ TEST_F(BbcountTest, BlocksCutByTheEngineAreCountedAsFragments) {
   EXPECT_EQ(count_of(kText + 0x2000), 1u);
   EXPECT_EQ(count_of(kText + 0x2002), 2u);
   EXPECT_EQ(kjit_bbcount_total(), 2u);  // whole blocks only
+}
+
+// The total is the sum of the whole blocks' counters.  A start built as a
+// fragment once and whole later (here the block size limit changes between
+// the builds) keeps the entry of its first build: the whole translation's
+// runs still count in the total, the fragment's do not.
+TEST_F(BbcountTest, ATotalStaysExactWhenAStartIsBuiltAsAFragmentAndWhole) {
+  ASSERT_EQ(init([](kjit_engine_options *o) { o->max_block_insns = 2; }), 0);
+  std::vector<uint8_t> code(0x40, 0xcc);  // nop nop nop jz +0x10
+  const uint8_t insns[] = {0x90, 0x90, 0x90, 0x74, 0x10};
+  std::copy(insns, insns + sizeof insns, code.begin());
+  test_shim_add_code(kText + 0x2000, code);
+  start(8);
+  run(kText + 0x2000);  // the fragment nop nop, then the whole nop jz
+  EXPECT_EQ(kjit_bbcount_total(), 1u);
+  ASSERT_EQ(kjit_engine_flush(), 0);
+  g_engine.opt.max_block_insns = 4;
+  run(kText + 0x2000);  // nop nop nop jz, whole, in the fragment's entry
+  run(kText + 0x2000);
+  ASSERT_TRUE(kjit_bbcount_is_fragment(0));
+  EXPECT_EQ(count_of(kText + 0x2000), 3u);
+  EXPECT_EQ(kjit_bbcount_total(), 3u);
+  // and the other way round: whole first, then a fragment
+  ASSERT_EQ(kjit_engine_flush(), 0);
+  g_engine.opt.max_block_insns = 1;
+  run(kText + 0x2002);  // the fragment nop, in nop jz's whole entry, then the whole jz
+  ASSERT_FALSE(kjit_bbcount_is_fragment(1));
+  EXPECT_EQ(count_of(kText + 0x2002), 2u);
+  EXPECT_EQ(count_of(kText + 0x2003), 1u);
+  EXPECT_EQ(kjit_bbcount_total(), 4u);
+}
+
+TEST_F(BbcountTest, ClearZeroesTheCountsAndTheTotal) {
+  start(1);
+  run(kText);
+  run(kText + 0x20);  // no entry: in the total only
+  EXPECT_EQ(kjit_bbcount_total(), 2u);
+  kjit_bbcount_clear();
+  EXPECT_EQ(kjit_bbcount_total(), 0u);
+  EXPECT_EQ(count_of(kText), 0u);
+  run(kText + 0x20);
+  EXPECT_EQ(kjit_bbcount_total(), 1u);
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 #include "core/block_builder.h"
 
 #include "arch/x86/code_writer.h"
+#include "core/decode_cache.h"
 #include "core/departures.h"
 #include "core/engine_state.h"
 #include "core/indirect_chain.h"
@@ -658,7 +659,7 @@ bool decode_block(uint64_t pc) {
     uint8_t buf[15];
     uint64_t got = kjit_os_read_code(at, buf, sizeof(buf));
     kjit_insn &ki = ctx.insns[ctx.n];
-    if (got == 0 || g_engine.decoder.decode(at, buf, static_cast<uint32_t>(got), &ki.insn) !=
+    if (got == 0 || decode_cached(g_engine.decoder, at, buf, static_cast<uint32_t>(got), &ki.insn) !=
                         x86::DecodeStatus::kOk) {
       ctx.early = EarlyEnd::kNative;
       break;

@@ -5,6 +5,7 @@
 #include "arch/x86/code_writer.h"
 #include "core/block_builder.h"
 #include "core/build_context.h"
+#include "core/decode_cache.h"
 #include "core/departures.h"
 #include "core/engine_state.h"
 #include "core/ibl.h"
@@ -124,6 +125,7 @@ int kjit_engine_init(const kjit_os_memory *mem, const kjit_os_kernel_facts *fact
   if (opt) g.opt = *opt;
   else kjit_engine_default_options(&g.opt);
   g.decoder.init(facts);
+  forget_decodes();
   g.callback_cpu = -1;
   uint64_t half_arena = mem->arena_size / 2, half_code = (mem->code_size / 2) & ~15ull;
   for (uint8_t i = 0; i < 2; i++) {

@@ -1,5 +1,7 @@
 #include "core/liveness.h"
 
+#include "core/decode_cache.h"
+
 namespace kjit {
 namespace {
 constexpr uint16_t kRspBit = 1u << KJIT_REG_RSP;
@@ -50,7 +52,7 @@ static LiveSet compute_live_in(const x86::Decoder &decoder, uint64_t pc, uint32_
   while (n < kLookahead) {
     uint8_t buf[15];
     uint64_t got = kjit_os_read_code(at, buf, sizeof(buf));
-    if (got == 0 || decoder.decode(at, buf, static_cast<uint32_t>(got), &seq[n]) != x86::DecodeStatus::kOk)
+    if (got == 0 || decode_cached(decoder, at, buf, static_cast<uint32_t>(got), &seq[n]) != x86::DecodeStatus::kOk)
       break;
     at += seq[n].length;
     if (seq[n++].cf != KJIT_CF_NONE) {

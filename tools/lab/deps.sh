@@ -3,7 +3,8 @@
 # Usage: tools/lab/deps.sh        (as root; no stdin needed)
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-ABI="$(tr -d '[:space:]' < "$here/../kernel-version")"
+# shellcheck source=tools/lab/abi.sh
+. "$here/abi.sh"
 export DEBIAN_FRONTEND=noninteractive
 
 pkgs=(

@@ -18,6 +18,11 @@ pkgs=(
   libdw-dev libelf-dev lcov chromium man-db groff-base
 )
 
+# The other flavours' headers: ./kjit-lab test builds kjit.ko for each of
+# them too (tests/guest/flavours.sh).
+while read -r f; do [ -z "$f" ] || [ "$f" = "$ABI" ] || pkgs+=("linux-headers-$f"); done \
+  < "$here/../kernel-flavours"
+
 missing=()
 for p in "${pkgs[@]}"; do
   if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q '^install ok installed$'; then

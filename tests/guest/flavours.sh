@@ -4,7 +4,8 @@
 # built against its headers from this build's engine object, then
 # tests/guest/smoke.sh with every system call attached under block counting
 # (workload results and EFAULT cases equal to native, rmmod under load, a
-# clean kernel log, no taint).  The full suite on a flavour is
+# clean kernel log, no taint); and the whole-.text sweep of its vmlinux
+# with the thresholds of sim.sweep.  The full suite on a flavour is
 # `KJIT_KERNEL=ABI ./kjit-lab test`.
 # Usage: tests/guest/flavours.sh BUILD_DIR
 # Env: KJIT_FLAVOURS (default: tools/kernel-flavours, without the ABI this
@@ -27,6 +28,12 @@ for f in $flavours; do
   export KJIT_KERNEL="$f" KJIT_BUILD="$d/lab"
   if ! "$root/tools/lab/fetch-kernel.sh" "$d/lab/kernel" > "$d/fetch.log" 2>&1; then
     echo "flavours: FAIL: $f: fetching the image" >&2; tail -n 20 "$d/fetch.log" >&2; fail=1; continue
+  fi
+  if "$root/tests/sim/check-sweep.sh" "$B/os/userspace-sim/kjit-sim" "$d/lab/kernel/vmlinux" \
+       "$root/tests/data/kallsyms-$f.txt.xz" > "$d/sweep.log" 2>&1; then
+    grep '^sweep: ' "$d/sweep.log" | sed "s/^/flavours: $f: /"
+  else
+    echo "flavours: FAIL: $f: sweep" >&2; tail -n 20 "$d/sweep.log" >&2; fail=1
   fi
   if ! KJIT_ENGINE_OBJ="$engine" "$root/os/linux/build.sh" "$d" > "$d/module.log" 2>&1; then
     echo "flavours: FAIL: $f: building kjit.ko" >&2; tail -n 20 "$d/module.log" >&2; fail=1; continue

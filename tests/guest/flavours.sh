@@ -1,5 +1,6 @@
 #!/bin/bash
-# The smoke run on every other Debian kernel flavour (tools/kernel-flavours):
+# The smoke run on every other Debian kernel flavour (tools/kernel-version,
+# tools/kernel-flavours):
 # for each, its image and initramfs (BUILD_DIR/flavours/ABI/lab), kjit.ko
 # built against its headers from this build's engine object, then
 # tests/guest/smoke.sh with every system call attached under block counting
@@ -8,14 +9,14 @@
 # with the thresholds of sim.sweep.  The full suite on a flavour is
 # `KJIT_KERNEL=ABI ./kjit-lab test`.
 # Usage: tests/guest/flavours.sh BUILD_DIR
-# Env: KJIT_FLAVOURS (default: tools/kernel-flavours, without the ABI this
-#   build is for).
+# Env: KJIT_FLAVOURS (default: tools/kernel-version's and
+#   tools/kernel-flavours', without the ABI this build is for).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 B="$(cd "${1:-$root/build}" && pwd)"
 # shellcheck source=tools/lab/abi.sh
 . "$root/tools/lab/abi.sh"
-flavours="${KJIT_FLAVOURS:-$(grep -vxF "$ABI" "$root/tools/kernel-flavours" || true)}"
+flavours="${KJIT_FLAVOURS:-$({ echo "$kjit_default_abi"; cat "$root/tools/kernel-flavours"; } | grep -vxF "$ABI" || true)}"
 [ -n "$flavours" ] || { echo "flavours: no other flavour to run" >&2; exit 1; }
 engine="$B/kernel-objs/kjit_engine_kernel.o"
 [ -f "$engine" ] || { echo "flavours: $engine missing (cmake target kjit_engine_kernel)" >&2; exit 2; }

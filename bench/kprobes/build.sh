@@ -3,7 +3,8 @@
 # Usage: bench/kprobes/build.sh OUTDIR   (-> OUTDIR/kprobench.ko)
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-ABI="$(tr -d '[:space:]' < "$here/../../tools/kernel-version")"
+# shellcheck source=tools/lab/abi.sh
+. "$here/../../tools/lab/abi.sh"
 KDIR="${KDIR:-/usr/src/linux-headers-$ABI}"
 out="$1"; mkdir -p "$out"; out="$(cd "$out" && pwd)"
 cp "$here/kprobench.c" "$here/Kbuild" "$out/"

@@ -33,7 +33,7 @@ mkdir -p "$share"; share="$(cd "$share" && pwd)"
 kdir="$(KJIT_BUILD="$LABBUILD" "$lab/fetch-kernel.sh" "$LABBUILD/kernel" | tail -n1)"
 initrd="$LABBUILD/initramfs.cpio.gz"
 if [ ! -s "$initrd" ] || [ "$lab/make-initramfs.sh" -nt "$initrd" ]; then
-  "$lab/make-initramfs.sh" "$initrd" >/dev/null
+  "$lab/make-initramfs.sh" "$initrd" "" "$kdir/image" >/dev/null
 fi
 [ "$(realpath "$script")" = "$share/run.sh" ] || cp "$script" "$share/run.sh"
 chmod +x "$share/run.sh"

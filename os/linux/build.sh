@@ -1,5 +1,6 @@
 #!/bin/bash
-# Builds kjit.ko for the pinned kernel ABI (tools/kernel-version).
+# Builds kjit.ko for the kernel ABI tools/lab/abi.sh names (KJIT_KERNEL, else
+# tools/kernel-version).
 # Usage: os/linux/build.sh BUILD_DIR
 #   Needs BUILD_DIR/kernel-objs/kjit_engine_kernel.o (cmake target
 #   kjit_engine_kernel; override with KJIT_ENGINE_OBJ=...).
@@ -12,7 +13,8 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
 mkdir -p "$1"
 B="$(cd "$1" && pwd)"
-ABI="$(tr -d '[:space:]' < "$root/tools/kernel-version")"
+# shellcheck source=tools/lab/abi.sh
+. "$root/tools/lab/abi.sh"
 KDIR="${KDIR:-/usr/src/linux-headers-$ABI}"
 JOBS="${JOBS:-2}"
 ENGINE="${KJIT_ENGINE_OBJ:-$B/kernel-objs/kjit_engine_kernel.o}"
@@ -20,6 +22,20 @@ export KJIT_BUILD="${KJIT_BUILD:-$root/build/lab}"
 
 [ -d "$KDIR" ] || { echo "build.sh: kernel headers $KDIR missing (apt-get install linux-headers-$ABI)" >&2; exit 1; }
 [ -f "$ENGINE" ] || { echo "build.sh: $ENGINE missing: build the cmake target kjit_engine_kernel first" >&2; exit 1; }
+# What the engine's code-generation flags (cmake/kernel-objects.cmake) and
+# the entry path assume of the kernel, read from the flavour's own config:
+# its thunks (every indirect branch and return of kjit's code goes through
+# them), no IBT (kjit's code has no ENDBR), and ftrace with regs and direct
+# calls.  Anything else is found at load time (kallsyms).
+kcfg="$KDIR/.config"
+[ -f "$kcfg" ] || { echo "build.sh: $kcfg missing" >&2; exit 1; }
+for want in CONFIG_RETPOLINE=y CONFIG_RETHUNK=y CONFIG_DYNAMIC_FTRACE_WITH_REGS=y \
+            CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS=y CONFIG_KPROBES=y CONFIG_KALLSYMS=y; do
+  grep -qx "$want" "$kcfg" || { echo "build.sh: $ABI lacks $want, which kjit.ko needs" >&2; exit 1; }
+done
+if grep -qx 'CONFIG_X86_KERNEL_IBT=y' "$kcfg"; then
+  echo "build.sh: $ABI enforces IBT (CONFIG_X86_KERNEL_IBT): kjit's code cache has no ENDBR" >&2; exit 1
+fi
 "$root/cmake/check-freestanding.sh" "$ENGINE" >/dev/null
 "$here/check-exports.sh" >/dev/null
 

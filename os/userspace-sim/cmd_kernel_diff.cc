@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <set>
 #include <string>
 
 #include "commands.h"
@@ -48,6 +49,9 @@ void note(Outcome &o, const std::string &what) {
 
 int cmd_kernel_diff(int argc, char **argv) {
   std::string vmlinux, kallsyms, only, save_dir;
+  // Functions a kernel flavour builds as modules: absent from its text,
+  // reported and left out of the count instead of failing.
+  std::set<std::string> may_be_absent;
   int variants = 4;
   uint64_t seed = 1;
   bool with_tools = true;
@@ -61,6 +65,15 @@ int cmd_kernel_diff(int argc, char **argv) {
     else if (a == "--only" && i + 1 < argc) only = argv[++i];
     else if (a == "--variants" && i + 1 < argc) variants = atoi(argv[++i]);
     else if (a == "--seed" && i + 1 < argc) seed = strtoull(argv[++i], nullptr, 0);
+    else if (a == "--allow-absent" && i + 1 < argc) {
+      std::string names = argv[++i];
+      for (size_t at = 0; at <= names.size();) {
+        size_t comma = names.find(',', at);
+        if (comma == std::string::npos) comma = names.size();
+        if (comma > at) may_be_absent.insert(names.substr(at, comma - at));
+        at = comma + 1;
+      }
+    }
     else if (a == "--no-tools") with_tools = false;
     else if (a == "--save" && i + 1 < argc) save_dir = argv[++i];
     else if (a == "--no-inline") engine.inline_instrumentation = 0;
@@ -74,7 +87,7 @@ int cmd_kernel_diff(int argc, char **argv) {
   }
   if (vmlinux.empty() || kallsyms.empty()) {
     fprintf(stderr, "usage: kjit-sim kernel-diff --vmlinux FILE --symbols KALLSYMS[.xz] [--only FN] "
-                    "[--variants N] [--seed S] [--no-tools] [--no-inline] [--no-liveness] [--code-bytes N] [--chain N] [--save DIR]\n");
+                    "[--variants N] [--seed S] [--allow-absent FN,...] [--no-tools] [--no-inline] [--no-liveness] [--code-bytes N] [--chain N] [--save DIR]\n");
     return 2;
   }
   KernelImage img;
@@ -89,10 +102,16 @@ int cmd_kernel_diff(int argc, char **argv) {
 
   auto t0 = std::chrono::steady_clock::now();
   int functions = 0, passed = 0;
+  std::string absent;
   uint64_t runs = 0, flushes = 0;
   for (const KernelCase &kc : kernel_cases()) {
     if (!only.empty() && only != kc.function) continue;
     uint64_t entry = img.symbols.address_of(kc.function);
+    if (!entry && may_be_absent.count(kc.function)) {
+      printf("%-22s ABSENT    (not in this kernel's text: --allow-absent)\n", kc.function);
+      absent += absent.empty() ? kc.function : std::string(", ") + kc.function;
+      continue;
+    }
     functions++;
     Outcome o;
     if (!entry) note(o, "symbol not found");
@@ -140,9 +159,9 @@ int cmd_kernel_diff(int argc, char **argv) {
     fflush(stdout);
   }
   double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  printf("kernel-diff: %d/%d functions agree, %llu runs (%d variants x %zu modes), %llu flushes of a full cache, %.1f s\n",
+  printf("kernel-diff: %d/%d functions agree, %llu runs (%d variants x %zu modes), %llu flushes of a full cache, %.1f s%s%s\n",
          passed, functions, static_cast<unsigned long long>(runs), variants, modes.size(),
-         static_cast<unsigned long long>(flushes), secs);
+         static_cast<unsigned long long>(flushes), secs, absent.empty() ? "" : "; absent: ", absent.c_str());
   return passed == functions && functions > 0 ? 0 : 1;
 }
 

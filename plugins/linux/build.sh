@@ -7,7 +7,8 @@ set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
 B="$(cd "$1" && pwd)"
-ABI="$(tr -d '[:space:]' < "$root/tools/kernel-version")"
+# shellcheck source=tools/lab/abi.sh
+. "$root/tools/lab/abi.sh"
 KDIR="${KDIR:-/usr/src/linux-headers-$ABI}"
 sym="$B/module/Module.symvers"
 [ -f "$sym" ] || { echo "plugins/linux/build.sh: $sym missing (os/linux/build.sh $B)" >&2; exit 1; }

@@ -18,7 +18,8 @@
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 B="$(cd "${1:-$root/build}" && pwd)"
-ABI="$(tr -d '[:space:]' < "$root/tools/kernel-version")"
+# shellcheck source=tools/lab/abi.sh
+. "$root/tools/lab/abi.sh"
 KDIR="${KDIR:-/usr/src/linux-headers-$ABI}"
 MODES="${KJIT_SUITE_MODES:-voluntary full}"
 ko="$B/module/kjit.ko"

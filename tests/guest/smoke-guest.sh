@@ -1,7 +1,8 @@
 #!/bin/sh
 # Runs in the guest (busybox sh, cwd = the share) for tests/guest/smoke.sh.
 # Preamble parameters: ITERS (workload iterations), FUNCS (functions to
-# attach, one at a time).  A failed step prints "SMOKE-FAIL: step" and
+# attach, one at a time), ALL=1 (then every system call at once, counting
+# blocks).  A failed step prints "SMOKE-FAIL: step" and
 # exits 1; workload outputs are compared with the native run on the host.
 set -u
 # shellcheck source=tests/guest/guest-lib.sh
@@ -21,6 +22,18 @@ for f in $FUNCS; do
   $K stats > "stats$i.txt" || die stats; cat "stats$i.txt"; sync
 done
 step detach; $K detach all || die detach
+if [ "${ALL:-0}" = 1 ]; then
+  step "bbcount, all system calls"
+  $K config --tool bbcount || die "config bbcount"
+  $K attach all-syscalls > attach-all.txt 2>&1 || die "attach all-syscalls: $(tail -n1 attach-all.txt)"
+  tail -n1 attach-all.txt
+  work all
+  $K stats > stats-all.txt || die stats; grep -E '^(entries|blocks_built|completion) ' stats-all.txt
+  $K show > report-all.txt 2>&1 || die "show bbcount"
+  $K detach all || die detach
+  $K config --tool none || die "config none"
+  sync
+fi
 work after
 step "rmmod under load"
 for f in $FUNCS; do $K attach "$f" >/dev/null || die "re-attach $f"; done

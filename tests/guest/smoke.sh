@@ -4,7 +4,11 @@
 #   Needs BUILD_DIR/module/kjit.ko (os/linux/build.sh BUILD_DIR).
 #   Env: KJIT_SMOKE_ITERS (200), KJIT_SMOKE_FUNCS ("__x64_sys_getppid __x64_sys_openat"),
 #        KJIT_SMOKE_APPEND (extra kernel command line, e.g. "preempt=full"),
-#        KJIT_SMOKE_WIDE=1 (FUNCS += read write newfstat close newuname pipe2).
+#        KJIT_SMOKE_WIDE=1 (FUNCS += read write newfstat close newuname pipe2),
+#        KJIT_SMOKE_ALL=1 (then every system call at once under block counting:
+#        the per-flavour smoke run, tests/guest/flavours.sh), KJIT_SMOKE_KO
+#        (the module, default BUILD_DIR/module/kjit.ko), KJIT_SMOKE_SHARE (the
+#        guest's share directory, default BUILD_DIR/guest-smoke).
 # A quick single-boot check of the module (the full one is run-suite.sh).
 # In the guest (tests/guest/smoke-guest.sh, --smp 2): insmod; the workload natively; attach to each
 # function in turn and run the workload again (two copies in parallel); read
@@ -23,17 +27,18 @@ APPEND="${KJIT_SMOKE_APPEND:-}"
 if [ "${KJIT_SMOKE_WIDE:-0}" = 1 ]; then
   FUNCS="$FUNCS __x64_sys_read __x64_sys_write __x64_sys_newfstat __x64_sys_close __x64_sys_newuname __x64_sys_pipe2"
 fi
-ko="$B/module/kjit.ko"
+ko="${KJIT_SMOKE_KO:-$B/module/kjit.ko}"
 [ -f "$ko" ] || { echo "smoke: $ko missing (os/linux/build.sh $B)" >&2; exit 2; }
 
 # shellcheck source=tests/guest/share.sh
 . "$root/tests/guest/share.sh"
 share_guest_bin "$B"
-share="$B/guest-smoke${KJIT_SMOKE_WIDE:+-wide}"
+share="${KJIT_SMOKE_SHARE:-$B/guest-smoke${KJIT_SMOKE_WIDE:+-wide}}"
 share_new "$share"
 share_kjit "$share" "$ko" "$root"
 share_program "$share" syscalls
-share_script "$share" "$root/tests/guest/smoke-guest.sh" ITERS="$ITERS" FUNCS="$FUNCS"
+ALL="${KJIT_SMOKE_ALL:-0}"
+share_script "$share" "$root/tests/guest/smoke-guest.sh" ITERS="$ITERS" FUNCS="$FUNCS" ALL="$ALL"
 
 rc=0
 "$root/tools/lab/run-guest.sh" --share "$share" --script "$share/run.sh" --smp 2 --timeout 600 \
@@ -46,9 +51,11 @@ grep -q '^workload running at rmmod: yes' "$share/guest.log" 2>/dev/null || bad 
 read -r -a funcs <<< "$FUNCS"
 n=${#funcs[@]}
 cmp -s "$share/native.b" "$share/unload.a" || { bad "output differs from native: unload.a (rmmod under load)"; diff "$share/native.b" "$share/unload.a" >&2 || true; }
-for i in $(seq 1 "$n") after; do
+runs="$(seq 1 "$n") after"
+[ "$ALL" != 1 ] || runs="$runs all"
+for i in $runs; do
   for s in a b; do
-    [ "$i" = after ] && f="$share/after.$s" || f="$share/kjit$i.$s"
+    case "$i" in after|all) f="$share/$i.$s" ;; *) f="$share/kjit$i.$s" ;; esac
     if ! cmp -s "$share/native.$s" "$f"; then
       bad "output differs from native: $(basename "$f")"; diff "$share/native.$s" "$f" >&2 || true
     fi
@@ -62,6 +69,13 @@ if [ -f "$last" ]; then
   [ "${de:-0}" -gt 0 ] || bad "dispatcher_exits = ${de:-?}"
 else
   bad "no stats"
+fi
+if [ "$ALL" = 1 ]; then
+  a="$share/stats-all.txt"
+  e=$(awk '$1=="entries"{print $2}' "$a" 2>/dev/null)
+  [ "${e:-0}" -gt 1000 ] || bad "all system calls: entries = ${e:-?}"
+  grep -q 'blocks executed [1-9]' "$share/report-all.txt" 2>/dev/null || bad "all system calls: bbcount counted no block"
+  echo "smoke: all system calls: $(tail -n1 "$share/attach-all.txt" 2>/dev/null); $(grep '^completion ' "$a" 2>/dev/null)"
 fi
 if "$root/tools/lab/kernel-log-errors.sh" "$share/console.log" "$share/dmesg.txt" >&2; then
   bad "kernel log has error lines"

@@ -3,7 +3,8 @@
 # Usage: tools/lab/deps.sh        (as root; no stdin needed)
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-ABI="$(tr -d '[:space:]' < "$here/../kernel-version")"
+# shellcheck source=tools/lab/abi.sh
+. "$here/abi.sh"
 export DEBIAN_FRONTEND=noninteractive
 
 pkgs=(
@@ -16,6 +17,11 @@ pkgs=(
   shellcheck
   libdw-dev libelf-dev lcov chromium man-db groff-base
 )
+
+# The other flavours' headers: ./kjit-lab test builds kjit.ko for each of
+# them too (tests/guest/flavours.sh).
+while read -r f; do [ -z "$f" ] || [ "$f" = "$ABI" ] || pkgs+=("linux-headers-$f"); done \
+  < "$here/../kernel-flavours"
 
 missing=()
 for p in "${pkgs[@]}"; do

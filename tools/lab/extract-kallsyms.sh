@@ -9,7 +9,8 @@
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 repo="$(cd "$here/../.." && pwd)"
-ABI="$(tr -d '[:space:]' < "$here/../kernel-version")"
+# shellcheck source=tools/lab/abi.sh
+. "$here/abi.sh"
 BUILD="${KJIT_BUILD:-$PWD/build/lab}"
 LIST="$repo/tests/data/kallsyms-$ABI.txt.xz"
 FACTS="$repo/tests/data/kernel-facts-$ABI.txt"

@@ -8,7 +8,8 @@
 # Prints OUTDIR.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-ABI="$(tr -d '[:space:]' < "$here/../kernel-version")"
+# shellcheck source=tools/lab/abi.sh
+. "$here/abi.sh"
 MAJOR="$(echo "$ABI" | cut -d. -f1-2)"          # 6.1.0-56-cloud-amd64 -> 6.1
 BUILD="${KJIT_BUILD:-$PWD/build/lab}"
 OUT="${1:-$BUILD/debug}"

@@ -7,7 +7,8 @@
 # Usage: tools/lab/fetch-kernel.sh [OUTDIR]   (default: $KJIT_BUILD/kernel)
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-ABI="$(tr -d '[:space:]' < "$here/../kernel-version")"
+# shellcheck source=tools/lab/abi.sh
+. "$here/abi.sh"
 BUILD="${KJIT_BUILD:-$PWD/build/lab}"
 OUT="${1:-$BUILD/kernel}"
 mkdir -p "$OUT"
@@ -35,11 +36,20 @@ dpkg-deb -x "$deb" "$OUT/image"
 cp "$OUT/image/boot/vmlinuz-$ABI" "$OUT/vmlinuz"
 cp "$OUT/image/boot/config-$ABI" "$OUT/config"
 
-# The bzImage payload is a legacy LZ4 frame (magic 02 21 4c 18). Cut there.
-off="$(grep -obUaP '\x02\x21\x4c\x18' "$OUT/vmlinuz" | head -n1 | cut -d: -f1)"
-[ -n "$off" ] || { echo "fetch-kernel: LZ4 magic not found in vmlinuz" >&2; exit 1; }
-# lz4 complains about the trailing bytes after the frame; the output is complete.
-tail -c +"$((off + 1))" "$OUT/vmlinuz" | lz4 -dc > "$OUT/vmlinux.tmp.$$" 2>/dev/null || true
+# The bzImage payload is compressed as the flavour's config says (cloud:
+# a legacy LZ4 frame; generic and rt: xz).  Cut at the format's magic, as
+# the kernel's scripts/extract-vmlinux does; the decompressors complain about
+# the bytes after the stream, and the output is complete.
+case "$(grep -E '^CONFIG_KERNEL_(LZ4|XZ|GZIP|ZSTD)=y' "$OUT/config")" in
+  CONFIG_KERNEL_LZ4=y)  magic='\x02\x21\x4c\x18' unpack=(lz4 -dc) ;;
+  CONFIG_KERNEL_XZ=y)   magic='\xfd\x37\x7a\x58\x5a' unpack=(xz -dc) ;;
+  CONFIG_KERNEL_GZIP=y) magic='\x1f\x8b\x08' unpack=(gzip -dc) ;;
+  CONFIG_KERNEL_ZSTD=y) magic='\x28\xb5\x2f\xfd' unpack=(zstd -dc) ;;
+  *) echo "fetch-kernel: unknown bzImage compression in $OUT/config" >&2; exit 1 ;;
+esac
+off="$(LC_ALL=C grep -obUaP "$magic" "$OUT/vmlinuz" | head -n1 | cut -d: -f1)"
+[ -n "$off" ] || { echo "fetch-kernel: ${unpack[0]} magic not found in vmlinuz" >&2; exit 1; }
+tail -c +"$((off + 1))" "$OUT/vmlinuz" | "${unpack[@]}" > "$OUT/vmlinux.tmp.$$" 2>/dev/null || true
 if [ "$(head -c4 "$OUT/vmlinux.tmp.$$" | od -An -tx1 | tr -d ' \n')" != "7f454c46" ]; then
   echo "fetch-kernel: decompressed payload is not ELF" >&2; exit 1
 fi

@@ -7,7 +7,8 @@
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 repo="$(cd "$here/../.." && pwd)"
-ABI="$(tr -d '[:space:]' < "$here/../kernel-version")"
+# shellcheck source=tools/lab/abi.sh
+. "$here/abi.sh"
 LIST="${1:-$repo/tests/data/kallsyms-$ABI.txt.xz}"
 LIVE="${2:-}"
 OLD="$repo/tests/data/kernel-facts-$ABI.txt"

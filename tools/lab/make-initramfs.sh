@@ -1,19 +1,25 @@
 #!/bin/bash
 # Build the kjit guest initramfs (static busybox + /init).
-# Usage: tools/lab/make-initramfs.sh OUTFILE [EXTRA_DIR]
-#   EXTRA_DIR (optional) is copied over the initramfs root (extra binaries...).
+# Usage: tools/lab/make-initramfs.sh OUTFILE [EXTRA_DIR] [KERNEL_IMAGE_DIR]
+#   EXTRA_DIR (optional, "" for none) is copied over the initramfs root.
+#   KERNEL_IMAGE_DIR (optional): the unpacked linux-image .deb of the kernel
+#   the initramfs boots (fetch-kernel.sh's OUTDIR/image), whose modules the
+#   share needs when the flavour does not build them in.
 #
 # Guest protocol (see tools/lab/README.md):
-#   The share is an ext4 image attached as an NVMe disk (serial "kjit"); the
-#   cloud kernel has no 9p (CONFIG_NET_9P unset) but has NVMe and ext4 built
-#   in, so no module is needed to reach it. /init mounts it at /mnt/kjit, runs
+#   The share is an ext4 image attached as an NVMe disk (serial "kjit").  The
+#   cloud kernel has no 9p (CONFIG_NET_9P unset) but builds NVMe and ext4 in;
+#   the generic and rt flavours build them as modules, so the initramfs
+#   carries them (and crc32c for ext4's checksums) with their dependencies
+#   from the flavour's own tree, and /init loads them in modules.dep order
+#   (/lib/modules/load-order) before it looks for the disk.  /init mounts it at /mnt/kjit, runs
 #   the script (kernel arg kjit.script=PATH, default /mnt/kjit/run.sh) with
 #   cwd /mnt/kjit, logs to /mnt/kjit/guest.log and the console, writes the
 #   exit status into /mnt/kjit/done, unmounts and powers off.
 #   kjit.shell=1 drops to an interactive shell instead of powering off.
 set -euo pipefail
 [ $# -ge 1 ] || { echo "usage: $0 OUTFILE [EXTRA_DIR]" >&2; exit 2; }
-OUTFILE="$1"; EXTRA="${2:-}"
+OUTFILE="$1"; EXTRA="${2:-}"; IMAGE="${3:-}"
 BUSYBOX=/bin/busybox
 if ! file -L "$BUSYBOX" 2>/dev/null | grep -q 'statically linked'; then
   echo "make-initramfs: $BUSYBOX is not static (apt-get install busybox-static)" >&2
@@ -42,6 +48,11 @@ mount -t tmpfs tmpfs /tmp
 mount -t tmpfs tmpfs /run
 mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
 mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
+if [ -f /lib/modules/load-order ]; then
+  while read -r m; do
+    insmod "/lib/modules/$m" || echo "kjit-init: WARNING: insmod $m failed"
+  done < /lib/modules/load-order
+fi
 script=/mnt/kjit/run.sh
 shell=0
 for a in $(cat /proc/cmdline); do
@@ -91,6 +102,25 @@ chmod 755 "$root/init"
 
 if [ -n "$EXTRA" ]; then
   cp -a "$EXTRA"/. "$root"/
+fi
+
+# The share's modules the flavour does not build in, dependencies first.
+if [ -n "$IMAGE" ]; then
+  abi="$(ls "$IMAGE/lib/modules")"
+  [ "$(wc -w <<<"$abi")" = 1 ] || { echo "make-initramfs: $IMAGE/lib/modules must hold one ABI" >&2; exit 1; }
+  [ -s "$IMAGE/lib/modules/$abi/modules.dep" ] || depmod -b "$IMAGE" "$abi"
+  : > "$root/lib/modules/load-order"
+  for want in nvme ext4 crc32c_generic; do
+    # modprobe prints "builtin NAME" for what the kernel has built in
+    modprobe -d "$IMAGE" -S "$abi" --show-depends "$want" | while read -r kind path _; do
+      [ "$kind" = insmod ] || continue
+      name="$(basename "$path")"
+      grep -qxF "$name" "$root/lib/modules/load-order" && continue
+      cp "$path" "$root/lib/modules/$name"
+      echo "$name" >> "$root/lib/modules/load-order"
+    done
+  done
+  [ -s "$root/lib/modules/load-order" ] || rm "$root/lib/modules/load-order"
 fi
 
 mkdir -p "$(dirname "$OUTFILE")"

@@ -24,6 +24,8 @@
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 BUILD="${KJIT_BUILD:-$PWD/build/lab}"
+# shellcheck source=tools/lab/abi.sh
+. "$here/abi.sh"
 
 share="" script="" smp=2 mem=1024 extra="" tmo=300 disk_mb="" initrd="" verbose=0 shell=0 accel=tcg
 while [ $# -gt 0 ]; do
@@ -53,7 +55,7 @@ kdir="$("$here/fetch-kernel.sh" "$BUILD/kernel" | tail -n1)"
 if [ -z "$initrd" ]; then
   initrd="$BUILD/initramfs.cpio.gz"
   if [ ! -s "$initrd" ] || [ "$here/make-initramfs.sh" -nt "$initrd" ]; then
-    "$here/make-initramfs.sh" "$initrd" >/dev/null
+    "$here/make-initramfs.sh" "$initrd" "" "$kdir/image" >/dev/null
   fi
 fi
 
@@ -90,7 +92,7 @@ qemu=(qemu-system-x86_64 -accel "$accel" -cpu "$cpu" -smp "$smp" -m "$mem"
 # timeout, ask QEMU's monitor where the vCPUs are (DIR/hang.txt).
 mon="$work/monitor.sock"
 [ "$shell" = 1 ] || qemu+=(-monitor "unix:$mon,server=on,wait=off")
-syms="$here/../../tests/data/kallsyms-$(tr -d "[:space:]" < "$here/../kernel-version").txt.xz"
+syms="$here/../../tests/data/kallsyms-$ABI.txt.xz"
 watch_hang() {
   sleep $(( tmo > 30 ? tmo - 15 : tmo * 3 / 4 ))
   [ -S "$mon" ] && "$here/guest-hang-dump.py" "$mon" "$syms" "$share/console.log" >"$share/hang.txt" 2>&1

@@ -2,13 +2,16 @@
 # The guest test suite that `./kjit-lab test` runs.
 # Usage: tests/guest/run-suite.sh BUILD_DIR
 #   Builds kjitctl, the workload, the plugin modules and the test modules
-#   (tests/guest/hazard: hazards, a livepatch, a second direct-call user) (kjit.ko must exist: os/linux/build.sh
-#   BUILD_DIR), then boots the pinned kernel twice under TCG with 2 vCPUs
-#   (preempt=voluntary, the default, and preempt=full) running
-#   tests/guest/suite-guest.sh, and fails
-#   on any FAIL check, a guest that did not finish, or kernel-log errors.
-# Env: KJIT_SUITE_MODES ("voluntary full"), KJIT_SUITE_QUICK=1 (skip the
-#   start/stop x100 and insmod/rmmod x20 phases), KJIT_SUITE_ITERS (1),
+#   (tests/guest/hazard: hazards, a livepatch, a second direct-call user)
+#   (kjit.ko must exist: os/linux/build.sh BUILD_DIR), then boots the kernel
+#   (tools/lab/abi.sh) under TCG with 2 vCPUs running
+#   tests/guest/suite-guest.sh: twice where it chooses its preemption at
+#   boot (preempt=voluntary, the default, and preempt=full), once on
+#   PREEMPT_RT.  Fails on any FAIL check, a guest that did not finish, or
+#   kernel-log errors.
+# Env: KJIT_SUITE_MODES ("voluntary full", or "rt" on a PREEMPT_RT kernel),
+#   KJIT_SUITE_QUICK=1 (skip the start/stop x100 and insmod/rmmod x20
+#   phases), KJIT_SUITE_ITERS (1),
 #   KJIT_SUITE_APPEND (extra kernel args for every boot, e.g. loglevel=7 to
 #   see kernel messages on the console despite `quiet`), KJIT_SUITE_MTTCG=1
 #   (multi-threaded TCG; the default is single-threaded: the start/stop
@@ -21,7 +24,14 @@ B="$(cd "${1:-$root/build}" && pwd)"
 # shellcheck source=tools/lab/abi.sh
 . "$root/tools/lab/abi.sh"
 KDIR="${KDIR:-/usr/src/linux-headers-$ABI}"
-MODES="${KJIT_SUITE_MODES:-voluntary full}"
+# Both preemption modes where the kernel chooses at boot (PREEMPT_DYNAMIC:
+# cloud, generic); PREEMPT_RT has its own model only, one boot ("rt").
+kcfg="${KJIT_BUILD:-$root/build/lab}/kernel/config"
+"$root/tools/lab/fetch-kernel.sh" "$(dirname "$kcfg")" > /dev/null
+if grep -qx 'CONFIG_PREEMPT_DYNAMIC=y' "$kcfg"; then default_modes="voluntary full"
+elif grep -qx 'CONFIG_PREEMPT_RT=y' "$kcfg"; then default_modes=rt
+else echo "run-suite: $kcfg: neither PREEMPT_DYNAMIC nor PREEMPT_RT" >&2; exit 2; fi
+MODES="${KJIT_SUITE_MODES:-$default_modes}"
 ko="$B/module/kjit.ko"
 [ -f "$ko" ] || { echo "run-suite: $ko missing (os/linux/build.sh $B)" >&2; exit 2; }
 # shellcheck source=tests/guest/share.sh

@@ -1,6 +1,8 @@
 #include "core/departures.h"
 
 #include "core/engine_state.h"
+#include "core/percpu_data.h"
+#include "kjit/plugin.h"
 
 namespace kjit {
 namespace {
@@ -20,23 +22,55 @@ uint64_t exec_of(const void *p) {
 
 void add(uint64_t *cell) { __atomic_fetch_add(cell, 1, __ATOMIC_RELAXED); }
 
-// The cell counting (target, why): its site's, or the reason's total when
-// the table is full.  Engine lock held.
-uint64_t *cell_for(uint64_t target, kjit_departure why) {
+// The site of (target, why), added when missing; -1 when the table is
+// full.  Engine lock held.
+int32_t site_for(uint64_t target, kjit_departure why) {
   EngineState &g = g_engine;
   for (uint32_t i = 0; i < g.ndeparture_sites; i++) {
     kjit_departure_site &s = g.departure_sites[i];
-    if (s.target == target && s.why == static_cast<uint32_t>(why)) return &s.count;
+    if (s.target == target && s.why == static_cast<uint32_t>(why)) return static_cast<int32_t>(i);
   }
-  if (g.ndeparture_sites < g.max_departure_sites) {
-    kjit_departure_site &s = g.departure_sites[g.ndeparture_sites];
-    s.target = target;
-    s.why = static_cast<uint32_t>(why);
-    // Published after the site is filled: readers scan up to the count.
-    __atomic_store_n(&g.ndeparture_sites, g.ndeparture_sites + 1, __ATOMIC_RELEASE);
-    return &s.count;
-  }
-  return &g.departures->count[why];
+  if (g.ndeparture_sites >= g.max_departure_sites) return -1;
+  kjit_departure_site &s = g.departure_sites[g.ndeparture_sites];
+  s.target = target;
+  s.why = static_cast<uint32_t>(why);
+  // Published after the site is filled: readers scan up to the count.
+  __atomic_store_n(&g.ndeparture_sites, g.ndeparture_sites + 1, __ATOMIC_RELEASE);
+  return static_cast<int32_t>(g.ndeparture_sites - 1);
+}
+
+// The shared cell counting (target, why): its site's, or the reason's
+// total when the table is full.  Engine lock held.
+uint64_t *cell_for(uint64_t target, kjit_departure why) {
+  int32_t i = site_for(target, why);
+  return i >= 0 ? &g_engine.departure_sites[i].count : &g_engine.departures->count[why];
+}
+
+// The per-CPU cell of `site`, given one if there is room; null when none.
+// Every CPU's system calls end at the same few stop addresses: a shared
+// cell there would be one cache line all of them write with a locked add.
+// Engine lock held.
+uint64_t *completion_cell(int32_t site) {
+  EngineState &g = g_engine;
+  if (site < 0) return nullptr;
+  for (uint32_t c = 0; c < g.ncompletion_cells; c++)
+    if (g.completion_cell_site[c] == static_cast<uint32_t>(site)) return &g.completion_cells[c];
+  if (g.ncompletion_cells >= kCompletionCells) return nullptr;
+  if (!g.completion_cells)
+    g.completion_cells = static_cast<uint64_t *>(percpu_alloc_locked(kCompletionCells * sizeof(uint64_t)));
+  if (!g.completion_cells) return nullptr;
+  g.completion_cell_site[g.ncompletion_cells] = static_cast<uint32_t>(site);
+  __atomic_store_n(&g.ncompletion_cells, g.ncompletion_cells + 1, __ATOMIC_RELEASE);
+  return &g.completion_cells[g.ncompletion_cells - 1];
+}
+
+// The per-CPU count of site `i` summed over the CPUs (0 without a cell).
+uint64_t percpu_count_of_site(uint32_t i) {
+  const EngineState &g = g_engine;
+  uint32_t n = __atomic_load_n(&g.ncompletion_cells, __ATOMIC_ACQUIRE);
+  for (uint32_t c = 0; c < n; c++)
+    if (g.completion_cell_site[c] == i) return kjit_percpu_sum_u64(&g.completion_cells[c]);
+  return 0;
 }
 
 }  // namespace
@@ -48,6 +82,8 @@ bool departures_init() {
   g.departure_sites = static_cast<kjit_departure_site *>(
       data_alloc_locked(sizeof(kjit_departure_site) * (g.max_departure_sites ? g.max_departure_sites : 1)));
   g.ndeparture_sites = 0;
+  g.completion_cells = nullptr;
+  g.ncompletion_cells = 0;
   if (!g.departure_sites) g.departures = nullptr;
   return g.departures != nullptr;
 }
@@ -56,9 +92,21 @@ kjit_departure departure_for_native_target(uint64_t target) {
   return g_engine.is_stop(target) ? KJIT_DEPART_COMPLETED : KJIT_DEPART_NATIVE_CALL;
 }
 
-void emit_departure_count(x86::CodeWriter &w, uint64_t target, kjit_departure why, bool keep_flags) {
+void emit_departure_count(x86::CodeWriter &w, uint64_t target, kjit_departure why, bool keep_flags,
+                          bool kernel_gs) {
   if (!g_engine.departures) return;
-  uint64_t cell = exec_of(cell_for(target, why));
+  int32_t site = site_for(target, why);
+  uint64_t gs = 0;
+  uint64_t *own = kernel_gs && why == KJIT_DEPART_COMPLETED ? completion_cell(site) : nullptr;
+  if (own && percpu_gs_address(reinterpret_cast<uint64_t>(own), &gs) && x86::fits_simm32(gs)) {
+    if (keep_flags) w.pushfq();
+    static const uint8_t kIncGsAbs32[] = {0x65, 0x48, 0xff, 0x04, 0x25};  // incq gs:[disp32]
+    w.bytes(kIncGsAbs32, sizeof(kIncGsAbs32));
+    w.u32(static_cast<uint32_t>(gs));
+    if (keep_flags) w.popfq();
+    return;
+  }
+  uint64_t cell = exec_of(site >= 0 ? &g_engine.departure_sites[site].count : &g_engine.departures->count[why]);
   if (!x86::fits_simm32(cell)) return;
   if (keep_flags) w.pushfq();
   static const uint8_t kLockIncAbs32[] = {0xf0, 0x48, 0xff, 0x04, 0x25};  // lock incq [disp32]
@@ -108,7 +156,8 @@ extern "C" void kjit_engine_get_departures(kjit_engine_departures *out) {
   uint32_t n = __atomic_load_n(&g.ndeparture_sites, __ATOMIC_ACQUIRE);
   for (uint32_t i = 0; i < n; i++) {
     const kjit_departure_site &s = g.departure_sites[i];
-    if (s.why < KJIT_DEPART_COUNT) out->count[s.why] += __atomic_load_n(&s.count, __ATOMIC_RELAXED);
+    if (s.why < KJIT_DEPART_COUNT)
+      out->count[s.why] += __atomic_load_n(&s.count, __ATOMIC_RELAXED) + percpu_count_of_site(i);
   }
 }
 
@@ -119,6 +168,11 @@ extern "C" void kjit_engine_reset_departures(void) {
   for (uint32_t i = 0; i < KJIT_DEPART_COUNT; i++) __atomic_store_n(&g.departures->count[i], 0, __ATOMIC_RELAXED);
   uint32_t n = __atomic_load_n(&g.ndeparture_sites, __ATOMIC_ACQUIRE);
   for (uint32_t i = 0; i < n; i++) __atomic_store_n(&g.departure_sites[i].count, 0, __ATOMIC_RELAXED);
+  uint32_t cells = __atomic_load_n(&g.ncompletion_cells, __ATOMIC_ACQUIRE);
+  for (uint32_t c = 0; c < cells; c++)
+    for (uint32_t cpu = 0; cpu < kjit_percpu_ncpus(); cpu++)
+      if (auto *copy = static_cast<uint64_t *>(kjit_percpu_copy(&g.completion_cells[c], cpu)))
+        __atomic_store_n(copy, 0, __ATOMIC_RELAXED);
 }
 
 extern "C" uint32_t kjit_engine_departure_sites(kjit_departure_site *out, uint32_t max) {
@@ -127,7 +181,7 @@ extern "C" uint32_t kjit_engine_departure_sites(kjit_departure_site *out, uint32
   uint32_t n = __atomic_load_n(&g.ndeparture_sites, __ATOMIC_ACQUIRE);
   for (uint32_t i = 0; i < n && i < max; i++) {
     out[i] = g.departure_sites[i];
-    out[i].count = __atomic_load_n(&g.departure_sites[i].count, __ATOMIC_RELAXED);
+    out[i].count = __atomic_load_n(&g.departure_sites[i].count, __ATOMIC_RELAXED) + percpu_count_of_site(i);
   }
   return n;
 }

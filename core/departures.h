@@ -14,7 +14,8 @@
 // the same way.  Counts are kept per (native target, reason) in a table in
 // the data window (one cell per site, so translated code adds with one
 // `lock inc [abs32]`, and only exits pay), with per-reason cells for what
-// the table cannot hold.
+// the table cannot hold; completions at the busiest stop addresses count in
+// per-CPU cells.
 #pragma once
 #include "arch/x86/code_writer.h"
 #include "core/epoch.h"
@@ -32,9 +33,14 @@ kjit_departure departure_for_native_target(uint64_t target);
 
 // Emits `lock inc` of the count of (`target`, `why`), preserving RFLAGS when
 // `keep_flags` (the exit may be anywhere in a function); nothing when the
-// counts could not be allocated or are not abs32-addressable.  Under the
-// engine lock (it may add a site).
-void emit_departure_count(x86::CodeWriter &w, uint64_t target, kjit_departure why, bool keep_flags);
+// counts could not be allocated or are not abs32-addressable.  A completion
+// whose code runs with the kernel's GS base (`kernel_gs`: a return link,
+// made by the dispatcher that code reached) gets `inc gs:[disp32]` of a
+// per-CPU cell instead, for the first kCompletionCells stop addresses,
+// where the per-CPU window is disp32-addressable.  Under the engine lock
+// (it may add a site).
+void emit_departure_count(x86::CodeWriter &w, uint64_t target, kjit_departure why, bool keep_flags,
+                          bool kernel_gs = false);
 
 // The dispatcher hands a task to native `target` for `why` (engine lock held).
 void count_departure(uint64_t target, kjit_departure why);

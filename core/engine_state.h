@@ -10,6 +10,8 @@
 namespace kjit {
 
 constexpr uint32_t kMaxPlugins = 8;
+// Stop addresses whose completions are counted per CPU (departures.cc).
+constexpr uint32_t kCompletionCells = 8;
 
 struct EngineState {
   bool initialized;
@@ -38,6 +40,12 @@ struct EngineState {
   kjit_departure_site *departure_sites;
   uint32_t ndeparture_sites;
   uint32_t max_departure_sites;
+  // Per-CPU cells counting the completions at the first kCompletionCells
+  // stop addresses (departures.cc): in the per-CPU window, CPU 0's view;
+  // null until the first is needed, or when the window has no room.
+  uint64_t *completion_cells;
+  uint32_t completion_cell_site[kCompletionCells];
+  uint32_t ncompletion_cells;
   // The CPU running plugin callbacks (under the engine lock), or -1: plugin
   // calls back into the engine (kjit_alloc) must not take the lock again.
   int32_t callback_cpu;

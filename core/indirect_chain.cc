@@ -74,7 +74,9 @@ bool emit_return_hit(x86::CodeWriter &w, uint64_t pc, uint64_t translation, kjit
   // The original return: the stack top is pc, and the return-stack
   // predictor pairs it with the native call that entered.  Only this hit's
   // path goes to pc, so pc's liveness decides about the flags.
-  emit_departure_count(w, pc, why, !flags_dead);
+  // This code runs with the kernel's GS base: the dispatcher, which uses
+  // it, was reached from here when the link was made.
+  emit_departure_count(w, pc, why, !flags_dead, true);
   w.ret();
   return !w.overflowed();
 }

@@ -16,7 +16,11 @@ int64_t window_offset(uint64_t p) {
   return p >= base && p - base < m.percpu_size ? static_cast<int64_t>(p - base) : -1;
 }
 
-void *alloc_percpu_locked(uint64_t size) {
+}  // namespace
+
+namespace kjit {
+
+void *percpu_alloc_locked(uint64_t size) {
   EngineState &g = g_engine;
   const kjit_os_memory &m = g.mem;
   // Own cache line, as kjit_alloc: the copies of one CPU are hot together.
@@ -27,10 +31,6 @@ void *alloc_percpu_locked(uint64_t size) {
     if (m.percpu_host_views[cpu]) __builtin_memset(m.percpu_host_views[cpu] + start, 0, size);
   return m.percpu_host_views[0] + start;
 }
-
-}  // namespace
-
-namespace kjit {
 
 bool percpu_gs_address(uint64_t p, uint64_t *gs_address) {
   const int64_t off = window_offset(p);
@@ -47,9 +47,9 @@ void *kjit_alloc_percpu(uint64_t size) {
   EngineState &g = g_engine;
   if (!g.initialized || size == 0 || !g.mem.percpu_size) return nullptr;
   // From a plugin callback the engine lock is already held by this CPU.
-  if (g.callback_cpu == static_cast<int32_t>(kjit_os_cpu())) return alloc_percpu_locked(size);
+  if (g.callback_cpu == static_cast<int32_t>(kjit_os_cpu())) return percpu_alloc_locked(size);
   EngineLock lock;
-  return alloc_percpu_locked(size);
+  return percpu_alloc_locked(size);
 }
 
 uint32_t kjit_percpu_ncpus(void) {

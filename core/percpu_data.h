@@ -10,4 +10,8 @@ namespace kjit {
 // window's percpu_offset plus the offset of `p` in it.
 bool percpu_gs_address(uint64_t p, uint64_t *gs_address);
 
+// `size` zeroed bytes of every CPU's copy, on a cache line of their own:
+// CPU 0's host view, or null (no window, or no room).  Engine lock held.
+void *percpu_alloc_locked(uint64_t size);
+
 }  // namespace kjit

@@ -4,6 +4,8 @@
 // copies is exact.
 #include <gtest/gtest.h>
 
+#include "core/engine_state.h"
+#include "kjit/engine.h"
 #include "kjit/plugin.h"
 #include "kjit_examples.h"
 #include "test_code.h"
@@ -57,6 +59,36 @@ TEST_P(PercpuTest, EachCpuCountsInItsOwnCopyAndTheSumIsExact) {
   EXPECT_EQ(copy_value(runner, 1), 3 * kLoopInsns);
   EXPECT_EQ(kjit_icount_result(), 5 * kLoopInsns);
   EXPECT_EQ(kjit_percpu_ncpus(), 2u);
+}
+
+// Every entry returns to the sentinel, a stop address: the first return
+// reaches the dispatcher, which counts it and links the return site, whose
+// link counts the others in this CPU's own cell where the window is
+// disp32-addressable (else in the shared one, with a locked add).
+TEST_P(PercpuTest, CompletionsAreCountedInTheCpusOwnCell) {
+  const Capture cap = make_capture(loop_code());
+  TranslatedRunner runner(cap, options());
+  const uint32_t order[] = {0, 1, 1, 0, 1};
+  for (uint32_t cpu : order) {
+    const TranslatedResult res = runner.run(cpu);
+    ASSERT_EQ(res.error, "");
+    ASSERT_EQ(res.run.reason, StopReason::kSentinel) << res.run.message;
+  }
+  kjit_engine_departures d;
+  kjit_engine_get_departures(&d);
+  EXPECT_EQ(d.count[KJIT_DEPART_COMPLETED], 5u);
+  kjit_departure_site sites[4];
+  ASSERT_EQ(kjit_engine_departure_sites(sites, 4), 1u);
+  EXPECT_EQ(sites[0].count, 5u);
+  if (GetParam().percpu_offset == kAutoPercpuOffset) {
+    ASSERT_EQ(g_engine.ncompletion_cells, 1u);
+    uint64_t *cell = &g_engine.completion_cells[0];
+    EXPECT_EQ(*static_cast<uint64_t *>(kjit_percpu_copy(cell, 0)), 1u);  // the second entry on CPU 0
+    EXPECT_EQ(*static_cast<uint64_t *>(kjit_percpu_copy(cell, 1)), 3u);
+  }
+  kjit_engine_reset_departures();
+  kjit_engine_get_departures(&d);
+  EXPECT_EQ(d.count[KJIT_DEPART_COMPLETED], 0u);
 }
 
 INSTANTIATE_TEST_SUITE_P(

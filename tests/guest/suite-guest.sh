@@ -260,13 +260,18 @@ fi
 # computed on the host from vmlinux).
 step "blocking calls followed through their sleeps"
 config config_bbcount_blocking bbcount
+# After the wake-up on the mutex: PREEMPT_RT builds mutexes on rtmutex,
+# where the waiter leaves the lock's waiter tree (rb_erase) when it takes
+# the lock, instead of __mutex_remove_waiter.
+mutex_after=__mutex_remove_waiter
+case "$(uname -v)" in *PREEMPT_RT*) mutex_after=rb_erase ;; esac
 for m in read:read:finish_wait,copy_page_to_iter,touch_atime \
          poll:poll:poll_freewait,remove_wait_queue \
          nanosleep:nanosleep,clock_nanosleep:hrtimer_try_to_cancel,hrtimer_active \
          futex:futex:futex_unqueue,plist_del \
          wait4:wait4:release_task,detach_pid \
          write:write:finish_wait,copy_page_from_iter \
-         mutex:read:__mutex_remove_waiter,copy_page_to_iter,touch_atime; do
+         "mutex:read:$mutex_after,copy_page_to_iter,touch_atime"; do
   mode=${m%%:*} rest=${m#*:}; sc=${rest%%:*} fns="${rest#*:},${SCHED_RET:-schedule+0x?}"
   # shellcheck disable=SC2046  # one argument per system call
   $K attach $(echo "$sc" | tr "," " ") > /dev/null

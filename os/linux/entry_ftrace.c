@@ -114,24 +114,10 @@ static bool kjit_entry_enabled;
 /* Frees the retired half, keeps the active one: a flush here would also
  * retire the half the full one just handed translation to, and every
  * cache-full event would throw the freshly rebuilt working set away. */
-/* Set from the kick until the reclaim it asked for has run.  The gate after
- * __schedule kicks on every pass while a reclaim is pending, and a reclaim
- * waits for RCU-tasks.  On PREEMPT_RT an irq_work runs in a thread: each
- * kick woke it, the waking set need_resched, and a task in
- * preempt_schedule()'s loop went through __schedule and the gate again,
- * for ever, never switching voluntarily, so RCU-tasks (and the reclaim)
- * never ended.  One kick per reclaim ends that loop. */
-static unsigned long kjit_reclaim_queued;
-
-static void maybe_reclaim(void);
-
 static void kjit_reclaim_fn(struct work_struct *w)
 {
 	atomic64_inc(&c_reclaims);
 	kjit_host_reclaim();
-	clear_bit(0, &kjit_reclaim_queued);
-	smp_mb__after_atomic();
-	maybe_reclaim();	/* the other half filled up meanwhile */
 }
 static DECLARE_WORK(kjit_reclaim_work, kjit_reclaim_fn);
 
@@ -139,12 +125,18 @@ static void kjit_reclaim_kick_fn(struct irq_work *w)
 {
 	schedule_work(&kjit_reclaim_work);
 }
-static DEFINE_IRQ_WORK(kjit_reclaim_kick, kjit_reclaim_kick_fn);
+/* A hard irq_work, run from the interrupt even on PREEMPT_RT.  There a
+ * plain one runs in a thread: the gate after __schedule kicks on every pass
+ * while a reclaim is pending, each kick woke the thread and set
+ * need_resched, and a task in preempt_schedule()'s loop went through
+ * __schedule and the gate again for ever, never switching voluntarily, so
+ * RCU-tasks (which the reclaim waits for) never ended.  Queueing the work
+ * from the interrupt takes only raw locks. */
+static struct irq_work kjit_reclaim_kick = IRQ_WORK_INIT_HARD(kjit_reclaim_kick_fn);
 
 static void maybe_reclaim(void)
 {
-	if (unlikely(kjit_engine_reclaim_pending()) && READ_ONCE(kjit_entry_enabled) &&
-	    !test_and_set_bit(0, &kjit_reclaim_queued))
+	if (unlikely(kjit_engine_reclaim_pending()) && READ_ONCE(kjit_entry_enabled))
 		irq_work_queue(&kjit_reclaim_kick);
 }
 

@@ -34,6 +34,7 @@ struct alignas(8) ChainSite {
   uint64_t last_target;  // a return site's last link's target (its next compares against it)
   uint8_t is_call;
   uint8_t is_return;     // a ret, or the return of a leaf called in place of a tail jump
+  uint8_t abi_return;    // a C function's ret: rcx and the flags dead at every target
 };
 
 static_assert(alignof(Exit) % 8 == 0 && alignof(ChainSite) % 8 == 0,

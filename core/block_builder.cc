@@ -102,7 +102,7 @@ struct ExitPlan {
 uint32_t stub_bytes(const Epoch &epoch, const ExitPlan &plan) {
   uint32_t n = plan.nexits * kStubSize;
   if (plan.chain) {
-    uint32_t swap = plan.chain->is_return ? kReturnSwapSize : 0;
+    uint32_t swap = return_fallback_size(*plan.chain);
     n += (epoch.ibl_routine ? swap + 10 : 0) + swap + kStubSize;
   }
   return n;
@@ -223,6 +223,9 @@ void Emitter::indirect_site(const x86::Insn &in, bool as_return) {
   }
   site->is_call = in.cf == KJIT_CF_CALL_INDIRECT;
   site->is_return = in.cf == KJIT_CF_RET || as_return;
+  // A leaf called in place of a tail jump (as_return) keeps the general
+  // site: the return is the leaf's, which may be assembly.
+  site->abi_return = in.cf == KJIT_CF_RET && g_engine.opt.abi_returns && kjit_os_c_abi_return(in.pc);
   if (site->is_return) {
     emit_return_site(w_, b_->code_offset, site);
   } else {
@@ -444,17 +447,17 @@ bool emit_stubs(Epoch &epoch, x86::CodeWriter &w, uint32_t base, const ExitPlan 
     ChainSite *c = plan.chain;
     // A return site's links leave the return address in place; the IBL
     // and the gate take the target in rcx and rcx in the slot.
-    const uint32_t swap = c->is_return ? kReturnSwapSize : 0;
+    const uint32_t swap = return_fallback_size(*c);
     c->fallback = base + w.size();
     if (epoch.ibl_routine) {
       // IBL prelude: push the miss stub (right after it), probe the table.
       constexpr uint32_t kPreludeSize = 10;  // push imm32 + jmp rel32
-      if (swap) emit_return_swap(w);
+      emit_return_fallback(w, *c);
       w.push_imm(epoch.exec_at(c->fallback + swap + kPreludeSize + swap));
       w.jmp(epoch.exec_at(epoch.ibl_routine));
     }
     uint32_t gate_entry = base + w.size();
-    if (swap) emit_return_swap(w);
+    emit_return_fallback(w, *c);
     c->miss_stub = base + w.size();
     w.call(f.gate_indirect);
     w.u32(epoch.id_of(c));

@@ -108,6 +108,7 @@ void kjit_engine_default_options(kjit_engine_options *opt) {
   opt->max_block_insns = 64;
   opt->observe_exits = 0;
   opt->max_trace_blocks = 8;
+  opt->abi_returns = 1;
 }
 
 int kjit_engine_init(const kjit_os_memory *mem, const kjit_os_kernel_facts *facts,

@@ -60,13 +60,30 @@ int32_t emit_return_compare(Epoch &epoch, const ChainSite *site, x86::CodeWriter
   return next_field;
 }
 
+constexpr uint8_t kCmpRspSlotImm32[] = {0x48, 0x81, 0x3c, 0x24};  // cmp qword [rsp], imm32
+
+// An ABI return site's later link: the slot compared with pc itself.
+// Returns the rel32 offset of its jmp toward the fallback, or -1; the hit's
+// code follows.
+int32_t emit_abi_return_compare(Epoch &epoch, const ChainSite *site, x86::CodeWriter &w, uint64_t pc) {
+  w.bytes(kCmpRspSlotImm32, sizeof(kCmpRspSlotImm32));
+  w.u32(static_cast<uint32_t>(pc));
+  w.byte(0x74);  // je hit: over the (padded) jmp
+  uint32_t skip_at = w.size();
+  w.byte(0);
+  int32_t next_field = w.jmp_patchable(epoch.exec_at(site->fallback));
+  if (!w.overflowed()) *w.write_ptr(skip_at) = static_cast<uint8_t>(w.size() - (skip_at + 1));
+  return next_field;
+}
+
 constexpr uint32_t kInlineHitRoom = 16;            // pop, pushf, lock inc [abs32], popf, ret
 
 // A return link's hit: the program's rcx back, then the translation with
 // the return slot dropped, or the native return counted.
-bool emit_return_hit(x86::CodeWriter &w, uint64_t pc, uint64_t translation, kjit_departure why,
-                     bool flags_dead) {
-  w.pop_reg(KJIT_REG_RCX);  // the return slot is on top again
+bool emit_return_hit(x86::CodeWriter &w, const ChainSite *site, uint64_t pc, uint64_t translation,
+                     kjit_departure why, bool flags_dead) {
+  if (site->abi_return) flags_dead = true;  // its compare wrote them already
+  else w.pop_reg(KJIT_REG_RCX);             // the return slot is on top again
   if (translation) {
     w.lea_rsp(8);
     return w.jmp(translation) >= 0;
@@ -88,10 +105,12 @@ bool emit_return_hit(x86::CodeWriter &w, uint64_t pc, uint64_t translation, kjit
 bool inline_link(Epoch &epoch, ChainSite *site, uint64_t pc, uint64_t translation, kjit_departure why,
                  bool flags_dead) {
   x86::CodeWriter w(epoch.write_at(site->inline_hit), epoch.exec_at(site->inline_hit), kInlineHitRoom);
-  if (!emit_return_hit(w, pc, translation, why, flags_dead) || w.overflowed()) return false;
+  if (!emit_return_hit(w, site, pc, translation, why, flags_dead) || w.overflowed()) return false;
   kjit_os_code_written(epoch.exec_at(site->inline_hit), w.size());
-  __atomic_store_n(reinterpret_cast<uint32_t *>(epoch.write_at(site->inline_compare)),
-                   static_cast<uint32_t>(-static_cast<int64_t>(pc)), __ATOMIC_RELEASE);
+  // `lea rcx, [rcx - pc]`, or `cmp qword [rsp], pc` in an ABI return site.
+  const uint32_t operand = site->abi_return ? static_cast<uint32_t>(pc) : static_cast<uint32_t>(-static_cast<int64_t>(pc));
+  __atomic_store_n(reinterpret_cast<uint32_t *>(epoch.write_at(site->inline_compare)), operand,
+                   __ATOMIC_RELEASE);
   kjit_os_code_written(epoch.exec_at(site->inline_compare), 4);
   if (epoch.ibl_routine &&
       x86::patch_rel32_live(epoch.write_at(site->tail_field), epoch.exec_at(site->tail_field),
@@ -108,7 +127,6 @@ bool inline_link(Epoch &epoch, ChainSite *site, uint64_t pc, uint64_t translatio
 int32_t emit_predicted_return(x86::CodeWriter &w, uint64_t pc, bool flags_dead, bool rcx_dead) {
   if (!encodable(pc) || !(flags_dead || rcx_dead)) return -1;
   if (flags_dead) {
-    static const uint8_t kCmpRspSlotImm32[] = {0x48, 0x81, 0x3c, 0x24};  // cmp qword [rsp], imm32
     w.bytes(kCmpRspSlotImm32, sizeof(kCmpRspSlotImm32));
     w.u32(static_cast<uint32_t>(pc));
     w.byte(0x74);  // je hit
@@ -123,12 +141,47 @@ int32_t emit_predicted_return(x86::CodeWriter &w, uint64_t pc, bool flags_dead, 
   return rel8;
 }
 
-void emit_return_swap(x86::CodeWriter &w) {
+uint32_t return_fallback_size(const ChainSite &site) {
+  if (!site.is_return) return 0;
+  return site.abi_return ? 4 : 8;
+}
+
+void emit_return_fallback(x86::CodeWriter &w, const ChainSite &site) {
+  if (!site.is_return) return;
+  if (site.abi_return) {
+    // rcx is dead at every target: the return address in the slot stands
+    // in for the program's rcx that the IBL or the gate pops.
+    static const uint8_t kMovRcxRspSlot[] = {0x48, 0x8b, 0x0c, 0x24};  // mov rcx, [rsp]: no disp8
+    w.bytes(kMovRcxRspSlot, sizeof(kMovRcxRspSlot));
+    return;
+  }
   w.mov_reg_from_rsp_slot(KJIT_REG_RCX, 8);  // 5 bytes: disp8
   w.pop_rsp_slot();
 }
 
+namespace {
+
+// The ABI return site: `cmp qword [rsp], imm32; je hit; jmp next`, its
+// imm32 0 (matching no kernel address) until the first target.
+void emit_abi_return_site(x86::CodeWriter &w, uint32_t at, ChainSite *site) {
+  w.branch_padding(w.patch_pad(sizeof(kCmpRspSlotImm32)));  // CS: ignored on a memory operand in 64-bit mode
+  w.bytes(kCmpRspSlotImm32, sizeof(kCmpRspSlotImm32));
+  site->inline_compare = at + w.size();
+  w.u32(0);
+  w.byte(0x74);  // je hit
+  uint32_t skip_at = w.size();
+  w.byte(0);
+  int32_t tail = w.jmp_patchable(w.here());  // to the stubs, then the next link
+  site->tail_field = at + static_cast<uint32_t>(tail < 0 ? 0 : tail);
+  if (!w.overflowed()) *w.write_ptr(skip_at) = static_cast<uint8_t>(w.size() - (skip_at + 1));
+  site->inline_hit = at + w.size();
+  for (uint32_t i = 0; i < kInlineHitRoom; i++) w.byte(0xcc);
+}
+
+}  // namespace
+
 void emit_return_site(x86::CodeWriter &w, uint32_t at, ChainSite *site) {
+  if (site->abi_return) return emit_abi_return_site(w, at, site);
   w.push_reg(KJIT_REG_RCX);
   w.mov_reg_from_rsp_slot(KJIT_REG_RCX, 8);
   // The first link, inline.  Its disp32 is stored while other CPUs may run
@@ -161,11 +214,12 @@ bool return_link_append(Epoch &epoch, ChainSite *site, uint64_t pc, uint64_t tra
                         kjit_departure why, bool flags_dead) {
   if (site->links >= g_engine.opt.max_chain_length || !encodable(pc)) return false;
   if (site->inline_compare && site->links == 0) return inline_link(epoch, site, pc, translation, why, flags_dead);
-  if (!x86::fits_i32(static_cast<int64_t>(site->last_target - pc))) return false;
+  if (!site->abi_return && !x86::fits_i32(static_cast<int64_t>(site->last_target - pc))) return false;
   uint32_t start = epoch.code_used;
   x86::CodeWriter w(epoch.write_at(start), epoch.exec_at(start), epoch.code_size - start);
-  int32_t next_field = emit_return_compare(epoch, site, w, pc);
-  if (!emit_return_hit(w, pc, translation, why, flags_dead)) return false;
+  int32_t next_field = site->abi_return ? emit_abi_return_compare(epoch, site, w, pc)
+                                        : emit_return_compare(epoch, site, w, pc);
+  if (!emit_return_hit(w, site, pc, translation, why, flags_dead)) return false;
   if (!publish_link(epoch, site, start, w, next_field)) return false;
   site->last_target = pc;
   return true;

@@ -173,6 +173,8 @@ enum kjit_os_site_kind kjit_os_classify_site(uint64_t addr) {
 }
 
 int kjit_os_callable_natively(uint64_t) { return 0; }
+// Half the seeds build every `ret` as a C function's (ABI return sites).
+int kjit_os_c_abi_return(uint64_t) { return (g_shim.site_seed >> 2) & 1; }
 // The fixup: the site itself (a retry loop) for half the seeds, none for
 // the others; a refused mirror is refused for now or for good by seed.
 uint64_t kjit_os_extable_fixup(uint64_t addr) { return (g_shim.site_seed & 2) ? addr : 0; }

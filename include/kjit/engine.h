@@ -47,6 +47,10 @@ struct kjit_engine_options {
    * next that is not built yet (a trace, falling through instead of
    * jumping): 8 by default, 0 or 1 every block on its own. */
   uint32_t max_trace_blocks;
+  /* 1 (default): the `ret` of a compiled C function (kjit_os_c_abi_return)
+   * compares its return address with `cmp`, its callers reading neither
+   * rcx nor the flags after it; 0: every return keeps both. */
+  uint32_t abi_returns;
 };
 void kjit_engine_default_options(struct kjit_engine_options *opt);
 

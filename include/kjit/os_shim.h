@@ -81,6 +81,15 @@ int kjit_os_may_translate(uint64_t addr);
  * execution leaves the cache for the rest of the entry point. */
 int kjit_os_callable_natively(uint64_t target);
 
+/* True when `addr` is in a compiled C function (the kernel: one with an
+ * ftrace record at its start, which only compiler-emitted code has).  After
+ * such a function returns, its callers read neither rcx nor the arithmetic
+ * flags: the SysV ABI leaves both to the callee, and GCC's -fipa-ra, which
+ * lets a caller in the same file keep values in registers its callee
+ * happens not to touch, is off in code compiled with -pg.  0 when unsure
+ * (assembly, no symbol). */
+int kjit_os_c_abi_return(uint64_t addr);
+
 /* Instruction sites that are looked up by their original address: an
  * exception-table site (user access that faults by design), or a bug-table
  * `ud2`.  The engine never moves such an instruction silently. */

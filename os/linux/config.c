@@ -34,6 +34,11 @@ module_param(trace_blocks, uint, 0444);
 MODULE_PARM_DESC(trace_blocks, "blocks laid out in a row where each one jumps to the next, "
 		 "instead of the jump (8; 1: every block on its own)");
 
+static unsigned int abi_returns = 1;
+module_param(abi_returns, uint, 0444);
+MODULE_PARM_DESC(abi_returns, "a C function's ret compares its return address with cmp, its callers "
+		 "reading neither rcx nor the flags after it (1; 0: every ret keeps both)");
+
 static DEFINE_MUTEX(kjit_config_mutex);
 static struct kjit_ioc_config cfg;
 
@@ -63,6 +68,7 @@ static int start(const struct kjit_ioc_config *c)
 	if (c->max_block_insns)
 		opt.max_block_insns = c->max_block_insns;
 	opt.max_trace_blocks = trace_blocks;
+	opt.abi_returns = !!abi_returns;
 	kjit_sched_resume_pause();
 	ret = kjit_host_start(&opt, (u64)c->cache_kb << 10, t->init,
 			      t->plugin ? t->plugin() : NULL);

@@ -33,6 +33,7 @@ static const struct exception_table_entry *(*p_search_exception_tables)(unsigned
 static struct bug_entry *(*p_find_bug)(unsigned long bugaddr);
 static int (*p_kallsyms_lookup_size_offset)(unsigned long addr, unsigned long *size,
 					    unsigned long *offset);
+static unsigned long (*p_ftrace_location)(unsigned long ip);
 
 /* Functions that are never translated, whatever the engine asks: the
  * scheduler funnel and the context switch.  A translated __schedule would let
@@ -101,6 +102,7 @@ int kjit_shim_init(void)
 	p_kallsyms_lookup_size_offset = (void *)kjit_ksym("kallsyms_lookup_size_offset");
 	if (!p_kallsyms_lookup_size_offset)
 		return -ENOENT;
+	p_ftrace_location = (void *)kjit_ksym("ftrace_location");   /* optional */
 	for (i = 0; i < KJIT_NEVER; i++) {
 		unsigned long a = kjit_ksym(never_names[i]), size = 0, off = 0;
 
@@ -316,6 +318,17 @@ int kjit_os_callable_natively(uint64_t target)
 		if (native_leaves[i] && native_leaves[i] == (unsigned long)target)
 			return 1;
 	return 0;
+}
+
+/* ftrace_location() of a function's start finds the fentry record anywhere
+ * in the function (after an ENDBR too): only the compiler emits one. */
+int kjit_os_c_abi_return(uint64_t addr)
+{
+	unsigned long size = 0, off = 0;
+
+	if (!p_ftrace_location || !p_kallsyms_lookup_size_offset((unsigned long)addr, &size, &off) || !size)
+		return 0;
+	return p_ftrace_location((unsigned long)addr - off) != 0;
 }
 
 enum kjit_os_site_kind kjit_os_classify_site(uint64_t addr)

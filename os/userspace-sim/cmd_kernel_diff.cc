@@ -78,6 +78,7 @@ int cmd_kernel_diff(int argc, char **argv) {
     else if (a == "--save" && i + 1 < argc) save_dir = argv[++i];
     else if (a == "--no-inline") engine.inline_instrumentation = 0;
     else if (a == "--no-liveness") engine.use_liveness = 0;
+    else if (a == "--no-abi-returns") engine.abi_returns = 0;
     else if (a == "--chain" && i + 1 < argc) engine.max_chain_length = static_cast<uint32_t>(atoi(argv[++i]));
     else if (a == "--code-bytes" && i + 1 < argc) code_bytes = strtoull(argv[++i], nullptr, 0);
     else {

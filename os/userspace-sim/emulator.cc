@@ -228,6 +228,14 @@ void Emulator::mark_protocol_write(uint64_t addr) {
     }
 }
 
+void Emulator::mark_engine_protocol_write(uint64_t addr) {
+  for (size_t i = writes_.size(), seen = 0; i > 0 && seen < 8; i--, seen++)
+    if (writes_[i - 1].addr == addr && !writes_[i - 1].protocol) {
+      if (writes_[i - 1].mapped_pc == 0) writes_[i - 1].protocol = true;
+      return;
+    }
+}
+
 void Emulator::stop() {
   stop_requested_ = true;
   if (uc_) uc_emu_stop(uc_);

@@ -125,6 +125,11 @@ class Emulator {
   // Flags the most recent write to `addr` (among the last few) as part of
   // the gate protocol; gates call it for the stack slots their stub wrote.
   void mark_protocol_write(uint64_t addr);
+  // The same where that write is the engine's own code's (its pc mapped to
+  // no original instruction); a program write there is left alone: an ABI
+  // return site leaves the program's return address in the slot that other
+  // sites write rcx into.
+  void mark_engine_protocol_write(uint64_t addr);
   // While false, stores are not recorded (host-side setup).
   void set_record_writes(bool on) { record_writes_ = on; }
 

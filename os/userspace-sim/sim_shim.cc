@@ -5,6 +5,8 @@
 #include <cstring>
 #include <mutex>
 
+#include "c_functions.h"
+
 namespace kjit::sim {
 namespace {
 
@@ -16,6 +18,7 @@ struct ShimState {
   std::mutex mutex;
   bool locked = false;
   uint64_t lock_errors = 0;
+  uint64_t fentry = 0;  // __fentry__, for kjit_os_c_abi_return
 };
 
 ShimState &state() {
@@ -68,6 +71,7 @@ void shim_configure(const ShimConfig &cfg) {
   ShimState &s = state();
   s.cfg = cfg;
   s.host_fns.clear();
+  s.fentry = cfg.symbols ? cfg.symbols->address_of("__fentry__") : 0;
 }
 
 void shim_set_emulator(Emulator *emu) { state().cfg.emulator = emu; }
@@ -79,6 +83,7 @@ void shim_reset() {
   s.log.clear();
   s.locked = false;
   s.lock_errors = 0;
+  s.fentry = 0;
 }
 
 uint64_t shim_gate_direct() { return state().cfg.gate_base + kGateDirectOffset; }
@@ -160,6 +165,11 @@ int kjit_os_may_translate(uint64_t addr) {
   if (!cap) return 0;
   const kjit::sim::Region *r = cap->find_region(addr);
   return r && (r->perms & kjit::sim::kPermX);
+}
+
+int kjit_os_c_abi_return(uint64_t addr) {
+  const kjit::sim::ShimConfig &c = state().cfg;
+  return c.capture && c.symbols && kjit::sim::in_c_function(*c.capture, *c.symbols, state().fentry, addr);
 }
 
 // The simulator has no exception or bug tables yet.

@@ -72,6 +72,12 @@ uint64_t SymbolTable::address_of(const std::string &name) const {
   return 0;
 }
 
+uint64_t SymbolTable::start_of(uint64_t addr) const {
+  auto it = std::upper_bound(syms_.begin(), syms_.end(), addr,
+                             [](uint64_t a, const Sym &s) { return a < s.addr; });
+  return it == syms_.begin() ? 0 : std::prev(it)->addr;
+}
+
 std::string SymbolTable::symbolize(uint64_t addr) const {
   auto it = std::upper_bound(syms_.begin(), syms_.end(), addr,
                              [](uint64_t a, const Sym &s) { return a < s.addr; });

@@ -26,6 +26,8 @@ class SymbolTable {
   size_t size() const { return syms_.size(); }
   // Address of the first symbol called `name`, 0 if absent.
   uint64_t address_of(const std::string &name) const;
+  // Address of the closest symbol at or below addr, 0 if none.
+  uint64_t start_of(uint64_t addr) const;
   // "name+0xoff" of the closest symbol at or below addr, "" if none.
   std::string symbolize(uint64_t addr) const;
 

@@ -242,12 +242,13 @@ void TranslatedRunner::on_gate_direct(Emulator &emu, uint64_t pc) {
 }
 
 // Chain miss: rcx = original target, [rsp] = stub return address, and
-// [rsp+8] = the program's rcx, which the host restores and pops.
+// [rsp+8] = the program's rcx, which the host restores and pops (an ABI
+// return site's rcx is dead: the slot keeps the return address).
 void TranslatedRunner::on_gate_indirect(Emulator &emu, uint64_t pc) {
   indirect_gates_++;
   const uint64_t sp = emu.gpr(KJIT_REG_RSP);
   emu.mark_protocol_write(sp);      // the stub's call
-  emu.mark_protocol_write(sp + 8);  // the chain's saved rcx
+  emu.mark_engine_protocol_write(sp + 8);  // the chain's saved rcx, if it wrote one
   uint64_t r, rcx;
   if (!emu.pop(&r)) return emu.fail(pc, "gate_indirect: stack unreadable");
   const uint64_t next = kjit_engine_indirect_miss(r, emu.gpr(KJIT_REG_RCX));

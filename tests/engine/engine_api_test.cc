@@ -15,6 +15,9 @@ class EngineApiTest : public test::EngineTest {
  protected:
   void SetUp() override {
     EngineTest::SetUp();
+    add_functions();
+  }
+  void add_functions() {
     // kText:      mov eax, 1 ; ret
     // kText+0x40: mov edx, 2 ; ret
     // kText+0x80: jz +0x10 ; (falls to kText+0x82)
@@ -62,6 +65,31 @@ TEST_F(EngineApiTest, TheCopyComputesWhatTheOriginalDoes) {
   ASSERT_EQ(r.reason, sim::StopReason::kSentinel) << r.message;
   EXPECT_EQ(emu->gpr(KJIT_REG_RAX), 1u);
   EXPECT_EQ(emu->gpr(KJIT_REG_RCX), ret);  // the return target, for the gate
+}
+
+// Only a function the host calls compiled C gets the ABI return site; its
+// copy still computes what the original does, the gate getting the target
+// in rcx as from every site.
+TEST_F(EngineApiTest, AFunctionTheHostCallsCGetsTheAbiReturnSite) {
+  test_shim_add_c_function(kText + 0x40, kText + 0x80);
+  const uint64_t asm_exec = kjit_engine_enter(kText), c_exec = kjit_engine_enter(kText + 0x40);
+  EXPECT_FALSE(is_abi_return_site(asm_exec + 5));  // after mov eax, 1
+  EXPECT_TRUE(is_abi_return_site(c_exec + 5));     // after mov edx, 2
+  auto emu = emulator();
+  const uint64_t sp = kStackTop - 0x100, ret = kText + 0xf0;
+  emu->write(sp, &ret, 8);
+  emu->set_gpr(KJIT_REG_RSP, sp);
+  sim::RunResult r = emu->run(c_exec, test::kGateIndirect, 200);
+  ASSERT_EQ(r.reason, sim::StopReason::kSentinel) << r.message;
+  EXPECT_EQ(emu->gpr(KJIT_REG_RDX), 2u);
+  EXPECT_EQ(emu->gpr(KJIT_REG_RCX), ret);
+}
+
+TEST_F(EngineApiTest, AbiReturnsOffKeepsTheGeneralSite) {
+  ASSERT_EQ(init([](kjit_engine_options *o) { o->abi_returns = 0; }), 0);
+  add_functions();
+  test_shim_add_c_function(kText + 0x40, kText + 0x80);
+  EXPECT_FALSE(is_abi_return_site(kjit_engine_enter(kText + 0x40) + 5));
 }
 
 TEST_F(EngineApiTest, OriginalPcMapsCopiedInstructionsOnly) {

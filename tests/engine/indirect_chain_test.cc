@@ -147,16 +147,18 @@ class ReturnChainTest : public ChainTest {
   void SetUp() override {
     ChainTest::SetUp();
     site_->is_return = 1;
+    site_->abi_return = abi_return();
     site_exec_ = active().exec_at(emit([&](x86::CodeWriter &w, uint32_t at) {
       emit_return_site(w, at, site_);
       site_->fallback = at + w.size();
-      emit_return_swap(w);
+      emit_return_fallback(w, *site_);
       site_->miss_stub = at + w.size();
       w.call(test::kGateIndirect);
       w.u32(0);
       w.patch_rel32(site_->tail_field - at, active().exec_at(site_->fallback));
     }));
   }
+  virtual bool abi_return() const { return false; }
   // Runs the site as a `ret` with `ret_to` on the stack and the program's
   // rcx in rcx, until `expect_at`.
   sim::RunResult run_return(uint64_t ret_to, uint64_t expect_at, std::unique_ptr<sim::Emulator> *out) {
@@ -178,7 +180,8 @@ class ReturnChainTest : public ChainTest {
     EXPECT_EQ(emu->gpr(KJIT_REG_RCX), ret_to);
     uint64_t saved = 0;
     emu->read_u64(emu->gpr(KJIT_REG_RSP) + 8, &saved);
-    EXPECT_EQ(saved, kProgramRcx);
+    // An ABI site's rcx is dead: the slot keeps the address in its place.
+    EXPECT_EQ(saved, abi_return() ? ret_to : kProgramRcx);
     return emu;
   }
   static constexpr uint64_t kSp = kStackTop - 0x100;
@@ -287,6 +290,62 @@ TEST_F(ReturnChainTest, WithFlagsLiveEveryPathKeepsThem) {
   kjit_engine_get_departures(&after);
   EXPECT_EQ(after.count[KJIT_DEPART_COMPLETED], before.count[KJIT_DEPART_COMPLETED] + 1);
   EXPECT_EQ(run_miss_to_gate(kText + 0xc0)->rflags() & 0xc1, 0xc1u);
+}
+
+// The `ret` of a C function (kjit_os_c_abi_return): its callers read
+// neither rcx nor the flags, so its links compare the slot with `cmp`.
+class AbiReturnChainTest : public ReturnChainTest {
+ protected:
+  bool abi_return() const override { return true; }
+};
+
+TEST_F(AbiReturnChainTest, TheSiteIsACompareOfTheSlot) {
+  EXPECT_TRUE(is_abi_return_site(site_exec_));
+  EXPECT_NE(host(site_exec_)[0], 0x51);  // no push rcx
+}
+
+TEST_F(AbiReturnChainTest, EachOfThreeLinksHitsAndDropsTheSlot) {
+  for (int i = 0; i < 3; i++)
+    ASSERT_TRUE(return_link_append(active(), site_, kText + 0x40 * (i + 1), dest_[i], KJIT_DEPART_COMPLETED, false));
+  for (int i = 0; i < 3; i++) {
+    std::unique_ptr<sim::Emulator> emu;
+    sim::RunResult r = run_return(kText + 0x40 * (i + 1), dest_[i], &emu);
+    ASSERT_EQ(r.reason, sim::StopReason::kSentinel) << i << ": " << r.message;
+    EXPECT_EQ(emu->gpr(KJIT_REG_RCX), kProgramRcx) << i;  // a hit leaves rcx alone
+    EXPECT_EQ(emu->gpr(KJIT_REG_RSP), kSp + 8) << i;
+  }
+  run_miss_to_gate(kText + 0x100);
+}
+
+// cmp, je, lea rsp, jmp: where the general site takes push, mov, lea,
+// jrcxz, pop, lea rsp, jmp.
+TEST_F(AbiReturnChainTest, TheSitesOwnLinkHitsInFourInstructions) {
+  ASSERT_TRUE(return_link_append(active(), site_, kText + 0x40, dest_[0], KJIT_DEPART_COMPLETED, false));
+  std::unique_ptr<sim::Emulator> emu;
+  sim::RunResult r = run_return(kText + 0x40, dest_[0], &emu);
+  ASSERT_EQ(r.reason, sim::StopReason::kSentinel) << r.message;
+  EXPECT_EQ(r.insns, 4u);
+}
+
+TEST_F(AbiReturnChainTest, ANativeTargetIsReturnedToAndCounted) {
+  kjit_engine_departures before;
+  kjit_engine_get_departures(&before);
+  ASSERT_TRUE(return_link_append(active(), site_, kText + 0x40, 0, KJIT_DEPART_COMPLETED, false));
+  std::unique_ptr<sim::Emulator> emu;
+  sim::RunResult r = run_return(kText + 0x40, kText + 0x40, &emu);
+  ASSERT_EQ(r.reason, sim::StopReason::kSentinel) << r.message;
+  EXPECT_EQ(emu->gpr(KJIT_REG_RSP), kSp + 8);
+  kjit_engine_departures after;
+  kjit_engine_get_departures(&after);
+  EXPECT_EQ(after.count[KJIT_DEPART_COMPLETED], before.count[KJIT_DEPART_COMPLETED] + 1);
+}
+
+TEST_F(AbiReturnChainTest, AMissHandsTheGateTheAddressInRcx) {
+  ASSERT_TRUE(return_link_append(active(), site_, kText + 0x40, dest_[0], KJIT_DEPART_COMPLETED, false));
+  auto emu = run_miss_to_gate(kText + 0xc0);
+  uint64_t ret = 0;
+  emu->read_u64(emu->gpr(KJIT_REG_RSP), &ret);
+  EXPECT_EQ(ret, active().exec_at(site_->miss_stub) + 5);
 }
 
 }  // namespace

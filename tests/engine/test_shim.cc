@@ -26,6 +26,7 @@ struct ExtableSite {
 std::vector<ExtableSite> g_extable;
 std::vector<ShimMirror> g_mirrors;
 std::vector<uint64_t> g_native_leaves;
+std::vector<std::pair<uint64_t, uint64_t>> g_c_functions;
 ExtableSite *extable_site(uint64_t addr) {
   for (ExtableSite &e : g_extable)
     if (e.site == addr) return &e;
@@ -41,6 +42,7 @@ void test_shim_reset() {
   g_extable.clear();
   g_mirrors.clear();
   g_native_leaves.clear();
+  g_c_functions.clear();
   g_on_quiesce = nullptr;
   kjit::forget_liveness();
 }
@@ -56,6 +58,7 @@ void test_shim_set_mirror_answer(uint64_t site, int answer) {
 }
 const std::vector<ShimMirror> &test_shim_mirrors() { return g_mirrors; }
 void test_shim_add_native_leaf(uint64_t addr) { g_native_leaves.push_back(addr); }
+void test_shim_add_c_function(uint64_t lo, uint64_t hi) { g_c_functions.emplace_back(lo, hi); }
 
 extern "C" {
 uint64_t kjit_os_read_code(uint64_t addr, uint8_t *out, uint64_t len) {
@@ -74,6 +77,11 @@ int kjit_os_may_translate(uint64_t addr) {
 }
 enum kjit_os_site_kind kjit_os_classify_site(uint64_t addr) {
   return extable_site(addr) ? KJIT_SITE_EXTABLE : KJIT_SITE_PLAIN;
+}
+int kjit_os_c_abi_return(uint64_t addr) {
+  for (const auto &f : g_c_functions)
+    if (addr >= f.first && addr < f.second) return 1;
+  return 0;
 }
 int kjit_os_callable_natively(uint64_t addr) {
   for (uint64_t a : g_native_leaves)

@@ -28,3 +28,6 @@ const std::vector<ShimMirror> &test_shim_mirrors();
 // A native leaf at `addr` (no code registered there: never translated) that
 // kjit_os_callable_natively allows the cache to call.
 void test_shim_add_native_leaf(uint64_t addr);
+
+// Code in [lo, hi) is a compiled C function's (kjit_os_c_abi_return).
+void test_shim_add_c_function(uint64_t lo, uint64_t hi);

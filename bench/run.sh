@@ -16,7 +16,7 @@ set -uo pipefail
 top="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 B="$(mkdir -p "${1:-$top/build}" && cd "${1:-$top/build}" && pwd)"
 W="$B/bench"; mkdir -p "$W"
-ALL="native kjit-none kjit-none-nofollow kjit-none-ipmodify kjit-none-notrace kjit-syscount kjit-calltrace kjit-bbcount kjit-bb-notrace
+ALL="native kjit-none kjit-none-nofollow kjit-none-ipmodify kjit-none-notrace kjit-none-stackret kjit-syscount kjit-calltrace kjit-bbcount kjit-bb-notrace
  kjit-icount kjit-icount-dynpcpu
  kjit-bb-noliveness kjit-bb-noinline kjit-bb-noopt kjit-flush
  kjit-cache64 kjit-cache256 kjit-cache1024 kjit-kcov-pc kjit-kcov-cmp kjit-kcov-beside

@@ -62,6 +62,7 @@ setup() {
     kjit-none-nofollow)   kjit_load "" none follow_sleeps=0 ;;
     kjit-none-ipmodify)   kjit_load "" none direct_entry=0 ;;
     kjit-none-notrace)    kjit_load "" none trace_blocks=1 ;;
+    kjit-none-stackret)   kjit_load "" none abi_returns=0 ;;
     kjit-syscount)        kjit_load "" entry_count ;;
     kjit-calltrace)       kjit_load "" calltrace ;;
     kjit-bbcount)         kjit_load "" bbcount ;;

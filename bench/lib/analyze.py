@@ -12,7 +12,7 @@ import json, math, os, statistics, sys
 
 MICRO = ["null", "read", "write", "stat", "fstat", "openclose", "select",
          "siginstall", "sigdeliver", "pipe", "fork", "exec"]
-CONFIGS = ["native", "kjit-none", "kjit-none-nofollow", "kjit-none-ipmodify", "kjit-none-notrace", "kjit-syscount",
+CONFIGS = ["native", "kjit-none", "kjit-none-nofollow", "kjit-none-ipmodify", "kjit-none-notrace", "kjit-none-stackret", "kjit-syscount",
            "kjit-calltrace", "kjit-bbcount", "kjit-bb-notrace", "kjit-icount", "kjit-icount-dynpcpu", "kjit-bb-noliveness", "kjit-bb-noinline", "kjit-bb-noopt",
            "kjit-flush", "kjit-cache64", "kjit-cache256", "kjit-cache1024",
            "kjit-kcov-pc", "kjit-kcov-cmp", "kjit-kcov-beside",
@@ -23,6 +23,7 @@ DESC = {
     "kjit-none-nofollow": "kjit, no instrumentation, invocations not followed through the scheduler (follow_sleeps=0: they leave the cache at their call into it)",
     "kjit-none-ipmodify": "kjit, no instrumentation, entered through the IPMODIFY ftrace_ops instead of the direct-call trampoline (direct_entry=0)",
     "kjit-none-notrace": "kjit, no instrumentation, every block on its own (trace_blocks=1: a jump at each block end instead of the next block laid after it)",
+    "kjit-none-stackret": "kjit, no instrumentation, every return through the general return site (abi_returns=0: a C function's ret does not compare with cmp)",
     "kjit-syscount": "kjit, per-syscall counting (entry_count)",
     "kjit-calltrace": "kjit, call tracing",
     "kjit-bbcount": "kjit, block counting",

@@ -1,13 +1,13 @@
 #!/bin/sh
 # Runs in the guest (busybox sh, cwd = the share) for tests/guest/exact-smp.sh.
-# Preamble parameters: N (getppid calls per CPU), TOOLS (built-in tools to
+# Preamble parameters: N (umask calls per CPU), TOOLS (built-in tools to
 # check, e.g. "icount bbcount bbcount_blocks": bbcount_blocks is the sum of
 # bbcount's per-block counters, which must not drop anything), WINDOWS (insmod
 # parameters, one word per load: "default", or parameters joined by '+' such
 # as percpu_kb=32+bb_max=1024).
-# For each tool: the count of one getppid alone (C1), then N calls on one
-# CPU (must be N*C1: the call is deterministic), then N calls on each of two
-# CPUs at once (must be 2N*C1: no increment lost).  getppid is attached
+# For each tool: the count of one umask alone (C1), then N calls on one
+# CPU (must be N*C1: the call is deterministic, smp_race.c), then N calls on
+# each of two CPUs at once (must be 2N*C1: no increment lost).  umask is attached
 # before any of it, so no kernel text is patched while both vCPUs run.
 set -u
 # shellcheck source=tests/guest/guest-lib.sh
@@ -47,14 +47,14 @@ for load in $WINDOWS; do
   for tool in $TOOLS; do
     step "$tool, window $w"
     config "config_${tool}_$w" "${tool%_blocks}" || continue
-    $K attach getppid > /dev/null || { fail "attach_${tool}_$w"; continue; }
+    $K attach umask > /dev/null || { fail "attach_${tool}_$w"; continue; }
     # Translate the path first: the counts below are of steady-state runs.
     run "$tool" 100 1 > /dev/null
     c1=$(run "$tool" 1 1); c1b=$(run "$tool" 1 1)
     if [ "${c1:-0}" -gt 0 ] && [ "$c1" = "$c1b" ]; then
-      pass "${tool}_${w}_single" "one getppid counts $c1"
+      pass "${tool}_${w}_single" "one umask counts $c1"
     else
-      fail "${tool}_${w}_single" "one getppid counts ${c1:-?} then ${c1b:-?}"
+      fail "${tool}_${w}_single" "one umask counts ${c1:-?} then ${c1b:-?}"
       $K detach all > /dev/null; continue
     fi
     alone=$(run "$tool" "$N" 1)

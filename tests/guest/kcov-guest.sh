@@ -27,8 +27,9 @@ step the example: read, openat of an existing and of a missing file
 ./kcov_client pc read > read3.txt
 ./kcov_client pc open /etc/hostname > open-hit.txt
 ./kcov_client pc open /no/such/file > open-miss.txt
-./kcov_client pc open /no/such/file > open-miss2.txt
 kill "$other"; wait "$other" 2>/dev/null
+./kcov_client pc open /no/such/file > open-miss2.txt
+./kcov_client pc open /no/such/file > open-miss3.txt
 n=$(wc -l < read2.txt)
 chk read_covered sh -c "[ $n -gt 0 ] && grep -q ' ksys_read+0x' read2.txt"
 pass read_pcs "$n PCs: $(funcs read2.txt | tr '\n' ' ')"
@@ -41,10 +42,17 @@ pass open_pcs "existing $(wc -l < open-hit.txt), missing $(wc -l < open-miss.txt
 chk open_cases_differ sh -c "! cmp -s open-hit.txt open-miss.txt"
 # read(-1) is the same every time; an openat also passes preemption points,
 # wake-ups and task work that depend on the rest of the system, as it would
-# under the real KCOV: its two traces share at least 95% of their PCs.
-same=$(awk 'NR == FNR { a[$1] = 1; next } ($1 in a) && !seen[$1]++ { n++ } END { print n + 0 }' open-miss.txt open-miss2.txt)
-all=$(cat open-miss.txt open-miss2.txt | awk '{ print $1 }' | sort -u | wc -l)
-chk open_repeatable [ $((same * 100)) -ge $((all * 95)) ]
+# under the real KCOV: two traces taken with no other task running share at
+# least 95% of their PCs.  With the cat loop contending for the same dentry
+# locks they need not: on PREEMPT_RT such a lock is an rtmutex, whose slow
+# path boosts, wakes and schedules (85% shared there).
+same=$(awk 'NR == FNR { a[$1] = 1; next } ($1 in a) && !seen[$1]++ { n++ } END { print n + 0 }' open-miss2.txt open-miss3.txt)
+all=$(cat open-miss2.txt open-miss3.txt | awk '{ print $1 }' | sort -u | wc -l)
+if [ $((same * 100)) -ge $((all * 95)) ]; then
+  pass open_repeatable "$same of $all PCs in both traces"
+else
+  fail open_repeatable "$same of $all PCs in both traces (need 95%)"
+fi
 pass open_repeat_share "$same of $all distinct PCs in both runs"
 chk others_filtered_at_entry sh -c "[ \$($K stats | awk '\$1 == \"filtered\" {print \$2}') -gt 0 ]"
 

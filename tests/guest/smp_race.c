@@ -1,7 +1,11 @@
 /* Guest program for tests/guest/exact-smp.sh: THREADS threads, thread i
  * pinned to CPU i, start together (a spinning barrier, so both vCPUs are
  * inside the system call at once rather than one after the other) and each
- * calls getppid N times.  With one thread it measures the call alone.
+ * calls umask N times.  With one thread it measures the call alone.
+ * umask runs the same instructions every time on every kernel: no RCU read
+ * section (getppid's rcu_read_unlock takes its slow path when the task was
+ * preempted inside, which PREEMPT_RT's interrupt threads make common) and no
+ * lock, only an xchg on the umask the threads share.
  * Usage: smp_race N THREADS      prints "calls TOTAL" and "overlap PCT": how
  *   much of the shortest thread's loop ran while every other thread was in
  *   its loop too (a test of concurrency proves nothing without it); exit 1
@@ -39,7 +43,7 @@ static void *run(void *arg) {
   while (__atomic_load_n(&arrived, __ATOMIC_SEQ_CST) < n_threads) {
   }
   span[cpu].start = now();
-  for (long i = 0; i < n_calls; i++) syscall(SYS_getppid);
+  for (long i = 0; i < n_calls; i++) syscall(SYS_umask, 022);
   span[cpu].end = now();
   return NULL;
 }

@@ -49,4 +49,11 @@ if [ ! -s "$OUT/linux-source/Makefile" ]; then
   tar -xJf "$OUT/src.tmp/usr/src/linux-source-$MAJOR.tar.xz" -C "$OUT/linux-source" --strip-components=1
   rm -rf "$OUT/src.tmp" "$deb"
 fi
+# A featureset flavour (rt) is built from debian/build/source_FEATURESET, the
+# tree with the featureset's patches on top; linux-source has the tree
+# without them, and Debian ships those patches only in its source package.
+case "$ABI" in
+  *-rt-*) echo "fetch-debug: $ABI is built with the PREEMPT_RT patches, which linux-source-$MAJOR" \
+               "lacks: lines in the files they change (locking, scheduler, printk) may not match" >&2 ;;
+esac
 echo "$OUT"

@@ -58,7 +58,10 @@ bool DebugInfo::open(const std::string &path, std::string &error) {
 // files by absolute path, with the build directory (inside the tree, as in
 // Debian's debian/build/..., or the tree itself) as comp_dir: an absolute
 // path loses the directories it shares with comp_dir, so both become paths
-// in the kernel tree (fs/open.c, arch/x86/lib/memset_64.S).
+// in the kernel tree (fs/open.c, arch/x86/lib/memset_64.S).  A Debian
+// featureset flavour (rt) is built from its own patched copy of the tree,
+// debian/build/source_FEATURESET: its paths lose that prefix too, and the
+// lab's source for that flavour is the patched copy (tools/lab/fetch-debug.sh).
 std::string DebugInfo::relative(const char *file, const char *comp_dir) const {
   std::string f = file ? file : "?";
   if (f[0] == '/' && comp_dir && comp_dir[0] == '/') {
@@ -69,6 +72,10 @@ std::string DebugInfo::relative(const char *file, const char *comp_dir) const {
     if (common > 1) f = f.substr(common);
   }
   while (f.compare(0, 2, "./") == 0) f = f.substr(2);
+  for (const char *tree : {"debian/build/source_", "../source_", "source_"}) {
+    const size_t n = strlen(tree), slash = f.find('/', n);
+    if (f.compare(0, n, tree) == 0 && slash != std::string::npos) return f.substr(slash + 1);
+  }
   return f;
 }
 

@@ -3,6 +3,8 @@
 // a single hook keeps their order well defined.
 #include "emulator.h"
 
+#include "missing_insns.h"
+
 #include <unicorn/unicorn.h>
 
 #include <map>
@@ -315,6 +317,30 @@ bool Emulator::emulate_missing(uint64_t pc) {
   uint8_t b[8];
   uint32_t n = 0;
   while (n < sizeof b && read(pc + n, b + n, 1)) n++;
+  return emulate_pclmulqdq(pc, b, n) || emulate_popcnt(pc, b, n);
+}
+
+// pclmulqdq xmm, xmm, imm8: 66 [REX] 0f 3a 44 /r ib with a register source
+// (crc32c's three-way path; a memory source is left to fail loudly).
+bool Emulator::emulate_pclmulqdq(uint64_t pc, const uint8_t *b, uint32_t n) {
+  uint32_t i = 0;
+  if (i >= n || b[i] != 0x66) return false;
+  i++;
+  uint8_t rex = 0;
+  if (i < n && (b[i] & 0xf0) == 0x40) rex = b[i++];
+  if (i + 4 >= n || b[i] != 0x0f || b[i + 1] != 0x3a || b[i + 2] != 0x44 || (b[i + 3] >> 6) != 3) return false;
+  const uint8_t modrm = b[i + 3], imm = b[i + 4];
+  const int dst = ((modrm >> 3) & 7) | ((rex & 4) ? 8 : 0), src = (modrm & 7) | ((rex & 1) ? 8 : 0);
+  uint64_t d[2], s[2], r[2];
+  if (uc_reg_read(uc_, UC_X86_REG_XMM0 + dst, d) != UC_ERR_OK || uc_reg_read(uc_, UC_X86_REG_XMM0 + src, s) != UC_ERR_OK)
+    return false;
+  clmul64(d[imm & 1], s[(imm >> 4) & 1], &r[0], &r[1]);
+  if (uc_reg_write(uc_, UC_X86_REG_XMM0 + dst, r) != UC_ERR_OK) return false;
+  set_rip(pc + i + 5);
+  return true;
+}
+
+bool Emulator::emulate_popcnt(uint64_t pc, const uint8_t *b, uint32_t n) {
   // popcnt r, r: [66] f3 [REX] 0f b8 /r with a register source.
   uint32_t i = 0;
   bool opsize = false;

@@ -142,10 +142,12 @@ class Emulator {
     CodeHook fn;
   };
   static void on_code(uc_struct *uc, uint64_t pc, uint32_t size, void *self);
-  // Executes the instruction at pc itself when Unicorn cannot (popcnt:
-  // invalid in Unicorn 2.0.1 on every CPU model, and the kernel's hweight
-  // alternatives patch it in); true when it did and moved rip past it.
+  // Executes the instruction at pc itself when Unicorn cannot (popcnt and
+  // pclmulqdq: invalid in Unicorn 2.0.1 on every CPU model, and the kernel
+  // patches them in: hweight, crc32c); true when it did and moved rip past it.
   bool emulate_missing(uint64_t pc);
+  bool emulate_pclmulqdq(uint64_t pc, const uint8_t *b, uint32_t n);
+  bool emulate_popcnt(uint64_t pc, const uint8_t *b, uint32_t n);
   static void on_write(uc_struct *uc, int type, uint64_t addr, int size, int64_t value, void *self);
   static bool on_invalid(uc_struct *uc, int type, uint64_t addr, int size, int64_t value, void *self);
   static void on_interrupt(uc_struct *uc, uint32_t intno, void *self);

@@ -41,6 +41,32 @@ TEST(Emulator, RunsToSentinelAndRecordsWritesInOrder) {
   EXPECT_EQ(w[1].pc, kCode + 7);
 }
 
+// Unicorn 2.0.1 rejects pclmulqdq on every CPU model; crc32c's three-way
+// path (patched in on QEMU's `-cpu max`) runs it on every ext4 metadata
+// checksum.  (x^63 + 1)(x + 1) = x^64 + x^63 + x + 1, and the imm8 picks
+// the high quadword of the destination.
+TEST(Emulator, ExecutesPclmulqdqUnicornLacks) {
+  const Capture cap = make_capture({
+      0x48, 0xbf, 0x01, 0, 0, 0, 0, 0, 0, 0x80,  // movabs rdi, 0x8000000000000001
+      0x48, 0xc7, 0xc6, 0x03, 0x00, 0x00, 0x00,  // mov rsi, 3
+      0x66, 0x48, 0x0f, 0x6e, 0xc7,              // movq xmm0, rdi
+      0x66, 0x4c, 0x0f, 0x6e, 0xce,              // movq xmm9, rsi
+      0x66, 0x41, 0x0f, 0x3a, 0x44, 0xc1, 0x00,  // pclmulqdq xmm0, xmm9, 0x00
+      0x66, 0x48, 0x0f, 0x7e, 0xc0,              // movq rax, xmm0
+      0x66, 0x0f, 0x73, 0xd8, 0x08,              // psrldq xmm0, 8
+      0x66, 0x48, 0x0f, 0x7e, 0xc2,              // movq rdx, xmm0
+      0x66, 0x41, 0x0f, 0x3a, 0x44, 0xc1, 0x01,  // pclmulqdq xmm0, xmm9, 0x01: xmm0's high, 0 (its low is 1)
+      0x66, 0x48, 0x0f, 0x7e, 0xc1,              // movq rcx, xmm0
+      0xc3});
+  Prepared p(cap);
+  RunResult r = p.emu.run(cap.entry_pc, cap.sentinel, 1000);
+  ASSERT_EQ(r.reason, StopReason::kSentinel) << r.message;
+  EXPECT_EQ(r.insns, 11u);
+  EXPECT_EQ(p.emu.gpr(KJIT_REG_RAX), 0x8000000000000003ull);
+  EXPECT_EQ(p.emu.gpr(KJIT_REG_RDX), 1u);
+  EXPECT_EQ(p.emu.gpr(KJIT_REG_RCX), 0u);
+}
+
 // Unicorn 2.0.1 rejects popcnt on every CPU model; the kernel's hweight
 // alternatives are patched to it, so the emulator executes it itself.
 TEST(Emulator, ExecutesPopcntUnicornLacks) {

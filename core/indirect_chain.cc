@@ -161,14 +161,18 @@ void emit_return_fallback(x86::CodeWriter &w, const ChainSite &site) {
 
 namespace {
 
-// The ABI return site: `cmp qword [rsp], imm32; je hit; jmp next`, its
-// imm32 0 (matching no kernel address) until the first target.
-void emit_abi_return_site(x86::CodeWriter &w, uint32_t at, ChainSite *site) {
-  w.branch_padding(w.patch_pad(sizeof(kCmpRspSlotImm32)));  // CS: ignored on a memory operand in 64-bit mode
-  w.bytes(kCmpRspSlotImm32, sizeof(kCmpRspSlotImm32));
+// A return site's own first link: `opcode operand32; jcc hit; jmp next`,
+// then the room for its hit.  The operand (0 until the first target,
+// matching no kernel address) is stored while other CPUs may run the site:
+// CS prefixes put it on a 4-byte boundary (ignored on a lea, and on a
+// memory operand in 64-bit mode).
+void emit_inline_link(x86::CodeWriter &w, uint32_t at, ChainSite *site, const uint8_t *opcode,
+                      uint32_t opcode_len, uint8_t jcc) {
+  w.branch_padding(w.patch_pad(opcode_len));
+  w.bytes(opcode, opcode_len);
   site->inline_compare = at + w.size();
   w.u32(0);
-  w.byte(0x74);  // je hit
+  w.byte(jcc);
   uint32_t skip_at = w.size();
   w.byte(0);
   int32_t tail = w.jmp_patchable(w.here());  // to the stubs, then the next link
@@ -181,23 +185,13 @@ void emit_abi_return_site(x86::CodeWriter &w, uint32_t at, ChainSite *site) {
 }  // namespace
 
 void emit_return_site(x86::CodeWriter &w, uint32_t at, ChainSite *site) {
-  if (site->abi_return) return emit_abi_return_site(w, at, site);
+  if (site->abi_return) {
+    emit_inline_link(w, at, site, kCmpRspSlotImm32, sizeof(kCmpRspSlotImm32), 0x74);  // cmp [rsp]; je
+    return;
+  }
   w.push_reg(KJIT_REG_RCX);
   w.mov_reg_from_rsp_slot(KJIT_REG_RCX, 8);
-  // The first link, inline.  Its disp32 is stored while other CPUs may run
-  // the site: CS prefixes put it on a 4-byte boundary.
-  w.branch_padding(w.patch_pad(sizeof(kLeaRcx)));
-  w.bytes(kLeaRcx, sizeof(kLeaRcx));
-  site->inline_compare = at + w.size();
-  w.u32(0);
-  w.byte(0xe3);  // jrcxz hit
-  uint32_t skip_at = w.size();
-  w.byte(0);
-  int32_t tail = w.jmp_patchable(w.here());  // to the stubs, then the next link
-  site->tail_field = at + static_cast<uint32_t>(tail < 0 ? 0 : tail);
-  if (!w.overflowed()) *w.write_ptr(skip_at) = static_cast<uint8_t>(w.size() - (skip_at + 1));
-  site->inline_hit = at + w.size();
-  for (uint32_t i = 0; i < kInlineHitRoom; i++) w.byte(0xcc);
+  emit_inline_link(w, at, site, kLeaRcx, sizeof(kLeaRcx), 0xe3);  // lea rcx, [rcx - T]; jrcxz
 }
 
 bool chain_append(Epoch &epoch, ChainSite *site, uint64_t pc, uint64_t dest) {

@@ -102,8 +102,8 @@ struct ExitPlan {
 uint32_t stub_bytes(const Epoch &epoch, const ExitPlan &plan) {
   uint32_t n = plan.nexits * kStubSize;
   if (plan.chain) {
-    uint32_t swap = return_fallback_size(*plan.chain);
-    n += (epoch.ibl_routine ? swap + 10 : 0) + swap + kStubSize;
+    uint32_t lead = return_fallback_size(*plan.chain);
+    n += (epoch.ibl_routine ? lead + 10 : 0) + lead + kStubSize;
   }
   return n;
 }
@@ -447,13 +447,13 @@ bool emit_stubs(Epoch &epoch, x86::CodeWriter &w, uint32_t base, const ExitPlan 
     ChainSite *c = plan.chain;
     // A return site's links leave the return address in place; the IBL
     // and the gate take the target in rcx and rcx in the slot.
-    const uint32_t swap = return_fallback_size(*c);
+    const uint32_t lead = return_fallback_size(*c);
     c->fallback = base + w.size();
     if (epoch.ibl_routine) {
       // IBL prelude: push the miss stub (right after it), probe the table.
       constexpr uint32_t kPreludeSize = 10;  // push imm32 + jmp rel32
       emit_return_fallback(w, *c);
-      w.push_imm(epoch.exec_at(c->fallback + swap + kPreludeSize + swap));
+      w.push_imm(epoch.exec_at(c->fallback + lead + kPreludeSize + lead));
       w.jmp(epoch.exec_at(epoch.ibl_routine));
     }
     uint32_t gate_entry = base + w.size();

@@ -41,6 +41,18 @@
  *    hold R in S and continue natively.
  *  - A task that dies in the funnel (do_task_dead) never returns: its slot is
  *    restored and nothing is parked.
+ *  - Other tools on __schedule: a kretprobe (rethook) or function_graph
+ *    replaces the return slot with its own trampoline at the funnel's entry
+ *    and keeps the address it found.  The gate does not retarget while
+ *    __schedule's fentry site is hooked (the task then continues natively
+ *    after the switch, counted as left_hooked), so the tool records R and
+ *    fires exactly as natively.  A hook enabled between the gate and the
+ *    funnel's entry finds the stub in the slot and keeps it: the switch out
+ *    then sees another address in the slot, leaves it alone and parks the
+ *    task as "foreign"; the switch in sets kjit_resume_pc without touching
+ *    the slot, and the tool's trampoline returns into the stub as it would
+ *    have returned into R.  Such a task holds the stub's address in the
+ *    tool's record while it sleeps, so unloading waits for it to wake.
  */
 #define pr_fmt(fmt) "kjit: " fmt
 
@@ -52,6 +64,8 @@
 #include <linux/log2.h>
 #include <linux/vmalloc.h>
 #include <linux/tracepoint.h>
+#include <linux/delay.h>
+#include <linux/uaccess.h>
 #include "sched_resume.h"
 #include "entry_ftrace.h"
 #include "symbols.h"
@@ -72,6 +86,7 @@ struct kjit_sleeper {
 	struct task_struct *task;   /* NULL: free */
 	u64 *slot;
 	u64 ret;
+	bool foreign;               /* another tool's trampoline holds the slot */
 };
 
 /* What the gate leaves for this CPU's switch or return. */
@@ -89,18 +104,21 @@ u64 kjit_schedule_fn;
 
 static struct kjit_sleeper *sleepers;
 static unsigned int sleepers_bits;
-static atomic_t nsleeping;
+static atomic_t nsleeping, nforeign;
 static u64 return_stub;
 static bool active;             /* the gate retargets (READ_ONCE) */
 static struct tracepoint *tp_switch;
 static atomic64_t c_followed, c_resumed, c_left_full, c_left_off, c_left_native, c_exits, c_lost;
+static atomic64_t c_left_hooked;
+/* The fentry NOP of an untraced function (x86's ideal 5-byte NOP). */
+static const u8 fentry_nop[5] = { 0x0f, 0x1f, 0x44, 0x00, 0x00 };
 
 static struct kjit_sleeper *sleeper_at(struct task_struct *t, unsigned int i)
 {
 	return &sleepers[(hash_ptr(t, sleepers_bits) + i) & ((1u << sleepers_bits) - 1)];
 }
 
-static bool park(struct task_struct *t, u64 *slot, u64 ret)
+static bool park(struct task_struct *t, u64 *slot, u64 ret, bool foreign)
 {
 	unsigned int i;
 
@@ -110,6 +128,9 @@ static bool park(struct task_struct *t, u64 *slot, u64 ret)
 		if (cmpxchg(&s->task, NULL, t) == NULL) {
 			s->slot = slot;
 			s->ret = ret;
+			s->foreign = foreign;
+			if (foreign)
+				atomic_inc(&nforeign);
 			atomic_inc(&nsleeping);
 			return true;
 		}
@@ -117,10 +138,43 @@ static bool park(struct task_struct *t, u64 *slot, u64 ret)
 	return false;
 }
 
+/* A foreign sleeper must be parked (only the table knows its R): it takes
+ * the place of an ordinary sleeper, which then simply is not followed (its
+ * slot holds its original return address).  Only when every entry is
+ * foreign, which takes as many tasks hooked in the few instructions
+ * between the gate and the funnel's entry, is R put back in the slot: the
+ * other tool then misses that return. */
+static void park_foreign_evicting(struct task_struct *t, u64 *slot, u64 ret)
+{
+	unsigned int i;
+
+	if (park(t, slot, ret, true)) {   /* an entry freed meanwhile */
+		atomic64_inc(&c_followed);
+		return;
+	}
+	for (i = 0; i < KJIT_SLEEPER_PROBES; i++) {
+		struct kjit_sleeper *s = sleeper_at(t, i);
+		struct task_struct *victim = READ_ONCE(s->task);
+
+		if (victim && !READ_ONCE(s->foreign) && cmpxchg(&s->task, victim, t) == victim) {
+			s->slot = slot;
+			s->ret = ret;
+			s->foreign = true;
+			atomic_inc(&nforeign);
+			atomic64_inc(&c_left_full);   /* the victim's sleep */
+			atomic64_inc(&c_followed);
+			return;
+		}
+	}
+	WARN_ONCE(1, "kjit: no room for a sleeper under another tool's hook");
+	WRITE_ONCE(*slot, ret);
+	atomic64_inc(&c_lost);
+}
+
 /* The task's entry, taken out of the table; false if it has none.  A task
  * is parked by the CPU that switched it out and taken by the CPU that
  * switches it in, which the scheduler orders after the switch out. */
-static bool unpark(struct task_struct *t, u64 **slot, u64 *ret)
+static bool unpark(struct task_struct *t, u64 **slot, u64 *ret, bool *foreign)
 {
 	unsigned int i;
 
@@ -131,11 +185,27 @@ static bool unpark(struct task_struct *t, u64 **slot, u64 *ret)
 			continue;
 		*slot = s->slot;
 		*ret = s->ret;
-		smp_store_release(&s->task, NULL);
+		*foreign = s->foreign;
+		/* Claimed, not just cleared: a foreign sleeper may have taken
+		 * the entry over meanwhile (park_foreign_evicting). */
+		if (cmpxchg_release(&s->task, t, NULL) != t)
+			continue;
+		if (*foreign)
+			atomic_dec(&nforeign);
 		atomic_dec(&nsleeping);
 		return true;
 	}
 	return false;
+}
+
+/* Whether another tool hooks __schedule's entry (its fentry site is not the
+ * NOP): that tool must see the return address the task really has. */
+static bool funnel_hooked(void)
+{
+	u8 site[5];
+
+	return copy_from_kernel_nofault(site, (const void *)(unsigned long)kjit_schedule_fn, 5) ||
+	       memcmp(site, fentry_nop, 5);
 }
 
 /* From kjit_gate_sched, before __schedule, with preemption off. */
@@ -146,6 +216,10 @@ void kjit_linux_sched_call(u64 *slot)
 
 	if (!READ_ONCE(active) || preemptible()) {
 		atomic64_inc(&c_left_off);
+		return;
+	}
+	if (funnel_hooked()) {
+		atomic64_inc(&c_left_hooked);
 		return;
 	}
 	p = this_cpu_ptr(&pending);
@@ -178,21 +252,33 @@ static void probe_switch(void *data, bool preempt, struct task_struct *prev,
 			 struct task_struct *next, unsigned int prev_state)
 {
 	struct kjit_pending *p = this_cpu_ptr(&pending);
+	bool foreign;
 	u64 *slot;
 	u64 ret;
 
 	if (p->task == prev) {
 		p->task = NULL;
-		WRITE_ONCE(*p->slot, p->ret);     /* asleep: original addresses only */
+		/* Another tool's trampoline in the slot (hooked after the gate)
+		 * returns into the stub: leave it, keep R for the switch in. */
+		foreign = READ_ONCE(*p->slot) != return_stub;
+		if (!foreign)
+			WRITE_ONCE(*p->slot, p->ret);   /* asleep: original addresses only */
 		if (prev_state == TASK_DEAD)
 			atomic64_inc(&c_exits);
-		else if (park(prev, p->slot, p->ret))
+		else if (park(prev, p->slot, p->ret, foreign))
 			atomic64_inc(&c_followed);
+		else if (foreign)
+			park_foreign_evicting(prev, p->slot, p->ret);
 		else
 			atomic64_inc(&c_left_full);
 	}
-	if (!atomic_read(&nsleeping) || !unpark(next, &slot, &ret))
+	if (!atomic_read(&nsleeping) || !unpark(next, &slot, &ret, &foreign))
 		return;
+	if (foreign) {
+		/* The tool's trampoline returns into the stub whatever happens. */
+		this_cpu_write(kjit_resume_pc, ret);
+		return;
+	}
 	if (!READ_ONCE(active)) {
 		atomic64_inc(&c_left_off);
 		return;
@@ -269,6 +355,14 @@ void kjit_sched_resume_exit(void)
 	/* Every task that the gate retargeted is past its switch out or its
 	 * return into the stub: both happen with preemption off. */
 	synchronize_rcu();
+	/* A foreign sleeper returns into the stub through another tool's
+	 * trampoline, with the probe setting its resume pc: wait for it. */
+	if (atomic_read(&nforeign))
+		pr_info("waiting for %d tasks asleep under another tool's hook on __schedule\n",
+			atomic_read(&nforeign));
+	while (atomic_read(&nforeign))
+		msleep(20);
+	synchronize_rcu();
 	tracepoint_probe_unregister(tp_switch, probe_switch, NULL);
 	tracepoint_synchronize_unregister();
 	vfree(sleepers);
@@ -285,6 +379,7 @@ void kjit_sleep_counters(struct kjit_sleep_counters *o)
 	o->left_native = atomic64_read(&c_left_native);
 	o->task_exits = atomic64_read(&c_exits);
 	o->lost = atomic64_read(&c_lost);
+	o->left_hooked = atomic64_read(&c_left_hooked);
 }
 
 void kjit_sleep_counters_reset(void)
@@ -296,4 +391,5 @@ void kjit_sleep_counters_reset(void)
 	atomic64_set(&c_left_native, 0);
 	atomic64_set(&c_exits, 0);
 	atomic64_set(&c_lost, 0);
+	atomic64_set(&c_left_hooked, 0);
 }

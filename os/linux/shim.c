@@ -149,9 +149,16 @@ static const char *const native_leaf_names[] = {
 /* Called natively and returning into the cache, but never translated, not
  * even for a capture: softirq processing run from an instrumented call
  * (local_bh_enable) is other work, run on the IRQ stack; it never sleeps,
- * and the call continues in the cache when it returns. */
-static const char *const native_call_names[] = { "__do_softirq" };
-static unsigned long native_calls[ARRAY_SIZE(native_call_names)];
+ * and the call continues in the cache when it returns.  Not on PREEMPT_RT:
+ * there softirqs run in the calling task and may sleep (their spinlocks
+ * are rtmutexes), and a sleeping task must hold only original return
+ * addresses; the call leaves the cache like any untranslated one. */
+static const char *const native_call_names[] = {
+#ifndef CONFIG_PREEMPT_RT
+	"__do_softirq",
+#endif
+};
+static unsigned long native_calls[ARRAY_SIZE(native_call_names) + 1];
 static unsigned long native_leaves[ARRAY_SIZE(native_leaf_names)];
 static unsigned long native_leaf_end[ARRAY_SIZE(native_leaf_names)];
 /* Capture needs every read of the invocation, including those the leaves

@@ -34,6 +34,12 @@
  *    cache goes through the gate again.
  *  - Epoch reuse: nothing here holds a cache address; R is translated when
  *    the task returns, by the engine, like any indirect miss.
+ *  - A re-created engine (kjitctl config, record, kcov enable): pausing
+ *    starts a new generation.  A task parked in an earlier one continues
+ *    natively when it wakes (counted as left_off): its invocation belongs
+ *    to the engine, tool and stop addresses that are gone, and in the new
+ *    engine it would run on past its entry's return as if that caller had
+ *    been attached.
  *  - Unload: kjit_sched_resume_exit stops the gate from retargeting, then
  *    waits for an RCU grace period (every task between the gate and its
  *    switch out, or between its switch in and the stub's return, has
@@ -87,6 +93,7 @@ struct kjit_sleeper {
 	u64 *slot;
 	u64 ret;
 	bool foreign;               /* another tool's trampoline holds the slot */
+	u32 gen;                    /* the engine generation it slept in */
 };
 
 /* What the gate leaves for this CPU's switch or return. */
@@ -94,7 +101,14 @@ struct kjit_pending {
 	struct task_struct *task;
 	u64 *slot;
 	u64 ret;
+	u32 gen;
 };
+
+/* Engines re-created since load (kjit_sched_resume_pause). */
+static u32 generation;
+/* Set at the switch in of a foreign sleeper of an earlier generation: the
+ * stub, which its tool's trampoline returns into, goes on natively. */
+static DEFINE_PER_CPU(bool, resume_native);
 
 static DEFINE_PER_CPU(struct kjit_pending, pending);
 /* Read by kjit_sched_return (dispatch_gates.S). */
@@ -118,7 +132,7 @@ static struct kjit_sleeper *sleeper_at(struct task_struct *t, unsigned int i)
 	return &sleepers[(hash_ptr(t, sleepers_bits) + i) & ((1u << sleepers_bits) - 1)];
 }
 
-static bool park(struct task_struct *t, u64 *slot, u64 ret, bool foreign)
+static bool park(struct task_struct *t, u64 *slot, u64 ret, bool foreign, u32 gen)
 {
 	unsigned int i;
 
@@ -129,6 +143,7 @@ static bool park(struct task_struct *t, u64 *slot, u64 ret, bool foreign)
 			s->slot = slot;
 			s->ret = ret;
 			s->foreign = foreign;
+			s->gen = gen;
 			if (foreign)
 				atomic_inc(&nforeign);
 			atomic_inc(&nsleeping);
@@ -144,11 +159,11 @@ static bool park(struct task_struct *t, u64 *slot, u64 ret, bool foreign)
  * foreign, which takes as many tasks hooked in the few instructions
  * between the gate and the funnel's entry, is R put back in the slot: the
  * other tool then misses that return. */
-static void park_foreign_evicting(struct task_struct *t, u64 *slot, u64 ret)
+static void park_foreign_evicting(struct task_struct *t, u64 *slot, u64 ret, u32 gen)
 {
 	unsigned int i;
 
-	if (park(t, slot, ret, true)) {   /* an entry freed meanwhile */
+	if (park(t, slot, ret, true, gen)) {   /* an entry freed meanwhile */
 		atomic64_inc(&c_followed);
 		return;
 	}
@@ -160,6 +175,7 @@ static void park_foreign_evicting(struct task_struct *t, u64 *slot, u64 ret)
 			s->slot = slot;
 			s->ret = ret;
 			s->foreign = true;
+			s->gen = gen;
 			atomic_inc(&nforeign);
 			atomic64_inc(&c_left_full);   /* the victim's sleep */
 			atomic64_inc(&c_followed);
@@ -174,7 +190,7 @@ static void park_foreign_evicting(struct task_struct *t, u64 *slot, u64 ret)
 /* The task's entry, taken out of the table; false if it has none.  A task
  * is parked by the CPU that switched it out and taken by the CPU that
  * switches it in, which the scheduler orders after the switch out. */
-static bool unpark(struct task_struct *t, u64 **slot, u64 *ret, bool *foreign)
+static bool unpark(struct task_struct *t, u64 **slot, u64 *ret, bool *foreign, u32 *gen)
 {
 	unsigned int i;
 
@@ -186,6 +202,7 @@ static bool unpark(struct task_struct *t, u64 **slot, u64 *ret, bool *foreign)
 		*slot = s->slot;
 		*ret = s->ret;
 		*foreign = s->foreign;
+		*gen = s->gen;
 		/* Claimed, not just cleared: a foreign sleeper may have taken
 		 * the entry over meanwhile (park_foreign_evicting). */
 		if (cmpxchg_release(&s->task, t, NULL) != t)
@@ -226,6 +243,7 @@ void kjit_linux_sched_call(u64 *slot)
 	p->task = current;
 	p->slot = slot;
 	p->ret = *slot;
+	p->gen = READ_ONCE(generation);
 	this_cpu_write(kjit_resume_pc, *slot);
 	*slot = return_stub;
 }
@@ -239,6 +257,11 @@ u64 kjit_linux_sched_resume(u64 ret)
 
 	if (p->task == current)
 		p->task = NULL;          /* __schedule did not switch */
+	if (unlikely(this_cpu_read(resume_native))) {
+		this_cpu_write(resume_native, false);
+		atomic64_inc(&c_left_off);
+		return ret;
+	}
 	t = kjit_engine_resume(ret);
 	kjit_entry_kick_reclaim();
 	if (kjit_engine_is_cache_address(t))
@@ -255,6 +278,7 @@ static void probe_switch(void *data, bool preempt, struct task_struct *prev,
 	bool foreign;
 	u64 *slot;
 	u64 ret;
+	u32 gen;
 
 	if (p->task == prev) {
 		p->task = NULL;
@@ -265,21 +289,22 @@ static void probe_switch(void *data, bool preempt, struct task_struct *prev,
 			WRITE_ONCE(*p->slot, p->ret);   /* asleep: original addresses only */
 		if (prev_state == TASK_DEAD)
 			atomic64_inc(&c_exits);
-		else if (park(prev, p->slot, p->ret, foreign))
+		else if (park(prev, p->slot, p->ret, foreign, p->gen))
 			atomic64_inc(&c_followed);
 		else if (foreign)
-			park_foreign_evicting(prev, p->slot, p->ret);
+			park_foreign_evicting(prev, p->slot, p->ret, p->gen);
 		else
 			atomic64_inc(&c_left_full);
 	}
-	if (!atomic_read(&nsleeping) || !unpark(next, &slot, &ret, &foreign))
+	if (!atomic_read(&nsleeping) || !unpark(next, &slot, &ret, &foreign, &gen))
 		return;
 	if (foreign) {
 		/* The tool's trampoline returns into the stub whatever happens. */
 		this_cpu_write(kjit_resume_pc, ret);
+		this_cpu_write(resume_native, gen != READ_ONCE(generation));
 		return;
 	}
-	if (!READ_ONCE(active)) {
+	if (!READ_ONCE(active) || gen != READ_ONCE(generation)) {
 		atomic64_inc(&c_left_off);
 		return;
 	}
@@ -338,6 +363,7 @@ void kjit_sched_resume_pause(void)
 	if (!sleepers)
 		return;
 	WRITE_ONCE(active, false);
+	WRITE_ONCE(generation, generation + 1);
 	synchronize_rcu();   /* as at exit: nobody is between gate and switch */
 }
 

@@ -47,12 +47,12 @@
  *    hold R in S and continue natively.
  *  - A task that dies in the funnel (do_task_dead) never returns: its slot is
  *    restored and nothing is parked.
- *  - Other tools on __schedule: a kretprobe (rethook) or function_graph
- *    replaces the return slot with its own trampoline at the funnel's entry
- *    and keeps the address it found.  The gate does not retarget while
- *    __schedule's fentry site is hooked (the task then continues natively
- *    after the switch, counted as left_hooked), so the tool records R and
- *    fires exactly as natively.  A hook enabled between the gate and the
+ *  - Other tools on __schedule (notrace: no ftrace user, but kprobes): a
+ *    kretprobe (rethook) replaces the return slot with its own trampoline
+ *    at the funnel's entry and keeps the address it found.  The gate does
+ *    not retarget while __schedule's entry is hooked (an int3 or a jump:
+ *    the task then continues natively after the switch, counted as
+ *    left_hooked), so the tool records R and fires exactly as natively.  A hook enabled between the gate and the
  *    funnel's entry finds the stub in the slot and keeps it: the switch out
  *    then sees another address in the slot, leaves it alone and parks the
  *    task as "foreign"; the switch in sets kjit_resume_pc without touching
@@ -124,8 +124,6 @@ static bool active;             /* the gate retargets (READ_ONCE) */
 static struct tracepoint *tp_switch;
 static atomic64_t c_followed, c_resumed, c_left_full, c_left_off, c_left_native, c_exits, c_lost;
 static atomic64_t c_left_hooked;
-/* The fentry NOP of an untraced function (x86's ideal 5-byte NOP). */
-static const u8 fentry_nop[5] = { 0x0f, 0x1f, 0x44, 0x00, 0x00 };
 
 static struct kjit_sleeper *sleeper_at(struct task_struct *t, unsigned int i)
 {
@@ -215,14 +213,18 @@ static bool unpark(struct task_struct *t, u64 **slot, u64 *ret, bool *foreign, u
 	return false;
 }
 
-/* Whether another tool hooks __schedule's entry (its fentry site is not the
- * NOP): that tool must see the return address the task really has. */
+/* Whether another tool hooks __schedule's entry: that tool must see the
+ * return address the task really has.  __schedule is notrace (no fentry
+ * site), so a hook there is a kprobe's int3 or an optimized kprobe's jmp
+ * (a call, should a kernel trace it, counts too); its own first
+ * instruction is none of these. */
 static bool funnel_hooked(void)
 {
-	u8 site[5];
+	u8 op;
 
-	return copy_from_kernel_nofault(site, (const void *)(unsigned long)kjit_schedule_fn, 5) ||
-	       memcmp(site, fentry_nop, 5);
+	if (copy_from_kernel_nofault(&op, (const void *)(unsigned long)kjit_schedule_fn, 1))
+		return true;
+	return op == 0xcc || op == 0xe8 || op == 0xe9;
 }
 
 /* From kjit_gate_sched, before __schedule, with preemption off. */

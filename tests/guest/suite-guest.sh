@@ -296,6 +296,27 @@ for m in read:read:finish_wait,copy_page_to_iter,touch_atime \
   fi
 done
 
+# A task asleep in an instrumented call while the engine is re-created
+# (detach, config) belongs to the engine that is gone: when it wakes it
+# continues natively (left_sleep_off), not in the new engine's cache, where
+# it would run on past its entry's return as if its caller were attached.
+step "a sleeper of a re-created engine continues natively"
+$K attach nanosleep clock_nanosleep > /dev/null
+sleep 3 & sp=$!
+sleep 1
+asleep=$(stat_of sleeping)
+$K detach all > /dev/null
+$K config --tool icount > /dev/null 2>&1 || true
+wait "$sp"; src=$?
+$K stats > stats-recreated-sleeper.txt
+res=$(awk '$1=="sleeps_resumed"{print $2}' stats-recreated-sleeper.txt)
+off=$(awk '$1=="left_sleep_off"{print $2}' stats-recreated-sleeper.txt)
+if [ "${asleep:-0}" -ge 1 ] && [ "$src" = 0 ] && [ "${res:-1}" = 0 ] && [ "${off:-0}" -ge 1 ]; then
+  pass recreated_engine_sleeper "asleep=$asleep then sleeps_resumed=$res left_sleep_off=$off"
+else
+  fail recreated_engine_sleeper "asleep=$asleep exit=$src sleeps_resumed=${res:-?} left_sleep_off=${off:-?} (want >=1, 0, 0, >=1)"
+fi
+
 # A task asleep in an instrumented call has only original return
 # addresses on its stack (nothing in kjit's module, code cache included).
 step "a sleeping task's stack"

@@ -29,9 +29,9 @@ bool switch_epoch_locked() {
   if (!other.reset()) return false;
   // Retired before the switch: a lock-free reader (kjit_engine_enter) that
   // sees the old half still current sees it retired.
-  __atomic_store_n(&g.epoch().state, EpochState::kRetired, __ATOMIC_RELEASE);
+  g.epoch().store_state(EpochState::kRetired);
   __atomic_store_n(&g.current, g.current ^ 1, __ATOMIC_RELEASE);
-  __atomic_store_n(&other.state, EpochState::kActive, __ATOMIC_RELEASE);
+  other.store_state(EpochState::kActive);
   g.reclaim_pending = 1;
   g.stats.flushes++;
   return true;
@@ -46,7 +46,7 @@ bool ensure_active_locked() {
   if (e.state == EpochState::kActive) return true;
   if (e.state == EpochState::kFree) {
     if (!e.reset()) return false;
-    __atomic_store_n(&e.state, EpochState::kActive, __ATOMIC_RELEASE);
+    e.store_state(EpochState::kActive);
     return true;
   }
   return switch_epoch_locked();
@@ -189,7 +189,7 @@ uint64_t kjit_engine_enter(uint64_t orig_pc) {
   // A retired epoch's table is not searched: nothing enters it after
   // kjit_engine_retire returned.
   const Epoch &cur = g.epochs[__atomic_load_n(&g.current, __ATOMIC_ACQUIRE) & 1];
-  uint64_t d = __atomic_load_n(&cur.state, __ATOMIC_ACQUIRE) == EpochState::kActive ? ibl_lookup(cur, orig_pc) : 0;
+  uint64_t d = cur.load_state() == EpochState::kActive ? ibl_lookup(cur, orig_pc) : 0;
   if (d) {
     __atomic_fetch_add(&g.stats.fast_entries, 1, __ATOMIC_RELAXED);  // lock-free path
     count_entry();
@@ -344,7 +344,7 @@ int kjit_engine_retire(void) {
   if (!switch_epoch_locked()) {
     // The other half still waits for its reclaim: translate nothing until
     // then (ensure_active_locked).
-    __atomic_store_n(&e.state, EpochState::kRetired, __ATOMIC_RELEASE);
+    e.store_state(EpochState::kRetired);
     g.reclaim_pending = 1;
     g.stats.flushes++;
   }

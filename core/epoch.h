@@ -54,6 +54,14 @@ struct Epoch {
 
   // Resets the epoch to empty; false if its arena cannot hold the tables.
   bool reset();
+  // The state as the lock-free entry path reads it (kjit_engine_enter),
+  // and its writers under the engine lock.
+  EpochState load_state() const {
+    return static_cast<EpochState>(__atomic_load_n(reinterpret_cast<const uint8_t *>(&state), __ATOMIC_ACQUIRE));
+  }
+  void store_state(EpochState s) {
+    __atomic_store_n(reinterpret_cast<uint8_t *>(&state), static_cast<uint8_t>(s), __ATOMIC_RELEASE);
+  }
   bool contains_exec(uint64_t a) const { return a >= code_exec && a < code_exec + code_size; }
   uint8_t *write_at(uint32_t offset) const { return code_write + offset; }
   uint64_t exec_at(uint32_t offset) const { return code_exec + offset; }

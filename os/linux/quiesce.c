@@ -106,6 +106,19 @@ static void look_here(void *arg)
 	c->result = judge(c->store, n + 1, &c->r);
 }
 
+/* A task preempted (runnable, off its CPU) inside a kretprobed function:
+ * unwinding it meets the rethook trampoline, and rethook refuses (with a
+ * WARN) to find the real return address of a task that may run, so the
+ * unwinder cannot see past it.  It is looked at again once it ran on. */
+static bool preempted_under_rethook(struct task_struct *t)
+{
+#ifdef CONFIG_RETHOOK
+	return task_is_running(t) && READ_ONCE(t->rethooks.first);
+#else
+	return false;
+#endif
+}
+
 static enum holds look_at(struct task_struct *t, const struct kjit_range *r, struct cpu_look *c)
 {
 	unsigned long sw = switches(t);
@@ -125,6 +138,8 @@ static enum holds look_at(struct task_struct *t, const struct kjit_range *r, str
 			return CHANGED;
 		return switches(t) == sw ? c->result : CHANGED;
 	}
+	if (preempted_under_rethook(t))
+		return CHANGED;
 	n = p_save_tsk(t, c->store, KJIT_QUIESCE_DEPTH, 0);
 	if (READ_ONCE(t->on_cpu) || switches(t) != sw)
 		return CHANGED;

@@ -1,7 +1,10 @@
 /* Guest program for tests/guest/neighbours.sh: a known number of system
  * calls, so that another tool's hit count can be compared with it.
  * Usage: neighbour_calls openat|read N [PROFILE]
- *   openat: N x (openat("/dev/null") + close); read: N x read(/dev/zero, 1).
+ *        neighbour_calls print FILE
+ *   openat: N x (openat("/dev/null") + close); read: N x read(/dev/zero, 1);
+ *   print: FILE to stdout with read(), as `cat` would if busybox's did not
+ *   use sendfile.
  *   Prints "pid P" (the tracers' lines are counted by pid), then, given
  *   PROFILE (/sys/kernel/tracing/kprobe_profile), "EVENT NHIT NMISSED" for
  *   each probe: how much its counters grew across the N calls.  The profile
@@ -65,12 +68,24 @@ static int calls(const char *what, long n) {
   return -1;
 }
 
+static int print(const char *path) {
+  char buf[4096];
+  ssize_t len;
+  int fd = open(path, O_RDONLY);
+  if (fd < 0) return perror(path), 1;
+  while ((len = read(fd, buf, sizeof buf)) > 0)
+    if (write(1, buf, len) != len) return perror("stdout"), 1;
+  if (len < 0) return perror(path), 1;
+  return close(fd) != 0;
+}
+
 int main(int argc, char **argv) {
   long n;
   int fd = -1;
   struct profile before, after;
+  if (argc == 3 && !strcmp(argv[1], "print")) return print(argv[2]);
   if (argc < 3 || argc > 4 || (n = atol(argv[2])) <= 0) {
-    fprintf(stderr, "usage: neighbour_calls openat|read N [PROFILE]\n");
+    fprintf(stderr, "usage: neighbour_calls openat|read N [PROFILE] | print FILE\n");
     return 2;
   }
   printf("pid %d\n", getpid());

@@ -30,6 +30,8 @@ T=/sys/kernel/tracing
 # machine where perf or trace-cmd runs they are on already: hold them on.
 for e in sched_switch sched_wakeup sched_wakeup_new; do echo 1 > $T/events/sched/$e/enable; done
 ORIG_CMDLINE=$(cat /proc/cmdline)
+# /proc/cmdline as read() returns it (busybox cat uses sendfile, not read)
+cmdline() { ./neighbour_calls print /proc/cmdline; }
 LP=/sys/kernel/livepatch/kjit_livepatch
 ORDER=native
 
@@ -42,7 +44,7 @@ kjit_on() {  # NAME: attach the workload's system calls, translate their paths a
   fi
   ./neighbour_calls openat 3 > /dev/null
   ./neighbour_calls read 3 > /dev/null
-  cat /proc/cmdline > /dev/null
+  cmdline > /dev/null
 }
 kjit_off() { $K detach all > /dev/null || fail "$1_detach"; }
 
@@ -134,16 +136,16 @@ lp_settled() { [ "$(cat $LP/transition 2>/dev/null)" = 0 ]; }
 lp_gone() { [ ! -d $LP ]; }
 off_livepatch() {
   echo 0 > $LP/enabled || return 1
-  cat /proc/cmdline > /dev/null   # a read while the patch goes
+  cmdline > /dev/null   # a read while the patch goes
   wait_for 60 lp_gone || { echo "the patch did not go within 60 s"; return 1; }
-  c=$(cat /proc/cmdline)
+  c=$(cmdline)
   [ "$c" = "$ORIG_CMDLINE" ] || { echo "disabled, /proc/cmdline prints '$c'"; return 1; }
   rmmod kjit_livepatch
 }
 count_livepatch() {
   i=0 p=0
   while [ $i -lt "$NLP" ]; do
-    [ "$(cat /proc/cmdline)" != kjit-livepatch ] || p=$((p + 1))
+    [ "$(cmdline)" != kjit-livepatch ] || p=$((p + 1))
     i=$((i + 1))
   done
   echo "patched_reads $p $NLP"
@@ -208,7 +210,7 @@ after_calls() {
   for i in 1 2 3; do
     ./neighbour_calls openat "$N" > /dev/null || a_ok=0
     ./neighbour_calls read "$N" > /dev/null || a_ok=0
-    c=$(cat /proc/cmdline)
+    c=$(cmdline)
     [ "$c" = "$ORIG_CMDLINE" ] || { a_ok=0; echo "/proc/cmdline: '$c'"; }
     sleep 1   # BPF trampolines and kprobe detours are freed after RCU-tasks
   done
@@ -237,6 +239,7 @@ run() {
     count_"$t" > "$name.txt" 2> "$name.txt.err"
     [ "$ORDER" = native ] || e1=$(stat_of entries)
     grep '^NOTE' "$name.txt.err" >> notes.txt
+    sync   # the verdict reaches the disk even if what follows oopses
     if [ "$ORDER" = native ]; then
       judge "$name" "$name.txt"
     else

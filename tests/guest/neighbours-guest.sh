@@ -239,7 +239,6 @@ run() {
     count_"$t" > "$name.txt" 2> "$name.txt.err"
     [ "$ORDER" = native ] || e1=$(stat_of entries)
     grep '^NOTE' "$name.txt.err" >> notes.txt
-    sync   # the verdict reaches the disk even if what follows oopses
     if [ "$ORDER" = native ]; then
       judge "$name" "$name.txt"
     else
@@ -247,10 +246,12 @@ run() {
       if [ $((e1 - e0)) -ge "$N" ]; then pass "${name}_through_kjit" "entries +$((e1 - e0))"
       else fail "${name}_through_kjit" "entries +$((e1 - e0)) for $N calls: the calls did not run in kjit"; fi
     fi
+    sync   # the verdicts reach the disk even if what follows oopses
     if ! off_"$t" > off.txt 2>&1; then fail "${name}_off" "$(tr '\n' ' ' < off.txt)"; fi
   fi
   if [ "$ORDER" != native ]; then
     note "$name: kjit saw text_events $TE0 -> $(stat_of text_events), text_flushes $TF0 -> $(stat_of text_flushes)"
+    sync
     after_calls "$name"
     $K departures > "departures-$name.txt" 2>&1
     kjit_off "$name"

@@ -6,7 +6,8 @@
 # went away must run (its trampoline or detour is freed by then).
 # Preamble parameters: N (calls counted per run), NLP (reads of
 # /proc/cmdline per livepatch run), ROUNDS (before/after rounds per tool),
-# TOOLS (any of: ftrace graph kprobe kretprobe livepatch bpf).
+# TOOLS (any of: ftrace graph kprobe kretprobe livepatch bpf), ORDERS
+# ("before after", or one of them).
 # Every tool is measured natively first, in this boot; then each round
 # runs it twice: "before" (the tool is on when kjit translates the path)
 # and "after" (kjit has translated the path when the tool comes).
@@ -273,8 +274,7 @@ sync
 for t in $TOOLS; do
   r=1
   while [ $r -le "$ROUNDS" ]; do
-    run "$t" before $r
-    run "$t" after $r
+    for o in ${ORDERS:-before after}; do run "$t" "$o" $r; done
     r=$((r + 1))
   done
 done

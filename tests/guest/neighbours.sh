@@ -13,7 +13,8 @@
 #   (preempt=voluntary and preempt=full), once on PREEMPT_RT.
 # Env: KJIT_NEIGHBOURS_MODES ("voluntary full", or "rt"),
 #   KJIT_NEIGHBOURS_TOOLS ("ftrace graph kprobe kretprobe livepatch bpf"),
-#   KJIT_NEIGHBOURS_N (50 calls per count), KJIT_NEIGHBOURS_ROUNDS (2),
+#   KJIT_NEIGHBOURS_ORDERS ("before after": the tool on before kjit translates,
+#   after it did), KJIT_NEIGHBOURS_N (50 calls per count), KJIT_NEIGHBOURS_ROUNDS (2),
 #   KJIT_NEIGHBOURS_KO (the module to test; default BUILD_DIR/module/kjit.ko).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -49,6 +50,7 @@ for mode in $MODES; do
   share_program "$share" bpf_count
   share_script "$share" "$root/tests/guest/neighbours-guest.sh" \
     N="${KJIT_NEIGHBOURS_N:-50}" NLP=10 ROUNDS="${KJIT_NEIGHBOURS_ROUNDS:-2}" \
+    ORDERS="${KJIT_NEIGHBOURS_ORDERS:-before after}" \
     TOOLS="${KJIT_NEIGHBOURS_TOOLS:-ftrace graph kprobe kretprobe livepatch bpf}"
   append=""
   if [ "$mode" = full ]; then append="preempt=full"; fi

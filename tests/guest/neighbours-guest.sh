@@ -227,7 +227,7 @@ after_calls() {
 run() {
   t=$1 ORDER=$2 name=$1_$2${3:+_$3}
   step "$name"
-  if [ "$ORDER" != native ]; then TE0=$(stat_of text_events) TF0=$(stat_of text_flushes); fi
+  if [ "$ORDER" != native ]; then TF0=$(stat_of text_flushes) LH0=$(stat_of left_hooked); fi
   if [ "$ORDER" = after ]; then kjit_on "$name" || return; fi
   if ! on_"$t" > on.txt 2>&1; then
     fail "${name}_on" "$(tr '\n' ' ' < on.txt)"
@@ -251,7 +251,7 @@ run() {
     if ! off_"$t" > off.txt 2>&1; then fail "${name}_off" "$(tr '\n' ' ' < off.txt)"; fi
   fi
   if [ "$ORDER" != native ]; then
-    note "$name: kjit saw text_events $TE0 -> $(stat_of text_events), text_flushes $TF0 -> $(stat_of text_flushes)"
+    note "$name: text_flushes $TF0 -> $(stat_of text_flushes), left_hooked ${LH0:-?} -> $(stat_of left_hooked)"
     sync
     after_calls "$name"
     $K departures > "departures-$name.txt" 2>&1

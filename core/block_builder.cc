@@ -45,6 +45,26 @@ bool must_run_natively(const x86::Insn &in, kjit_os_site_kind site) {
   return false;
 }
 
+// A direct branch into code that is not text (kjit_os_is_text): another
+// tool's trampoline or probe buffer, which its owner frees when it goes
+// away.  Copying or linking the branch would keep a jump there in the
+// cache; the instruction runs natively at its own address instead, where
+// it always goes wherever the live text says.  A live fentry site that an
+// ftrace user (function tracer, kprobe, BPF trampoline, livepatch) enabled
+// is such a call, and running it natively is what makes that tool see the
+// call.
+bool enters_foreign_code(const x86::Insn &in) {
+  switch (in.cf) {
+    case KJIT_CF_CALL:
+    case KJIT_CF_JMP:
+    case KJIT_CF_JCC:
+    case KJIT_CF_FENTRY:
+      return !kjit_os_is_text(in.target);
+    default:
+      return false;
+  }
+}
+
 void run_plugins(BuildContext &ctx) {
   g_engine.callback_cpu = static_cast<int32_t>(kjit_os_cpu());
   for (uint32_t p = 0; p < g_engine.nplugins; p++) {
@@ -293,8 +313,8 @@ bool Emitter::emit_terminator() {
     tail_jump(ctx_.next_pc, false);
     return !w_.overflowed();
   }
-  if (ctx_.early == EarlyEnd::kNative) {
-    exit_native(ctx_.next_pc, KJIT_DEPART_NATIVE_INSN);
+  if (ctx_.ends_native()) {
+    exit_native(ctx_.next_pc, ctx_.early == EarlyEnd::kHooked ? KJIT_DEPART_HOOKED : KJIT_DEPART_NATIVE_INSN);
     return !w_.overflowed();
   }
   const kjit_insn &ki = ctx_.insns[ctx_.n - 1];
@@ -519,7 +539,7 @@ struct Follower {
 BuildResult emit_block(Epoch &epoch, uint64_t pc, bool routine_start, uint32_t start, uint32_t pending,
                        uint32_t reserve, bool follower, uint64_t predicted_return, TraceMember *m) {
   BuildContext &ctx = g_build;
-  if (!decode_block(pc)) return BuildResult::kDeclined;
+  if (!decode_block(pc)) return ctx.early == EarlyEnd::kHooked ? BuildResult::kHooked : BuildResult::kDeclined;
   if (follower)
     for (uint32_t i = 0; i < ctx.n; i++)
       if (ctx.insns[i].is_extable_site) return BuildResult::kDeclined;
@@ -574,7 +594,7 @@ BuildResult emit_block(Epoch &epoch, uint64_t pc, bool routine_start, uint32_t s
     *m = {b, slot, em.plan, start + w.size(), stubs, 0, 0};
     g_engine.stats.blocks_built++;
     g_engine.stats.insns_translated += ctx.n;
-    if (b->ended_early && ctx.early == EarlyEnd::kNative) g_engine.stats.fallbacks++;
+    if (b->ended_early && ctx.ends_native()) g_engine.stats.fallbacks++;
     return BuildResult::kBuilt;
   }
   return BuildResult::kDeclined;
@@ -670,6 +690,10 @@ bool decode_block(uint64_t pc) {
     kjit_os_site_kind site = kjit_os_classify_site(at);
     if (must_run_natively(ki.insn, site)) {
       ctx.early = EarlyEnd::kNative;
+      break;
+    }
+    if (enters_foreign_code(ki.insn)) {
+      ctx.early = EarlyEnd::kHooked;
       break;
     }
     ki.index = ctx.n;

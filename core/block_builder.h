@@ -14,6 +14,7 @@ enum class BuildResult {
   kBuilt,
   kDeclined,    // the code at pc must run natively
   kCacheFull,   // the epoch has no room: flush and retry
+  kHooked,      // pc itself enters another tool's code (kjit_os_is_text)
 };
 
 // Builds the block at `pc` into `epoch`; on kBuilt *out is registered in

@@ -39,6 +39,7 @@ enum class EarlyEnd : uint8_t {
   kNone,        // ends with its own control transfer
   kContinue,    // size limit: continue translating at next_pc
   kNative,      // next_pc must run natively (trap, system insn, unknown bytes)
+  kHooked,      // next_pc branches to another tool's code: it runs natively
 };
 
 // A copied user access whose exception-table mirror is requested after the
@@ -76,6 +77,7 @@ struct BuildContext {
   uint32_t rejected_requests;
 
   bool has_terminator() const { return early == EarlyEnd::kNone; }
+  bool ends_native() const { return early == EarlyEnd::kNative || early == EarlyEnd::kHooked; }
 };
 
 extern BuildContext g_build;

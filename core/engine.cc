@@ -27,12 +27,29 @@ bool switch_epoch_locked() {
   Epoch &other = g.epochs[g.current ^ 1];
   if (other.state != EpochState::kFree) return false;
   if (!other.reset()) return false;
-  g.epoch().state = EpochState::kRetired;
-  g.current ^= 1;
-  other.state = EpochState::kActive;
+  // Retired before the switch: a lock-free reader (kjit_engine_enter) that
+  // sees the old half still current sees it retired.
+  __atomic_store_n(&g.epoch().state, EpochState::kRetired, __ATOMIC_RELEASE);
+  __atomic_store_n(&g.current, g.current ^ 1, __ATOMIC_RELEASE);
+  __atomic_store_n(&other.state, EpochState::kActive, __ATOMIC_RELEASE);
   g.reclaim_pending = 1;
   g.stats.flushes++;
   return true;
+}
+
+// An active epoch to translate into: the current one, or after a retire
+// (kjit_engine_retire) a free half made active.  False while both halves
+// wait for their reclaim.
+bool ensure_active_locked() {
+  EngineState &g = g_engine;
+  Epoch &e = g.epoch();
+  if (e.state == EpochState::kActive) return true;
+  if (e.state == EpochState::kFree) {
+    if (!e.reset()) return false;
+    __atomic_store_n(&e.state, EpochState::kActive, __ATOMIC_RELEASE);
+    return true;
+  }
+  return switch_epoch_locked();
 }
 
 // The translation of `pc` in the active epoch (the one active when it
@@ -46,8 +63,20 @@ Block *lookup_or_build_locked(uint64_t pc, bool routine_start, kjit_departure *w
     return nullptr;
   }
   for (int attempt = 0; attempt < 2; attempt++) {
+    if (!ensure_active_locked()) {
+      g.stats.fallbacks++;
+      *why = KJIT_DEPART_CACHE_FULL;
+      return nullptr;  // native until the host reclaims memory
+    }
     Epoch &e = g.epoch();
     if (Block *b = e.table.find(pc)) return b;
+    // Text being patched: what is read now may be replaced after the host
+    // retired what depends on it (kjit_os_text_changing).  Built later.
+    if (kjit_os_text_changing()) {
+      g.stats.fallbacks++;
+      *why = KJIT_DEPART_DECLINED;
+      return nullptr;
+    }
     Block *b = nullptr;
     switch (build_block(e, pc, routine_start, &b)) {
       case BuildResult::kBuilt:
@@ -58,6 +87,9 @@ Block *lookup_or_build_locked(uint64_t pc, bool routine_start, kjit_departure *w
       case BuildResult::kDeclined:
         g.stats.fallbacks++;
         *why = KJIT_DEPART_DECLINED;
+        return nullptr;
+      case BuildResult::kHooked:
+        *why = KJIT_DEPART_HOOKED;
         return nullptr;
       case BuildResult::kCacheFull:
         g.stats.cache_full++;
@@ -154,7 +186,11 @@ uint64_t kjit_engine_enter(uint64_t orig_pc) {
   // Fast path without the lock: the active epoch's IBL table.  An epoch is
   // reset only after quiescence, which the caller (not yet in the cache,
   // not sleeping) holds off.
-  if (uint64_t d = ibl_lookup(g.epochs[__atomic_load_n(&g.current, __ATOMIC_ACQUIRE) & 1], orig_pc)) {
+  // A retired epoch's table is not searched: nothing enters it after
+  // kjit_engine_retire returned.
+  const Epoch &cur = g.epochs[__atomic_load_n(&g.current, __ATOMIC_ACQUIRE) & 1];
+  uint64_t d = __atomic_load_n(&cur.state, __ATOMIC_ACQUIRE) == EpochState::kActive ? ibl_lookup(cur, orig_pc) : 0;
+  if (d) {
     __atomic_fetch_add(&g.stats.fast_entries, 1, __ATOMIC_RELAXED);  // lock-free path
     count_entry();
     return d;
@@ -222,7 +258,10 @@ uint64_t kjit_engine_indirect_miss(uint64_t stub_return, uint64_t target) {
   // goes into the IBL, whose slots the busiest sites need; its entry serves
   // every kind of site, so its trampoline keeps the flags.
   bool stop = g.is_stop(target);
-  bool native_for_good = !b && (stop || !kjit_os_may_translate(target)) && !(stop && exits_observed());
+  // Never a link to code that is not text (kjit_os_is_text): another
+  // tool's code is served natively here each time.
+  bool native_for_good = !b && (stop || (!kjit_os_may_translate(target) && kjit_os_is_text(target))) &&
+                         !(stop && exits_observed());
   if (from == &g.epoch() && (b || native_for_good)) {
     bool linked = site->is_return
                       ? return_link_append(*from, site, target, b ? b->exec : 0, why,
@@ -294,6 +333,22 @@ int kjit_engine_flush(void) {
     switch_epoch_locked();
   }
   return kjit_engine_reclaim();
+}
+
+int kjit_engine_retire(void) {
+  EngineState &g = g_engine;
+  if (!g.initialized) return 0;
+  EngineLock lock;
+  Epoch &e = g.epoch();
+  if (e.state != EpochState::kActive || e.nblocks == 0) return 0;
+  if (!switch_epoch_locked()) {
+    // The other half still waits for its reclaim: translate nothing until
+    // then (ensure_active_locked).
+    __atomic_store_n(&e.state, EpochState::kRetired, __ATOMIC_RELEASE);
+    g.reclaim_pending = 1;
+    g.stats.flushes++;
+  }
+  return 1;
 }
 
 int kjit_engine_reclaim_pending(void) { return g_engine.reclaim_pending; }
@@ -372,7 +427,7 @@ int kjit_engine_build_only(uint64_t orig_pc, uint64_t *succ, uint32_t *nsucc, ui
   const x86::Insn &last = ctx.insns[ctx.n - 1].insn;
   if (!ctx.has_terminator()) {
     if (ctx.early == EarlyEnd::kContinue) succ[(*nsucc)++] = ctx.next_pc;
-    return ctx.early == EarlyEnd::kNative ? 1 : 0;
+    return ctx.ends_native() ? 1 : 0;
   }
   switch (last.cf) {
     case KJIT_CF_JCC:

@@ -214,6 +214,18 @@ void Instrumenter::emit_outlined(const CallRequest &req, const InlineArgs &args,
   SavedState st{static_cast<uint16_t>(liveness ? (kCallerSaved & live.regs) : kCallerSaved),
                 !liveness || live.flags != 0};
   load_reg_args(args, src_reg, save(st));
+  // This CPU's copy is computed before the call and written by the routine:
+  // the task must not move to another CPU in between (preempted by an
+  // interrupt under preempt=full), or it would add to the other CPU's copy
+  // while that CPU adds to it too.  Interrupts stay off from the address to
+  // the routine's return (routines never sleep); the arguments read from
+  // the program's state are loaded before, with its flags as they were.
+  bool pin_cpu = false;
+  for (uint32_t i = 0; i < args.nargs; i++) pin_cpu |= args.is_percpu[i] != 0;
+  if (pin_cpu) {
+    w_->pushfq();
+    w_->byte(0xfa);  // cli
+  }
   for (uint32_t i = 0; i < args.nargs; i++) {
     if (!args.is_const[i]) continue;
     const uint8_t reg = static_cast<uint8_t>(kSysvArgRegs[i]);
@@ -228,6 +240,7 @@ void Instrumenter::emit_outlined(const CallRequest &req, const InlineArgs &args,
     w_->bytes(kCallSlot, sizeof(kCallSlot));
     w_->u64(target);
   }
+  if (pin_cpu) w_->popfq();  // interrupts as they were
   restore(st);
   g_engine.stats.outlined_calls++;
 }

@@ -100,6 +100,16 @@ int kjit_engine_flush(void);
  * makes the engine decline translation (native execution, never an error). */
 int kjit_engine_reclaim_pending(void);
 int kjit_engine_reclaim(void);
+/* Retires the active epoch now, without waiting: no entry, lookup or link
+ * made after it returns reaches a translation made before it (tasks already
+ * running in one finish there, as a native task past a patched site does).
+ * Only takes the engine lock, so it may be called in atomic context, e.g.
+ * from the host's hook on a kernel text patch before the patch is written.
+ * Returns 1 when translations were retired (the host then calls
+ * kjit_engine_reclaim from process context), 0 when there were none.  When
+ * the other half is still retired the engine translates nothing until that
+ * reclaim (entries run natively, counted as a full cache). */
+int kjit_engine_retire(void);
 
 /* How entries end.  Every entry the engine lets into the cache (a cache
  * address returned by kjit_engine_enter) either completes in it, returning
@@ -115,6 +125,8 @@ enum kjit_departure {
   KJIT_DEPART_NATIVE_INSN,     /* an instruction that must run at its address */
   KJIT_DEPART_DECLINED,        /* a block the engine could not build          */
   KJIT_DEPART_CACHE_FULL,      /* both cache halves busy: reclaim pending     */
+  KJIT_DEPART_HOOKED,          /* another tool's hook (a trampoline, a probe's
+                                  buffer) at this instruction: it runs there  */
   KJIT_DEPART_COUNT
 };
 struct kjit_engine_departures {

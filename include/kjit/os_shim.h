@@ -66,12 +66,31 @@ struct kjit_os_kernel_facts {
 
 /* Reads `len` live code bytes at `addr` (after alternatives/static-key
  * patching in the kernel).  Returns the number of bytes readable (may be
- * short at the end of a region, 0 if unmapped). */
+ * short at the end of a region, 0 if unmapped).  Every byte a translation
+ * depends on (copied, decoded for liveness) is read through here, under the
+ * engine lock: the host may remember what was read to know which text
+ * changes must retire translations (kjit_engine_retire). */
 uint64_t kjit_os_read_code(uint64_t addr, uint8_t *out, uint64_t len);
 
 /* True when `addr` may be translated at all (kernel text not on the
  * noinstr/kprobes blacklist; in the simulator: inside a captured region). */
 int kjit_os_may_translate(uint64_t addr);
+
+/* True when `addr` is code that outlives every translation that may jump
+ * to it: kernel text, live module text (whose unloading flushes the cache
+ * first), the host's own code.  Anything else (another tool's trampoline,
+ * a probe's detour buffer, BPF code, a module not live yet) is memory the
+ * engine neither owns nor tracks: a direct branch there is never copied or
+ * linked, the branch instruction runs natively at its own address instead
+ * (KJIT_DEPART_HOOKED), and an indirect branch there is served natively
+ * without a chain link. */
+int kjit_os_is_text(uint64_t addr);
+
+/* True while the host's text is being patched (in the kernel: text_mutex
+ * held).  Nothing is translated then: a block built between the host's
+ * retirement of what depends on the old bytes and the write of the new
+ * ones would copy the old bytes.  Asked under the engine lock. */
+int kjit_os_text_changing(void);
 
 /* True when a call from translated code to `target`, which is not
  * translated (kjit_os_may_translate() is 0), may run natively and return

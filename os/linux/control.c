@@ -165,6 +165,7 @@ static void fill_departures(struct kjit_ioc_stats *s)
 	s->left_native_insn = d.count[KJIT_DEPART_NATIVE_INSN];
 	s->left_declined = d.count[KJIT_DEPART_DECLINED];
 	s->left_cache_full = d.count[KJIT_DEPART_CACHE_FULL];
+	s->left_hooked = d.count[KJIT_DEPART_HOOKED] + z.left_hooked;
 	s->left_sleep_full = z.left_full;
 	s->left_sleep_off = z.left_off;
 	s->sleep_lost = z.lost;

@@ -11,6 +11,7 @@
 
 #include <linux/kernel.h>
 #include <linux/mutex.h>
+#include <linux/rcupdate.h>
 #include "engine_host.h"
 #include "entry_table.h"
 #include "extable.h"
@@ -22,6 +23,10 @@ static struct kjit_os_memory base_mem;
 static struct kjit_os_kernel_facts facts;
 static const struct kjit_plugin *tool_plugin;   /* the built-in tool's, or NULL */
 static bool engine_up;
+/* engine_up for kjit_host_retire, which cannot take the host lock: cleared
+ * (and every retire in flight waited for) before the engine is re-created
+ * or destroyed, set once it is up. */
+static bool retire_ok;
 static u64 cache_size;
 /* Plugins added through kjit_host_add_plugin (an armed capture).  While
  * any is registered, re-creating the engine is refused: the new engine
@@ -41,6 +46,16 @@ int kjit_host_init(const struct kjit_os_memory *mem, void (*gate_direct)(void),
 		return -ENOENT;
 	}
 	return 0;
+}
+
+/* Retires run with preemption off (a kprobe handler): after this
+ * synchronize_rcu none is still inside the engine. */
+static void retire_off(void)
+{
+	if (!READ_ONCE(retire_ok))
+		return;
+	WRITE_ONCE(retire_ok, false);
+	synchronize_rcu();
 }
 
 static void stop_locked(void)
@@ -67,6 +82,7 @@ int kjit_host_start(const struct kjit_engine_options *opt, u64 cache_bytes,
 	ret = -EBUSY;
 	if (added_plugins)
 		goto out;
+	retire_off();
 	stop_locked();
 	kjit_extable_reset();
 	ret = kjit_engine_init(&mem, &facts, opt);
@@ -90,6 +106,7 @@ int kjit_host_start(const struct kjit_engine_options *opt, u64 cache_bytes,
 	}
 	tool_plugin = plugin;
 	WRITE_ONCE(cache_size, mem.code_size);
+	WRITE_ONCE(retire_ok, true);
 out:
 	kjit_entry_table_invalidate();   /* translations and stops of the old engine */
 	mutex_unlock(&kjit_host_mutex);
@@ -99,6 +116,7 @@ out:
 void kjit_host_stop(void)
 {
 	mutex_lock(&kjit_host_mutex);
+	retire_off();
 	stop_locked();
 	mutex_unlock(&kjit_host_mutex);
 }
@@ -118,6 +136,18 @@ int kjit_host_flush(bool wait)
 		kjit_engine_flush();
 	mutex_unlock(&kjit_host_mutex);
 	return 0;
+}
+
+bool kjit_host_retire(void)
+{
+	bool retired;
+
+	preempt_disable();
+	retired = READ_ONCE(retire_ok) && kjit_engine_retire();
+	preempt_enable();
+	if (retired)
+		kjit_entry_table_invalidate();   /* the trampoline enters nothing retired */
+	return retired;
 }
 
 int kjit_host_reclaim(void)

@@ -37,6 +37,11 @@ int kjit_host_flush(bool wait);
  * nobody runs in the retired half and frees it (process context).  Unlike a
  * flush it keeps the active half and its translations. */
 int kjit_host_reclaim(void);
+/* Retires every translation now, in any context but NMI, without the host
+ * lock (kjit_engine_retire, and the trampoline's stored translations):
+ * true when there were translations to retire (then a reclaim is due).
+ * False, doing nothing, while no engine runs or one is being re-created. */
+bool kjit_host_retire(void);
 
 /* Plugins other than the built-in tool (capture).  While one is added,
  * kjit_host_start refuses: remove it first. */

@@ -31,6 +31,7 @@ struct kjit_sleep_counters {
 	u64 left_native;    /* woke, but the engine declined the resume address   */
 	u64 task_exits;     /* invocations that ended in the task's exit          */
 	u64 lost;           /* the saved return slot changed: not retargeted      */
+	u64 left_hooked;    /* not followed: another tool hooks __schedule        */
 };
 void kjit_sleep_counters(struct kjit_sleep_counters *out);
 /* Zeroes them (sleeping is not a count: it stays). */

@@ -19,6 +19,7 @@
 #include "symbols.h"
 #include "extable.h"
 #include "quiesce.h"
+#include "text_deps.h"
 
 /* Symbols the kernel does not export, resolved once at load. */
 static unsigned long stext, etext;
@@ -27,13 +28,15 @@ static unsigned long kprobes_start, kprobes_end;
 static unsigned long entry_start, entry_end;
 static unsigned long irqentry_start, irqentry_end;
 static unsigned long softirqentry_start, softirqentry_end;
-static bool (*p_is_module_text_address)(unsigned long addr);
 static bool (*p_within_kprobe_blacklist)(unsigned long addr);
 static const struct exception_table_entry *(*p_search_exception_tables)(unsigned long addr);
 static struct bug_entry *(*p_find_bug)(unsigned long bugaddr);
 static int (*p_kallsyms_lookup_size_offset)(unsigned long addr, unsigned long *size,
 					    unsigned long *offset);
 static unsigned long (*p_ftrace_location)(unsigned long ip);
+static struct module *(*p_module_text_address)(unsigned long addr);
+/* Held by every agent that patches live text (text_poke's callers). */
+static struct mutex *p_text_mutex;
 
 /* Functions that are never translated, whatever the engine asks: the
  * scheduler funnel and the context switch.  A translated __schedule would let
@@ -95,7 +98,6 @@ int kjit_shim_init(void)
 	err |= need(&irqentry_end, "__irqentry_text_end");
 	err |= need(&softirqentry_start, "__softirqentry_text_start");
 	err |= need(&softirqentry_end, "__softirqentry_text_end");
-	p_is_module_text_address = (void *)kjit_ksym("is_module_text_address");
 	p_within_kprobe_blacklist = (void *)kjit_ksym("within_kprobe_blacklist");
 	p_search_exception_tables = (void *)kjit_ksym("search_exception_tables");
 	p_find_bug = (void *)kjit_ksym("find_bug");
@@ -103,6 +105,8 @@ int kjit_shim_init(void)
 	if (!p_kallsyms_lookup_size_offset)
 		return -ENOENT;
 	p_ftrace_location = (void *)kjit_ksym("ftrace_location");   /* optional */
+	p_module_text_address = (void *)kjit_ksym("__module_text_address");
+	p_text_mutex = (void *)kjit_ksym("text_mutex");
 	for (i = 0; i < KJIT_NEVER; i++) {
 		unsigned long a = kjit_ksym(never_names[i]), size = 0, off = 0;
 
@@ -121,12 +125,15 @@ int kjit_shim_init(void)
 			sched_entry_end[i] = a + size;
 		}
 	}
-	if (!p_is_module_text_address || !p_within_kprobe_blacklist ||
-	    !p_search_exception_tables || !p_find_bug) {
+	if (!p_within_kprobe_blacklist ||
+	    !p_search_exception_tables || !p_find_bug || !p_module_text_address || !p_text_mutex) {
 		pr_err("a kernel function needed by the shim was not found\n");
 		return -ENOENT;
 	}
-	return err ? -ENOENT : 0;
+	if (err)
+		return -ENOENT;
+	kjit_text_deps_init(stext, etext);
+	return 0;
 }
 
 /* Leaves in noinstr or entry text that syscalls call: run natively and
@@ -142,9 +149,16 @@ static const char *const native_leaf_names[] = {
 /* Called natively and returning into the cache, but never translated, not
  * even for a capture: softirq processing run from an instrumented call
  * (local_bh_enable) is other work, run on the IRQ stack; it never sleeps,
- * and the call continues in the cache when it returns. */
-static const char *const native_call_names[] = { "__do_softirq" };
-static unsigned long native_calls[ARRAY_SIZE(native_call_names)];
+ * and the call continues in the cache when it returns.  Not on PREEMPT_RT:
+ * there softirqs run in the calling task and may sleep (their spinlocks
+ * are rtmutexes), and a sleeping task must hold only original return
+ * addresses; the call leaves the cache like any untranslated one. */
+static const char *const native_call_names[] = {
+#ifndef CONFIG_PREEMPT_RT
+	"__do_softirq",
+#endif
+};
+static unsigned long native_calls[ARRAY_SIZE(native_call_names) + 1];
 static unsigned long native_leaves[ARRAY_SIZE(native_leaf_names)];
 static unsigned long native_leaf_end[ARRAY_SIZE(native_leaf_names)];
 /* Capture needs every read of the invocation, including those the leaves
@@ -220,12 +234,44 @@ uint64_t kjit_os_read_code(uint64_t addr, uint8_t *out, uint64_t len)
 			break;
 		done += chunk;
 	}
+	/* What translations depend on (textwatch.c retires them when it
+	 * changes).  The engine reads only under its lock. */
+	if (done && kjit_os_lock_held_here())
+		kjit_text_deps_note((unsigned long)addr, (unsigned long)done);
 	return done;
 }
+
 
 static bool kjit_in_range(unsigned long a, unsigned long s, unsigned long e)
 {
 	return a >= s && a < e;
+}
+
+/* Text of a module that is live: not one being loaded (its text is still
+ * patched without text_poke) or unloaded (about to be freed). */
+static bool live_module_text(unsigned long addr)
+{
+	struct module *mod;
+	bool live;
+
+	preempt_disable();
+	mod = p_module_text_address(addr);
+	live = mod && READ_ONCE(mod->state) == MODULE_STATE_LIVE;
+	preempt_enable();
+	return live;
+}
+
+int kjit_os_is_text(uint64_t addr64)
+{
+	unsigned long addr = (unsigned long)addr64;
+
+	return kjit_in_range(addr, stext, etext) || within_module(addr, THIS_MODULE) ||
+	       live_module_text(addr);
+}
+
+int kjit_os_text_changing(void)
+{
+	return mutex_is_locked(p_text_mutex);
 }
 
 /* The kprobe-blacklist answer of the last few core-kernel functions.
@@ -285,7 +331,7 @@ int kjit_os_may_translate(uint64_t addr64)
 		return 0;
 	if (within_module(addr, THIS_MODULE))     /* never kjit itself */
 		return 0;
-	if (!kjit_in_range(addr, stext, etext) && !p_is_module_text_address(addr))
+	if (!kjit_in_range(addr, stext, etext) && !live_module_text(addr))
 		return 0;
 	/* NOKPROBE_SYMBOL()s and the noinstr/entry areas as kprobes sees them.
 	 * The list only changes under kprobe_mutex at module load/unload. */

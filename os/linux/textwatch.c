@@ -1,55 +1,77 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Policy for kernel text that changes after translation.
+/* The code cache follows the kernel's text.
  *
- * The engine reads LIVE text when it translates (alternatives, static keys,
- * static calls as patched at that moment).  Text patched later makes cached
- * translations stale, so kjit flushes the code cache whenever it happens:
- *  - static keys: a kprobe on arch_jump_label_transform_apply (every batch
- *    of jump-label updates ends there) and on arch_jump_label_transform
- *    (single updates);
- *  - static calls: a kprobe on arch_static_call_transform;
- *  - modules: a module notifier flushes synchronously when a module is
- *    GOING (its text is freed afterwards; translations of it must go first)
- *    and after one is LIVE.
- * The kprobe handlers only queue a work item; the flush retires the active
- * epoch (new entries translate the new text at once) and reuses the old one
- * after an RCU-tasks grace period.  Between the patch and the flush a task
- * may still run a translation made before the patch: the same as a task
- * that was already past the patched site natively when the key flipped
- * (text_poke_bp gives no stronger ordering to native code either). */
+ * Every agent that changes live kernel or module text on x86 does it through
+ * text_poke(), under text_mutex: ftrace enabling, disabling and retargeting
+ * fentry sites (function tracers, function_graph, kprobes on ftrace,
+ * livepatch, BPF trampolines through ftrace's direct calls), kprobes arming
+ * and disarming their int3, optimized kprobes writing and removing their
+ * jump, BPF trampolines and dispatchers (bpf_arch_text_poke), jump labels,
+ * static calls, SMP alternatives.  text_poke_bp_batch writes each site with
+ * three text_poke() calls (int3 first).  The rest of x86's text writers,
+ * text_poke_early(), only patch text nobody runs yet (boot, a module being
+ * loaded: never translated, kjit_os_is_text) and text_poke_copy/set write
+ * BPF's pack allocator (never translated either).
+ *
+ * text_poke() itself is inlined into its callers in alternative.c
+ * (text_poke_bp_batch: ftrace, jump labels, static calls, optprobes, BPF),
+ * so the hook is on the function every one of them calls,
+ * __text_poke(func, addr, src, len), which also serves text_poke_kgdb,
+ * text_poke_copy and text_poke_set (BPF's pack: never a hit below).
+ * One kprobe there therefore sees every change before it is written.  Its handler asks text_deps.c whether the engine read any byte of
+ * the range for a translation of the active epoch, and if so retires the
+ * epoch there and then (kjit_engine_retire: no wait, atomic context) and
+ * invalidates the trampoline's stored translations: every entry, lookup and
+ * link after the handler returns translates the new text.  While text_mutex
+ * is held the engine builds nothing (kjit_os_text_changing), so no block
+ * copies the old bytes between this retirement and the write.  The retired
+ * half is reclaimed from a work item, after the usual quiescence.
+ *
+ * Freed targets need nothing here: the cache never holds a branch to memory
+ * that is not kernel or live module text (another tool's trampoline or
+ * probe buffer), so nothing in it can jump to what another agent frees.
+ * Module text goes away only after the module notifier below flushed (and
+ * quiesced) the cache synchronously. */
 #define pr_fmt(fmt) "kjit: " fmt
 
 #include <linux/kernel.h>
 #include <linux/module.h>
 #include <linux/kprobes.h>
-#include <linux/workqueue.h>
 #include "textwatch.h"
 #include "engine_host.h"
+#include "entry_ftrace.h"
+#include "shim.h"
+#include "text_deps.h"
+#include "kjit/os_shim.h"
 
 static atomic64_t text_flushes, text_events;
 static bool watching;
 
-static void kjit_text_flush_fn(struct work_struct *w)
+static int kjit_text_poke_pre(struct kprobe *p, struct pt_regs *regs)
 {
-	atomic64_inc(&text_flushes);
-	kjit_host_flush(true);
-}
-static DECLARE_WORK(kjit_text_work, kjit_text_flush_fn);
+	/* static void *__text_poke(text_poke_f func, void *addr, const void *src, size_t len) */
+	unsigned long addr = regs->si, len = regs->cx;
+	bool hit;
 
-static int kjit_text_pre(struct kprobe *p, struct pt_regs *regs)
-{
 	atomic64_inc(&text_events);
-	if (READ_ONCE(watching))
-		schedule_work(&kjit_text_work);
+	if (!READ_ONCE(watching))
+		return 0;
+	kjit_os_lock();
+	hit = kjit_text_deps_hit(addr, len);
+	if (hit)
+		kjit_text_deps_forget();   /* the retirement below covers it all */
+	kjit_os_unlock();
+	if (hit && kjit_host_retire()) {
+		atomic64_inc(&text_flushes);
+		kjit_entry_kick_reclaim();
+	}
 	return 0;
 }
 
-static struct kprobe kps[] = {
-	{ .symbol_name = "arch_jump_label_transform_apply", .pre_handler = kjit_text_pre },
-	{ .symbol_name = "arch_jump_label_transform", .pre_handler = kjit_text_pre },
-	{ .symbol_name = "arch_static_call_transform", .pre_handler = kjit_text_pre },
+static struct kprobe kp_text_poke = {
+	.symbol_name = "__text_poke",
+	.pre_handler = kjit_text_poke_pre,
 };
-static bool kp_ok[ARRAY_SIZE(kps)];
 
 static int kjit_module_event(struct notifier_block *nb, unsigned long action, void *data)
 {
@@ -57,6 +79,8 @@ static int kjit_module_event(struct notifier_block *nb, unsigned long action, vo
 
 	if (!READ_ONCE(watching) || mod == THIS_MODULE)
 		return NOTIFY_DONE;
+	/* GOING: its text is freed after this; translations of it go first
+	 * (and wait for every task in them).  LIVE: it became translatable. */
 	if (action == MODULE_STATE_GOING || action == MODULE_STATE_LIVE) {
 		atomic64_inc(&text_flushes);
 		kjit_host_flush(true);
@@ -67,21 +91,17 @@ static struct notifier_block kjit_module_nb = { .notifier_call = kjit_module_eve
 
 int kjit_textwatch_init(void)
 {
-	unsigned int i;
 	int ret;
 
-	for (i = 0; i < ARRAY_SIZE(kps); i++) {
-		ret = register_kprobe(&kps[i]);
-		kp_ok[i] = !ret;
-		if (ret)
-			pr_warn("kprobe %s: %d (no flush on that kind of patch)\n",
-				kps[i].symbol_name, ret);
+	/* Without it a text change could leave a stale translation: no load. */
+	ret = register_kprobe(&kp_text_poke);
+	if (ret) {
+		pr_err("kprobe on __text_poke: %d\n", ret);
+		return ret;
 	}
 	ret = register_module_notifier(&kjit_module_nb);
 	if (ret) {
-		for (i = 0; i < ARRAY_SIZE(kps); i++)
-			if (kp_ok[i])
-				unregister_kprobe(&kps[i]);
+		unregister_kprobe(&kp_text_poke);
 		return ret;
 	}
 	WRITE_ONCE(watching, true);
@@ -90,14 +110,9 @@ int kjit_textwatch_init(void)
 
 void kjit_textwatch_exit(void)
 {
-	unsigned int i;
-
 	WRITE_ONCE(watching, false);
 	unregister_module_notifier(&kjit_module_nb);
-	for (i = 0; i < ARRAY_SIZE(kps); i++)
-		if (kp_ok[i])
-			unregister_kprobe(&kps[i]);
-	cancel_work_sync(&kjit_text_work);
+	unregister_kprobe(&kp_text_poke);
 }
 
 void kjit_textwatch_stats(u64 *events, u64 *flushes)

@@ -1,5 +1,6 @@
-/* textwatch.c: flush the cache when kernel text changes after translation
- * (static keys, static calls, modules).  Above the engine host. */
+/* textwatch.c: the code cache follows the kernel's text: every text_poke()
+ * into text a translation was built from retires it at once; a module's
+ * unload flushes.  Above the engine host. */
 #ifndef KJIT_TEXTWATCH_H
 #define KJIT_TEXTWATCH_H
 

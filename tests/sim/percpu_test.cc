@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "core/engine_state.h"
+#include "core/epoch.h"
 #include "kjit/engine.h"
 #include "kjit/plugin.h"
 #include "kjit_examples.h"
@@ -100,6 +101,42 @@ INSTANTIATE_TEST_SUITE_P(
                       // Called, not inlined: the routine gets this CPU's copy.
                       Config{"called", false, kAutoPercpuOffset}),
     [](const ::testing::TestParamInfo<Config> &i) { return std::string(i.param.name); });
+
+// A called routine gets this CPU's copy computed before the call: the task
+// must not migrate in between, so the address is formed and the routine
+// called with interrupts off (pushfq; cli ... popfq), and the run still
+// counts exactly.
+TEST(PercpuCalled, TheCpuIsPinnedFromTheAddressToTheRoutinesReturn) {
+  const Capture cap = make_capture(loop_code());
+  TranslatedOptions o;
+  o.quiet = true;
+  o.cpus = 2;
+  o.engine.inline_instrumentation = 0;
+  o.plugin = kjit_example_icount();
+  o.plugin_init = [] { return kjit_icount_init(); };
+  TranslatedRunner runner(cap, o);
+  const TranslatedResult res = runner.run(1);
+  ASSERT_EQ(res.error, "");
+  ASSERT_EQ(res.run.reason, StopReason::kSentinel) << res.run.message;
+  EXPECT_EQ(kjit_icount_result(), kLoopInsns);
+  const Epoch &e = g_engine.epoch();
+  const uint8_t *code = e.write_at(0);
+  uint32_t pinned = 0;
+  for (uint32_t at = 16; at + 9 < e.code_used; at++) {
+    // add reg, gs:[disp32]: 65 48|4c 03 modrm(mod 00, rm 100) 25
+    if (code[at] != 0x65 || (code[at + 1] & 0xfb) != 0x48 || code[at + 2] != 0x03 || (code[at + 3] & 0xc7) != 0x04 ||
+        code[at + 4] != 0x25)
+      continue;
+    bool cli_before = false, popf_after = false;
+    for (uint32_t back = 2; back <= 16 && !cli_before; back++)
+      cli_before = code[at - back] == 0x9c && code[at - back + 1] == 0xfa;
+    for (uint32_t fwd = 9; fwd < 40 && at + fwd < e.code_used && !popf_after; fwd++) popf_after = code[at + fwd] == 0x9d;
+    EXPECT_TRUE(cli_before) << "gs-relative address at cache+" << at << " formed with interrupts on";
+    EXPECT_TRUE(popf_after) << "no popfq after the call at cache+" << at;
+    pinned++;
+  }
+  EXPECT_GT(pinned, 0u);
+}
 
 // The readers: sum and per-CPU copies of an allocation, and the fallback
 // for a pointer that is not per-CPU.

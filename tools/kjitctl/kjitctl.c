@@ -438,7 +438,7 @@ static int cmd_list(void)
 static unsigned long long unknown_departures(const struct kjit_ioc_stats *s)
 {
   unsigned long long known = s->completed + s->left_native_call + s->left_native_insn +
-                             s->left_declined + s->left_cache_full + s->left_sleep_full +
+                             s->left_declined + s->left_cache_full + s->left_hooked + s->left_sleep_full +
                              s->left_sleep_off + s->sleep_lost + s->task_exits + s->sleeping +
                              s->kjit_control;
   return s->entered > known ? s->entered - known : 0;
@@ -455,12 +455,12 @@ static void print_completion(FILE *out, const struct kjit_ioc_stats *s)
   double pct = ended ? 100.0 * (double)(s->completed + s->task_exits) / (double)ended : 100.0;
   fprintf(out, "completion %.3f%% (%llu returned and %llu ended in their task's exit in the cache, of %llu"
           " entries that ended; left: native_call %llu,"
-          " native_insn %llu, declined %llu, cache_full %llu, sleep_not_followed %llu, unknown %llu;"
+          " native_insn %llu, declined %llu, cache_full %llu, hooked %llu, sleep_not_followed %llu, unknown %llu;"
           " asleep %llu; calls into kjit's own device, not counted: %llu)\n", pct,
           (unsigned long long)s->completed, (unsigned long long)s->task_exits,
           ended, (unsigned long long)s->left_native_call,
           (unsigned long long)s->left_native_insn, (unsigned long long)s->left_declined,
-          (unsigned long long)s->left_cache_full,
+          (unsigned long long)s->left_cache_full, (unsigned long long)s->left_hooked,
           (unsigned long long)(s->left_sleep_full + s->left_sleep_off + s->sleep_lost),
           unknown_departures(s), (unsigned long long)s->sleeping,
           (unsigned long long)s->kjit_control);
@@ -478,12 +478,12 @@ static void json_open(const char *tool)
   if (!have_report_stats) return;
   const struct kjit_ioc_stats *s = &report_stats;
   printf(", \"completion\": {\"entered\": %llu, \"completed\": %llu, \"left_native_call\": %llu,"
-         " \"left_native_insn\": %llu, \"left_declined\": %llu, \"left_cache_full\": %llu,"
+         " \"left_native_insn\": %llu, \"left_declined\": %llu, \"left_cache_full\": %llu, \"left_hooked\": %llu,"
          " \"left_sleep_not_followed\": %llu, \"left_unknown\": %llu, \"asleep\": %llu,"
          " \"task_exit\": %llu, \"kjit_control\": %llu}", (unsigned long long)s->entered, (unsigned long long)s->completed,
          (unsigned long long)s->left_native_call, (unsigned long long)s->left_native_insn,
          (unsigned long long)s->left_declined, (unsigned long long)s->left_cache_full,
-         (unsigned long long)(s->left_sleep_full + s->left_sleep_off + s->sleep_lost),
+         (unsigned long long)s->left_hooked, (unsigned long long)(s->left_sleep_full + s->left_sleep_off + s->sleep_lost),
          unknown_departures(s), (unsigned long long)s->sleeping, (unsigned long long)s->task_exits,
          (unsigned long long)s->kjit_control);
 }
@@ -504,7 +504,7 @@ static int cmd_stats(void)
   P(left_cache_full); P(left_sleep_full); P(left_sleep_off); P(sleep_lost); P(task_exits);
   P(sleeps_followed); P(sleeps_resumed); P(sleeping); P(kjit_control);
   P(fast_entries); P(direct_ops); P(entry_redirected); P(trace_fallthroughs); P(ibl_full);
-  P(predicted_returns);
+  P(predicted_returns); P(left_hooked);
   printf("%-18s %llu\n", "left_unknown", unknown_departures(&s));
   printf("%-18s %s\n", "tool", TOOL_NAME(s.tool));
   print_completion(stdout, &s);
@@ -763,7 +763,7 @@ static int cmd_blocks_calls(int blocks, int json)
  * most frequent first (completions, the returns to callers, are left out
  * unless --all). */
 static const char *const departure_names[] = {"completed", "native_call", "native_insn", "declined",
-                                              "cache_full"};
+                                              "cache_full", "hooked"};
 static int rec_count_desc(const void *a, const void *b)
 {
   const struct kjit_ioc_rec *x = a, *y = b;

@@ -161,6 +161,7 @@ static int rec_write(const char *path, const struct rec_info *in, const struct k
   kv(&b, "left_native_insn", "%llu", (unsigned long long)st->left_native_insn);
   kv(&b, "left_declined", "%llu", (unsigned long long)st->left_declined);
   kv(&b, "left_cache_full", "%llu", (unsigned long long)st->left_cache_full);
+  kv(&b, "left_hooked", "%llu", (unsigned long long)st->left_hooked);
   kv(&b, "left_sleep_not_followed", "%llu",
      (unsigned long long)(st->left_sleep_full + st->left_sleep_off + st->sleep_lost));
   kv(&b, "left_unknown", "%llu", unknown_departures(st));

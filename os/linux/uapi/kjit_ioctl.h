@@ -73,8 +73,8 @@ struct kjit_ioc_stats {
   __u64 extable_declined;      /* ... left at their original address      */
   __u64 extable_entries;       /* entries in the module's dynamic extable */
   __u64 cache_size;            /* code cache bytes given to the engine    */
-  __u64 text_events;           /* static key / static call patches seen   */
-  __u64 text_flushes;          /* flushes for text changes (incl. modules)*/
+  __u64 text_events;           /* text_poke() calls seen (any agent)      */
+  __u64 text_flushes;          /* retirements for text changes (incl. modules) */
   __u32 tool;                  /* KJIT_TOOL_* */
   __u32 pid;                   /* pid filter, 0 = all */
   __u32 inline_instrumentation, use_liveness, flush_every_entry, pad;
@@ -116,6 +116,11 @@ struct kjit_ioc_stats {
   __u64 trace_fallthroughs;
   __u64 ibl_full;
   __u64 predicted_returns;
+  /* Entries that left the cache at another tool's hook (a function
+   * tracer, kprobe, BPF trampoline or livepatch on a function they
+   * reached, a probe's jump): the hooked instruction ran natively, so the
+   * tool saw the call.  Not included in left_native_call. */
+  __u64 left_hooked;
 };
 
 /* Built-in tools (the paper's examples in plugins/, plus callstack, a

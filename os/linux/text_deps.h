@@ -1,0 +1,20 @@
+/* text_deps.c: which kernel and module text the active translations were
+ * built from, so that a text change retires them only when it touches that
+ * text (textwatch.c).  Below the shim, whose code reads record into it.
+ * Every call is made under the engine lock. */
+#ifndef KJIT_TEXT_DEPS_H
+#define KJIT_TEXT_DEPS_H
+
+#include <linux/types.h>
+
+void kjit_text_deps_init(unsigned long stext, unsigned long etext);
+/* The engine read [addr, addr + len) to translate. */
+void kjit_text_deps_note(unsigned long addr, unsigned long len);
+/* Whether anything read since the last forget lies in [addr, addr + len)
+ * (or may: module text is remembered by page, and all of it once the page
+ * set is full). */
+bool kjit_text_deps_hit(unsigned long addr, unsigned long len);
+/* The translations that read it were retired: start again from nothing. */
+void kjit_text_deps_forget(void);
+
+#endif

@@ -192,6 +192,9 @@ log_check() {
   fi
 }
 
+# stat_delta KEY: how much a `kjitctl stats` counter grew from stats-0.txt to stats-1.txt
+stat_delta() { awk -v k="$1" '$1==k {v[FILENAME]=$2} END {print v["stats-1.txt"] - v["stats-0.txt"]}' stats-0.txt stats-1.txt; }
+
 # judge NAME FILE [NATIVE_FILE]: every "COUNTER VALUE WANT" line of FILE has
 # VALUE = WANT, and the value NATIVE_FILE has for the same counter
 judge() {
@@ -235,17 +238,19 @@ run() {
   else
     cat on.txt
     if [ "$ORDER" = before ] && [ "$t" != bpf ]; then kjit_on "$name"; fi
-    e0=0 e1=0
-    [ "$ORDER" = native ] || e0=$(stat_of entries)
+    [ "$ORDER" = native ] || $K stats > stats-0.txt
     count_"$t" > "$name.txt" 2> "$name.txt.err"
-    [ "$ORDER" = native ] || e1=$(stat_of entries)
+    [ "$ORDER" = native ] || $K stats > stats-1.txt
     grep '^NOTE' "$name.txt.err" >> notes.txt
     if [ "$ORDER" = native ]; then
       judge "$name" "$name.txt"
     else
       judge "$name" "$name.txt" "${t}_native.txt"
-      if [ $((e1 - e0)) -ge "$N" ]; then pass "${name}_through_kjit" "entries +$((e1 - e0))"
-      else fail "${name}_through_kjit" "entries +$((e1 - e0)) for $N calls: the calls did not run in kjit"; fi
+      e=$(stat_delta entries)
+      if [ "$e" -ge "$N" ]; then pass "${name}_through_kjit" "entries +$e"
+      else
+        fail "${name}_through_kjit" "entries +$e for $N calls: the calls did not run in kjit (declined +$(stat_delta entry_declined), skipped +$(stat_delta entry_skipped), reclaims +$(stat_delta reclaims), flushes +$(stat_delta flushes))"
+      fi
     fi
     sync   # the verdicts reach the disk even if what follows oopses
     if ! off_"$t" > off.txt 2>&1; then fail "${name}_off" "$(tr '\n' ' ' < off.txt)"; fi

@@ -26,9 +26,10 @@ T=/sys/kernel/tracing
 [ -d $T/instances ] || mount -t tracefs nodev $T
 [ -d /sys/kernel/debug/kprobes ] || mount -t debugfs nodev /sys/kernel/debug
 # Tracers and trace events start the scheduler tracepoints (comm recording)
-# when they are the first user, which flips static keys, which makes kjit
-# flush its cache (textwatch.c) and hides what this test is about.  On a
-# machine where perf or trace-cmd runs they are on already: hold them on.
+# when they are the first user, which flips static keys: a text change that
+# can make kjit drop its translations for a reason of its own, hiding the
+# one this test is about.  Where perf or trace-cmd runs they are on
+# already: hold them on.
 for e in sched_switch sched_wakeup sched_wakeup_new; do echo 1 > $T/events/sched/$e/enable; done
 ORIG_CMDLINE=$(cat /proc/cmdline)
 # /proc/cmdline as read() returns it (busybox cat uses sendfile, not read)

@@ -1,0 +1,308 @@
+#!/bin/sh
+# Runs in the guest (busybox sh, cwd = the share) for tests/guest/neighbours.sh.
+# Other tools that hook functions kjit translates come and go while kjit is
+# attached to openat, read and close (block counting); each must count
+# exactly what it counts natively, and calls made through kjit after it
+# went away must run (its trampoline or detour is freed by then).
+# Preamble parameters: N (calls counted per run), NLP (reads of
+# /proc/cmdline per livepatch run), ROUNDS (before/after rounds per tool),
+# TOOLS (any of: ftrace graph kprobe kretprobe livepatch bpf), ORDERS
+# ("before after", or one of them).
+# Every tool is measured natively first, in this boot; then each round
+# runs it twice: "before" (the tool is on when kjit translates the path)
+# and "after" (kjit has translated the path when the tool comes).
+set -u
+# shellcheck source=tests/guest/guest-lib.sh
+. ./guest-lib.sh
+: > checks.txt
+: > notes.txt
+step() {
+  echo "== $* ($(cut -d' ' -f1 /proc/uptime)s)"
+  echo "<2>kjit-neighbours: step $*" > /dev/kmsg 2>/dev/null
+}
+note() { echo "NOTE $*" | tee -a notes.txt; }
+
+T=/sys/kernel/tracing
+[ -d $T/instances ] || mount -t tracefs nodev $T
+[ -d /sys/kernel/debug/kprobes ] || mount -t debugfs nodev /sys/kernel/debug
+# Tracers and trace events start the scheduler tracepoints (comm recording)
+# when they are the first user, which flips static keys: a text change that
+# can make kjit drop its translations for a reason of its own, hiding the
+# one this test is about.  Where perf or trace-cmd runs they are on
+# already: hold them on.
+for e in sched_switch sched_wakeup sched_wakeup_new; do echo 1 > $T/events/sched/$e/enable; done
+ORIG_CMDLINE=$(cat /proc/cmdline)
+# /proc/cmdline as read() returns it (busybox cat uses sendfile, not read)
+cmdline() { ./neighbour_calls print /proc/cmdline; }
+LP=/sys/kernel/livepatch/kjit_livepatch
+ORDER=native
+
+# --- kjit ----------------------------------------------------------------------
+kjit_on() {  # NAME: attach the workload's system calls, translate their paths anew
+  $K flush || fail "$1_flush"
+  if ! $K attach openat read close > attach.txt 2>&1; then
+    fail "$1_attach" "$(tr '\n' ' ' < attach.txt)"
+    return 1
+  fi
+  ./neighbour_calls openat 3 > /dev/null
+  ./neighbour_calls read 3 > /dev/null
+  cmdline > /dev/null
+}
+kjit_off() { $K detach all > /dev/null || fail "$1_detach"; }
+
+# wait_for SECONDS CMD...: until CMD succeeds
+wait_for() {
+  w_n=$1; shift
+  while ! "$@"; do
+    [ "$w_n" -gt 0 ] || return 1
+    sleep 1; w_n=$((w_n - 1))
+  done
+}
+
+# --- the neighbours: on_T, off_T, count_T ----------------------------------------
+# count_T prints "COUNTER VALUE WANT" lines for one run of known calls.
+
+# A trace instance's function tracer: its own ftrace_ops and trampoline.
+I=$T/instances/kjitn
+on_ftrace() { mkdir $I && echo do_sys_openat2 > $I/set_ftrace_filter && echo function > $I/current_tracer; }
+off_ftrace() { echo nop > $I/current_tracer && rmdir $I; }
+count_ftrace() {
+  echo > $I/trace
+  # no redirection: a file opened for the helper would be an openat of its pid
+  out=$(./neighbour_calls openat "$N") || return 1
+  echo "trace_lines $(grep -c -- "-${out#pid } .*do_sys_openat2" $I/trace) $N"
+}
+
+# function_graph on do_sys_openat2: each call an entry and a return (the
+# return address replaced by return_to_handler).  A call whose two events
+# are adjacent prints "do_sys_openat2();", otherwise "do_sys_openat2() {"
+# and "} /* do_sys_openat2 */" (funcgraph-tail).
+on_graph() {
+  echo do_sys_openat2 > $T/set_ftrace_filter && echo 1 > $T/options/funcgraph-proc &&
+    echo 1 > $T/options/funcgraph-tail && echo function_graph > $T/current_tracer
+}
+off_graph() { echo nop > $T/current_tracer && echo > $T/set_ftrace_filter; }
+count_graph() {
+  echo > $T/trace
+  out=$(./neighbour_calls openat "$N") || return 1
+  grep -- "-${out#pid } " $T/trace | awk -v n="$N" '
+    /do_sys_openat2\(\);/ {e++; r++} /do_sys_openat2\(\) \{/ {e++} /\} \/\* do_sys_openat2 \*\// {r++}
+    END {printf "graph_entries %d %d\ngraph_returns %d %d\n", e, n, r, n}'
+}
+
+# kprobes: on do_sys_openat2's fentry site (through ftrace), and int3
+# probes inside do_sys_openat2 and vfs_read (after the fentry call: an
+# instruction boundary), which the kprobe optimizer turns into a jump to a
+# detour buffer.  Hit counts from kprobe_profile, read by the helper.
+on_kprobe() {
+  echo 'p:kjitn do_sys_openat2' >> $T/kprobe_events && echo 'p:kjito do_sys_openat2+5' >> $T/kprobe_events &&
+    echo 'p:kjitv vfs_read+5' >> $T/kprobe_events && echo 1 > $T/events/kprobes/enable || return 1
+  if wait_for 20 optimized 'do_sys_openat2+0x5' && wait_for 5 optimized 'vfs_read+0x5'; then
+    note "kprobe ($ORDER): the probes inside do_sys_openat2 and vfs_read are optimized"
+  else
+    note "kprobe ($ORDER): not optimized after 20 s: $(grep -e 'do_sys_openat2+' -e 'vfs_read+' /sys/kernel/debug/kprobes/list | tr '\n' ' ')"
+  fi
+}
+optimized() { grep -q "$1 .*OPTIMIZED" /sys/kernel/debug/kprobes/list; }
+off_kprobes() { echo 0 > $T/events/kprobes/enable && echo > $T/kprobe_events; }
+off_kprobe() { off_kprobes; }
+# profile_counts CALL PROBE...: each probe's hits and misses for N calls
+profile_counts() {
+  p_call=$1; shift
+  ./neighbour_calls "$p_call" "$N" $T/kprobe_profile > profile.txt || return 1
+  for p in "$@"; do
+    awk -v p="$p" -v n="$N" '$1==p {print p, $2, n; print p "_missed", $3, 0; f=1}
+                             END {if (!f) print p, "absent", n}' profile.txt
+  done
+}
+count_kprobe() { profile_counts openat kjitn kjito && profile_counts read kjitv; }
+
+# kretprobes (rethook: the return address replaced by rethook_trampoline)
+# on do_sys_openat2 and on __x64_sys_openat, which kjit attaches: nhit
+# counts the returns, and no event may be missed.
+on_kretprobe() {
+  echo 'r:kjitr do_sys_openat2' >> $T/kprobe_events && echo 'r:kjitrs __x64_sys_openat' >> $T/kprobe_events &&
+    echo 1 > $T/events/kprobes/enable
+}
+off_kretprobe() { off_kprobes; }
+count_kretprobe() { profile_counts openat kjitr kjitrs; }
+
+# A livepatch of cmdline_proc_show (tests/guest/hazard/kjit_livepatch.c),
+# reached through read: /proc/cmdline must print "kjit-livepatch" while it
+# is on and the real command line once it is disabled.
+on_livepatch() {
+  insmod ./kjit_livepatch.ko || return 1
+  wait_for 60 lp_settled
+}
+lp_settled() { [ "$(cat $LP/transition 2>/dev/null)" = 0 ]; }
+lp_gone() { [ ! -d $LP ]; }
+off_livepatch() {
+  echo 0 > $LP/enabled || return 1
+  cmdline > /dev/null   # a read while the patch goes
+  wait_for 60 lp_gone || { echo "the patch did not go within 60 s"; return 1; }
+  c=$(cmdline)
+  [ "$c" = "$ORIG_CMDLINE" ] || { echo "disabled, /proc/cmdline prints '$c'"; return 1; }
+  rmmod kjit_livepatch
+}
+count_livepatch() {
+  i=0 p=0
+  while [ $i -lt "$NLP" ]; do
+    [ "$(cmdline)" != kjit-livepatch ] || p=$((p + 1))
+    i=$((i + 1))
+  done
+  echo "patched_reads $p $NLP"
+}
+
+# BPF fentry/fexit programs (BPF trampolines) on do_sys_openat2 and on
+# __x64_sys_openat, which kjit attaches.  bpf_count holds them while it
+# runs: for "before", it attaches kjit itself once its programs are on.
+BPF_FUNCS="do_sys_openat2 __x64_sys_openat"
+# kjit keeps a detached direct ops registered for two quiet seconds (see
+# os/linux/README.md, "Direct entry"): until then, it owns __x64_sys_openat.
+on_bpf() { [ "$ORDER" != before ] || wait_for 30 no_direct_ops; }
+no_direct_ops() { [ "$(stat_of direct_ops)" = 0 ]; }
+off_bpf() { :; }
+count_bpf() {
+  cmd=true
+  [ "$ORDER" != before ] ||
+    cmd="./kjitctl flush && ./kjitctl attach openat read close > /dev/null && ./neighbour_calls openat 3 > /dev/null"
+  # shellcheck disable=SC2086  # BPF_FUNCS is a list
+  ./bpf_count "$N" "$cmd" $BPF_FUNCS > bpf.txt 2> bpf.err || { cat bpf.err >&2; return 1; }
+  cat bpf.err >&2
+  awk -v n="$N" -v o="$ORDER" '
+    $2 == "fentry" {print $1 "_fentry", $3, n; print $1 "_fexit", $5, n; next}
+    # One ftrace direct call per function on 6.1: kjit s direct ops owns the
+    # function it attached, so a BPF trampoline cannot come after it there.
+    o == "after" && $1 == "__x64_sys_openat" && /Device or resource busy/ {
+      print "NOTE bpf after kjit on " $1 ": " $0 > "/dev/stderr"; next}
+    {e = substr($0, index($0, "error")); gsub(/ /, "_", e); print $1 "_error", e, "loaded"}' bpf.txt
+}
+
+# --- one run, its checks -----------------------------------------------------------
+LOG_ERRS=0
+# log_check NAME: the kernel log has no error line it did not have before
+log_check() {
+  dmesg > dmesg-now.txt
+  ./kernel-log-errors.sh dmesg-now.txt > log-errors.txt
+  n=$(wc -l < log-errors.txt)
+  if [ "$n" -gt "$LOG_ERRS" ]; then
+    fail "$1_kernel_log" "$(sed -n "$((LOG_ERRS + 1)),$((LOG_ERRS + 4))p" log-errors.txt | tr '\n' ' ')"
+    LOG_ERRS=$n
+  else
+    pass "$1_kernel_log"
+  fi
+}
+
+# stat_delta KEY: how much a `kjitctl stats` counter grew from stats-0.txt to stats-1.txt
+stat_delta() { awk -v k="$1" '$1==k {v[FILENAME]=$2} END {print v["stats-1.txt"] - v["stats-0.txt"]}' stats-0.txt stats-1.txt; }
+
+# judge NAME FILE [NATIVE_FILE]: every "COUNTER VALUE WANT" line of FILE has
+# VALUE = WANT, and the value NATIVE_FILE has for the same counter
+judge() {
+  if [ ! -s "$2" ]; then fail "$1" "no counts: $(tr '\n' ' ' < "$2.err")"; return 1; fi
+  j_r=$(awk -v nat="${3:-}" '
+    BEGIN {if (nat != "") while ((getline l < nat) > 0) {split(l, a, " "); nv[a[1]] = a[2]}}
+    {all = all $1 "=" $2 " "
+     if ($2 != $3 || (nat != "" && nv[$1] != $2))
+       bad = bad $1 "=" $2 " (want " $3 (nat != "" ? ", native " nv[$1] : "") ") "}
+    END {if (bad != "") print "FAIL " bad; else print "PASS " all}' "$2")
+  if [ "${j_r%% *}" = PASS ]; then pass "$1" "${j_r#PASS }"; else fail "$1" "${j_r#FAIL }"; return 1; fi
+}
+
+# after_calls NAME: the tool is gone; calls through kjit go on and are right
+after_calls() {
+  a_ok=1 e0=$(stat_of entries)
+  for i in 1 2 3; do
+    ./neighbour_calls openat "$N" > /dev/null || a_ok=0
+    ./neighbour_calls read "$N" > /dev/null || a_ok=0
+    c=$(cmdline)
+    [ "$c" = "$ORIG_CMDLINE" ] || { a_ok=0; echo "/proc/cmdline: '$c'"; }
+    sleep 1   # BPF trampolines and kprobe detours are freed after RCU-tasks
+  done
+  e1=$(stat_of entries)
+  if [ $a_ok = 1 ] && [ $((e1 - e0)) -ge $((3 * N)) ]; then
+    pass "$1_gone" "calls go on through kjit: entries +$((e1 - e0))"
+  else
+    fail "$1_gone" "calls failed ($a_ok) or did not run through kjit (entries +$((e1 - e0)))"
+  fi
+}
+
+# run TOOL ORDER ROUND
+run() {
+  t=$1 ORDER=$2 name=$1_$2${3:+_$3}
+  step "$name"
+  if [ "$ORDER" != native ]; then TF0=$(stat_of text_flushes) LH0=$(stat_of left_hooked); fi
+  if [ "$ORDER" = after ]; then kjit_on "$name" || return; fi
+  if ! on_"$t" > on.txt 2>&1; then
+    fail "${name}_on" "$(tr '\n' ' ' < on.txt)"
+    off_"$t" > /dev/null 2>&1
+  else
+    cat on.txt
+    if [ "$ORDER" = before ] && [ "$t" != bpf ]; then kjit_on "$name"; fi
+    [ "$ORDER" = native ] || $K stats > stats-0.txt
+    count_"$t" > "$name.txt" 2> "$name.txt.err"
+    [ "$ORDER" = native ] || $K stats > stats-1.txt
+    grep '^NOTE' "$name.txt.err" >> notes.txt
+    if [ "$ORDER" = native ]; then
+      judge "$name" "$name.txt"
+    else
+      judge "$name" "$name.txt" "${t}_native.txt"
+      e=$(stat_delta entries)
+      if [ "$e" -ge "$N" ]; then pass "${name}_through_kjit" "entries +$e"
+      else
+        fail "${name}_through_kjit" "entries +$e for $N calls: the calls did not run in kjit (declined +$(stat_delta entry_declined), skipped +$(stat_delta entry_skipped), reclaims +$(stat_delta reclaims), flushes +$(stat_delta flushes))"
+      fi
+    fi
+    sync   # the verdicts reach the disk even if what follows oopses
+    if ! off_"$t" > off.txt 2>&1; then fail "${name}_off" "$(tr '\n' ' ' < off.txt)"; fi
+  fi
+  if [ "$ORDER" != native ]; then
+    note "$name: text_flushes $TF0 -> $(stat_of text_flushes), left_hooked ${LH0:-?} -> $(stat_of left_hooked)"
+    sync
+    after_calls "$name"
+    $K departures > "departures-$name.txt" 2>&1
+    kjit_off "$name"
+  fi
+  log_check "$name"
+  sync
+}
+
+# --- the test ----------------------------------------------------------------------
+step native
+for t in $TOOLS; do run "$t" native; done
+
+step insmod
+insmod ./kjit.ko || { fail insmod; dmesg > dmesg.txt; sync; exit 1; }
+note_modules
+config_base
+config config_bbcount bbcount || { dmesg > dmesg.txt; sync; exit 1; }
+sync
+for t in $TOOLS; do
+  r=1
+  while [ $r -le "$ROUNDS" ]; do
+    for o in ${ORDERS:-before after}; do run "$t" "$o" $r; done
+    r=$((r + 1))
+  done
+done
+
+step end
+if $K stats > stats-final.txt 2>&1 && grep -q '^entries ' stats-final.txt; then
+  pass stats_readable "$(grep '^completion' stats-final.txt)"
+else
+  fail stats_readable "$(head -n 3 stats-final.txt | tr '\n' ' ')"
+fi
+$K departures > departures-final.txt 2>&1
+chk final_detach "$K" detach all
+chk final_rmmod rmmod kjit
+dmesg > dmesg.txt
+cat /proc/sys/kernel/tainted > tainted.txt
+if ./kernel-log-errors.sh dmesg.txt > bad-log.txt; then
+  fail kernel_log_clean "$(head -n 3 bad-log.txt | tr '\n' ' ')"
+else
+  pass kernel_log_clean
+fi
+# Out-of-tree (O), unsigned (E), the livepatch (K).
+t=$(cat tainted.txt)
+chk taint_only_OEK [ $((t & ~(4096 | 8192 | 32768))) -eq 0 ]
+echo NEIGHBOURS-GUEST-DONE
+sync

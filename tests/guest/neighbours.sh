@@ -1,0 +1,84 @@
+#!/bin/bash
+# Neighbours that come and go: other tools hooking functions that kjit
+# translates (a trace instance's function tracer, function_graph, kprobes,
+# kretprobes, a livepatch, BPF fentry/fexit) are started and stopped while
+# kjit is attached to openat, read and close, before and after kjit
+# translated the path; each must count exactly as natively, and calls made
+# through kjit after the tool went away must run with a clean kernel log
+# (tests/guest/neighbours-guest.sh).
+# Usage: tests/guest/neighbours.sh BUILD_DIR
+#   Boots the kernel (tools/lab/abi.sh) with 2 vCPUs under single-threaded
+#   TCG (text is patched while both vCPUs run, see tools/lab/run-guest.sh
+#   --tcg-single), twice where it chooses its preemption at boot
+#   (preempt=voluntary and preempt=full), once on PREEMPT_RT.
+# Env: KJIT_NEIGHBOURS_MODES ("voluntary full", or "rt"),
+#   KJIT_NEIGHBOURS_TOOLS ("ftrace graph kprobe kretprobe livepatch bpf"),
+#   KJIT_NEIGHBOURS_ORDERS ("before after": the tool on before kjit translates,
+#   after it did), KJIT_NEIGHBOURS_N (50 calls per count), KJIT_NEIGHBOURS_ROUNDS (2),
+#   KJIT_NEIGHBOURS_KO (the module to test; default BUILD_DIR/module/kjit.ko).
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+B="$(cd "${1:-$root/build}" && pwd)"
+# shellcheck source=tools/lab/abi.sh
+. "$root/tools/lab/abi.sh"
+KDIR="${KDIR:-/usr/src/linux-headers-$ABI}"
+kcfg="${KJIT_BUILD:-$root/build/lab}/kernel/config"
+"$root/tools/lab/fetch-kernel.sh" "$(dirname "$kcfg")" > /dev/null
+if grep -qx 'CONFIG_PREEMPT_DYNAMIC=y' "$kcfg"; then default_modes="voluntary full"
+elif grep -qx 'CONFIG_PREEMPT_RT=y' "$kcfg"; then default_modes=rt
+else echo "neighbours: $kcfg: neither PREEMPT_DYNAMIC nor PREEMPT_RT" >&2; exit 2; fi
+MODES="${KJIT_NEIGHBOURS_MODES:-$default_modes}"
+ko="${KJIT_NEIGHBOURS_KO:-$B/module/kjit.ko}"
+[ -f "$ko" ] || { echo "neighbours: $ko missing (os/linux/build.sh $B)" >&2; exit 2; }
+# shellcheck source=tests/guest/share.sh
+. "$root/tests/guest/share.sh"
+share_guest_bin "$B"
+
+# the suite's livepatch module, built alone
+lp="$B/neighbours-livepatch"; mkdir -p "$lp"
+cp "$root/tests/guest/hazard/kjit_livepatch.c" "$lp/"
+echo 'obj-m := kjit_livepatch.o' > "$lp/Kbuild"
+make -C "$KDIR" M="$lp" -j2 modules > "$lp/build.log" 2>&1 || { cat "$lp/build.log" >&2; exit 1; }
+
+fail=0
+for mode in $MODES; do
+  share="$B/guest-neighbours-$mode"
+  share_new "$share"
+  share_kjit "$share" "$ko" "$root"
+  cp "$lp/kjit_livepatch.ko" "$share/"
+  share_program "$share" neighbour_calls
+  share_program "$share" bpf_count
+  share_script "$share" "$root/tests/guest/neighbours-guest.sh" \
+    N="${KJIT_NEIGHBOURS_N:-50}" NLP=10 ROUNDS="${KJIT_NEIGHBOURS_ROUNDS:-2}" \
+    ORDERS="${KJIT_NEIGHBOURS_ORDERS:-before after}" \
+    TOOLS="${KJIT_NEIGHBOURS_TOOLS:-ftrace graph kprobe kretprobe livepatch bpf}"
+  append=""
+  if [ "$mode" = full ]; then append="preempt=full"; fi
+  echo "neighbours: booting ($mode preemption)"
+  start=$SECONDS rc=0
+  "$root/tools/lab/run-guest.sh" --share "$share" --script "$share/run.sh" --smp 2 --mem 1024 \
+     --timeout 900 --tcg-single ${append:+--append "$append"} || rc=$?
+  echo "neighbours: $mode: guest ran $((SECONDS - start)) s"
+  if [ "$rc" != 0 ]; then
+    echo "neighbours: FAIL: guest status $rc ($mode); the console's last lines:" >&2
+    tail -n 40 "$share/console.log" >&2 || true
+    fail=1
+  fi
+  grep -q NEIGHBOURS-GUEST-DONE "$share/guest.log" 2>/dev/null ||
+    { echo "neighbours: FAIL: guest did not finish ($mode)" >&2; fail=1; }
+  if [ -f "$share/checks.txt" ]; then
+    np=$(grep -c ' PASS' "$share/checks.txt" || true); nf=$(grep -c ' FAIL' "$share/checks.txt" || true)
+    echo "neighbours: $mode: $np checks passed, $nf failed"
+    if grep ' FAIL' "$share/checks.txt" >&2; then fail=1; fi
+    grep -q '^CHECK final_rmmod PASS' "$share/checks.txt" ||
+      { echo "neighbours: FAIL: the guest did not reach its final rmmod ($mode)" >&2; fail=1; }
+  else
+    echo "neighbours: FAIL: no checks.txt ($mode)" >&2; fail=1
+  fi
+  if [ -s "$share/notes.txt" ]; then sed "s/^/neighbours: $mode: /" "$share/notes.txt"; fi
+  if "$root/tools/lab/kernel-log-errors.sh" "$share/console.log" "$share/dmesg.txt" >&2; then
+    echo "neighbours: FAIL: kernel log has errors ($mode)" >&2; fail=1
+  fi
+done
+if [ "$fail" = 0 ]; then echo "neighbours: PASS"; else echo "neighbours: FAIL"; fi
+exit "$fail"

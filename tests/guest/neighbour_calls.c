@@ -1,8 +1,9 @@
 /* Guest program for tests/guest/neighbours.sh: a known number of system
  * calls, so that another tool's hit count can be compared with it.
- * Usage: neighbour_calls openat|read N [PROFILE]
+ * Usage: neighbour_calls openat|read|nanosleep N [PROFILE]
  *        neighbour_calls print FILE
  *   openat: N x (openat("/dev/null") + close); read: N x read(/dev/zero, 1);
+ *   nanosleep: N x a 20 ms sleep;
  *   print: FILE to stdout with read(), as `cat` would if busybox's did not
  *   use sendfile.
  *   Prints "pid P" (the tracers' lines are counted by pid), then, given
@@ -17,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/uio.h>
+#include <time.h>
 #include <unistd.h>
 
 #define MAX_EVENTS 16
@@ -64,6 +66,12 @@ static int calls(const char *what, long n) {
       if (read(fd, &c, 1) != 1) return perror("read /dev/zero"), -1;
     return close(fd);
   }
+  if (!strcmp(what, "nanosleep")) {
+    const struct timespec ms = {0, 20000000};
+    for (long i = 0; i < n; i++)
+      if (nanosleep(&ms, NULL) != 0) return perror("nanosleep"), -1;
+    return 0;
+  }
   fprintf(stderr, "neighbour_calls: unknown call %s\n", what);
   return -1;
 }
@@ -85,7 +93,7 @@ int main(int argc, char **argv) {
   struct profile before, after;
   if (argc == 3 && !strcmp(argv[1], "print")) return print(argv[2]);
   if (argc < 3 || argc > 4 || (n = atol(argv[2])) <= 0) {
-    fprintf(stderr, "usage: neighbour_calls openat|read N [PROFILE] | print FILE\n");
+    fprintf(stderr, "usage: neighbour_calls openat|read|nanosleep N [PROFILE] | print FILE\n");
     return 2;
   }
   printf("pid %d\n", getpid());

@@ -6,7 +6,7 @@
 # went away must run (its trampoline or detour is freed by then).
 # Preamble parameters: N (calls counted per run), NLP (reads of
 # /proc/cmdline per livepatch run), ROUNDS (before/after rounds per tool),
-# TOOLS (any of: ftrace graph kprobe kretprobe livepatch bpf), ORDERS
+# TOOLS (any of: ftrace graph kprobe kretprobe sched livepatch bpf), ORDERS
 # ("before after", or one of them).
 # Every tool is measured natively first, in this boot; then each round
 # runs it twice: "before" (the tool is on when kjit translates the path)
@@ -40,7 +40,7 @@ ORDER=native
 # --- kjit ----------------------------------------------------------------------
 kjit_on() {  # NAME: attach the workload's system calls, translate their paths anew
   $K flush || fail "$1_flush"
-  if ! $K attach openat read close > attach.txt 2>&1; then
+  if ! $K attach openat read close nanosleep clock_nanosleep > attach.txt 2>&1; then
     fail "$1_attach" "$(tr '\n' ' ' < attach.txt)"
     return 1
   fi
@@ -126,6 +126,24 @@ on_kretprobe() {
 }
 off_kretprobe() { off_kprobes; }
 count_kretprobe() { profile_counts openat kjitr kjitrs; }
+
+# A kretprobe on __schedule (tests/guest/hazard/kjit_schedkret.c: a
+# module's, since __schedule is notrace and kprobe_events refuses it),
+# where kjit's scheduler gate follows the sleeps of attached calls: while
+# it is hooked the gate leaves the return slot to the kretprobe.  Every
+# sleep of the helper's N nanosleeps (20 ms: each one sleeps, however slow
+# the path to the scheduler) returns through it; only the
+# __schedule of its exit (do_task_dead) never returns.
+SK=/sys/module/kjit_schedkret/parameters
+on_sched() { insmod ./kjit_schedkret.ko; }
+off_sched() { rmmod kjit_schedkret; }
+count_sched() {
+  echo 0 > $SK/counts
+  ./neighbour_calls nanosleep "$N" > /dev/null || return 1
+  read -r s_in s_out s_missed < $SK/counts
+  printf 'sched_unreturned %d 1\nsched_returns_cover_sleeps %d 1\nsched_missed %d 0\n' \
+    $((s_in - s_out)) $((s_out >= N)) "$s_missed"
+}
 
 # A livepatch of cmdline_proc_show (tests/guest/hazard/kjit_livepatch.c),
 # reached through read: /proc/cmdline must print "kjit-livepatch" while it

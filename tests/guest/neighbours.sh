@@ -12,7 +12,7 @@
 #   --tcg-single), twice where it chooses its preemption at boot
 #   (preempt=voluntary and preempt=full), once on PREEMPT_RT.
 # Env: KJIT_NEIGHBOURS_MODES ("voluntary full", or "rt"),
-#   KJIT_NEIGHBOURS_TOOLS ("ftrace graph kprobe kretprobe livepatch bpf"),
+#   KJIT_NEIGHBOURS_TOOLS ("ftrace graph kprobe kretprobe sched livepatch bpf"),
 #   KJIT_NEIGHBOURS_ORDERS ("before after": the tool on before kjit translates,
 #   after it did), KJIT_NEIGHBOURS_N (50 calls per count), KJIT_NEIGHBOURS_ROUNDS (2),
 #   KJIT_NEIGHBOURS_KO (the module to test; default BUILD_DIR/module/kjit.ko).
@@ -34,10 +34,10 @@ ko="${KJIT_NEIGHBOURS_KO:-$B/module/kjit.ko}"
 . "$root/tests/guest/share.sh"
 share_guest_bin "$B"
 
-# the suite's livepatch module, built alone
-lp="$B/neighbours-livepatch"; mkdir -p "$lp"
-cp "$root/tests/guest/hazard/kjit_livepatch.c" "$lp/"
-echo 'obj-m := kjit_livepatch.o' > "$lp/Kbuild"
+# the suite's livepatch module and the kretprobe on __schedule, built alone
+lp="$B/neighbours-modules"; mkdir -p "$lp"
+cp "$root"/tests/guest/hazard/{kjit_livepatch.c,kjit_schedkret.c} "$lp/"
+echo 'obj-m := kjit_livepatch.o kjit_schedkret.o' > "$lp/Kbuild"
 make -C "$KDIR" M="$lp" -j2 modules > "$lp/build.log" 2>&1 || { cat "$lp/build.log" >&2; exit 1; }
 
 fail=0
@@ -45,13 +45,13 @@ for mode in $MODES; do
   share="$B/guest-neighbours-$mode"
   share_new "$share"
   share_kjit "$share" "$ko" "$root"
-  cp "$lp/kjit_livepatch.ko" "$share/"
+  cp "$lp"/kjit_{livepatch,schedkret}.ko "$share/"
   share_program "$share" neighbour_calls
   share_program "$share" bpf_count
   share_script "$share" "$root/tests/guest/neighbours-guest.sh" \
     N="${KJIT_NEIGHBOURS_N:-50}" NLP=10 ROUNDS="${KJIT_NEIGHBOURS_ROUNDS:-2}" \
     ORDERS="${KJIT_NEIGHBOURS_ORDERS:-before after}" \
-    TOOLS="${KJIT_NEIGHBOURS_TOOLS:-ftrace graph kprobe kretprobe livepatch bpf}"
+    TOOLS="${KJIT_NEIGHBOURS_TOOLS:-ftrace graph kprobe kretprobe sched livepatch bpf}"
   append=""
   if [ "$mode" = full ]; then append="preempt=full"; fi
   echo "neighbours: booting ($mode preemption)"

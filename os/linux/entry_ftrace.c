@@ -19,12 +19,15 @@
  *  - re-entry is correct: a task that reaches an attached function's ftrace
  *    trampoline has already left the cache (the call runs natively), so
  *    redirecting it again starts a fresh, correct translation;
- *  - recursion: the handler takes ftrace's per-context recursion guard
- *    itself (an attached function called by the handler, a plugin's
- *    on_entry included, runs natively), and skips when this CPU holds the
- *    engine lock: the shim calls traceable kernel functions while holding
- *    it, also from the dispatcher gates, outside the handler
- *    (kjit_os_lock_held_here());
+ *  - recursion: every way into the engine (the trampoline's C path, the
+ *    handler, the gates' C side here, the scheduler stub's in
+ *    sched_resume.c, every holder of the engine lock in shim.c) runs under
+ *    the per-CPU guard of entry_guard.h, and an entry that finds its
+ *    context's bit set runs natively (entry_nested): kjit calls kernel
+ *    functions that may be attached (the lock's own, RCU's, irq_work,
+ *    kallsyms), and a nested entry would recurse or spin on the engine lock
+ *    this CPU holds.  The handler and the C path also take ftrace's
+ *    per-context recursion guard, as ftrace's own callbacks do;
  *  - unload safety: no task can sleep with a code-cache address as its resume
  *    point (translated calls push original return addresses and __schedule is
  *    never translated, see shim.c), so after the ftrace ops are gone an
@@ -53,10 +56,13 @@
 #include <linux/hardirq.h>
 #include <linux/rcupdate_wait.h>
 #include <linux/vmalloc.h>
+#include <linux/slab.h>
+#include <linux/hashtable.h>
 #include <linux/uaccess.h>
 #include "entry_ftrace.h"
 #include "entry_direct.h"
 #include "entry_table.h"
+#include "entry_guard.h"
 #include "engine_host.h"
 #include "callstack.h"
 #include "kcov.h"
@@ -67,26 +73,33 @@
 #include "kjit/engine.h"
 #include "uapi/kjit_ioctl.h"
 
-#define KJIT_MAX_ATTACH 1024
-
-/* All attachments share one ftrace_ops whose filter holds their addresses:
- * attaching every system call is one ftrace update, not hundreds.  The ops
- * is registered while at least one address is attached (an empty filter
- * would mean "every function"). */
+/* The attachments: an array (for listing and detaching all) of separately
+ * allocated records, also hashed by address (for the -EEXIST check, which
+ * attaching tens of thousands of functions asks once per name).  Either
+ * path's requests are one ftrace update each: attaching every system call
+ * is one, not hundreds.  kjit_ops is registered while at least one address
+ * is in its filter (an empty filter would mean "every function"). */
 struct kjit_attachment {
+	struct hlist_node node;      /* in att_hash */
 	unsigned long addr;
 	bool direct;                 /* through entry_direct.c, not kjit_ops */
-	char name[KJIT_NAME_MAX];
+	char name[];
 };
+
+static unsigned int max_attach = 1u << 17;
+module_param(max_attach, uint, 0444);
+MODULE_PARM_DESC(max_attach, "functions attached at most (131072; a kernel has ~50,000 with an fentry site)");
 
 static bool direct_entry = true;
 module_param(direct_entry, bool, 0444);
 MODULE_PARM_DESC(direct_entry, "enter by an ftrace direct call where possible (1), "
 		 "or always by the IPMODIFY ftrace_ops (0)");
 
+/* Under kjit_attach_mutex; kjit_natt is also read without it. */
 static DEFINE_MUTEX(kjit_attach_mutex);
-static struct kjit_attachment *kjit_att;
-static int kjit_natt;
+static struct kjit_attachment **kjit_att;
+static int kjit_natt, kjit_att_cap;
+static DEFINE_HASHTABLE(att_hash, 14);
 static struct ftrace_ops kjit_ops;
 static bool kjit_ops_registered;
 /* Parking address: a rarely called traceable function kept in the filter
@@ -152,45 +165,71 @@ static bool ensure_stop(unsigned long ret)
 	return kjit_engine_is_stop_address(ret) || kjit_engine_add_stop_address(ret) == 0;
 }
 
-/* Leaving the cache at an entry's return address: the entry returned. */
-static void escaped(u64 t)
+/* Leaving the cache at t; true when t is an entry's return address (the
+ * entry returned). */
+static bool escaped(u64 t)
 {
 	atomic64_inc(&c_escapes);
 	if (!kjit_engine_is_stop_address(t))
-		return;
+		return false;
 	atomic64_inc(&c_exits);
 	/* Plugins' on_exit (the engine routes every exit here while one has it). */
 	kjit_engine_notify_exit(t);
-	/* flush-every-entry (benchmarks): only where sleeping is allowed; the
-	 * gate's caller has left the cache (its stub's return address is gone).
-	 * Under preemptible RCU a read-side section leaves preemptible() true,
-	 * and the flush waits for grace periods: not inside one. */
+	return true;
+}
+
+/* flush-every-entry (benchmarks), after an entry returned: only where
+ * sleeping is allowed, outside the guard; the gate's caller has left the
+ * cache (its stub's return address is gone).  Under preemptible RCU a
+ * read-side section leaves preemptible() true, and the flush waits for
+ * grace periods: not inside one. */
+static void flush_after_exit(void)
+{
 	if (unlikely(READ_ONCE(policy.flush_every_entry)) && preemptible() &&
 	    !rcu_preempt_depth() && READ_ONCE(kjit_entry_enabled))
 		kjit_host_flush(false);
 }
 
-/* Called from dispatch_gates.S with every register saved. */
+/* Called from dispatch_gates.S with every register saved, from translated
+ * code, preemptible or not.  The guard needs preemption off for its whole
+ * region.  A gate finds its context's bit set only if translated code ran
+ * inside kjit, which no entry allows; it goes on without touching the bit. */
 u64 kjit_linux_direct_exit(u64 stub_ret);
 u64 kjit_linux_indirect_miss(u64 stub_ret, u64 target);
 
 u64 kjit_linux_direct_exit(u64 stub_ret)
 {
-	u64 t = kjit_engine_direct_exit(stub_ret);
+	bool exited = false, g;
+	u64 t;
 
+	preempt_disable_notrace();
+	g = kjit_guard_enter();
+	t = kjit_engine_direct_exit(stub_ret);
 	if (!kjit_engine_is_cache_address(t))
-		escaped(t);
+		exited = escaped(t);
 	maybe_reclaim();
+	kjit_guard_leave(g);
+	preempt_enable_notrace();
+	if (exited)
+		flush_after_exit();
 	return t;
 }
 
 u64 kjit_linux_indirect_miss(u64 stub_ret, u64 target)
 {
-	u64 t = kjit_engine_indirect_miss(stub_ret, target);
+	bool exited = false, g;
+	u64 t;
 
+	preempt_disable_notrace();
+	g = kjit_guard_enter();
+	t = kjit_engine_indirect_miss(stub_ret, target);
 	if (!kjit_engine_is_cache_address(t))
-		escaped(t);
+		exited = escaped(t);
 	maybe_reclaim();
+	kjit_guard_leave(g);
+	preempt_enable_notrace();
+	if (exited)
+		flush_after_exit();
 	return t;
 }
 
@@ -235,7 +274,8 @@ static bool entry_needs_nothing_else(void)
 
 /* One entry to ip, called from parent_ip with the function's stack pointer
  * sp (at its return address); preemption off (the caller holds ftrace's
- * recursion guard).  The translation to enter, or 0 to run natively. */
+ * recursion guard) and this context's guard bit set.  The translation to
+ * enter, or 0 to run natively. */
 static __always_inline u64 entry_decide(unsigned long ip, unsigned long parent_ip, unsigned long sp)
 {
 	u32 pid;
@@ -299,14 +339,23 @@ u64 kjit_direct_slow(u64 ip5, u64 parent_ip, u64 sp)
 			atomic64_inc(&c_redirected);
 		return ip5;
 	}
+	/* nested in kjit (the fast path sent every entry here while the byte
+	 * is set): exact even while preemptible, since a task-context bit is
+	 * only ever set by a task that cannot be preempted */
+	if (kjit_guard_held()) {
+		kjit_guard_count_nested();
+		return ip5;
+	}
 	bit = ftrace_test_recursion_trylock(ip, parent_ip);
 	if (bit < 0) {
 		atomic64_inc(&c_skipped);
 		return ip5;
 	}
+	kjit_guard_enter();            /* preemption is off: the bit was clear */
 	target = entry_decide(ip, parent_ip, sp);
 	if (target && entry_needs_nothing_else())
 		kjit_entry_table_fill(ip5, target, parent_ip, gen);
+	kjit_guard_leave(true);
 	ftrace_test_recursion_unlock(bit);
 	return target ? target : ip5;
 }
@@ -324,12 +373,18 @@ static void kjit_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 
 	if (unlikely(ip == kjit_park_ip))
 		return;
+	if (kjit_guard_held()) {       /* as in kjit_direct_slow */
+		kjit_guard_count_nested();
+		return;
+	}
 	bit = ftrace_test_recursion_trylock(ip, parent_ip);
 	if (bit < 0) {
 		atomic64_inc(&c_skipped);
 		return;
 	}
+	kjit_guard_enter();
 	kjit_ftrace_enter(ip, parent_ip, fregs);
+	kjit_guard_leave(true);
 	ftrace_test_recursion_unlock(bit);
 }
 
@@ -341,14 +396,66 @@ static void ops_reinit(void)
 	kjit_ops.flags = FTRACE_OPS_FL_SAVE_REGS | FTRACE_OPS_FL_IPMODIFY;
 }
 
-static int find_att(unsigned long addr)
+static struct kjit_attachment *find_att(unsigned long addr)
 {
-	int i;
+	struct kjit_attachment *a;
 
-	for (i = 0; i < kjit_natt; i++)
-		if (kjit_att[i].addr == addr)
-			return i;
-	return -1;
+	hash_for_each_possible(att_hash, a, node, addr)
+		if (a->addr == addr)
+			return a;
+	return NULL;
+}
+
+/* Room for `more` attachments in kjit_att; -ENOMEM. */
+static int reserve_att(unsigned int more)
+{
+	struct kjit_attachment **n;
+	int cap;
+
+	if (kjit_natt + more <= kjit_att_cap)
+		return 0;
+	cap = max_t(int, kjit_natt + more, 2 * kjit_att_cap);
+	cap = max(cap, 64);
+	n = kvmalloc_array(cap, sizeof(*n), GFP_KERNEL);
+	if (!n)
+		return -ENOMEM;
+	if (kjit_natt)
+		memcpy(n, kjit_att, kjit_natt * sizeof(*n));
+	kvfree(kjit_att);
+	kjit_att = n;
+	kjit_att_cap = cap;
+	return 0;
+}
+
+/* A record for name at addr, hashed (so a second request for the same
+ * address is -EEXIST) but not yet in kjit_att. */
+static struct kjit_attachment *new_att(const char *name, unsigned long addr)
+{
+	size_t len = strnlen(name, KJIT_NAME_MAX - 1);
+	struct kjit_attachment *a = kmalloc(sizeof(*a) + len + 1, GFP_KERNEL);
+
+	if (!a)
+		return NULL;
+	a->addr = addr;
+	a->direct = false;
+	memcpy(a->name, name, len);
+	a->name[len] = 0;
+	hash_add(att_hash, &a->node, addr);
+	return a;
+}
+
+static void free_att(struct kjit_attachment *a)
+{
+	hash_del(&a->node);
+	kfree(a);
+}
+
+/* Drops kjit_att[i] (the last one takes its place). */
+static void remove_att(int i)
+{
+	free_att(kjit_att[i]);
+	kjit_att[i] = kjit_att[kjit_natt - 1];
+	WRITE_ONCE(kjit_natt, kjit_natt - 1);
 }
 
 /* Checks one name; 0 and its address, or -errno. */
@@ -364,9 +471,9 @@ static int check_target(const char *name, unsigned long *addr_out)
 		return -EBUSY;           /* kjit's parking address */
 	if (!p_ftrace_location || p_ftrace_location(addr) != addr)
 		return -EINVAL;          /* no fentry site at the entry */
-	if (find_att(addr) >= 0)
+	if (find_att(addr))
 		return -EEXIST;
-	if (kjit_natt >= KJIT_MAX_ATTACH)
+	if (kjit_natt >= max_attach)
 		return -ENOSPC;
 	*addr_out = addr;
 	return 0;
@@ -420,23 +527,33 @@ static int attach_ips(unsigned long *ips, unsigned int n, bool *direct)
 
 int kjit_attach(const char *name, u64 *addr_out)
 {
+	struct kjit_attachment *a;
 	unsigned long addr;
-	int ret;
-
 	bool direct = false;
+	int ret;
 
 	mutex_lock(&kjit_attach_mutex);
 	ret = check_target(name, &addr);
 	if (!ret)
-		ret = attach_ips(&addr, 1, &direct);
-	if (!ret) {
-		kjit_att[kjit_natt].addr = addr;
-		kjit_att[kjit_natt].direct = direct;
-		strscpy(kjit_att[kjit_natt].name, name, KJIT_NAME_MAX);
-		WRITE_ONCE(kjit_natt, kjit_natt + 1);
-		*addr_out = addr;
-		pr_info("attached to %s at %px\n", name, (void *)addr);
+		ret = reserve_att(1);
+	if (ret)
+		goto out;
+	a = new_att(name, addr);
+	if (!a) {
+		ret = -ENOMEM;
+		goto out;
 	}
+	ret = attach_ips(&addr, 1, &direct);
+	if (ret) {
+		free_att(a);
+		goto out;
+	}
+	a->direct = direct;
+	kjit_att[kjit_natt] = a;
+	WRITE_ONCE(kjit_natt, kjit_natt + 1);
+	*addr_out = addr;
+	pr_info("attached to %s at %px\n", name, (void *)addr);
+out:
 	mutex_unlock(&kjit_attach_mutex);
 	return ret;
 }
@@ -483,24 +600,26 @@ int kjit_check_many(const char __user *names, s32 __user *results, u32 count)
 
 int kjit_attach_many(const char __user *names, s32 __user *results, u32 count)
 {
+	struct kjit_attachment **fresh = NULL;
 	unsigned long *ips = NULL;
 	u32 *idx = NULL;
 	char *name = NULL;
 	int ret = 0, n = 0, i, r;
+	bool direct = false;
 
-	if (!count || count > KJIT_MAX_ATTACH)
+	if (!count || count > max_attach)
 		return -EINVAL;
 	ips = kvmalloc_array(count, sizeof(*ips), GFP_KERNEL);
 	idx = kvmalloc_array(count, sizeof(*idx), GFP_KERNEL);
+	fresh = kvmalloc_array(count, sizeof(*fresh), GFP_KERNEL);
 	name = kmalloc(KJIT_NAME_MAX, GFP_KERNEL);
-	if (!ips || !idx || !name) {
+	if (!ips || !idx || !fresh || !name) {
 		ret = -ENOMEM;
 		goto out_free;
 	}
 	mutex_lock(&kjit_attach_mutex);
 	for (i = 0; i < count; i++) {
 		unsigned long addr = 0;
-		int j;
 
 		r = 0;
 		if (copy_from_user(name, names + (size_t)i * KJIT_NAME_MAX, KJIT_NAME_MAX))
@@ -508,48 +627,54 @@ int kjit_attach_many(const char __user *names, s32 __user *results, u32 count)
 		else if (!kjit_valid_name(name, KJIT_NAME_MAX))
 			r = -EINVAL;
 		else
-			r = check_target(name, &addr);
-		for (j = 0; !r && j < n; j++)
-			if (ips[j] == addr)
-				r = -EEXIST;
-		if (!r && kjit_natt + n >= KJIT_MAX_ATTACH)
+			r = check_target(name, &addr);   /* -EEXIST for a name twice */
+		if (!r && kjit_natt + n >= max_attach)
 			r = -ENOSPC;
+		if (!r) {
+			fresh[n] = new_att(name, addr);
+			if (!fresh[n])
+				r = -ENOMEM;
+		}
 		if (!r) {
 			ips[n] = addr;
 			idx[n] = i;
-			/* remember the name in the slot it will occupy */
-			strscpy(kjit_att[kjit_natt + n].name, name, KJIT_NAME_MAX);
 			n++;
 		}
 		if (put_user(r, results + i)) {
 			ret = -EFAULT;
-			goto out_unlock;
+			goto out_undo;
 		}
+		if (!(i & 1023))
+			cond_resched();
 	}
-	if (n) {
-		bool direct = false;
-
-		r = attach_ips(ips, n, &direct);
-		if (r) {
-			for (i = 0; i < n; i++)
-				if (put_user(r, results + idx[i]))
-					break;
-			ret = r;
-			goto out_unlock;
-		}
-		for (i = 0; i < n; i++) {
-			kjit_att[kjit_natt + i].addr = ips[i];
-			kjit_att[kjit_natt + i].direct = direct;
-		}
-		WRITE_ONCE(kjit_natt, kjit_natt + n);
-		pr_info("attached %d functions (%u asked)\n", n, count);
+	if (!n)
+		goto out_unlock;
+	ret = reserve_att(n);
+	if (!ret)
+		ret = attach_ips(ips, n, &direct);
+	if (ret) {
+		for (i = 0; i < n; i++)
+			if (put_user(ret, results + idx[i]))
+				break;
+		goto out_undo;
 	}
+	for (i = 0; i < n; i++) {
+		fresh[i]->direct = direct;
+		kjit_att[kjit_natt + i] = fresh[i];
+	}
+	WRITE_ONCE(kjit_natt, kjit_natt + n);
+	pr_info("attached %d functions (%u asked)\n", n, count);
 	ret = n;
+	goto out_unlock;
+out_undo:
+	for (i = 0; i < n; i++)
+		free_att(fresh[i]);
 out_unlock:
 	mutex_unlock(&kjit_attach_mutex);
 out_free:
 	kvfree(ips);
 	kvfree(idx);
+	kvfree(fresh);
 	kfree(name);
 	return ret;
 }
@@ -602,8 +727,8 @@ static void unregister_all_locked(bool unload)
 		int m = 0;
 
 		for (i = 0; i < n; i++)
-			if (!kjit_att[i].direct)
-				ips[m++] = kjit_att[i].addr;
+			if (!kjit_att[i]->direct)
+				ips[m++] = kjit_att[i]->addr;
 		if (m && ftrace_set_filter_ips(&kjit_ops, ips, m, 1, 0))
 			unregister_ops_locked();
 	} else {
@@ -612,6 +737,11 @@ static void unregister_all_locked(bool unload)
 	kvfree(ips);
 	pr_info("detached from %d functions\n", n);
 	WRITE_ONCE(kjit_natt, 0);
+	for (i = 0; i < n; i++) {
+		free_att(kjit_att[i]);
+		if (!(i & 1023))
+			cond_resched();
+	}
 }
 
 int kjit_detach(const char *name)
@@ -625,21 +755,19 @@ int kjit_detach(const char *name)
 		goto out;
 	}
 	for (i = 0; i < kjit_natt; i++) {
-		if (strcmp(kjit_att[i].name, name))
+		if (strcmp(kjit_att[i]->name, name))
 			continue;
-		if (kjit_att[i].direct) {
-			direct_emptied(kjit_direct_detach(kjit_att[i].addr));
-			kjit_att[i] = kjit_att[kjit_natt - 1];
-			WRITE_ONCE(kjit_natt, kjit_natt - 1);
+		if (kjit_att[i]->direct) {
+			direct_emptied(kjit_direct_detach(kjit_att[i]->addr));
+			remove_att(i);
 			pr_info("detached from %s\n", name);
 		} else if (kjit_natt == 1 && !kjit_park_ip) {
 			unregister_all_locked(false);
 		} else {
-			ret = ftrace_set_filter_ip(&kjit_ops, kjit_att[i].addr, 1, 0);
+			ret = ftrace_set_filter_ip(&kjit_ops, kjit_att[i]->addr, 1, 0);
 			if (ret)
 				goto out;
-			kjit_att[i] = kjit_att[kjit_natt - 1];
-			WRITE_ONCE(kjit_natt, kjit_natt - 1);
+			remove_att(i);
 			pr_info("detached from %s\n", name);
 		}
 		ret = 0;
@@ -662,8 +790,8 @@ bool kjit_attachment(int i, char *name, u64 *addr)
 
 	mutex_lock(&kjit_attach_mutex);
 	if (i < kjit_natt) {
-		strscpy(name, kjit_att[i].name, KJIT_NAME_MAX);
-		*addr = kjit_att[i].addr;
+		strscpy(name, kjit_att[i]->name, KJIT_NAME_MAX);
+		*addr = kjit_att[i]->addr;
 		ok = true;
 	}
 	mutex_unlock(&kjit_attach_mutex);
@@ -707,20 +835,16 @@ void kjit_entry_counters(struct kjit_entry_counters *o)
 	o->filtered = atomic64_read(&c_filtered);
 	o->exits = atomic64_read(&c_exits);
 	o->redirected = atomic64_read(&c_redirected);
+	o->nested = kjit_guard_nested();
 }
 
 int kjit_entry_init(void (*direct_tramp)(void))
 {
 	int ret;
 
-	kjit_att = vzalloc(sizeof(*kjit_att) * KJIT_MAX_ATTACH);
-	if (!kjit_att)
-		return -ENOMEM;
 	ret = kjit_direct_init((unsigned long)direct_tramp);
-	if (ret) {
-		vfree(kjit_att);
+	if (ret)
 		return ret;
-	}
 	p_ftrace_location = (void *)kjit_ksym("ftrace_location");
 	if (!p_ftrace_location)
 		pr_warn("ftrace_location not found: attach refused\n");
@@ -768,6 +892,7 @@ void kjit_entry_exit(void)
 	irq_work_sync(&kjit_reclaim_kick);
 	cancel_work_sync(&kjit_reclaim_work);
 	kjit_direct_exit();
-	vfree(kjit_att);
+	kvfree(kjit_att);
 	kjit_att = NULL;
+	kjit_att_cap = 0;
 }

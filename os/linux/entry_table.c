@@ -28,6 +28,11 @@ DEFINE_PER_CPU(u64, kjit_fast_entry_count);
 
 static DEFINE_RAW_SPINLOCK(kjit_entry_table_lock);
 static u32 table_gen;
+/* The slots with a stop address (filled since the last invalidation), so
+ * that an invalidation, run with interrupts off, walks those and not the
+ * whole table.  A slot is listed exactly when its stop is not 0. */
+static u32 filled[KJIT_ENTRY_SLOTS];
+static u32 nfilled;
 
 static inline u32 key_of(unsigned long ip5)
 {
@@ -135,6 +140,7 @@ void kjit_entry_table_clear(void)
 		WRITE_ONCE(kjit_entry_slots[i].word, 0);
 		WRITE_ONCE(kjit_entry_slots[i].stop, 0);
 	}
+	nfilled = 0;
 	table_gen++;
 	raw_spin_unlock_irqrestore(&kjit_entry_table_lock, flags);
 }
@@ -172,6 +178,8 @@ void kjit_entry_table_fill(unsigned long ip5, u64 target, unsigned long stop, u3
 			 * that sees the old stop with this translation has a
 			 * stop that is still known */
 			WRITE_ONCE(kjit_stop_cache[stop_home(stop)], stop);
+			if (!kjit_entry_slots[s].stop)
+				filled[nfilled++] = s;
 			WRITE_ONCE(kjit_entry_slots[s].stop, stop);
 			smp_wmb();
 			set_state(s, (u32)target);
@@ -187,13 +195,16 @@ void kjit_entry_table_invalidate(void)
 
 	raw_spin_lock_irqsave(&kjit_entry_table_lock, flags);
 	table_gen++;
-	for (i = 0; i < KJIT_ENTRY_SLOTS; i++) {
-		u64 v = kjit_entry_slots[i].word;
+	/* only a fill stores a translation, and it lists the slot */
+	for (i = 0; i < nfilled; i++) {
+		u32 s = filled[i];
+		u64 v = kjit_entry_slots[s].word;
 
 		if (v && (state_of(v) & 0x80000000u))
-			set_state(i, KJIT_ENTRY_ATTACHED);
-		WRITE_ONCE(kjit_entry_slots[i].stop, 0);
+			set_state(s, KJIT_ENTRY_ATTACHED);
+		WRITE_ONCE(kjit_entry_slots[s].stop, 0);
 	}
+	nfilled = 0;
 	for (i = 0; i < KJIT_STOP_SLOTS; i++)
 		WRITE_ONCE(kjit_stop_cache[i], 0);
 	raw_spin_unlock_irqrestore(&kjit_entry_table_lock, flags);

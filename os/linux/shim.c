@@ -16,6 +16,7 @@
 #include <linux/hardirq.h>
 #include <asm/sync_core.h>
 #include "shim.h"
+#include "entry_guard.h"
 #include "symbols.h"
 #include "extable.h"
 #include "quiesce.h"
@@ -357,25 +358,43 @@ void kjit_os_code_written(uint64_t exec_addr, uint64_t len)
 }
 
 static DEFINE_RAW_SPINLOCK(kjit_engine_lock);
-static unsigned long kjit_engine_lock_flags;   /* only touched by the holder */
-/* 1 on the holder's CPU while it holds the lock; read by entry_trampoline.S */
-DEFINE_PER_CPU(u8, kjit_engine_held);
+/* Only touched by the holder. */
+static unsigned long kjit_engine_lock_flags;
+static bool kjit_engine_lock_guarded;
+/* 1 on the holder's CPU while it holds the lock */
+static DEFINE_PER_CPU(u8, kjit_engine_held);
 
+/* The lock's own functions (_raw_spin_lock, _raw_spin_unlock) and
+ * everything called under it may be attached: interrupts go off first,
+ * then the guard (entry_guard.h) is set, and only then is the lock taken,
+ * so a nested entry runs natively instead of spinning on this CPU's lock
+ * or recursing. */
 void kjit_os_lock(void)
 {
 	unsigned long flags;
+	bool guarded;
 
-	raw_spin_lock_irqsave(&kjit_engine_lock, flags);
+	local_irq_save(flags);
+	guarded = kjit_guard_enter();
+	raw_spin_lock(&kjit_engine_lock);
 	kjit_engine_lock_flags = flags;
+	kjit_engine_lock_guarded = guarded;
 	raw_cpu_write(kjit_engine_held, 1);
 }
 
 void kjit_os_unlock(void)
 {
 	unsigned long flags = kjit_engine_lock_flags;
+	bool guarded = kjit_engine_lock_guarded;
 
 	raw_cpu_write(kjit_engine_held, 0);
-	raw_spin_unlock_irqrestore(&kjit_engine_lock, flags);
+	/* preemption stays off until interrupts are back on, so a reschedule
+	 * asked for meanwhile happens here, as after raw_spin_unlock_irqrestore */
+	preempt_disable();
+	raw_spin_unlock(&kjit_engine_lock);
+	kjit_guard_leave(guarded);
+	local_irq_restore(flags);
+	preempt_enable();
 }
 
 /* Interrupts are off while the lock is held, so the holder cannot migrate,

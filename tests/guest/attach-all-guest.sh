@@ -1,0 +1,189 @@
+#!/bin/sh
+# Runs in the guest (busybox sh, cwd = the share) for tests/guest/attach-all.sh.
+# Preamble parameters: SEED (the random choice), NRANDOM (functions chosen
+# at random from `kjitctl list '*'`; 0 = every attachable one), BATCH
+# (functions a request in the batched round), ITERS (workload iterations
+# a run), OWN (kjit's own functions: the engine lock's, RCU's, the
+# preemption helpers, allocators, irq_work, kallsyms).
+# Phases: (a) each of OWN is refused with a reason or attached: first the
+# lock's two alone (the ones that hung and panicked), then all of them in
+# one request, with the workload; (b) NRANDOM random functions attached in
+# requests of BATCH while the workload runs, detached, then attached in
+# one request while it runs again.  Every workload run must print what it
+# printed natively; rmmod must work; the kernel log must stay clean.
+set -u
+# shellcheck source=tests/guest/guest-lib.sh
+. ./guest-lib.sh
+W=./workload
+: > checks.txt
+step() {
+  echo "== $* ($(cut -d' ' -f1 /proc/uptime)s)"
+  echo "<2>kjit-attach-all: step $*" > /dev/kmsg 2>/dev/null
+}
+now() { cut -d' ' -f1 /proc/uptime; }
+secs() { awk -v a="$1" -v b="$2" 'BEGIN{printf "%.1f", b - a}'; }
+
+ifconfig lo 127.0.0.1 up 2>/dev/null || ip link set lo up
+echo 0 > /proc/sys/kernel/kptr_restrict 2>/dev/null
+mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null
+
+step native
+$W "$ITERS" > native.txt 2>&1
+chk native_workload grep -q '^timers_sleep_timerfd_itimer *ok' native.txt
+
+step insmod
+insmod ./kjit.ko || { fail insmod; dmesg > dmesg.txt; echo ATTACH-ALL-GUEST-DONE; exit 1; }
+note_modules
+sync
+
+# Runs the workload in a loop in the background until stop-load exists;
+# load_check NAME: stops it and checks that every run printed native.txt.
+load_start() {
+  rm -f stop-load load-*.txt
+  ( i=0; while [ ! -f stop-load ]; do
+      timeout 600 $W "$ITERS" > "load-$i.txt" 2>&1 || echo "load $i: status $?" >> load-status.txt
+      i=$((i + 1))
+    done ) & LOAD_PID=$!
+}
+load_check() {
+  touch stop-load; wait "$LOAD_PID"; rm -f stop-load
+  n=0 bad=0
+  for f in load-*.txt; do
+    [ -f "$f" ] || continue
+    n=$((n + 1)); cmp -s native.txt "$f" || { bad=$((bad + 1)); diff native.txt "$f" | head -n 5; }
+  done
+  if [ "$n" -gt 0 ] && [ "$bad" = 0 ]; then pass "$1" "$n workload runs equal native"
+  else fail "$1" "$bad of $n workload runs differ from native"; fi
+}
+
+# --- (a) kjit's own functions ---------------------------------------------
+# list_verdict NAME: what `kjitctl list NAME` says: "attachable",
+# "attached", "refused: why", or "absent" (not attachable by ftrace).
+list_verdict() {
+  v=$($K list "$1" 2>/dev/null | awk -v n="$1" '$1==n{ $1=""; sub(/^ /, ""); print; exit }')
+  if ! $K list "$1" > /dev/null 2>&1; then echo absent
+  elif [ -z "$v" ]; then echo attachable
+  else echo "$v"; fi
+}
+
+for f in _raw_spin_lock_irqsave _raw_spin_unlock_irqrestore; do
+  step "own: $f alone"
+  v=$(list_verdict "$f")
+  case $v in
+    attachable)
+      if $K attach "$f" > "own-$f.txt" 2>&1; then
+        $W "$ITERS" > "wl-own-$f.txt" 2>&1
+        nested=$(stat_of entry_nested)
+        entries=$(stat_of entries)
+        $K detach all > /dev/null
+        if cmp -s native.txt "wl-own-$f.txt"; then
+          pass "own_alone_$f" "attached, workload equal native, entries $entries, nested $nested"
+        else
+          fail "own_alone_$f" "attached, workload differs from native"
+        fi
+      else
+        fail "own_alone_$f" "listed attachable, attach failed: $(tr '\n' ' ' < "own-$f.txt")"
+      fi ;;
+    refused*) pass "own_alone_$f" "$v" ;;
+    *) fail "own_alone_$f" "kjitctl list: $v" ;;
+  esac
+done
+
+step "own: all in one request"
+: > own-names.txt
+for f in $OWN; do
+  v=$(list_verdict "$f")
+  echo "$f: $v"
+  case $v in
+    attachable) echo "$f" >> own-names.txt ;;
+    refused*) pass "own_$f" "$v" ;;
+    absent) pass "own_$f" "not attachable by ftrace on this kernel" ;;
+    *) fail "own_$f" "kjitctl list: $v" ;;
+  esac
+done
+if [ -s own-names.txt ]; then
+  if $K attach -f own-names.txt > own-attach.txt 2>&1; then
+    for f in $(cat own-names.txt); do pass "own_$f" attached; done
+  else
+    fail own_attach "$(tr '\n' ' ' < own-attach.txt)"
+  fi
+  load_start
+  $W "$ITERS" > wl-own.txt 2>&1
+  load_check own_workload_under_load
+  chk own_workload_same cmp -s native.txt wl-own.txt
+  $K stats > stats-own.txt
+  echo "own functions: $(grep -E '^(nattached|entries|entry_nested|entry_skipped|fast_entries) ' stats-own.txt | tr '\n' ' ')"
+  nested=$(stat_of entry_nested)
+  # the engine lock's functions are attached: kjit's own calls to them
+  # must have been declined as nested
+  chk own_nested_declined [ "${nested:-0}" -gt 0 ]
+  chk own_detach $K detach all
+fi
+
+# --- (b) random functions, batched, then at once ---------------------------
+step "random: choosing"
+$K list '*' > list-all.txt 2> list-all.err
+cat list-all.err
+awk 'NF == 1' list-all.txt > attachable.txt
+total=$(wc -l < attachable.txt)
+if [ "$NRANDOM" = 0 ] || [ "$NRANDOM" -ge "$total" ]; then
+  cp attachable.txt chosen.txt
+else
+  awk -v s="$SEED" 'BEGIN{srand(s)} {printf "%.9f %s\n", rand(), $1}' attachable.txt |
+    sort -n | head -n "$NRANDOM" | awk '{print $2}' > chosen.txt
+fi
+n=$(wc -l < chosen.txt)
+echo "random: seed $SEED, $n of $total attachable functions"
+echo "seed $SEED chosen $n attachable $total" > random-summary.txt
+chk random_chosen [ "$n" -gt 0 ]
+
+step "random: $n in requests of $BATCH, workload running"
+load_start
+t0=$(now)
+$K attach --batch "$BATCH" -f chosen.txt > attach-batched.txt 2> attach-batched.err
+rc=$?
+t1=$(now)
+$W "$ITERS" > wl-batched.txt 2>&1
+t2=$(now)
+$K stats > stats-batched.txt
+load_check random_batched_under_load
+att=$(stat_of nattached)
+tail -n1 attach-batched.txt
+echo "batched: attached $att in $(secs "$t0" "$t1") s, one workload run $(secs "$t1" "$t2") s" | tee -a random-summary.txt
+head -n 20 attach-batched.err
+if [ "$rc" = 0 ] && [ "$att" = "$n" ]; then pass random_batched_attach "$att functions, $(tail -n1 attach-batched.txt)"
+else fail random_batched_attach "attached $att of $n, status $rc: $(head -n 3 attach-batched.err | tr '\n' ' ')"; fi
+chk random_batched_workload_same cmp -s native.txt wl-batched.txt
+echo "batched: $(grep -E '^(entries|entry_nested|entry_skipped|entry_declined|fast_entries|blocks_built|stop_addresses|direct_ops) ' stats-batched.txt | tr '\n' ' ')" | tee -a random-summary.txt
+t0=$(now)
+chk random_batched_detach $K detach all
+echo "batched: detached in $(secs "$t0" "$(now)") s" | tee -a random-summary.txt
+
+step "random: $n in one request, workload running"
+load_start
+t0=$(now)
+$K attach -f chosen.txt > attach-once.txt 2> attach-once.err
+rc=$?
+t1=$(now)
+$W "$ITERS" > wl-once.txt 2>&1
+t2=$(now)
+$K stats > stats-once.txt
+load_check random_once_under_load
+att=$(stat_of nattached)
+echo "at once: attached $att in $(secs "$t0" "$t1") s, one workload run $(secs "$t1" "$t2") s" | tee -a random-summary.txt
+head -n 20 attach-once.err
+if [ "$rc" = 0 ] && [ "$att" = "$n" ]; then pass random_once_attach "$att functions, $(tail -n1 attach-once.txt)"
+else fail random_once_attach "attached $att of $n, status $rc: $(head -n 3 attach-once.err | tr '\n' ' ')"; fi
+chk random_once_workload_same cmp -s native.txt wl-once.txt
+echo "at once: $(grep -E '^(entries|entry_nested|entry_skipped|entry_declined|fast_entries|blocks_built|stop_addresses|direct_ops) ' stats-once.txt | tr '\n' ' ')" | tee -a random-summary.txt
+t0=$(now)
+chk random_once_detach $K detach all
+t1=$(now)
+if rmmod kjit; then pass rmmod; else fail rmmod; fi
+echo "at once: detach $(secs "$t0" "$t1") s, rmmod $(secs "$t1" "$(now)") s" | tee -a random-summary.txt
+
+dmesg > dmesg.txt
+if ./kernel-log-errors.sh dmesg.txt > log-errors.txt; then fail kernel_log_clean "$(head -n 3 log-errors.txt | tr '\n' ' ')"
+else pass kernel_log_clean; fi
+sync
+echo ATTACH-ALL-GUEST-DONE

@@ -458,11 +458,9 @@ static void remove_att(int i)
 	WRITE_ONCE(kjit_natt, kjit_natt - 1);
 }
 
-/* Checks one name; 0 and its address, or -errno. */
-static int check_target(const char *name, unsigned long *addr_out)
+/* Checks the function at addr (0: no such name); 0, or -errno. */
+static int check_addr(unsigned long addr)
 {
-	unsigned long addr = kjit_ksym(name);
-
 	if (!addr)
 		return -ENOENT;
 	if (!kjit_os_may_translate(addr))
@@ -475,8 +473,64 @@ static int check_target(const char *name, unsigned long *addr_out)
 		return -EEXIST;
 	if (kjit_natt >= max_attach)
 		return -ENOSPC;
-	*addr_out = addr;
 	return 0;
+}
+
+/* Checks one name; 0 and its address, or -errno. */
+static int check_target(const char *name, unsigned long *addr_out)
+{
+	unsigned long addr = kjit_ksym(name);
+	int r = check_addr(addr);
+
+	if (!r)
+		*addr_out = addr;
+	return r;
+}
+
+/* A request's names, copied in, and their addresses (0 for an invalid
+ * name or an unknown one), resolved in one walk of the kernel's symbols:
+ * kallsyms_lookup_name walks them all for each name. */
+struct name_batch {
+	char *names;                 /* count x KJIT_NAME_MAX */
+	unsigned long *addrs;
+};
+
+static void free_names(struct name_batch *b)
+{
+	kvfree(b->names);
+	kvfree(b->addrs);
+	b->names = NULL;
+	b->addrs = NULL;
+}
+
+static int get_names(struct name_batch *b, const char __user *names, u32 count)
+{
+	size_t len = (size_t)count * KJIT_NAME_MAX;
+	u32 i;
+
+	b->names = kvmalloc(len, GFP_KERNEL);
+	b->addrs = kvmalloc_array(count, sizeof(*b->addrs), GFP_KERNEL);
+	if (!b->names || !b->addrs) {
+		free_names(b);
+		return -ENOMEM;
+	}
+	if (copy_from_user(b->names, names, len)) {
+		free_names(b);
+		return -EFAULT;
+	}
+	for (i = 0; i < count; i++) {
+		char *name = b->names + (size_t)i * KJIT_NAME_MAX;
+
+		if (!kjit_valid_name(name, KJIT_NAME_MAX))
+			name[0] = 0;     /* answered -EINVAL */
+	}
+	kjit_ksym_many(b->names, KJIT_NAME_MAX, count, b->addrs);
+	return 0;
+}
+
+static const char *name_at(struct name_batch *b, u32 i)
+{
+	return b->names + (size_t)i * KJIT_NAME_MAX;
 }
 
 /* Adds `n` checked addresses to the filter and registers the ops if needed;
@@ -564,29 +618,19 @@ out:
 
 int kjit_check_many(const char __user *names, s32 __user *results, u32 count)
 {
-	char *name;
-	unsigned long addr;
-	int ret = 0;
+	struct name_batch b;
+	int ret;
 	u32 i;
 	s32 r;
 
 	if (!count || count > KJIT_MAX_CHECK)
 		return -EINVAL;
-	name = kmalloc(KJIT_NAME_MAX, GFP_KERNEL);
-	if (!name)
-		return -ENOMEM;
+	ret = get_names(&b, names, count);
+	if (ret)
+		return ret;
+	mutex_lock(&kjit_attach_mutex);
 	for (i = 0; i < count; i++) {
-		if (copy_from_user(name, names + (size_t)i * KJIT_NAME_MAX, KJIT_NAME_MAX)) {
-			ret = -EFAULT;
-			break;
-		}
-		if (!kjit_valid_name(name, KJIT_NAME_MAX)) {
-			r = -EINVAL;
-		} else {
-			mutex_lock(&kjit_attach_mutex);
-			r = check_target(name, &addr);
-			mutex_unlock(&kjit_attach_mutex);
-		}
+		r = name_at(&b, i)[0] ? check_addr(b.addrs[i]) : -EINVAL;
 		if (put_user(r, &results[i])) {
 			ret = -EFAULT;
 			break;
@@ -594,16 +638,17 @@ int kjit_check_many(const char __user *names, s32 __user *results, u32 count)
 		if (!(i & 255))
 			cond_resched();
 	}
-	kfree(name);
+	mutex_unlock(&kjit_attach_mutex);
+	free_names(&b);
 	return ret;
 }
 
 int kjit_attach_many(const char __user *names, s32 __user *results, u32 count)
 {
 	struct kjit_attachment **fresh = NULL;
+	struct name_batch b = {};
 	unsigned long *ips = NULL;
 	u32 *idx = NULL;
-	char *name = NULL;
 	int ret = 0, n = 0, i, r;
 	bool direct = false;
 
@@ -612,22 +657,20 @@ int kjit_attach_many(const char __user *names, s32 __user *results, u32 count)
 	ips = kvmalloc_array(count, sizeof(*ips), GFP_KERNEL);
 	idx = kvmalloc_array(count, sizeof(*idx), GFP_KERNEL);
 	fresh = kvmalloc_array(count, sizeof(*fresh), GFP_KERNEL);
-	name = kmalloc(KJIT_NAME_MAX, GFP_KERNEL);
-	if (!ips || !idx || !fresh || !name) {
+	if (!ips || !idx || !fresh) {
 		ret = -ENOMEM;
 		goto out_free;
 	}
+	ret = get_names(&b, names, count);
+	if (ret)
+		goto out_free;
 	mutex_lock(&kjit_attach_mutex);
 	for (i = 0; i < count; i++) {
-		unsigned long addr = 0;
+		unsigned long addr = b.addrs[i];
+		const char *name = name_at(&b, i);
 
-		r = 0;
-		if (copy_from_user(name, names + (size_t)i * KJIT_NAME_MAX, KJIT_NAME_MAX))
-			r = -EFAULT;
-		else if (!kjit_valid_name(name, KJIT_NAME_MAX))
-			r = -EINVAL;
-		else
-			r = check_target(name, &addr);   /* -EEXIST for a name twice */
+		/* -EEXIST also for a name twice: the first one is hashed */
+		r = name[0] ? check_addr(addr) : -EINVAL;
 		if (!r && kjit_natt + n >= max_attach)
 			r = -ENOSPC;
 		if (!r) {
@@ -672,10 +715,10 @@ out_undo:
 out_unlock:
 	mutex_unlock(&kjit_attach_mutex);
 out_free:
+	free_names(&b);
 	kvfree(ips);
 	kvfree(idx);
 	kvfree(fresh);
-	kfree(name);
 	return ret;
 }
 

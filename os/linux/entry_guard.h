@@ -29,6 +29,7 @@
 #include <linux/types.h>
 #include <linux/percpu.h>
 #include <linux/preempt.h>
+#include <linux/spinlock.h>
 
 DECLARE_PER_CPU(u8, kjit_guard);     /* read by entry_trampoline.S */
 
@@ -59,6 +60,35 @@ static __always_inline void kjit_guard_leave(bool entered)
 {
 	if (entered)
 		this_cpu_and(kjit_guard, (u8)~kjit_guard_bit());
+}
+
+/* A raw spinlock that a way into the engine also takes (the engine lock,
+ * the trampoline's table lock) is held with interrupts off and the guard
+ * set, whoever holds it: its own functions (_raw_spin_lock,
+ * _raw_spin_unlock) and anything run under it may be attached, and an
+ * entry from there would take it again on this CPU.  Interrupts go off
+ * first, then the guard, then the lock; the other way round on release.
+ * Preemption stays off until interrupts are back on, so a reschedule asked
+ * for meanwhile happens then, as after raw_spin_unlock_irqrestore.
+ * Returns what kjit_guard_unlock needs. */
+static __always_inline bool kjit_guard_lock(raw_spinlock_t *lock, unsigned long *flags)
+{
+	bool entered;
+
+	local_irq_save(*flags);
+	entered = kjit_guard_enter();
+	raw_spin_lock(lock);
+	return entered;
+}
+
+static __always_inline void kjit_guard_unlock(raw_spinlock_t *lock, unsigned long flags,
+					      bool entered)
+{
+	preempt_disable();
+	raw_spin_unlock(lock);
+	kjit_guard_leave(entered);
+	local_irq_restore(flags);
+	preempt_enable();
 }
 
 /* An entry declined because it was nested in kjit (kjitctl stats:

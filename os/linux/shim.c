@@ -364,19 +364,13 @@ static bool kjit_engine_lock_guarded;
 /* 1 on the holder's CPU while it holds the lock */
 static DEFINE_PER_CPU(u8, kjit_engine_held);
 
-/* The lock's own functions (_raw_spin_lock, _raw_spin_unlock) and
- * everything called under it may be attached: interrupts go off first,
- * then the guard (entry_guard.h) is set, and only then is the lock taken,
- * so a nested entry runs natively instead of spinning on this CPU's lock
- * or recursing. */
+/* Taken with the guard set (entry_guard.h): the lock's own functions and
+ * everything called under it may be attached. */
 void kjit_os_lock(void)
 {
 	unsigned long flags;
-	bool guarded;
+	bool guarded = kjit_guard_lock(&kjit_engine_lock, &flags);
 
-	local_irq_save(flags);
-	guarded = kjit_guard_enter();
-	raw_spin_lock(&kjit_engine_lock);
 	kjit_engine_lock_flags = flags;
 	kjit_engine_lock_guarded = guarded;
 	raw_cpu_write(kjit_engine_held, 1);
@@ -384,17 +378,8 @@ void kjit_os_lock(void)
 
 void kjit_os_unlock(void)
 {
-	unsigned long flags = kjit_engine_lock_flags;
-	bool guarded = kjit_engine_lock_guarded;
-
 	raw_cpu_write(kjit_engine_held, 0);
-	/* preemption stays off until interrupts are back on, so a reschedule
-	 * asked for meanwhile happens here, as after raw_spin_unlock_irqrestore */
-	preempt_disable();
-	raw_spin_unlock(&kjit_engine_lock);
-	kjit_guard_leave(guarded);
-	local_irq_restore(flags);
-	preempt_enable();
+	kjit_guard_unlock(&kjit_engine_lock, kjit_engine_lock_flags, kjit_engine_lock_guarded);
 }
 
 /* Interrupts are off while the lock is held, so the holder cannot migrate,

@@ -8,6 +8,9 @@
 int kjit_symbols_init(void);
 /* Address of a kernel symbol (kallsyms_lookup_name), 0 if unknown. */
 unsigned long kjit_ksym(const char *name);
+/* kjit_ksym of n NUL-terminated names `stride` bytes apart, in one walk of
+ * the kernel's symbols (an empty name: 0); may sleep. */
+void kjit_ksym_many(const char *names, size_t stride, unsigned int n, unsigned long *addrs);
 /* 1 when `name` is a non-empty NUL-terminated [A-Za-z0-9_.] string that
  * fits in `max` bytes. */
 int kjit_valid_name(const char *name, size_t max);

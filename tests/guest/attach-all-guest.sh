@@ -47,23 +47,28 @@ load_start() {
 }
 load_check() {
   touch stop-load; wait "$LOAD_PID"; rm -f stop-load
-  n=0 bad=0
+  l_n=0 l_bad=0
   for f in load-*.txt; do
     [ -f "$f" ] || continue
-    n=$((n + 1)); cmp -s native.txt "$f" || { bad=$((bad + 1)); diff native.txt "$f" | head -n 5; }
+    l_n=$((l_n + 1)); cmp -s native.txt "$f" || { l_bad=$((l_bad + 1)); diff native.txt "$f" | head -n 5; }
   done
-  if [ "$n" -gt 0 ] && [ "$bad" = 0 ]; then pass "$1" "$n workload runs equal native"
-  else fail "$1" "$bad of $n workload runs differ from native"; fi
+  if [ "$l_n" -gt 0 ] && [ "$l_bad" = 0 ]; then pass "$1" "$l_n workload runs equal native"
+  else fail "$1" "$l_bad of $l_n workload runs differ from native"; fi
 }
 
 # --- (a) kjit's own functions ---------------------------------------------
-# list_verdict NAME: what `kjitctl list NAME` says: "attachable",
-# "attached", "refused: why", or "absent" (not attachable by ftrace).
+# What `kjitctl list '*'` says of every function ftrace can attach, with
+# nothing attached: the name alone (attachable) or "refused: why".
+step "kjitctl list '*'"
+: > random-summary.txt
+t0=$(now)
+$K list '*' > list-all.txt 2> list-all.err
+echo "kjitctl list '*': $(cat list-all.err) in $(secs "$t0" "$(now)") s" | tee -a random-summary.txt
+# list_verdict NAME: "attachable", "refused: why", or "absent" (not
+# attachable by ftrace: notrace, inlined, or no such function).
 list_verdict() {
-  v=$($K list "$1" 2>/dev/null | awk -v n="$1" '$1==n{ $1=""; sub(/^ /, ""); print; exit }')
-  if ! $K list "$1" > /dev/null 2>&1; then echo absent
-  elif [ -z "$v" ]; then echo attachable
-  else echo "$v"; fi
+  awk -v n="$1" '$1==n{ f=1; if (NF == 1) print "attachable"; else { $1=""; sub(/^ /, ""); print }; exit }
+                 END{ if (!f) print "absent" }' list-all.txt
 }
 
 for f in _raw_spin_lock_irqsave _raw_spin_unlock_irqrestore; do
@@ -103,7 +108,7 @@ for f in $OWN; do
 done
 if [ -s own-names.txt ]; then
   if $K attach -f own-names.txt > own-attach.txt 2>&1; then
-    for f in $(cat own-names.txt); do pass "own_$f" attached; done
+    while read -r f; do pass "own_$f" attached; done < own-names.txt
   else
     fail own_attach "$(tr '\n' ' ' < own-attach.txt)"
   fi
@@ -120,10 +125,16 @@ if [ -s own-names.txt ]; then
   chk own_detach $K detach all
 fi
 
+# counters FILE: what a phase added to the entry counters (since mark).
+mark() { $K stats > stats-mark.txt; }
+counters() {
+  awk 'NR == FNR { base[$1] = $2; next }
+       $1 ~ /^(entries|fast_entries|entry_nested|entry_skipped|entry_declined)$/ { printf "%s %d ", $1, $2 - base[$1] }
+       $1 ~ /^(blocks_built|stop_addresses|direct_ops)$/ { printf "%s %s ", $1, $2 }' stats-mark.txt "$1"
+}
+
 # --- (b) random functions, batched, then at once ---------------------------
 step "random: choosing"
-$K list '*' > list-all.txt 2> list-all.err
-cat list-all.err
 awk 'NF == 1' list-all.txt > attachable.txt
 total=$(wc -l < attachable.txt)
 if [ "$NRANDOM" = 0 ] || [ "$NRANDOM" -ge "$total" ]; then
@@ -134,10 +145,11 @@ else
 fi
 n=$(wc -l < chosen.txt)
 echo "random: seed $SEED, $n of $total attachable functions"
-echo "seed $SEED chosen $n attachable $total" > random-summary.txt
+echo "seed $SEED chosen $n attachable $total" >> random-summary.txt
 chk random_chosen [ "$n" -gt 0 ]
 
 step "random: $n in requests of $BATCH, workload running"
+mark
 load_start
 t0=$(now)
 $K attach --batch "$BATCH" -f chosen.txt > attach-batched.txt 2> attach-batched.err
@@ -154,12 +166,20 @@ head -n 20 attach-batched.err
 if [ "$rc" = 0 ] && [ "$att" = "$n" ]; then pass random_batched_attach "$att functions, $(tail -n1 attach-batched.txt)"
 else fail random_batched_attach "attached $att of $n, status $rc: $(head -n 3 attach-batched.err | tr '\n' ' ')"; fi
 chk random_batched_workload_same cmp -s native.txt wl-batched.txt
-echo "batched: $(grep -E '^(entries|entry_nested|entry_skipped|entry_declined|fast_entries|blocks_built|stop_addresses|direct_ops) ' stats-batched.txt | tr '\n' ' ')" | tee -a random-summary.txt
+echo "batched: $(counters stats-batched.txt)" | tee -a random-summary.txt
 t0=$(now)
 chk random_batched_detach $K detach all
-echo "batched: detached in $(secs "$t0" "$(now)") s" | tee -a random-summary.txt
+# Detached functions' direct ops stay registered until attach and detach
+# have been quiet for 2 s (entry_direct.c), and attaching them again would
+# only revive them: wait until they are gone, so that the next round is
+# one new request.
+i=0
+while [ "$(stat_of direct_ops)" != 0 ] && [ $i -lt 120 ]; do sleep 0.5; i=$((i + 1)); done
+chk random_direct_ops_released [ "$(stat_of direct_ops)" = 0 ]
+echo "batched: detached in $(secs "$t0" "$(now)") s (direct ops unregistered)" | tee -a random-summary.txt
 
 step "random: $n in one request, workload running"
+mark
 load_start
 t0=$(now)
 $K attach -f chosen.txt > attach-once.txt 2> attach-once.err
@@ -175,7 +195,7 @@ head -n 20 attach-once.err
 if [ "$rc" = 0 ] && [ "$att" = "$n" ]; then pass random_once_attach "$att functions, $(tail -n1 attach-once.txt)"
 else fail random_once_attach "attached $att of $n, status $rc: $(head -n 3 attach-once.err | tr '\n' ' ')"; fi
 chk random_once_workload_same cmp -s native.txt wl-once.txt
-echo "at once: $(grep -E '^(entries|entry_nested|entry_skipped|entry_declined|fast_entries|blocks_built|stop_addresses|direct_ops) ' stats-once.txt | tr '\n' ' ')" | tee -a random-summary.txt
+echo "at once: $(counters stats-once.txt)" | tee -a random-summary.txt
 t0=$(now)
 chk random_once_detach $K detach all
 t1=$(now)

@@ -163,7 +163,10 @@ att=$(stat_of nattached)
 tail -n1 attach-batched.txt
 echo "batched: attached $att in $(secs "$t0" "$t1") s, one workload run $(secs "$t1" "$t2") s" | tee -a random-summary.txt
 head -n 20 attach-batched.err
-if [ "$rc" = 0 ] && [ "$att" = "$n" ]; then pass random_batched_attach "$att functions, $(tail -n1 attach-batched.txt)"
+# names that share a function with another (__x64_sys_fork, __do_sys_fork)
+# are answered "already attached"
+alias=$(grep -c ': already attached$' attach-batched.err)
+if [ "$rc" = 0 ] && [ $((att + alias)) = "$n" ]; then pass random_batched_attach "$att functions, $(tail -n1 attach-batched.txt)"
 else fail random_batched_attach "attached $att of $n, status $rc: $(head -n 3 attach-batched.err | tr '\n' ' ')"; fi
 chk random_batched_workload_same cmp -s native.txt wl-batched.txt
 echo "batched: $(counters stats-batched.txt)" | tee -a random-summary.txt
@@ -192,7 +195,10 @@ load_check random_once_under_load
 att=$(stat_of nattached)
 echo "at once: attached $att in $(secs "$t0" "$t1") s, one workload run $(secs "$t1" "$t2") s" | tee -a random-summary.txt
 head -n 20 attach-once.err
-if [ "$rc" = 0 ] && [ "$att" = "$n" ]; then pass random_once_attach "$att functions, $(tail -n1 attach-once.txt)"
+# names that share a function with another (__x64_sys_fork, __do_sys_fork)
+# are answered "already attached"
+alias=$(grep -c ': already attached$' attach-once.err)
+if [ "$rc" = 0 ] && [ $((att + alias)) = "$n" ]; then pass random_once_attach "$att functions, $(tail -n1 attach-once.txt)"
 else fail random_once_attach "attached $att of $n, status $rc: $(head -n 3 attach-once.err | tr '\n' ' ')"; fi
 chk random_once_workload_same cmp -s native.txt wl-once.txt
 echo "at once: $(counters stats-once.txt)" | tee -a random-summary.txt

@@ -30,7 +30,7 @@ if [ "${FULL:-0}" = 1 ]; then
 else
   n="${KJIT_ATTACH_N:-3000}" batch="${KJIT_ATTACH_BATCH:-1000}" modes="${KJIT_ATTACH_MODES:-voluntary full}" tmo=1200 mem=1024
 fi
-echo "attach-all: seed $seed (KJIT_ATTACH_SEED=$seed repeats the choice), $([ "$n" = 0 ] && echo every || echo "$n") functions, $batch a request"
+echo "attach-all: seed $seed (KJIT_ATTACH_SEED=$seed repeats the choice), $([ "$n" = 0 ] && echo "every attachable function" || echo "$n functions"), $batch a request"
 # What kjit calls while it runs, and what ftrace may let it attach.
 own=(_raw_spin_lock_irqsave _raw_spin_unlock_irqrestore _raw_spin_lock _raw_spin_unlock
  _raw_spin_trylock _raw_spin_lock_irq _raw_spin_unlock_irq _raw_spin_lock_bh _raw_spin_unlock_bh

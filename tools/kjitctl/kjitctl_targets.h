@@ -275,12 +275,14 @@ static void names_uniq(struct names *s)
 /* Attaches functions by their own names, `batch` names a request
  * (KJIT_IOC_ATTACH_MANY: one ftrace update and one direct ops each; 0: all
  * in one).  Prints one line per request and a total; each refused name
- * with its reason on stderr.  0 when every name was attached. */
+ * with its reason on stderr.  A name already attached (before, or as
+ * another name of the same function: __x64_sys_fork and __do_sys_fork
+ * share an address) is not a refusal.  0 when no name was refused. */
 static int attach_bulk(struct names *s, size_t batch)
 {
   names_uniq(s);
   if (!batch || batch > s->n) batch = s->n;
-  size_t attached = 0, refused = 0, requests = 0;
+  size_t attached = 0, refused = 0, already = 0, requests = 0;
   int rc = 0;
   double t0 = now_ms();
   for (size_t off = 0; off < s->n; off += batch) {
@@ -301,19 +303,23 @@ static int attach_bulk(struct names *s, size_t batch)
       rc = 1;
     } else {
       attached += (size_t)r;
-      for (size_t i = 0; i < n; i++)
-        if (res[i]) {
-          fprintf(stderr, "kjitctl: attach %s: %s\n", s->v[off + i], refusal(-res[i]));
+      for (size_t i = 0; i < n; i++) {
+        if (!res[i]) continue;
+        fprintf(stderr, "kjitctl: attach %s: %s\n", s->v[off + i], refusal(-res[i]));
+        if (res[i] == -EEXIST) {
+          already++;
+        } else {
           refused++;
           rc = 1;
         }
+      }
       printf("request %zu: attached %d of %zu in %.0f ms\n", requests, r, n, now_ms() - t);
     }
     fflush(stdout);
     free(buf);
     free(res);
   }
-  printf("attached %zu functions in %zu requests (%.0f ms), refused %zu\n", attached, requests,
-         now_ms() - t0, refused);
+  printf("attached %zu functions in %zu requests (%.0f ms), %zu already attached, refused %zu\n",
+         attached, requests, now_ms() - t0, already, refused);
   return rc;
 }

@@ -7,7 +7,8 @@
 # preemption helpers, allocators, irq_work, kallsyms).
 # Phases: (a) each of OWN is refused with a reason or attached: first the
 # lock's two alone (the ones that hung and panicked), then all of them in
-# one request, with the workload; (b) NRANDOM random functions attached in
+# one request, with the workload, by direct calls and again through the
+# IPMODIFY ops (direct_entry=0); (b) NRANDOM random functions attached in
 # requests of BATCH while the workload runs, detached, then attached in
 # one request while it runs again.  Every workload run must print what it
 # printed natively; rmmod must work; the kernel log must stay clean.
@@ -123,6 +124,25 @@ if [ -s own-names.txt ]; then
   # must have been declined as nested
   chk own_nested_declined [ "${nested:-0}" -gt 0 ]
   chk own_detach $K detach all
+
+  # The same through the IPMODIFY ftrace_ops and its handler (the other way
+  # into the engine), on a module loaded with direct_entry=0.
+  step "own: all in one request, IPMODIFY ops"
+  if rmmod kjit && insmod ./kjit.ko direct_entry=0; then
+    note_modules
+    $K attach -f own-names.txt > own-attach-ipmodify.txt 2>&1 || fail own_attach_ipmodify "$(tr '\n' ' ' < own-attach-ipmodify.txt)"
+    $W "$ITERS" > wl-own-ipmodify.txt 2>&1
+    chk own_workload_same_ipmodify cmp -s native.txt wl-own-ipmodify.txt
+    echo "own functions, IPMODIFY: $($K stats | grep -E '^(nattached|entries|entry_nested|direct_ops) ' | tr '\n' ' ')"
+    chk own_nested_declined_ipmodify [ "$(stat_of entry_nested)" -gt 0 ]
+    chk own_ipmodify_only [ "$(stat_of direct_ops)" = 0 ]
+    chk own_detach_ipmodify $K detach all
+    if ! { rmmod kjit && insmod ./kjit.ko; }; then
+      fail own_reload; dmesg > dmesg.txt; echo ATTACH-ALL-GUEST-DONE; exit 1
+    fi
+  else
+    fail own_reload_ipmodify
+  fi
 fi
 
 # counters FILE: what a phase added to the entry counters (since mark).

@@ -56,13 +56,12 @@
 #include <linux/hardirq.h>
 #include <linux/rcupdate_wait.h>
 #include <linux/vmalloc.h>
-#include <linux/slab.h>
-#include <linux/hashtable.h>
 #include <linux/uaccess.h>
 #include "entry_ftrace.h"
 #include "entry_direct.h"
 #include "entry_table.h"
 #include "entry_guard.h"
+#include "attachments.h"
 #include "engine_host.h"
 #include "callstack.h"
 #include "kcov.h"
@@ -73,18 +72,10 @@
 #include "kjit/engine.h"
 #include "uapi/kjit_ioctl.h"
 
-/* The attachments: an array (for listing and detaching all) of separately
- * allocated records, also hashed by address (for the -EEXIST check, which
- * attaching tens of thousands of functions asks once per name).  Either
- * path's requests are one ftrace update each: attaching every system call
- * is one, not hundreds.  kjit_ops is registered while at least one address
- * is in its filter (an empty filter would mean "every function"). */
-struct kjit_attachment {
-	struct hlist_node node;      /* in att_hash */
-	unsigned long addr;
-	bool direct;                 /* through entry_direct.c, not kjit_ops */
-	char name[];
-};
+/* The attachments (attachments.c).  Either path's requests are one ftrace
+ * update each: attaching every system call is one, not hundreds.  kjit_ops
+ * is registered while at least one address is in its filter (an empty
+ * filter would mean "every function"). */
 
 static unsigned int max_attach = 1u << 17;
 module_param(max_attach, uint, 0444);
@@ -95,11 +86,8 @@ module_param(direct_entry, bool, 0444);
 MODULE_PARM_DESC(direct_entry, "enter by an ftrace direct call where possible (1), "
 		 "or always by the IPMODIFY ftrace_ops (0)");
 
-/* Under kjit_attach_mutex; kjit_natt is also read without it. */
+/* The attachments and ftrace updates. */
 static DEFINE_MUTEX(kjit_attach_mutex);
-static struct kjit_attachment **kjit_att;
-static int kjit_natt, kjit_att_cap;
-static DEFINE_HASHTABLE(att_hash, 14);
 static struct ftrace_ops kjit_ops;
 static bool kjit_ops_registered;
 /* Parking address: a rarely called traceable function kept in the filter
@@ -396,68 +384,6 @@ static void ops_reinit(void)
 	kjit_ops.flags = FTRACE_OPS_FL_SAVE_REGS | FTRACE_OPS_FL_IPMODIFY;
 }
 
-static struct kjit_attachment *find_att(unsigned long addr)
-{
-	struct kjit_attachment *a;
-
-	hash_for_each_possible(att_hash, a, node, addr)
-		if (a->addr == addr)
-			return a;
-	return NULL;
-}
-
-/* Room for `more` attachments in kjit_att; -ENOMEM. */
-static int reserve_att(unsigned int more)
-{
-	struct kjit_attachment **n;
-	int cap;
-
-	if (kjit_natt + more <= kjit_att_cap)
-		return 0;
-	cap = max_t(int, kjit_natt + more, 2 * kjit_att_cap);
-	cap = max(cap, 64);
-	n = kvmalloc_array(cap, sizeof(*n), GFP_KERNEL);
-	if (!n)
-		return -ENOMEM;
-	if (kjit_natt)
-		memcpy(n, kjit_att, kjit_natt * sizeof(*n));
-	kvfree(kjit_att);
-	kjit_att = n;
-	kjit_att_cap = cap;
-	return 0;
-}
-
-/* A record for name at addr, hashed (so a second request for the same
- * address is -EEXIST) but not yet in kjit_att. */
-static struct kjit_attachment *new_att(const char *name, unsigned long addr)
-{
-	size_t len = strnlen(name, KJIT_NAME_MAX - 1);
-	struct kjit_attachment *a = kmalloc(sizeof(*a) + len + 1, GFP_KERNEL);
-
-	if (!a)
-		return NULL;
-	a->addr = addr;
-	a->direct = false;
-	memcpy(a->name, name, len);
-	a->name[len] = 0;
-	hash_add(att_hash, &a->node, addr);
-	return a;
-}
-
-static void free_att(struct kjit_attachment *a)
-{
-	hash_del(&a->node);
-	kfree(a);
-}
-
-/* Drops kjit_att[i] (the last one takes its place). */
-static void remove_att(int i)
-{
-	free_att(kjit_att[i]);
-	kjit_att[i] = kjit_att[kjit_natt - 1];
-	WRITE_ONCE(kjit_natt, kjit_natt - 1);
-}
-
 /* Checks the function at addr (0: no such name); 0, or -errno. */
 static int check_addr(unsigned long addr)
 {
@@ -469,9 +395,9 @@ static int check_addr(unsigned long addr)
 		return -EBUSY;           /* kjit's parking address */
 	if (!p_ftrace_location || p_ftrace_location(addr) != addr)
 		return -EINVAL;          /* no fentry site at the entry */
-	if (find_att(addr))
+	if (kjit_att_find(addr))
 		return -EEXIST;
-	if (kjit_natt >= max_attach)
+	if (kjit_att_count() >= max_attach)
 		return -ENOSPC;
 	return 0;
 }
@@ -485,52 +411,6 @@ static int check_target(const char *name, unsigned long *addr_out)
 	if (!r)
 		*addr_out = addr;
 	return r;
-}
-
-/* A request's names, copied in, and their addresses (0 for an invalid
- * name or an unknown one), resolved in one walk of the kernel's symbols:
- * kallsyms_lookup_name walks them all for each name. */
-struct name_batch {
-	char *names;                 /* count x KJIT_NAME_MAX */
-	unsigned long *addrs;
-};
-
-static void free_names(struct name_batch *b)
-{
-	kvfree(b->names);
-	kvfree(b->addrs);
-	b->names = NULL;
-	b->addrs = NULL;
-}
-
-static int get_names(struct name_batch *b, const char __user *names, u32 count)
-{
-	size_t len = (size_t)count * KJIT_NAME_MAX;
-	u32 i;
-
-	b->names = kvmalloc(len, GFP_KERNEL);
-	b->addrs = kvmalloc_array(count, sizeof(*b->addrs), GFP_KERNEL);
-	if (!b->names || !b->addrs) {
-		free_names(b);
-		return -ENOMEM;
-	}
-	if (copy_from_user(b->names, names, len)) {
-		free_names(b);
-		return -EFAULT;
-	}
-	for (i = 0; i < count; i++) {
-		char *name = b->names + (size_t)i * KJIT_NAME_MAX;
-
-		if (!kjit_valid_name(name, KJIT_NAME_MAX))
-			name[0] = 0;     /* answered -EINVAL */
-	}
-	kjit_ksym_many(b->names, KJIT_NAME_MAX, count, b->addrs);
-	return 0;
-}
-
-static const char *name_at(struct name_batch *b, u32 i)
-{
-	return b->names + (size_t)i * KJIT_NAME_MAX;
 }
 
 /* Adds `n` checked addresses to the filter and registers the ops if needed;
@@ -589,22 +469,21 @@ int kjit_attach(const char *name, u64 *addr_out)
 	mutex_lock(&kjit_attach_mutex);
 	ret = check_target(name, &addr);
 	if (!ret)
-		ret = reserve_att(1);
+		ret = kjit_att_reserve(1);
 	if (ret)
 		goto out;
-	a = new_att(name, addr);
+	a = kjit_att_new(name, addr);
 	if (!a) {
 		ret = -ENOMEM;
 		goto out;
 	}
 	ret = attach_ips(&addr, 1, &direct);
 	if (ret) {
-		free_att(a);
+		kjit_att_free(a);
 		goto out;
 	}
 	a->direct = direct;
-	kjit_att[kjit_natt] = a;
-	WRITE_ONCE(kjit_natt, kjit_natt + 1);
+	kjit_att_append(a);
 	*addr_out = addr;
 	pr_info("attached to %s at %px\n", name, (void *)addr);
 out:
@@ -618,19 +497,19 @@ out:
 
 int kjit_check_many(const char __user *names, s32 __user *results, u32 count)
 {
-	struct name_batch b;
+	struct kjit_names b;
 	int ret;
 	u32 i;
 	s32 r;
 
 	if (!count || count > KJIT_MAX_CHECK)
 		return -EINVAL;
-	ret = get_names(&b, names, count);
+	ret = kjit_names_get(&b, names, count);
 	if (ret)
 		return ret;
 	mutex_lock(&kjit_attach_mutex);
 	for (i = 0; i < count; i++) {
-		r = name_at(&b, i)[0] ? check_addr(b.addrs[i]) : -EINVAL;
+		r = kjit_names_at(&b, i)[0] ? check_addr(b.addrs[i]) : -EINVAL;
 		if (put_user(r, &results[i])) {
 			ret = -EFAULT;
 			break;
@@ -639,14 +518,14 @@ int kjit_check_many(const char __user *names, s32 __user *results, u32 count)
 			cond_resched();
 	}
 	mutex_unlock(&kjit_attach_mutex);
-	free_names(&b);
+	kjit_names_free(&b);
 	return ret;
 }
 
 int kjit_attach_many(const char __user *names, s32 __user *results, u32 count)
 {
 	struct kjit_attachment **fresh = NULL;
-	struct name_batch b = {};
+	struct kjit_names b = {};
 	unsigned long *ips = NULL;
 	u32 *idx = NULL;
 	int ret = 0, n = 0, i, r;
@@ -661,20 +540,20 @@ int kjit_attach_many(const char __user *names, s32 __user *results, u32 count)
 		ret = -ENOMEM;
 		goto out_free;
 	}
-	ret = get_names(&b, names, count);
+	ret = kjit_names_get(&b, names, count);
 	if (ret)
 		goto out_free;
 	mutex_lock(&kjit_attach_mutex);
 	for (i = 0; i < count; i++) {
 		unsigned long addr = b.addrs[i];
-		const char *name = name_at(&b, i);
+		const char *name = kjit_names_at(&b, i);
 
 		/* -EEXIST also for a name twice: the first one is hashed */
 		r = name[0] ? check_addr(addr) : -EINVAL;
-		if (!r && kjit_natt + n >= max_attach)
+		if (!r && kjit_att_count() + n >= max_attach)
 			r = -ENOSPC;
 		if (!r) {
-			fresh[n] = new_att(name, addr);
+			fresh[n] = kjit_att_new(name, addr);
 			if (!fresh[n])
 				r = -ENOMEM;
 		}
@@ -692,7 +571,7 @@ int kjit_attach_many(const char __user *names, s32 __user *results, u32 count)
 	}
 	if (!n)
 		goto out_unlock;
-	ret = reserve_att(n);
+	ret = kjit_att_reserve(n);
 	if (!ret)
 		ret = attach_ips(ips, n, &direct);
 	if (ret) {
@@ -703,19 +582,18 @@ int kjit_attach_many(const char __user *names, s32 __user *results, u32 count)
 	}
 	for (i = 0; i < n; i++) {
 		fresh[i]->direct = direct;
-		kjit_att[kjit_natt + i] = fresh[i];
+		kjit_att_append(fresh[i]);
 	}
-	WRITE_ONCE(kjit_natt, kjit_natt + n);
 	pr_info("attached %d functions (%u asked)\n", n, count);
 	ret = n;
 	goto out_unlock;
 out_undo:
 	for (i = 0; i < n; i++)
-		free_att(fresh[i]);
+		kjit_att_free(fresh[i]);
 out_unlock:
 	mutex_unlock(&kjit_attach_mutex);
 out_free:
-	free_names(&b);
+	kjit_names_free(&b);
 	kvfree(ips);
 	kvfree(idx);
 	kvfree(fresh);
@@ -757,7 +635,7 @@ static void direct_emptied(bool emptied)
 static void unregister_all_locked(bool unload)
 {
 	unsigned long *ips;
-	int i, n = kjit_natt;
+	int i, n = kjit_att_count();
 
 	if (unload)
 		kjit_direct_detach_all();
@@ -770,8 +648,8 @@ static void unregister_all_locked(bool unload)
 		int m = 0;
 
 		for (i = 0; i < n; i++)
-			if (!kjit_att[i]->direct)
-				ips[m++] = kjit_att[i]->addr;
+			if (!kjit_att_at(i)->direct)
+				ips[m++] = kjit_att_at(i)->addr;
 		if (m && ftrace_set_filter_ips(&kjit_ops, ips, m, 1, 0))
 			unregister_ops_locked();
 	} else {
@@ -779,12 +657,7 @@ static void unregister_all_locked(bool unload)
 	}
 	kvfree(ips);
 	pr_info("detached from %d functions\n", n);
-	WRITE_ONCE(kjit_natt, 0);
-	for (i = 0; i < n; i++) {
-		free_att(kjit_att[i]);
-		if (!(i & 1023))
-			cond_resched();
-	}
+	kjit_att_clear();
 }
 
 int kjit_detach(const char *name)
@@ -797,20 +670,22 @@ int kjit_detach(const char *name)
 		ret = 0;
 		goto out;
 	}
-	for (i = 0; i < kjit_natt; i++) {
-		if (strcmp(kjit_att[i]->name, name))
+	for (i = 0; i < kjit_att_count(); i++) {
+		struct kjit_attachment *a = kjit_att_at(i);
+
+		if (strcmp(a->name, name))
 			continue;
-		if (kjit_att[i]->direct) {
-			direct_emptied(kjit_direct_detach(kjit_att[i]->addr));
-			remove_att(i);
+		if (a->direct) {
+			direct_emptied(kjit_direct_detach(a->addr));
+			kjit_att_remove(i);
 			pr_info("detached from %s\n", name);
-		} else if (kjit_natt == 1 && !kjit_park_ip) {
+		} else if (kjit_att_count() == 1 && !kjit_park_ip) {
 			unregister_all_locked(false);
 		} else {
-			ret = ftrace_set_filter_ip(&kjit_ops, kjit_att[i]->addr, 1, 0);
+			ret = ftrace_set_filter_ip(&kjit_ops, a->addr, 1, 0);
 			if (ret)
 				goto out;
-			remove_att(i);
+			kjit_att_remove(i);
 			pr_info("detached from %s\n", name);
 		}
 		ret = 0;
@@ -823,7 +698,7 @@ out:
 
 int kjit_nattached(void)
 {
-	return READ_ONCE(kjit_natt);
+	return kjit_att_count();
 }
 
 /* Copies attachment i's name and address; false past the end. */
@@ -832,9 +707,9 @@ bool kjit_attachment(int i, char *name, u64 *addr)
 	bool ok = false;
 
 	mutex_lock(&kjit_attach_mutex);
-	if (i < kjit_natt) {
-		strscpy(name, kjit_att[i]->name, KJIT_NAME_MAX);
-		*addr = kjit_att[i]->addr;
+	if (i < kjit_att_count()) {
+		strscpy(name, kjit_att_at(i)->name, KJIT_NAME_MAX);
+		*addr = kjit_att_at(i)->addr;
 		ok = true;
 	}
 	mutex_unlock(&kjit_attach_mutex);
@@ -935,7 +810,5 @@ void kjit_entry_exit(void)
 	irq_work_sync(&kjit_reclaim_kick);
 	cancel_work_sync(&kjit_reclaim_work);
 	kjit_direct_exit();
-	kvfree(kjit_att);
-	kjit_att = NULL;
-	kjit_att_cap = 0;
+	kjit_att_exit();
 }

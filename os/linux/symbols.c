@@ -19,8 +19,10 @@
 #include <linux/vmalloc.h>
 #include <linux/slab.h>
 #include <linux/log2.h>
+#include <linux/uaccess.h>
 #include <asm/unistd.h>
 #include "symbols.h"
+#include "uapi/kjit_ioctl.h"
 
 static unsigned long (*kjit_kln)(const char *name);
 static int (*kjit_kallsyms_each)(int (*fn)(void *, const char *, struct module *, unsigned long),
@@ -108,6 +110,44 @@ void kjit_ksym_many(const char *names, size_t stride, unsigned int n, unsigned l
 	}
 	kvfree(w);
 	kvfree(t.heads);
+}
+
+void kjit_names_free(struct kjit_names *b)
+{
+	kvfree(b->names);
+	kvfree(b->addrs);
+	b->names = NULL;
+	b->addrs = NULL;
+}
+
+int kjit_names_get(struct kjit_names *b, const char __user *names, u32 count)
+{
+	size_t len = (size_t)count * KJIT_NAME_MAX;
+	u32 i;
+
+	b->names = kvmalloc(len, GFP_KERNEL);
+	b->addrs = kvmalloc_array(count, sizeof(*b->addrs), GFP_KERNEL);
+	if (!b->names || !b->addrs) {
+		kjit_names_free(b);
+		return -ENOMEM;
+	}
+	if (copy_from_user(b->names, names, len)) {
+		kjit_names_free(b);
+		return -EFAULT;
+	}
+	for (i = 0; i < count; i++) {
+		char *name = b->names + (size_t)i * KJIT_NAME_MAX;
+
+		if (!kjit_valid_name(name, KJIT_NAME_MAX))
+			name[0] = 0;
+	}
+	kjit_ksym_many(b->names, KJIT_NAME_MAX, count, b->addrs);
+	return 0;
+}
+
+const char *kjit_names_at(const struct kjit_names *b, u32 i)
+{
+	return b->names + (size_t)i * KJIT_NAME_MAX;
 }
 
 int kjit_valid_name(const char *name, size_t max)

@@ -32,7 +32,7 @@ LAYERS=(
   "kjit_engine zydis_kernel"             # the C++ engine (core/, arch/x86/) and Zydis
   "shim extable"                         # what the engine calls (os_shim.h)
   "quiesce"
-  "cache_mem percpu_mem cache_area symbols entry_table text_deps"  # memory, kernel symbols, the trampoline's table, what translations read
+  "cache_mem percpu_mem cache_area symbols entry_table entry_guard attachments text_deps"  # memory, kernel symbols, the trampoline's table, the guard, the attachments, what translations read
 )
 
 [ $# -ge 1 ] || { echo "usage: $0 MODULE_DIR [--print]" >&2; exit 2; }

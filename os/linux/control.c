@@ -216,6 +216,7 @@ static long ioc_stats(void __user *uarg)
 	s.fast_entries = ec.fast_entries;
 	s.direct_ops = ec.direct_ops;
 	s.entry_redirected = ec.redirected;
+	s.entry_nested = ec.nested;
 	s.trace_fallthroughs = es.trace_fallthroughs;
 	s.ibl_full = es.ibl_full;
 	s.predicted_returns = es.predicted_returns;

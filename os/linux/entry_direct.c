@@ -27,19 +27,30 @@
 #include <linux/ftrace.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
+#include <linux/hashtable.h>
 #include "entry_direct.h"
 #include "entry_table.h"
 
-#define KJIT_DIRECT_OPS 128
+/* Ops registered at most; a request beyond goes to the IPMODIFY ops. */
+#define KJIT_DIRECT_OPS 1024
+
+/* One function of a batch, hashed by address: attaching tens of thousands
+ * asks for each function's batch. */
+struct direct_fn {
+	struct hlist_node node;
+	unsigned long ip;
+	struct direct_batch *batch;
+};
 
 struct direct_batch {
 	struct ftrace_ops ops;
-	unsigned long *ips;          /* its functions */
+	struct direct_fn *fns;       /* its functions */
 	unsigned int n, live;        /* how many, how many still attached */
 	bool registered;
 };
 
 static struct direct_batch *batches;
+static DEFINE_HASHTABLE(fn_hash, 14);
 static unsigned long tramp_addr;
 static unsigned int nregistered;
 
@@ -53,20 +64,14 @@ int kjit_direct_init(unsigned long tramp)
 	return 0;
 }
 
-/* The batch and index holding ip, or NULL. */
-static struct direct_batch *batch_of(unsigned long ip, unsigned int *k)
+/* The registered batch holding ip, or NULL. */
+static struct direct_batch *batch_of(unsigned long ip)
 {
-	unsigned int b, i;
+	struct direct_fn *f;
 
-	for (b = 0; b < KJIT_DIRECT_OPS; b++) {
-		if (!batches[b].registered)
-			continue;
-		for (i = 0; i < batches[b].n; i++)
-			if (batches[b].ips[i] == ip) {
-				*k = i;
-				return &batches[b];
-			}
-	}
+	hash_for_each_possible(fn_hash, f, node, ip)
+		if (f->ip == ip)
+			return f->batch;
 	return NULL;
 }
 
@@ -78,11 +83,14 @@ bool kjit_direct_owns(unsigned long ip)
 static void unregister_batch(struct direct_batch *b)
 {
 	int ret = unregister_ftrace_direct_multi(&b->ops, tramp_addr);
+	unsigned int i;
 
 	if (ret)
 		pr_err("unregister_ftrace_direct_multi: %d\n", ret);
 	ftrace_free_filter(&b->ops);
-	kfree(b->ips);
+	for (i = 0; i < b->n; i++)
+		hash_del(&b->fns[i].node);
+	kvfree(b->fns);
 	memset(b, 0, sizeof(*b));
 	if (!--nregistered)
 		kjit_entry_table_clear();   /* no ops calls the trampoline any more */
@@ -103,32 +111,26 @@ static struct direct_batch *free_batch(void)
 	return NULL;
 }
 
-static bool fresh_has(const unsigned long *fresh, unsigned int n, unsigned long ip)
-{
-	unsigned int i;
-
-	for (i = 0; fresh && i < n; i++)
-		if (fresh[i] == ip)
-			return true;
-	return false;
-}
-
 int kjit_direct_attach(const unsigned long *ips, unsigned int n)
 {
 	struct direct_batch *b = NULL, *old;
-	unsigned long *fresh;
-	unsigned int i, j, k, nfresh = 0, nrevived = 0;
+	unsigned long *fresh = NULL, *revived = NULL;
+	struct direct_fn *fns = NULL;
+	unsigned int i, j, nfresh = 0, nrevived = 0;
 	int ret = 0;
 
 	if (!tramp_addr)
 		return -EOPNOTSUPP;
-	fresh = kmalloc_array(n, sizeof(*fresh), GFP_KERNEL);
-	if (!fresh)
-		return -ENOMEM;
+	fresh = kvmalloc_array(n, sizeof(*fresh), GFP_KERNEL);
+	revived = kvmalloc_array(n, sizeof(*revived), GFP_KERNEL);
+	if (!fresh || !revived) {
+		ret = -ENOMEM;
+		goto out;
+	}
 	/* A function detached from a batch that is still registered is still
 	 * called through the trampoline: it is revived, not registered again. */
 	for (i = 0; i < n && !ret; i++) {
-		old = batch_of(ips[i], &k);
+		old = batch_of(ips[i]);
 		if (!old) {
 			fresh[nfresh++] = ips[i];
 		} else if (kjit_entry_table_attached(ips[i] + MCOUNT_INSN_SIZE)) {
@@ -137,7 +139,7 @@ int kjit_direct_attach(const unsigned long *ips, unsigned int n)
 			ret = -ENOSPC;
 		} else {
 			old->live++;
-			nrevived++;
+			revived[nrevived++] = ips[i];
 		}
 	}
 	if (ret || !nfresh)
@@ -149,6 +151,10 @@ int kjit_direct_attach(const unsigned long *ips, unsigned int n)
 	}
 	ret = -ENOSPC;
 	if (!b)
+		goto out;
+	ret = -ENOMEM;
+	fns = kvmalloc_array(nfresh, sizeof(*fns), GFP_KERNEL);
+	if (!fns)
 		goto out;
 	for (i = 0; i < nfresh; i++)
 		if (!kjit_entry_table_attach(fresh[i] + MCOUNT_INSN_SIZE))
@@ -164,31 +170,32 @@ int kjit_direct_attach(const unsigned long *ips, unsigned int n)
 		memset(&b->ops, 0, sizeof(b->ops));
 		goto out;
 	}
-	b->ips = fresh;
-	fresh = NULL;
+	for (i = 0; i < nfresh; i++) {
+		fns[i].ip = fresh[i];
+		fns[i].batch = b;
+		hash_add(fn_hash, &fns[i].node, fresh[i]);
+	}
+	b->fns = fns;
+	fns = NULL;
 	b->n = b->live = nfresh;
 	b->registered = true;
 	nregistered++;
 out:
 	/* all or none: undo this request's revivals (their batches had other
 	 * live functions, so none of them empties) */
-	for (i = 0; ret && nrevived && i < n; i++) {
-		old = batch_of(ips[i], &k);
-		if (old && !fresh_has(fresh, nfresh, ips[i]) &&
-		    kjit_entry_table_attached(ips[i] + MCOUNT_INSN_SIZE)) {
-			kjit_entry_table_detach(ips[i] + MCOUNT_INSN_SIZE);
-			old->live--;
-			nrevived--;
-		}
+	for (i = 0; ret && i < nrevived; i++) {
+		kjit_entry_table_detach(revived[i] + MCOUNT_INSN_SIZE);
+		batch_of(revived[i])->live--;
 	}
-	kfree(fresh);
+	kvfree(fns);
+	kvfree(fresh);
+	kvfree(revived);
 	return ret;
 }
 
 bool kjit_direct_detach(unsigned long ip)
 {
-	unsigned int k;
-	struct direct_batch *b = batch_of(ip, &k);
+	struct direct_batch *b = batch_of(ip);
 
 	if (!b || !kjit_entry_table_attached(ip + MCOUNT_INSN_SIZE))
 		return false;
@@ -205,7 +212,7 @@ bool kjit_direct_park_all(void)
 		if (!batches[b].registered || !batches[b].live)
 			continue;
 		for (i = 0; i < batches[b].n; i++)
-			kjit_entry_table_detach(batches[b].ips[i] + MCOUNT_INSN_SIZE);
+			kjit_entry_table_detach(batches[b].fns[i].ip + MCOUNT_INSN_SIZE);
 		batches[b].live = 0;
 		emptied = true;
 	}

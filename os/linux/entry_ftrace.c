@@ -19,12 +19,15 @@
  *  - re-entry is correct: a task that reaches an attached function's ftrace
  *    trampoline has already left the cache (the call runs natively), so
  *    redirecting it again starts a fresh, correct translation;
- *  - recursion: the handler takes ftrace's per-context recursion guard
- *    itself (an attached function called by the handler, a plugin's
- *    on_entry included, runs natively), and skips when this CPU holds the
- *    engine lock: the shim calls traceable kernel functions while holding
- *    it, also from the dispatcher gates, outside the handler
- *    (kjit_os_lock_held_here());
+ *  - recursion: every way into the engine (the trampoline's C path, the
+ *    handler, the gates' C side here, the scheduler stub's in
+ *    sched_resume.c, every holder of the engine lock in shim.c) runs under
+ *    the per-CPU guard of entry_guard.h, and an entry that finds its
+ *    context's bit set runs natively (entry_nested): kjit calls kernel
+ *    functions that may be attached (the lock's own, RCU's, irq_work,
+ *    kallsyms), and a nested entry would recurse or spin on the engine lock
+ *    this CPU holds.  The handler and the C path also take ftrace's
+ *    per-context recursion guard, as ftrace's own callbacks do;
  *  - unload safety: no task can sleep with a code-cache address as its resume
  *    point (translated calls push original return addresses and __schedule is
  *    never translated, see shim.c), so after the ftrace ops are gone an
@@ -57,6 +60,8 @@
 #include "entry_ftrace.h"
 #include "entry_direct.h"
 #include "entry_table.h"
+#include "entry_guard.h"
+#include "attachments.h"
 #include "engine_host.h"
 #include "callstack.h"
 #include "kcov.h"
@@ -67,26 +72,22 @@
 #include "kjit/engine.h"
 #include "uapi/kjit_ioctl.h"
 
-#define KJIT_MAX_ATTACH 1024
+/* The attachments (attachments.c).  Either path's requests are one ftrace
+ * update each: attaching every system call is one, not hundreds.  kjit_ops
+ * is registered while at least one address is in its filter (an empty
+ * filter would mean "every function"). */
 
-/* All attachments share one ftrace_ops whose filter holds their addresses:
- * attaching every system call is one ftrace update, not hundreds.  The ops
- * is registered while at least one address is attached (an empty filter
- * would mean "every function"). */
-struct kjit_attachment {
-	unsigned long addr;
-	bool direct;                 /* through entry_direct.c, not kjit_ops */
-	char name[KJIT_NAME_MAX];
-};
+static unsigned int max_attach = 1u << 17;
+module_param(max_attach, uint, 0444);
+MODULE_PARM_DESC(max_attach, "functions attached at most (131072; a kernel has ~50,000 with an fentry site)");
 
 static bool direct_entry = true;
 module_param(direct_entry, bool, 0444);
 MODULE_PARM_DESC(direct_entry, "enter by an ftrace direct call where possible (1), "
 		 "or always by the IPMODIFY ftrace_ops (0)");
 
+/* The attachments and ftrace updates. */
 static DEFINE_MUTEX(kjit_attach_mutex);
-static struct kjit_attachment *kjit_att;
-static int kjit_natt;
 static struct ftrace_ops kjit_ops;
 static bool kjit_ops_registered;
 /* Parking address: a rarely called traceable function kept in the filter
@@ -152,45 +153,71 @@ static bool ensure_stop(unsigned long ret)
 	return kjit_engine_is_stop_address(ret) || kjit_engine_add_stop_address(ret) == 0;
 }
 
-/* Leaving the cache at an entry's return address: the entry returned. */
-static void escaped(u64 t)
+/* Leaving the cache at t; true when t is an entry's return address (the
+ * entry returned). */
+static bool escaped(u64 t)
 {
 	atomic64_inc(&c_escapes);
 	if (!kjit_engine_is_stop_address(t))
-		return;
+		return false;
 	atomic64_inc(&c_exits);
 	/* Plugins' on_exit (the engine routes every exit here while one has it). */
 	kjit_engine_notify_exit(t);
-	/* flush-every-entry (benchmarks): only where sleeping is allowed; the
-	 * gate's caller has left the cache (its stub's return address is gone).
-	 * Under preemptible RCU a read-side section leaves preemptible() true,
-	 * and the flush waits for grace periods: not inside one. */
+	return true;
+}
+
+/* flush-every-entry (benchmarks), after an entry returned: only where
+ * sleeping is allowed, outside the guard; the gate's caller has left the
+ * cache (its stub's return address is gone).  Under preemptible RCU a
+ * read-side section leaves preemptible() true, and the flush waits for
+ * grace periods: not inside one. */
+static void flush_after_exit(void)
+{
 	if (unlikely(READ_ONCE(policy.flush_every_entry)) && preemptible() &&
 	    !rcu_preempt_depth() && READ_ONCE(kjit_entry_enabled))
 		kjit_host_flush(false);
 }
 
-/* Called from dispatch_gates.S with every register saved. */
+/* Called from dispatch_gates.S with every register saved, from translated
+ * code, preemptible or not.  The guard needs preemption off for its whole
+ * region.  A gate finds its context's bit set only if translated code ran
+ * inside kjit, which no entry allows; it goes on without touching the bit. */
 u64 kjit_linux_direct_exit(u64 stub_ret);
 u64 kjit_linux_indirect_miss(u64 stub_ret, u64 target);
 
 u64 kjit_linux_direct_exit(u64 stub_ret)
 {
-	u64 t = kjit_engine_direct_exit(stub_ret);
+	bool exited = false, g;
+	u64 t;
 
+	preempt_disable_notrace();
+	g = kjit_guard_enter();
+	t = kjit_engine_direct_exit(stub_ret);
 	if (!kjit_engine_is_cache_address(t))
-		escaped(t);
+		exited = escaped(t);
 	maybe_reclaim();
+	kjit_guard_leave(g);
+	preempt_enable_notrace();
+	if (exited)
+		flush_after_exit();
 	return t;
 }
 
 u64 kjit_linux_indirect_miss(u64 stub_ret, u64 target)
 {
-	u64 t = kjit_engine_indirect_miss(stub_ret, target);
+	bool exited = false, g;
+	u64 t;
 
+	preempt_disable_notrace();
+	g = kjit_guard_enter();
+	t = kjit_engine_indirect_miss(stub_ret, target);
 	if (!kjit_engine_is_cache_address(t))
-		escaped(t);
+		exited = escaped(t);
 	maybe_reclaim();
+	kjit_guard_leave(g);
+	preempt_enable_notrace();
+	if (exited)
+		flush_after_exit();
 	return t;
 }
 
@@ -235,7 +262,8 @@ static bool entry_needs_nothing_else(void)
 
 /* One entry to ip, called from parent_ip with the function's stack pointer
  * sp (at its return address); preemption off (the caller holds ftrace's
- * recursion guard).  The translation to enter, or 0 to run natively. */
+ * recursion guard) and this context's guard bit set.  The translation to
+ * enter, or 0 to run natively. */
 static __always_inline u64 entry_decide(unsigned long ip, unsigned long parent_ip, unsigned long sp)
 {
 	u32 pid;
@@ -299,14 +327,23 @@ u64 kjit_direct_slow(u64 ip5, u64 parent_ip, u64 sp)
 			atomic64_inc(&c_redirected);
 		return ip5;
 	}
+	/* nested in kjit (the fast path sent every entry here while the byte
+	 * is set): exact even while preemptible, since a task-context bit is
+	 * only ever set by a task that cannot be preempted */
+	if (kjit_guard_held()) {
+		kjit_guard_count_nested();
+		return ip5;
+	}
 	bit = ftrace_test_recursion_trylock(ip, parent_ip);
 	if (bit < 0) {
 		atomic64_inc(&c_skipped);
 		return ip5;
 	}
+	kjit_guard_enter();            /* preemption is off: the bit was clear */
 	target = entry_decide(ip, parent_ip, sp);
 	if (target && entry_needs_nothing_else())
 		kjit_entry_table_fill(ip5, target, parent_ip, gen);
+	kjit_guard_leave(true);
 	ftrace_test_recursion_unlock(bit);
 	return target ? target : ip5;
 }
@@ -324,12 +361,18 @@ static void kjit_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 
 	if (unlikely(ip == kjit_park_ip))
 		return;
+	if (kjit_guard_held()) {       /* as in kjit_direct_slow */
+		kjit_guard_count_nested();
+		return;
+	}
 	bit = ftrace_test_recursion_trylock(ip, parent_ip);
 	if (bit < 0) {
 		atomic64_inc(&c_skipped);
 		return;
 	}
+	kjit_guard_enter();
 	kjit_ftrace_enter(ip, parent_ip, fregs);
+	kjit_guard_leave(true);
 	ftrace_test_recursion_unlock(bit);
 }
 
@@ -341,21 +384,9 @@ static void ops_reinit(void)
 	kjit_ops.flags = FTRACE_OPS_FL_SAVE_REGS | FTRACE_OPS_FL_IPMODIFY;
 }
 
-static int find_att(unsigned long addr)
+/* Checks the function at addr (0: no such name); 0, or -errno. */
+static int check_addr(unsigned long addr)
 {
-	int i;
-
-	for (i = 0; i < kjit_natt; i++)
-		if (kjit_att[i].addr == addr)
-			return i;
-	return -1;
-}
-
-/* Checks one name; 0 and its address, or -errno. */
-static int check_target(const char *name, unsigned long *addr_out)
-{
-	unsigned long addr = kjit_ksym(name);
-
 	if (!addr)
 		return -ENOENT;
 	if (!kjit_os_may_translate(addr))
@@ -364,12 +395,22 @@ static int check_target(const char *name, unsigned long *addr_out)
 		return -EBUSY;           /* kjit's parking address */
 	if (!p_ftrace_location || p_ftrace_location(addr) != addr)
 		return -EINVAL;          /* no fentry site at the entry */
-	if (find_att(addr) >= 0)
+	if (kjit_att_find(addr))
 		return -EEXIST;
-	if (kjit_natt >= KJIT_MAX_ATTACH)
+	if (kjit_att_count() >= max_attach)
 		return -ENOSPC;
-	*addr_out = addr;
 	return 0;
+}
+
+/* Checks one name; 0 and its address, or -errno. */
+static int check_target(const char *name, unsigned long *addr_out)
+{
+	unsigned long addr = kjit_ksym(name);
+	int r = check_addr(addr);
+
+	if (!r)
+		*addr_out = addr;
+	return r;
 }
 
 /* Adds `n` checked addresses to the filter and registers the ops if needed;
@@ -420,23 +461,32 @@ static int attach_ips(unsigned long *ips, unsigned int n, bool *direct)
 
 int kjit_attach(const char *name, u64 *addr_out)
 {
+	struct kjit_attachment *a;
 	unsigned long addr;
-	int ret;
-
 	bool direct = false;
+	int ret;
 
 	mutex_lock(&kjit_attach_mutex);
 	ret = check_target(name, &addr);
 	if (!ret)
-		ret = attach_ips(&addr, 1, &direct);
-	if (!ret) {
-		kjit_att[kjit_natt].addr = addr;
-		kjit_att[kjit_natt].direct = direct;
-		strscpy(kjit_att[kjit_natt].name, name, KJIT_NAME_MAX);
-		WRITE_ONCE(kjit_natt, kjit_natt + 1);
-		*addr_out = addr;
-		pr_info("attached to %s at %px\n", name, (void *)addr);
+		ret = kjit_att_reserve(1);
+	if (ret)
+		goto out;
+	a = kjit_att_new(name, addr);
+	if (!a) {
+		ret = -ENOMEM;
+		goto out;
 	}
+	ret = attach_ips(&addr, 1, &direct);
+	if (ret) {
+		kjit_att_free(a);
+		goto out;
+	}
+	a->direct = direct;
+	kjit_att_append(a);
+	*addr_out = addr;
+	pr_info("attached to %s at %px\n", name, (void *)addr);
+out:
 	mutex_unlock(&kjit_attach_mutex);
 	return ret;
 }
@@ -447,29 +497,19 @@ int kjit_attach(const char *name, u64 *addr_out)
 
 int kjit_check_many(const char __user *names, s32 __user *results, u32 count)
 {
-	char *name;
-	unsigned long addr;
-	int ret = 0;
+	struct kjit_names b;
+	int ret;
 	u32 i;
 	s32 r;
 
 	if (!count || count > KJIT_MAX_CHECK)
 		return -EINVAL;
-	name = kmalloc(KJIT_NAME_MAX, GFP_KERNEL);
-	if (!name)
-		return -ENOMEM;
+	ret = kjit_names_get(&b, names, count);
+	if (ret)
+		return ret;
+	mutex_lock(&kjit_attach_mutex);
 	for (i = 0; i < count; i++) {
-		if (copy_from_user(name, names + (size_t)i * KJIT_NAME_MAX, KJIT_NAME_MAX)) {
-			ret = -EFAULT;
-			break;
-		}
-		if (!kjit_valid_name(name, KJIT_NAME_MAX)) {
-			r = -EINVAL;
-		} else {
-			mutex_lock(&kjit_attach_mutex);
-			r = check_target(name, &addr);
-			mutex_unlock(&kjit_attach_mutex);
-		}
+		r = kjit_names_at(&b, i)[0] ? check_addr(b.addrs[i]) : -EINVAL;
 		if (put_user(r, &results[i])) {
 			ret = -EFAULT;
 			break;
@@ -477,80 +517,86 @@ int kjit_check_many(const char __user *names, s32 __user *results, u32 count)
 		if (!(i & 255))
 			cond_resched();
 	}
-	kfree(name);
+	mutex_unlock(&kjit_attach_mutex);
+	kjit_names_free(&b);
 	return ret;
 }
 
 int kjit_attach_many(const char __user *names, s32 __user *results, u32 count)
 {
+	struct kjit_attachment **fresh = NULL;
+	struct kjit_names b = {};
 	unsigned long *ips = NULL;
 	u32 *idx = NULL;
-	char *name = NULL;
 	int ret = 0, n = 0, i, r;
+	bool direct = false;
 
-	if (!count || count > KJIT_MAX_ATTACH)
+	if (!count || count > max_attach)
 		return -EINVAL;
 	ips = kvmalloc_array(count, sizeof(*ips), GFP_KERNEL);
 	idx = kvmalloc_array(count, sizeof(*idx), GFP_KERNEL);
-	name = kmalloc(KJIT_NAME_MAX, GFP_KERNEL);
-	if (!ips || !idx || !name) {
+	fresh = kvmalloc_array(count, sizeof(*fresh), GFP_KERNEL);
+	if (!ips || !idx || !fresh) {
 		ret = -ENOMEM;
 		goto out_free;
 	}
+	ret = kjit_names_get(&b, names, count);
+	if (ret)
+		goto out_free;
 	mutex_lock(&kjit_attach_mutex);
 	for (i = 0; i < count; i++) {
-		unsigned long addr = 0;
-		int j;
+		unsigned long addr = b.addrs[i];
+		const char *name = kjit_names_at(&b, i);
 
-		r = 0;
-		if (copy_from_user(name, names + (size_t)i * KJIT_NAME_MAX, KJIT_NAME_MAX))
-			r = -EFAULT;
-		else if (!kjit_valid_name(name, KJIT_NAME_MAX))
-			r = -EINVAL;
-		else
-			r = check_target(name, &addr);
-		for (j = 0; !r && j < n; j++)
-			if (ips[j] == addr)
-				r = -EEXIST;
-		if (!r && kjit_natt + n >= KJIT_MAX_ATTACH)
+		/* -EEXIST also for a name twice: the first one is hashed */
+		r = name[0] ? check_addr(addr) : -EINVAL;
+		if (!r && kjit_att_count() + n >= max_attach)
 			r = -ENOSPC;
+		if (!r) {
+			fresh[n] = kjit_att_new(name, addr);
+			if (!fresh[n])
+				r = -ENOMEM;
+		}
 		if (!r) {
 			ips[n] = addr;
 			idx[n] = i;
-			/* remember the name in the slot it will occupy */
-			strscpy(kjit_att[kjit_natt + n].name, name, KJIT_NAME_MAX);
 			n++;
 		}
 		if (put_user(r, results + i)) {
 			ret = -EFAULT;
-			goto out_unlock;
+			goto out_undo;
 		}
+		if (!(i & 1023))
+			cond_resched();
 	}
-	if (n) {
-		bool direct = false;
-
-		r = attach_ips(ips, n, &direct);
-		if (r) {
-			for (i = 0; i < n; i++)
-				if (put_user(r, results + idx[i]))
-					break;
-			ret = r;
-			goto out_unlock;
-		}
-		for (i = 0; i < n; i++) {
-			kjit_att[kjit_natt + i].addr = ips[i];
-			kjit_att[kjit_natt + i].direct = direct;
-		}
-		WRITE_ONCE(kjit_natt, kjit_natt + n);
-		pr_info("attached %d functions (%u asked)\n", n, count);
+	if (!n)
+		goto out_unlock;
+	ret = kjit_att_reserve(n);
+	if (!ret)
+		ret = attach_ips(ips, n, &direct);
+	if (ret) {
+		for (i = 0; i < n; i++)
+			if (put_user(ret, results + idx[i]))
+				break;
+		goto out_undo;
 	}
+	for (i = 0; i < n; i++) {
+		fresh[i]->direct = direct;
+		kjit_att_append(fresh[i]);
+	}
+	pr_info("attached %d functions (%u asked)\n", n, count);
 	ret = n;
+	goto out_unlock;
+out_undo:
+	for (i = 0; i < n; i++)
+		kjit_att_free(fresh[i]);
 out_unlock:
 	mutex_unlock(&kjit_attach_mutex);
 out_free:
+	kjit_names_free(&b);
 	kvfree(ips);
 	kvfree(idx);
-	kfree(name);
+	kvfree(fresh);
 	return ret;
 }
 
@@ -589,7 +635,7 @@ static void direct_emptied(bool emptied)
 static void unregister_all_locked(bool unload)
 {
 	unsigned long *ips;
-	int i, n = kjit_natt;
+	int i, n = kjit_att_count();
 
 	if (unload)
 		kjit_direct_detach_all();
@@ -602,8 +648,8 @@ static void unregister_all_locked(bool unload)
 		int m = 0;
 
 		for (i = 0; i < n; i++)
-			if (!kjit_att[i].direct)
-				ips[m++] = kjit_att[i].addr;
+			if (!kjit_att_at(i)->direct)
+				ips[m++] = kjit_att_at(i)->addr;
 		if (m && ftrace_set_filter_ips(&kjit_ops, ips, m, 1, 0))
 			unregister_ops_locked();
 	} else {
@@ -611,7 +657,7 @@ static void unregister_all_locked(bool unload)
 	}
 	kvfree(ips);
 	pr_info("detached from %d functions\n", n);
-	WRITE_ONCE(kjit_natt, 0);
+	kjit_att_clear();
 }
 
 int kjit_detach(const char *name)
@@ -624,22 +670,22 @@ int kjit_detach(const char *name)
 		ret = 0;
 		goto out;
 	}
-	for (i = 0; i < kjit_natt; i++) {
-		if (strcmp(kjit_att[i].name, name))
+	for (i = 0; i < kjit_att_count(); i++) {
+		struct kjit_attachment *a = kjit_att_at(i);
+
+		if (strcmp(a->name, name))
 			continue;
-		if (kjit_att[i].direct) {
-			direct_emptied(kjit_direct_detach(kjit_att[i].addr));
-			kjit_att[i] = kjit_att[kjit_natt - 1];
-			WRITE_ONCE(kjit_natt, kjit_natt - 1);
+		if (a->direct) {
+			direct_emptied(kjit_direct_detach(a->addr));
+			kjit_att_remove(i);
 			pr_info("detached from %s\n", name);
-		} else if (kjit_natt == 1 && !kjit_park_ip) {
+		} else if (kjit_att_count() == 1 && !kjit_park_ip) {
 			unregister_all_locked(false);
 		} else {
-			ret = ftrace_set_filter_ip(&kjit_ops, kjit_att[i].addr, 1, 0);
+			ret = ftrace_set_filter_ip(&kjit_ops, a->addr, 1, 0);
 			if (ret)
 				goto out;
-			kjit_att[i] = kjit_att[kjit_natt - 1];
-			WRITE_ONCE(kjit_natt, kjit_natt - 1);
+			kjit_att_remove(i);
 			pr_info("detached from %s\n", name);
 		}
 		ret = 0;
@@ -652,7 +698,7 @@ out:
 
 int kjit_nattached(void)
 {
-	return READ_ONCE(kjit_natt);
+	return kjit_att_count();
 }
 
 /* Copies attachment i's name and address; false past the end. */
@@ -661,9 +707,9 @@ bool kjit_attachment(int i, char *name, u64 *addr)
 	bool ok = false;
 
 	mutex_lock(&kjit_attach_mutex);
-	if (i < kjit_natt) {
-		strscpy(name, kjit_att[i].name, KJIT_NAME_MAX);
-		*addr = kjit_att[i].addr;
+	if (i < kjit_att_count()) {
+		strscpy(name, kjit_att_at(i)->name, KJIT_NAME_MAX);
+		*addr = kjit_att_at(i)->addr;
 		ok = true;
 	}
 	mutex_unlock(&kjit_attach_mutex);
@@ -707,20 +753,16 @@ void kjit_entry_counters(struct kjit_entry_counters *o)
 	o->filtered = atomic64_read(&c_filtered);
 	o->exits = atomic64_read(&c_exits);
 	o->redirected = atomic64_read(&c_redirected);
+	o->nested = kjit_guard_nested();
 }
 
 int kjit_entry_init(void (*direct_tramp)(void))
 {
 	int ret;
 
-	kjit_att = vzalloc(sizeof(*kjit_att) * KJIT_MAX_ATTACH);
-	if (!kjit_att)
-		return -ENOMEM;
 	ret = kjit_direct_init((unsigned long)direct_tramp);
-	if (ret) {
-		vfree(kjit_att);
+	if (ret)
 		return ret;
-	}
 	p_ftrace_location = (void *)kjit_ksym("ftrace_location");
 	if (!p_ftrace_location)
 		pr_warn("ftrace_location not found: attach refused\n");
@@ -768,6 +810,5 @@ void kjit_entry_exit(void)
 	irq_work_sync(&kjit_reclaim_kick);
 	cancel_work_sync(&kjit_reclaim_work);
 	kjit_direct_exit();
-	vfree(kjit_att);
-	kjit_att = NULL;
+	kjit_att_exit();
 }

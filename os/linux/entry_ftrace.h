@@ -37,6 +37,7 @@ struct kjit_entry_counters {
 	u64 fast_entries;        /* of entries: made by the trampoline without C */
 	u32 direct_ops;          /* direct ops registered */
 	u64 redirected;          /* direct entries another ftrace user sent elsewhere */
+	u64 nested;              /* entries declined: nested in kjit (entry_guard.h) */
 };
 /* The trampoline's entries, which the engine's departure counts do not
  * hold, since the results were last reset (kjit_entry_reset_counts). */

@@ -2,7 +2,9 @@
 /* The direct-call trampoline's lock-free table (see entry_table.h).
  *
  * Writers hold kjit_entry_table_lock (attach/detach under the attach mutex,
- * fills from any context, invalidations before quiescence); readers are the
+ * fills from any context, invalidations before quiescence), taken with the
+ * guard (entry_guard.h): a fill runs inside the trampoline's C path, so an
+ * entry from the lock's own functions must not reach it; readers are the
  * trampoline and the C slow path, with single 64-bit loads of a slot's
  * word (key and state together).  Keys are never
  * moved or removed while a direct ops may call the trampoline, so linear
@@ -15,6 +17,7 @@
 #include <linux/preempt.h>
 #include <linux/spinlock.h>
 #include "entry_table.h"
+#include "entry_guard.h"
 
 /* The layout entry_trampoline.S reads. */
 struct kjit_entry_slot {
@@ -28,6 +31,11 @@ DEFINE_PER_CPU(u64, kjit_fast_entry_count);
 
 static DEFINE_RAW_SPINLOCK(kjit_entry_table_lock);
 static u32 table_gen;
+/* The slots with a stop address (filled since the last invalidation), so
+ * that an invalidation, run with interrupts off, walks those and not the
+ * whole table.  A slot is listed exactly when its stop is not 0. */
+static u32 filled[KJIT_ENTRY_SLOTS];
+static u32 nfilled;
 
 static inline u32 key_of(unsigned long ip5)
 {
@@ -86,13 +94,14 @@ static void set_state(u32 s, u32 state)
 bool kjit_entry_table_attach(unsigned long ip5)
 {
 	unsigned long flags;
+	bool g;
 	bool ok = false;
 	u32 i, h = home_of(ip5);
 	int s;
 
 	if (!in_top_2g(ip5))
 		return false;
-	raw_spin_lock_irqsave(&kjit_entry_table_lock, flags);
+	g = kjit_guard_lock(&kjit_entry_table_lock, &flags);
 	s = find(ip5);
 	if (s >= 0) {
 		set_state(s, KJIT_ENTRY_ATTACHED);
@@ -107,36 +116,39 @@ bool kjit_entry_table_attach(unsigned long ip5)
 			}
 		}
 	}
-	raw_spin_unlock_irqrestore(&kjit_entry_table_lock, flags);
+	kjit_guard_unlock(&kjit_entry_table_lock, flags, g);
 	return ok;
 }
 
 void kjit_entry_table_detach(unsigned long ip5)
 {
 	unsigned long flags;
+	bool g;
 	int s;
 
-	raw_spin_lock_irqsave(&kjit_entry_table_lock, flags);
+	g = kjit_guard_lock(&kjit_entry_table_lock, &flags);
 	s = find(ip5);
 	if (s >= 0)
 		set_state(s, KJIT_ENTRY_DETACHED);
-	raw_spin_unlock_irqrestore(&kjit_entry_table_lock, flags);
+	kjit_guard_unlock(&kjit_entry_table_lock, flags, g);
 }
 
 void kjit_entry_table_clear(void)
 {
 	unsigned long flags;
+	bool g;
 	u32 i;
 
 	BUILD_BUG_ON(KJIT_NMI_MASK != NMI_MASK);
 	BUILD_BUG_ON(sizeof(struct kjit_entry_slot) != 16);
-	raw_spin_lock_irqsave(&kjit_entry_table_lock, flags);
+	g = kjit_guard_lock(&kjit_entry_table_lock, &flags);
 	for (i = 0; i < KJIT_ENTRY_SLOTS; i++) {
 		WRITE_ONCE(kjit_entry_slots[i].word, 0);
 		WRITE_ONCE(kjit_entry_slots[i].stop, 0);
 	}
+	nfilled = 0;
 	table_gen++;
-	raw_spin_unlock_irqrestore(&kjit_entry_table_lock, flags);
+	kjit_guard_unlock(&kjit_entry_table_lock, flags, g);
 }
 
 bool kjit_entry_table_attached(unsigned long ip5)
@@ -159,11 +171,12 @@ u32 kjit_entry_table_gen(void)
 void kjit_entry_table_fill(unsigned long ip5, u64 target, unsigned long stop, u32 gen)
 {
 	unsigned long flags;
+	bool g;
 	int s;
 
 	if (!in_top_2g(target) || !in_top_2g(stop))
 		return;
-	raw_spin_lock_irqsave(&kjit_entry_table_lock, flags);
+	g = kjit_guard_lock(&kjit_entry_table_lock, &flags);
 	if (table_gen == gen) {
 		s = find(ip5);
 		if (s >= 0 && state_of(kjit_entry_slots[s].word) != KJIT_ENTRY_DETACHED) {
@@ -172,31 +185,37 @@ void kjit_entry_table_fill(unsigned long ip5, u64 target, unsigned long stop, u3
 			 * that sees the old stop with this translation has a
 			 * stop that is still known */
 			WRITE_ONCE(kjit_stop_cache[stop_home(stop)], stop);
+			if (!kjit_entry_slots[s].stop)
+				filled[nfilled++] = s;
 			WRITE_ONCE(kjit_entry_slots[s].stop, stop);
 			smp_wmb();
 			set_state(s, (u32)target);
 		}
 	}
-	raw_spin_unlock_irqrestore(&kjit_entry_table_lock, flags);
+	kjit_guard_unlock(&kjit_entry_table_lock, flags, g);
 }
 
 void kjit_entry_table_invalidate(void)
 {
 	unsigned long flags;
+	bool g;
 	u32 i;
 
-	raw_spin_lock_irqsave(&kjit_entry_table_lock, flags);
+	g = kjit_guard_lock(&kjit_entry_table_lock, &flags);
 	table_gen++;
-	for (i = 0; i < KJIT_ENTRY_SLOTS; i++) {
-		u64 v = kjit_entry_slots[i].word;
+	/* only a fill stores a translation, and it lists the slot */
+	for (i = 0; i < nfilled; i++) {
+		u32 s = filled[i];
+		u64 v = kjit_entry_slots[s].word;
 
 		if (v && (state_of(v) & 0x80000000u))
-			set_state(i, KJIT_ENTRY_ATTACHED);
-		WRITE_ONCE(kjit_entry_slots[i].stop, 0);
+			set_state(s, KJIT_ENTRY_ATTACHED);
+		WRITE_ONCE(kjit_entry_slots[s].stop, 0);
 	}
+	nfilled = 0;
 	for (i = 0; i < KJIT_STOP_SLOTS; i++)
 		WRITE_ONCE(kjit_stop_cache[i], 0);
-	raw_spin_unlock_irqrestore(&kjit_entry_table_lock, flags);
+	kjit_guard_unlock(&kjit_entry_table_lock, flags, g);
 }
 
 u64 kjit_entry_table_fast_entries(void)

@@ -7,8 +7,12 @@
 #define KJIT_ENTRY_TABLE_H
 
 /* Shared with entry_trampoline.S. */
-#define KJIT_ENTRY_SLOTS 4096          /* power of two, > 2 x KJIT_MAX_ATTACH */
-#define KJIT_STOP_SLOTS 256            /* power of two */
+/* A power of two, twice the functions a kernel has with an fentry site
+ * (about 50,000 on 6.1 with its modules): the fast path only looks at an
+ * entry's home slot, so the table stays sparse.  16 bytes a slot: 2 MiB.
+ * A table found full sends the request to the IPMODIFY ops (entry_ftrace.c). */
+#define KJIT_ENTRY_SLOTS (1 << 17)
+#define KJIT_STOP_SLOTS 4096           /* power of two */
 #define KJIT_NMI_MASK 0x00f00000       /* NMI_MASK of preempt_count (checked at build) */
 
 /* A slot is 16 bytes: a word, then the last stop address filled with it.

@@ -9,9 +9,10 @@
  * The fast path enters without calling C when ip5's slot in entry_table.c
  * holds a translation and the return address is a known stop address (the
  * slot's last one, else the stop cache), and this CPU is neither in an NMI
- * nor holding the engine lock (the C path checks both and skips: a gate may
- * need the lock).  Everything else, the entry policy included, is the C
- * path's (kjit_direct_slow, entry_ftrace.c).
+ * nor inside kjit in any context (the guard byte, entry_guard.h: the C path
+ * declines an entry nested in kjit, which may hold the engine lock, and
+ * lets an interrupt of kjit's task-context path in).  Everything else, the
+ * entry policy included, is the C path's (kjit_direct_slow, entry_ftrace.c).
  *
  * Clobbered: the flags, r10 and r11.  Nothing reads them at a function's
  * entry: they pass no argument, and ftrace's own ftrace_caller saves only
@@ -27,7 +28,7 @@
 SYM_FUNC_START(kjit_direct_tramp)
 	testl	$KJIT_NMI_MASK, PER_CPU_VAR(__preempt_count)
 	jnz	.Lslow
-	cmpb	$0, PER_CPU_VAR(kjit_engine_held)
+	cmpb	$0, PER_CPU_VAR(kjit_guard)
 	jne	.Lslow
 	/* ip5's slot (home position only): 16 bytes, so the offset is ip5's
 	 * bits 4 and up, masked */

@@ -74,6 +74,7 @@
 #include <linux/uaccess.h>
 #include "sched_resume.h"
 #include "entry_ftrace.h"
+#include "entry_guard.h"
 #include "symbols.h"
 #include "kjit/engine.h"
 
@@ -255,6 +256,7 @@ u64 kjit_linux_sched_resume(u64 ret);
 u64 kjit_linux_sched_resume(u64 ret)
 {
 	struct kjit_pending *p = this_cpu_ptr(&pending);
+	bool g;
 	u64 t;
 
 	if (p->task == current)
@@ -264,8 +266,12 @@ u64 kjit_linux_sched_resume(u64 ret)
 		atomic64_inc(&c_left_off);
 		return ret;
 	}
+	/* a way into the engine like the gates (entry_guard.h); preemption is
+	 * still off here */
+	g = kjit_guard_enter();
 	t = kjit_engine_resume(ret);
 	kjit_entry_kick_reclaim();
+	kjit_guard_leave(g);
 	if (kjit_engine_is_cache_address(t))
 		atomic64_inc(&c_resumed);
 	else

@@ -16,6 +16,7 @@
 #include <linux/hardirq.h>
 #include <asm/sync_core.h>
 #include "shim.h"
+#include "entry_guard.h"
 #include "symbols.h"
 #include "extable.h"
 #include "quiesce.h"
@@ -403,25 +404,28 @@ void kjit_os_code_written(uint64_t exec_addr, uint64_t len)
 }
 
 static DEFINE_RAW_SPINLOCK(kjit_engine_lock);
-static unsigned long kjit_engine_lock_flags;   /* only touched by the holder */
-/* 1 on the holder's CPU while it holds the lock; read by entry_trampoline.S */
-DEFINE_PER_CPU(u8, kjit_engine_held);
+/* Only touched by the holder. */
+static unsigned long kjit_engine_lock_flags;
+static bool kjit_engine_lock_guarded;
+/* 1 on the holder's CPU while it holds the lock */
+static DEFINE_PER_CPU(u8, kjit_engine_held);
 
+/* Taken with the guard set (entry_guard.h): the lock's own functions and
+ * everything called under it may be attached. */
 void kjit_os_lock(void)
 {
 	unsigned long flags;
+	bool guarded = kjit_guard_lock(&kjit_engine_lock, &flags);
 
-	raw_spin_lock_irqsave(&kjit_engine_lock, flags);
 	kjit_engine_lock_flags = flags;
+	kjit_engine_lock_guarded = guarded;
 	raw_cpu_write(kjit_engine_held, 1);
 }
 
 void kjit_os_unlock(void)
 {
-	unsigned long flags = kjit_engine_lock_flags;
-
 	raw_cpu_write(kjit_engine_held, 0);
-	raw_spin_unlock_irqrestore(&kjit_engine_lock, flags);
+	kjit_guard_unlock(&kjit_engine_lock, kjit_engine_lock_flags, kjit_engine_lock_guarded);
 }
 
 /* Interrupts are off while the lock is held, so the holder cannot migrate,

@@ -39,6 +39,7 @@
 #include <linux/kprobes.h>
 #include "textwatch.h"
 #include "engine_host.h"
+#include "entry_guard.h"
 #include "entry_ftrace.h"
 #include "shim.h"
 #include "text_deps.h"
@@ -51,11 +52,14 @@ static int kjit_text_poke_pre(struct kprobe *p, struct pt_regs *regs)
 {
 	/* static void *__text_poke(text_poke_f func, void *addr, const void *src, size_t len) */
 	unsigned long addr = regs->si, len = regs->cx;
-	bool hit;
+	bool hit, guarded;
 
 	atomic64_inc(&text_events);
 	if (!READ_ONCE(watching))
 		return 0;
+	/* A way into the engine (entry_guard.h); kprobe handlers run with
+	 * preemption off. */
+	guarded = kjit_guard_enter();
 	kjit_os_lock();
 	hit = kjit_text_deps_hit(addr, len);
 	if (hit)
@@ -65,6 +69,7 @@ static int kjit_text_poke_pre(struct kprobe *p, struct pt_regs *regs)
 		atomic64_inc(&text_flushes);
 		kjit_entry_kick_reclaim();
 	}
+	kjit_guard_leave(guarded);
 	return 0;
 }
 

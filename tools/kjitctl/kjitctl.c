@@ -12,7 +12,10 @@
  *        __x64_sys_openat), a number (257), a kernel function name, or
  *        `all-syscalls` (every __x64_sys_* ftrace can attach; the others
  *        are reported and skipped).  Named targets go in one request: one
- *        ftrace update, and one direct ops to unregister later
+ *        ftrace update, and one direct ops to unregister later.
+ *        `--batch N` and globs or `-f FILE` (one name a line, - = stdin):
+ *        attachable functions by their own names, N per request
+ *        (kjitctl_targets.h)
  *   kjitctl detach TARGET|all
  *   kjitctl stats               engine + module counters, "key value" lines
  *   kjitctl show [--json|--folded]   live results of the configured tool
@@ -379,20 +382,43 @@ static int attach_named(char **argv, int n)
   return rc;
 }
 
+/* kjitctl_targets.h: globs and name lists, attached in requests of a
+ * given size. */
+struct names;
+static int names_from_glob(const char *glob, struct names *out);
+static int names_from_file(const char *path, struct names *out);
+static int attach_bulk(struct names *s, size_t batch);
+static struct names *names_new(void);
+
 static int cmd_attach(int argc, char **argv)
 {
   int rc = 0, nnamed = 0;
   char **named = calloc((size_t)argc + 1, sizeof *named);
-  if (!named) return 1;
+  struct names *bulk = names_new();
+  size_t batch = 0;
+  int bulk_asked = 0;
+  if (!named || !bulk) return 1;
   for (int i = 0; i < argc; i++) {
     const char *a = argv[i];
     char *end;
-    if (!strcmp(a, "all-syscalls") || !strcmp(a, "all")) rc |= attach_all_syscalls();
-    else if ((*a && (strtoul(a, &end, 10), !*end)) || strlen(a) + 10 >= KJIT_NAME_MAX) rc |= attach_one(a);
-    else named[nnamed++] = argv[i];
+    if (!strcmp(a, "--batch") || !strcmp(a, "-f")) {
+      if (i + 1 == argc) { free(named); return usage(); }
+      if (a[1] == 'f') rc |= names_from_file(argv[++i], bulk), bulk_asked = 1;
+      else batch = strtoul(argv[++i], NULL, 10);
+    } else if (strpbrk(a, "*?[")) {
+      rc |= names_from_glob(a, bulk);
+      bulk_asked = 1;
+    } else if (!strcmp(a, "all-syscalls") || !strcmp(a, "all")) {
+      rc |= attach_all_syscalls();
+    } else if ((*a && (strtoul(a, &end, 10), !*end)) || strlen(a) + 10 >= KJIT_NAME_MAX) {
+      rc |= attach_one(a);
+    } else {
+      named[nnamed++] = argv[i];
+    }
   }
   if (nnamed == 1) rc |= attach_one(named[0]);   /* prints the address */
   else if (nnamed > 1) rc |= attach_named(named, nnamed);
+  if (bulk_asked) rc |= attach_bulk(bulk, batch);
   free(named);
   return rc;
 }
@@ -420,16 +446,25 @@ static int cmd_detach(const char *a)
 static int cmd_list(void)
 {
   struct kjit_ioc_results r;
-  static struct kjit_ioc_rec recs[1024];
-  memset(&r, 0, sizeof r);
-  r.size = sizeof r;
-  r.nrec = 1024;
-  r.rec_ptr = (uint64_t)(uintptr_t)recs;
-  if (ioctl(fd, KJIT_IOC_LIST, &r) < 0) { perror("kjitctl: list"); return 1; }
+  struct kjit_ioc_rec *recs = NULL;
+  uint64_t cap = 1024;
+  for (;;) {   /* until the records fit: the answer says how many exist */
+    free(recs);
+    recs = calloc(cap, sizeof *recs);
+    if (!recs) { fprintf(stderr, "kjitctl: out of memory\n"); return 1; }
+    memset(&r, 0, sizeof r);
+    r.size = sizeof r;
+    r.nrec = cap;
+    r.rec_ptr = (uint64_t)(uintptr_t)recs;
+    if (ioctl(fd, KJIT_IOC_LIST, &r) < 0) { perror("kjitctl: list"); free(recs); return 1; }
+    if (r.nrec <= cap) break;
+    cap = r.nrec + 1024;
+  }
   char b[512];
-  for (uint64_t i = 0; i < r.nrec && i < 1024; i++)
+  for (uint64_t i = 0; i < r.nrec; i++)
     printf("0x%llx %s\n", (unsigned long long)recs[i].pc, symbolize(recs[i].pc, b, sizeof b));
   fprintf(stderr, "%llu attached\n", (unsigned long long)r.nrec);
+  free(recs);
   return 0;
 }
 
@@ -504,7 +539,7 @@ static int cmd_stats(void)
   P(left_cache_full); P(left_sleep_full); P(left_sleep_off); P(sleep_lost); P(task_exits);
   P(sleeps_followed); P(sleeps_resumed); P(sleeping); P(kjit_control);
   P(fast_entries); P(direct_ops); P(entry_redirected); P(trace_fallthroughs); P(ibl_full);
-  P(predicted_returns); P(left_hooked);
+  P(predicted_returns); P(entry_nested); P(left_hooked);
   printf("%-18s %llu\n", "left_unknown", unknown_departures(&s));
   printf("%-18s %s\n", "tool", TOOL_NAME(s.tool));
   print_completion(stdout, &s);
@@ -814,7 +849,9 @@ static const struct { const char *cmd, *text; } usages[] = {
   {"config", "kjitctl config [--tool T] [--inline 0|1] [--liveness 0|1] [--cache-kb N]\n"
              "               [--flush-every-entry 0|1] [--pid P] [--max-block-insns N]\n"
              "               re-create the engine (nothing may be attached)\n"},
-  {"attach", "kjitctl attach SYSCALL|NR|FUNC|all-syscalls ...\n"},
+  {"attach", "kjitctl attach SYSCALL|NR|FUNC|all-syscalls ...\n"
+             "       kjitctl attach [--batch N] GLOB... | -f FILE   attachable functions by name,\n"
+             "               N a request (default: all in one)\n"},
   {"detach", "kjitctl detach SYSCALL|FUNC|all\n"},
   {"stats", "kjitctl stats   the engine's counters\n"},
   {"flush", "kjitctl flush   drop every translation\n"},

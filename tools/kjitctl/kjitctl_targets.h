@@ -6,6 +6,8 @@
 
 struct names { char **v; size_t n, cap; };
 
+static struct names *names_new(void) { return calloc(1, sizeof(struct names)); }
+
 static void names_add(struct names *s, const char *name)
 {
   if (s->n == s->cap) {
@@ -16,12 +18,15 @@ static void names_add(struct names *s, const char *name)
   s->v[s->n++] = strdup(name);
 }
 
-static int names_has(const struct names *s, const char *name)
+/* Whether one of the first `upto` names is `name`. */
+static int names_has_upto(const struct names *s, size_t upto, const char *name)
 {
-  for (size_t i = 0; i < s->n; i++)
+  for (size_t i = 0; i < upto && i < s->n; i++)
     if (!strcmp(s->v[i], name)) return 1;
   return 0;
 }
+
+static int names_has(const struct names *s, const char *name) { return names_has_upto(s, s->n, name); }
 
 static int str_cmp(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
@@ -150,8 +155,9 @@ static int expand_target(const char *t, struct names *out)
   for (int pass = 0; pass < 2 && out->n == before; pass++) {
     const char *g = t;
     if (pass) { snprintf(buf, sizeof buf, "__x64_sys_%s", t); g = buf; }
+    /* the attachable names are unique: only those there before can repeat */
     for (size_t i = 0; i < a->n; i++)
-      if (!fnmatch(g, a->v[i], 0) && !names_has(out, a->v[i])) names_add(out, a->v[i]);
+      if (!fnmatch(g, a->v[i], 0) && !names_has_upto(out, before, a->v[i])) names_add(out, a->v[i]);
   }
   if (out->n == before) {
     fprintf(stderr, "kjitctl: '%s' matches no attachable function or system call\n", t);
@@ -214,4 +220,106 @@ static int cmd_list_glob(const char *glob)
   }
   fprintf(stderr, "%zu matching, %zu attachable by kjit, %zu refused\n", m.n, ok, m.n - ok);
   return 0;
+}
+
+/* ---- attach many functions --------------------------------------------- */
+static double now_ms(void)
+{
+  struct timeval tv;
+  gettimeofday(&tv, NULL);
+  return tv.tv_sec * 1e3 + tv.tv_usec / 1e3;
+}
+
+/* Appends the names in FILE (one a line, "-": stdin; blank lines and
+ * '#' comments skipped); 0, or 1 after a message. */
+static int names_from_file(const char *path, struct names *out)
+{
+  FILE *f = strcmp(path, "-") ? fopen(path, "r") : stdin;
+  if (!f) { fprintf(stderr, "kjitctl: %s: %s\n", path, strerror(errno)); return 1; }
+  char line[512];
+  while (fgets(line, sizeof line, f)) {
+    char name[KJIT_NAME_MAX];
+    if (sscanf(line, "%127s", name) != 1 || name[0] == '#') continue;
+    names_add(out, name);
+  }
+  if (f != stdin) fclose(f);
+  return 0;
+}
+
+/* Appends the attachable functions GLOB matches (as `kjitctl list GLOB`
+ * shows them); 0, or 1 when it matches none. */
+static int names_from_glob(const char *glob, struct names *out)
+{
+  const struct names *a = attachable();
+  size_t before = out->n;
+  for (size_t i = 0; i < a->n; i++)
+    if (!fnmatch(glob, a->v[i], 0)) names_add(out, a->v[i]);
+  if (out->n > before) return 0;
+  fprintf(stderr, "kjitctl: '%s' matches no attachable function\n", glob);
+  return 1;
+}
+
+/* Sorts the names and drops repeats. */
+static void names_uniq(struct names *s)
+{
+  if (!s->n) return;
+  qsort(s->v, s->n, sizeof *s->v, str_cmp);
+  size_t k = 1;
+  for (size_t i = 1; i < s->n; i++) {
+    if (!strcmp(s->v[k - 1], s->v[i])) { free(s->v[i]); continue; }
+    s->v[k++] = s->v[i];
+  }
+  s->n = k;
+}
+
+/* Attaches functions by their own names, `batch` names a request
+ * (KJIT_IOC_ATTACH_MANY: one ftrace update and one direct ops each; 0: all
+ * in one).  Prints one line per request and a total; each refused name
+ * with its reason on stderr.  A name already attached (before, or as
+ * another name of the same function: __x64_sys_fork and __do_sys_fork
+ * share an address) is not a refusal.  0 when no name was refused. */
+static int attach_bulk(struct names *s, size_t batch)
+{
+  names_uniq(s);
+  if (!batch || batch > s->n) batch = s->n;
+  size_t attached = 0, refused = 0, already = 0, requests = 0;
+  int rc = 0;
+  double t0 = now_ms();
+  for (size_t off = 0; off < s->n; off += batch) {
+    size_t n = s->n - off < batch ? s->n - off : batch;
+    char *buf = calloc(n, KJIT_NAME_MAX);
+    int32_t *res = calloc(n, sizeof *res);
+    if (!buf || !res) { fprintf(stderr, "kjitctl: out of memory\n"); free(buf); free(res); return 1; }
+    for (size_t i = 0; i < n; i++) snprintf(buf + i * KJIT_NAME_MAX, KJIT_NAME_MAX, "%s", s->v[off + i]);
+    struct kjit_ioc_attach_many m = {sizeof m, (uint32_t)n, (uint64_t)(uintptr_t)buf, (uint64_t)(uintptr_t)res};
+    double t = now_ms();
+    int r = ioctl(fd, KJIT_IOC_ATTACH_MANY, &m);
+    int e = errno;
+    requests++;
+    if (r < 0) {
+      fprintf(stderr, "kjitctl: attach request %zu (%zu names from %s): %s%s\n", requests, n, s->v[off],
+              strerror(e), attach_refusal(e));
+      refused += n;
+      rc = 1;
+    } else {
+      attached += (size_t)r;
+      for (size_t i = 0; i < n; i++) {
+        if (!res[i]) continue;
+        fprintf(stderr, "kjitctl: attach %s: %s\n", s->v[off + i], refusal(-res[i]));
+        if (res[i] == -EEXIST) {
+          already++;
+        } else {
+          refused++;
+          rc = 1;
+        }
+      }
+      printf("request %zu: attached %d of %zu in %.0f ms\n", requests, r, n, now_ms() - t);
+    }
+    fflush(stdout);
+    free(buf);
+    free(res);
+  }
+  printf("attached %zu functions in %zu requests (%.0f ms), %zu already attached, refused %zu\n",
+         attached, requests, now_ms() - t0, already, refused);
+  return rc;
 }

@@ -116,6 +116,10 @@ struct kjit_ioc_stats {
   __u64 trace_fallthroughs;
   __u64 ibl_full;
   __u64 predicted_returns;
+  /* Entries of an attached function called from inside kjit itself (its
+   * lock, RCU, irq_work, ... while kjit runs on that CPU in that context):
+   * run natively, never entered (os/linux/entry_guard.h). */
+  __u64 entry_nested;
   /* Entries that left the cache at another tool's hook (a function
    * tracer, kprobe, BPF trampoline or livepatch on a function they
    * reached, a probe's jump): the hooked instruction ran natively, so the

@@ -32,11 +32,13 @@ class AddressSet {
     uint32_t i = home(addr);
     while (slots_[i] != 0) i = (i + 1) & (kSlots - 1);
     __atomic_store_n(&slots_[i], addr, __ATOMIC_RELEASE);
-    count_++;
+    __atomic_store_n(&count_, count_ + 1, __ATOMIC_RELAXED);
     return true;
   }
 
   uint32_t size() const { return count_; }
+  // Without the lock: a full set stays full until re-initialised.
+  bool full() const { return __atomic_load_n(&count_, __ATOMIC_RELAXED) >= kCapacity; }
 
  private:
   static uint32_t home(uint64_t addr) {

@@ -70,13 +70,6 @@ Block *lookup_or_build_locked(uint64_t pc, bool routine_start, kjit_departure *w
     }
     Epoch &e = g.epoch();
     if (Block *b = e.table.find(pc)) return b;
-    // Text being patched: what is read now may be replaced after the host
-    // retired what depends on it (kjit_os_text_changing).  Built later.
-    if (kjit_os_text_changing()) {
-      g.stats.fallbacks++;
-      *why = KJIT_DEPART_DECLINED;
-      return nullptr;
-    }
     Block *b = nullptr;
     switch (build_block(e, pc, routine_start, &b)) {
       case BuildResult::kBuilt:
@@ -207,7 +200,8 @@ uint64_t kjit_engine_enter(uint64_t orig_pc) {
 uint64_t kjit_engine_resume(uint64_t orig_pc) {
   EngineState &g = g_engine;
   if (!g.initialized) return orig_pc;
-  if (uint64_t d = ibl_lookup(g.epochs[__atomic_load_n(&g.current, __ATOMIC_ACQUIRE) & 1], orig_pc))
+  const Epoch &cur = g.epochs[__atomic_load_n(&g.current, __ATOMIC_ACQUIRE) & 1];
+  if (uint64_t d = cur.load_state() == EpochState::kActive ? ibl_lookup(cur, orig_pc) : 0)
     return d;  // a native target's IBL entry is a trampoline that counts
   EngineLock lock;
   kjit_departure why;
@@ -289,6 +283,8 @@ int kjit_engine_epoch_range(uint32_t i, uint64_t *lo, uint64_t *hi) {
 
 int kjit_engine_add_stop_address(uint64_t orig_pc) {
   EngineState &g = g_engine;
+  // Asked on every entry from a new call site: once full, without the lock.
+  if (g.stops.full() && !g.stops.contains(orig_pc)) return -28;  // -ENOSPC
   EngineLock lock;
   return g.stops.insert(orig_pc) ? 0 : -28;  // -ENOSPC
 }

@@ -26,7 +26,9 @@ struct EngineState {
   uint64_t percpu_used;  // bytes of the per-CPU window handed out
   // Return addresses of entries (every call site of every attached
   // function that has entered) and the simulator's sentinel: 3,072 at most.
-  AddressSet<12> stops;
+  // Entries' return addresses: with every traceable function attached,
+  // thousands of call sites.
+  AddressSet<14> stops;
   const kjit_plugin *plugins[kMaxPlugins];
   uint32_t nplugins;
   // How many registered plugins have on_entry / on_exit, kept under the

@@ -46,7 +46,6 @@ struct ShimState {
   uint64_t text_size = 0;
   uint8_t site_seed = 0;     // which instruction addresses are extable/bug sites
   bool mirror_ok = true;     // kjit_os_mirror_extable answer
-  bool text_changing = false;  // kjit_os_text_changing answer
   int lock_depth = 0;
 } g_shim;
 
@@ -177,7 +176,7 @@ int kjit_os_callable_natively(uint64_t) { return 0; }
 // For half the seeds, everything outside the fuzzed text is another tool's
 // code (a trampoline): branches there must run natively.
 int kjit_os_is_text(uint64_t addr) { return kjit_os_may_translate(addr) || !((g_shim.site_seed >> 3) & 1); }
-int kjit_os_text_changing(void) { return g_shim.text_changing; }
+
 // Half the seeds build every `ret` as a C function's (ABI return sites).
 int kjit_os_c_abi_return(uint64_t) { return (g_shim.site_seed >> 2) & 1; }
 // The fixup: the site itself (a retry loop) for half the seeds, none for
@@ -326,10 +325,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       // is reclaimed later; or a plain flush.
       const uint8_t how = pick.byte();
       if (how & 1) {
-        g_shim.text_changing = true;
         kjit_engine_retire();
-        (void)kjit_engine_enter(kTextBase + pick.u16() % text.size());  // declined while changing
-        g_shim.text_changing = false;
+        (void)kjit_engine_enter(kTextBase + pick.u16() % text.size());  // in the other half
         kjit_engine_reclaim();
       } else {
         kjit_engine_flush();

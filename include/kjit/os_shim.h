@@ -69,7 +69,9 @@ struct kjit_os_kernel_facts {
  * short at the end of a region, 0 if unmapped).  Every byte a translation
  * depends on (copied, decoded for liveness) is read through here, under the
  * engine lock: the host may remember what was read to know which text
- * changes must retire translations (kjit_engine_retire). */
+ * changes must retire translations (kjit_engine_retire).  A host may also
+ * answer 0 for bytes that are being rewritten right now: the engine then
+ * runs the instruction there natively. */
 uint64_t kjit_os_read_code(uint64_t addr, uint8_t *out, uint64_t len);
 
 /* True when `addr` may be translated at all (kernel text not on the
@@ -85,12 +87,6 @@ int kjit_os_may_translate(uint64_t addr);
  * (KJIT_DEPART_HOOKED), and an indirect branch there is served natively
  * without a chain link. */
 int kjit_os_is_text(uint64_t addr);
-
-/* True while the host's text is being patched (in the kernel: text_mutex
- * held).  Nothing is translated then: a block built between the host's
- * retirement of what depends on the old bytes and the write of the new
- * ones would copy the old bytes.  Asked under the engine lock. */
-int kjit_os_text_changing(void);
 
 /* True when a call from translated code to `target`, which is not
  * translated (kjit_os_may_translate() is 0), may run natively and return

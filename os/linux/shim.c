@@ -225,6 +225,10 @@ uint64_t kjit_os_read_code(uint64_t addr, uint8_t *out, uint64_t len)
 {
 	uint64_t done = 0;
 
+	/* Bytes a poke in flight is rewriting: none (text_deps.c). */
+	if (kjit_os_lock_held_here() &&
+	    !kjit_text_deps_may_read((unsigned long)addr, (unsigned long)len, mutex_is_locked(p_text_mutex)))
+		return 0;
 	/* Page by page, so a read that crosses into an unmapped page is short
 	 * instead of failing entirely. */
 	while (done < len) {
@@ -270,10 +274,6 @@ int kjit_os_is_text(uint64_t addr64)
 	       live_module_text(addr);
 }
 
-int kjit_os_text_changing(void)
-{
-	return mutex_is_locked(p_text_mutex);
-}
 
 /* The kprobe-blacklist answer of the last few core-kernel functions.
  * may_translate is asked for every instruction the builder copies and for

@@ -10,6 +10,12 @@
  *    for a text larger than 16 MiB);
  *  - module text: a set of pages; once full, every module page counts as
  *    read until the next forget.
+ * It also remembers what is being rewritten: the ranges the text-poke hook
+ * saw announced since text_mutex was last seen free.  A read of such bytes
+ * while text_mutex is still held may see them old or half written, after
+ * the hook retired what depended on them: it is refused (the engine runs
+ * the instruction there natively), and the set is forgotten at the first
+ * read that finds text_mutex free.  Same granularity as above.
  * All under the engine lock (a raw spinlock, interrupts off), and static:
  * nothing here sleeps, allocates or is freed while the engine runs. */
 #define pr_fmt(fmt) "kjit: " fmt
@@ -31,6 +37,9 @@ static unsigned long core_bits[BITS_TO_LONGS(CORE_BITS)];
 static unsigned long mod_pages[MOD_PAGES];   /* page address, 0 = free */
 static bool mod_all;                   /* the page set overflowed */
 static bool dirty;                     /* something noted since forget */
+static unsigned long poked_bits[BITS_TO_LONGS(CORE_BITS)];  /* core chunks being rewritten */
+static bool poked_module;              /* module text being rewritten */
+static bool poking;                    /* something in poked_* */
 
 void kjit_text_deps_init(unsigned long stext, unsigned long etext)
 {
@@ -122,4 +131,38 @@ void kjit_text_deps_forget(void)
 	memset(mod_pages, 0, sizeof(mod_pages));
 	mod_all = false;
 	dirty = false;
+}
+
+void kjit_text_deps_poking(unsigned long addr, unsigned long len)
+{
+	unsigned long a, end = addr + len;
+
+	if (!core_end || !len)
+		return;
+	poking = true;
+	for (a = addr; a < end; a = next_unit(a)) {
+		if (in_core(a))
+			__set_bit((a - core_start) >> chunk_shift, poked_bits);
+		else
+			poked_module = true;
+	}
+}
+
+bool kjit_text_deps_may_read(unsigned long addr, unsigned long len, bool text_locked)
+{
+	unsigned long a, end = addr + len;
+
+	if (!poking)
+		return true;
+	if (!text_locked) {
+		bitmap_zero(poked_bits, CORE_BITS);
+		poked_module = false;
+		poking = false;
+		return true;
+	}
+	for (a = addr; a < end; a = next_unit(a)) {
+		if (in_core(a) ? test_bit((a - core_start) >> chunk_shift, poked_bits) : poked_module)
+			return false;
+	}
+	return true;
 }

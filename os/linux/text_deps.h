@@ -16,5 +16,11 @@ void kjit_text_deps_note(unsigned long addr, unsigned long len);
 bool kjit_text_deps_hit(unsigned long addr, unsigned long len);
 /* The translations that read it were retired: start again from nothing. */
 void kjit_text_deps_forget(void);
+/* [addr, addr + len) is about to be rewritten (text_mutex held). */
+void kjit_text_deps_poking(unsigned long addr, unsigned long len);
+/* Whether the engine may read [addr, addr + len) now: not while text_mutex
+ * is held (text_locked) and a poke announced since it was last free
+ * touches those bytes. */
+bool kjit_text_deps_may_read(unsigned long addr, unsigned long len, bool text_locked);
 
 #endif

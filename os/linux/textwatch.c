@@ -22,10 +22,13 @@
  * the range for a translation of the active epoch, and if so retires the
  * epoch there and then (kjit_engine_retire: no wait, atomic context) and
  * invalidates the trampoline's stored translations: every entry, lookup and
- * link after the handler returns translates the new text.  While text_mutex
- * is held the engine builds nothing (kjit_os_text_changing), so no block
- * copies the old bytes between this retirement and the write.  The retired
- * half is reclaimed from a work item, after the usual quiescence.
+ * link after the handler returns translates the new text.  The handler also
+ * announces the range (text_deps.c): until text_mutex is free again the
+ * engine reads none of those bytes (the instruction there runs natively),
+ * so no block copies them old or half written between this retirement and
+ * the write; everything else goes on being translated while ftrace patches
+ * thousands of sites.  The retired half is reclaimed from a work item,
+ * after the usual quiescence.
  *
  * Freed targets need nothing here: the cache never holds a branch to memory
  * that is not kernel or live module text (another tool's trampoline or
@@ -61,6 +64,7 @@ static int kjit_text_poke_pre(struct kprobe *p, struct pt_regs *regs)
 	 * preemption off. */
 	guarded = kjit_guard_enter();
 	kjit_os_lock();
+	kjit_text_deps_poking(addr, len);
 	hit = kjit_text_deps_hit(addr, len);
 	if (hit)
 		kjit_text_deps_forget();   /* the retirement below covers it all */

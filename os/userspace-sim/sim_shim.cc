@@ -179,9 +179,8 @@ enum kjit_os_site_kind kjit_os_classify_site(uint64_t) { return KJIT_SITE_PLAIN;
 // Captured code has no native leaves: everything executed is translated.
 int kjit_os_callable_natively(uint64_t) { return 0; }
 // A capture holds kernel and module text only: nothing in it is another
-// tool's code, and replayed text never changes under the engine.
+// tool's code.
 int kjit_os_is_text(uint64_t) { return 1; }
-int kjit_os_text_changing(void) { return 0; }
 uint64_t kjit_os_extable_fixup(uint64_t) { return 0; }
 int kjit_os_mirror_extable(uint64_t, uint64_t, uint64_t) { return 1; }
 

@@ -28,7 +28,6 @@ std::vector<ShimMirror> g_mirrors;
 std::vector<uint64_t> g_native_leaves;
 std::vector<std::pair<uint64_t, uint64_t>> g_c_functions;
 std::vector<std::pair<uint64_t, uint64_t>> g_foreign;
-bool g_text_changing;
 ExtableSite *extable_site(uint64_t addr) {
   for (ExtableSite &e : g_extable)
     if (e.site == addr) return &e;
@@ -46,7 +45,6 @@ void test_shim_reset() {
   g_native_leaves.clear();
   g_c_functions.clear();
   g_foreign.clear();
-  g_text_changing = false;
   g_on_quiesce = nullptr;
   kjit::forget_liveness();
 }
@@ -64,7 +62,7 @@ const std::vector<ShimMirror> &test_shim_mirrors() { return g_mirrors; }
 void test_shim_add_native_leaf(uint64_t addr) { g_native_leaves.push_back(addr); }
 void test_shim_add_c_function(uint64_t lo, uint64_t hi) { g_c_functions.emplace_back(lo, hi); }
 void test_shim_add_foreign(uint64_t lo, uint64_t hi) { g_foreign.emplace_back(lo, hi); }
-void test_shim_set_text_changing(bool changing) { g_text_changing = changing; }
+
 
 extern "C" {
 uint64_t kjit_os_read_code(uint64_t addr, uint8_t *out, uint64_t len) {
@@ -94,7 +92,6 @@ int kjit_os_is_text(uint64_t addr) {
     if (addr >= f.first && addr < f.second) return 0;
   return 1;
 }
-int kjit_os_text_changing(void) { return g_text_changing; }
 int kjit_os_callable_natively(uint64_t addr) {
   for (uint64_t a : g_native_leaves)
     if (a == addr) return 1;

@@ -34,5 +34,3 @@ void test_shim_add_c_function(uint64_t lo, uint64_t hi);
 
 // Memory in [lo, hi) is not text (kjit_os_is_text): another tool's code.
 void test_shim_add_foreign(uint64_t lo, uint64_t hi);
-// What kjit_os_text_changing answers (false after test_shim_reset).
-void test_shim_set_text_changing(bool changing);

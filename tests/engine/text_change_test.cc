@@ -1,7 +1,7 @@
 // The cache beside other tools (include/kjit/os_shim.h kjit_os_is_text,
 // kjit_engine_retire): a branch into another tool's code is never copied or
 // linked, it runs natively at its own address; a text change retires every
-// translation at once, and nothing is built while text is being patched.
+// translation at once.
 #include "engine/engine_fixture.h"
 
 namespace kjit {
@@ -129,14 +129,6 @@ TEST_F(TextChangeTest, RetireMakesEveryLaterEntryTranslateAgain) {
   EXPECT_EQ(kjit_engine_reclaim_pending(), 1);
   kjit_engine_reclaim();
   EXPECT_EQ(kjit_engine_reclaim_pending(), 0);
-}
-
-TEST_F(TextChangeTest, NothingIsBuiltWhileTextChanges) {
-  test_shim_set_text_changing(true);
-  EXPECT_EQ(kjit_engine_enter(kText + 0x80), kText + 0x80);
-  EXPECT_EQ(stats().blocks_built, 0u);
-  test_shim_set_text_changing(false);
-  EXPECT_TRUE(kjit_engine_is_cache_address(kjit_engine_enter(kText + 0x80)));
 }
 
 TEST_F(TextChangeTest, TwoRetiresBeforeAReclaimTranslateNothingUntilIt) {

@@ -188,6 +188,12 @@ uint64_t kjit_engine_enter(uint64_t orig_pc) {
     count_entry();
     return d;
   }
+  // Both halves retired (text changes, a full cache) until a reclaim frees
+  // one, which takes a grace period: nothing can be translated, and every
+  // entry of every attached function would otherwise queue on the lock.
+  if (cur.load_state() == EpochState::kRetired &&
+      g.epochs[(&cur - g.epochs) ^ 1].load_state() == EpochState::kRetired)
+    return orig_pc;
   EngineLock lock;
   kjit_departure why;
   Block *b = lookup_or_build_locked(orig_pc, true, &why);

@@ -88,6 +88,26 @@ MODULE_PARM_DESC(direct_entry, "enter by an ftrace direct call where possible (1
 
 /* The attachments and ftrace updates. */
 static DEFINE_MUTEX(kjit_attach_mutex);
+/* The task holding kjit_attach_mutex.  Its attach or detach has ftrace
+ * rewrite the sites of up to every function, in one loop that never
+ * reschedules (x86's ftrace_replace_code), and when everything is attached
+ * that loop's own calls are entries too: entered, each of them competed for
+ * the engine lock with the translations of every other CPU, and attaching
+ * 34,748 functions at once held a CPU for minutes (soft lockups).  Its
+ * entries run natively (entry_decide). */
+static struct task_struct *attach_owner;
+
+static void attach_lock(void)
+{
+	mutex_lock(&kjit_attach_mutex);
+	WRITE_ONCE(attach_owner, current);
+}
+
+static void attach_unlock(void)
+{
+	WRITE_ONCE(attach_owner, NULL);
+	mutex_unlock(&kjit_attach_mutex);
+}
 static struct ftrace_ops kjit_ops;
 static bool kjit_ops_registered;
 /* Parking address: a rarely called traceable function kept in the filter
@@ -112,6 +132,15 @@ static atomic64_t c_entries, c_declined, c_skipped, c_escapes, c_reclaims, c_fil
 static atomic64_t c_redirected;
 static bool kjit_entry_enabled;
 
+/* Set by the kick until the reclaim it queued has run: one kick per
+ * reclaim.  A reclaim waits for a grace period (RCU-tasks: every task must
+ * switch), and entries keep arriving meanwhile; with a kick per entry, an
+ * attached function that the kick itself calls (schedule_work's) raised the
+ * irq_work again from its own handler, for ever, and the task it kept
+ * interrupting never switched: the grace period never ended.  A half
+ * retired while the reclaim ran is kicked by the next entry. */
+static atomic_t reclaim_queued;
+
 /* Frees the retired half, keeps the active one: a flush here would also
  * retire the half the full one just handed translation to, and every
  * cache-full event would throw the freshly rebuilt working set away. */
@@ -119,6 +148,7 @@ static void kjit_reclaim_fn(struct work_struct *w)
 {
 	atomic64_inc(&c_reclaims);
 	kjit_host_reclaim();
+	atomic_set(&reclaim_queued, 0);
 }
 static DECLARE_WORK(kjit_reclaim_work, kjit_reclaim_fn);
 
@@ -137,7 +167,8 @@ static struct irq_work kjit_reclaim_kick = IRQ_WORK_INIT_HARD(kjit_reclaim_kick_
 
 static void maybe_reclaim(void)
 {
-	if (unlikely(kjit_engine_reclaim_pending()) && READ_ONCE(kjit_entry_enabled))
+	if (unlikely(kjit_engine_reclaim_pending()) && READ_ONCE(kjit_entry_enabled) &&
+	    !atomic_read(&reclaim_queued) && !atomic_xchg(&reclaim_queued, 1))
 		irq_work_queue(&kjit_reclaim_kick);
 }
 
@@ -270,7 +301,8 @@ static __always_inline u64 entry_decide(unsigned long ip, unsigned long parent_i
 	u64 target;
 
 	if (!READ_ONCE(kjit_entry_enabled) || in_nmi() ||
-	    kjit_os_lock_held_here() || !ensure_stop(parent_ip)) {
+	    kjit_os_lock_held_here() || (in_task() && current == READ_ONCE(attach_owner)) ||
+	    !ensure_stop(parent_ip)) {
 		atomic64_inc(&c_skipped);
 		return 0;
 	}
@@ -466,7 +498,7 @@ int kjit_attach(const char *name, u64 *addr_out)
 	bool direct = false;
 	int ret;
 
-	mutex_lock(&kjit_attach_mutex);
+	attach_lock();
 	ret = check_target(name, &addr);
 	if (!ret)
 		ret = kjit_att_reserve(1);
@@ -487,7 +519,7 @@ int kjit_attach(const char *name, u64 *addr_out)
 	*addr_out = addr;
 	pr_info("attached to %s at %px\n", name, (void *)addr);
 out:
-	mutex_unlock(&kjit_attach_mutex);
+	attach_unlock();
 	return ret;
 }
 
@@ -507,7 +539,7 @@ int kjit_check_many(const char __user *names, s32 __user *results, u32 count)
 	ret = kjit_names_get(&b, names, count);
 	if (ret)
 		return ret;
-	mutex_lock(&kjit_attach_mutex);
+	attach_lock();
 	for (i = 0; i < count; i++) {
 		r = kjit_names_at(&b, i)[0] ? check_addr(b.addrs[i]) : -EINVAL;
 		if (put_user(r, &results[i])) {
@@ -517,7 +549,7 @@ int kjit_check_many(const char __user *names, s32 __user *results, u32 count)
 		if (!(i & 255))
 			cond_resched();
 	}
-	mutex_unlock(&kjit_attach_mutex);
+	attach_unlock();
 	kjit_names_free(&b);
 	return ret;
 }
@@ -543,7 +575,7 @@ int kjit_attach_many(const char __user *names, s32 __user *results, u32 count)
 	ret = kjit_names_get(&b, names, count);
 	if (ret)
 		goto out_free;
-	mutex_lock(&kjit_attach_mutex);
+	attach_lock();
 	for (i = 0; i < count; i++) {
 		unsigned long addr = b.addrs[i];
 		const char *name = kjit_names_at(&b, i);
@@ -591,7 +623,7 @@ out_undo:
 	for (i = 0; i < n; i++)
 		kjit_att_free(fresh[i]);
 out_unlock:
-	mutex_unlock(&kjit_attach_mutex);
+	attach_unlock();
 out_free:
 	kjit_names_free(&b);
 	kvfree(ips);
@@ -619,9 +651,9 @@ static void unregister_ops_locked(void)
 
 static void kjit_direct_reap_fn(struct work_struct *w)
 {
-	mutex_lock(&kjit_attach_mutex);
+	attach_lock();
 	kjit_direct_reap();
-	mutex_unlock(&kjit_attach_mutex);
+	attach_unlock();
 }
 static DECLARE_DELAYED_WORK(kjit_direct_reap_work, kjit_direct_reap_fn);
 
@@ -664,7 +696,7 @@ int kjit_detach(const char *name)
 {
 	int i, ret = -ENOENT;
 
-	mutex_lock(&kjit_attach_mutex);
+	attach_lock();
 	if (!strcmp(name, "*")) {
 		unregister_all_locked(false);
 		ret = 0;
@@ -692,7 +724,7 @@ int kjit_detach(const char *name)
 		break;
 	}
 out:
-	mutex_unlock(&kjit_attach_mutex);
+	attach_unlock();
 	return ret;
 }
 
@@ -706,13 +738,13 @@ bool kjit_attachment(int i, char *name, u64 *addr)
 {
 	bool ok = false;
 
-	mutex_lock(&kjit_attach_mutex);
+	attach_lock();
 	if (i < kjit_att_count()) {
 		strscpy(name, kjit_att_at(i)->name, KJIT_NAME_MAX);
 		*addr = kjit_att_at(i)->addr;
 		ok = true;
 	}
-	mutex_unlock(&kjit_attach_mutex);
+	attach_unlock();
 	return ok;
 }
 
@@ -794,10 +826,10 @@ void kjit_entry_quiesce(void)
 
 static void kjit_detach_all(void)
 {
-	mutex_lock(&kjit_attach_mutex);
+	attach_lock();
 	unregister_all_locked(true);
 	unregister_ops_locked();
-	mutex_unlock(&kjit_attach_mutex);
+	attach_unlock();
 	kjit_entry_quiesce();
 }
 

@@ -125,6 +125,25 @@ if [ -s own-names.txt ]; then
   chk own_nested_declined [ "${nested:-0}" -gt 0 ]
   chk own_detach $K detach all
 
+  # The same with a tiny cache: reclaims all along, whose work item and
+  # its kick run through attached functions (queue_work_on, irq_work's).
+  step "own: all in one request, a tiny cache"
+  config_base
+  own_tool=$(stat_of tool)
+  if config config_own_tiny_cache "$own_tool" 16; then
+    $K attach -f own-names.txt > own-attach-tiny.txt 2>&1 || fail own_attach_tiny "$(tr '\n' ' ' < own-attach-tiny.txt)"
+    r0=$(stat_of reclaims)
+    load_start
+    $W "$ITERS" > wl-own-tiny.txt 2>&1
+    load_check own_tiny_cache_under_load
+    r1=$(stat_of reclaims)
+    chk own_workload_same_tiny_cache cmp -s native.txt wl-own-tiny.txt
+    if [ "$((r1 - r0))" -ge 2 ]; then pass own_tiny_cache_reclaimed "reclaims $r0 -> $r1"
+    else fail own_tiny_cache_reclaimed "reclaims $r0 -> $r1 (want 2 or more)"; fi
+    chk own_detach_tiny_cache $K detach all
+    config config_own_cache_restored "$own_tool" 0
+  fi
+
   # The same through the IPMODIFY ftrace_ops and its handler (the other way
   # into the engine), on a module loaded with direct_entry=0.
   step "own: all in one request, IPMODIFY ops"

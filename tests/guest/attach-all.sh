@@ -31,7 +31,9 @@ else
   n="${KJIT_ATTACH_N:-3000}" batch="${KJIT_ATTACH_BATCH:-1000}" modes="${KJIT_ATTACH_MODES:-voluntary full}" tmo=1200 mem=1024
 fi
 echo "attach-all: seed $seed (KJIT_ATTACH_SEED=$seed repeats the choice), $([ "$n" = 0 ] && echo "every attachable function" || echo "$n functions"), $batch a request"
-# What kjit calls while it runs, and what ftrace may let it attach.
+# What kjit calls while it runs, and what ftrace may let it attach; and the
+# interrupt exit after kjit's own irq_work (an entry there must not raise
+# that irq_work again).
 own=(_raw_spin_lock_irqsave _raw_spin_unlock_irqrestore _raw_spin_lock _raw_spin_unlock
  _raw_spin_trylock _raw_spin_lock_irq _raw_spin_unlock_irq _raw_spin_lock_bh _raw_spin_unlock_bh
  __rcu_read_lock __rcu_read_unlock rcu_read_unlock_strict rcu_read_unlock_special
@@ -41,7 +43,8 @@ own=(_raw_spin_lock_irqsave _raw_spin_unlock_irqrestore _raw_spin_lock _raw_spin
  sprint_symbol kallsyms_lookup_size_offset is_module_text_address within_kprobe_blacklist
  search_exception_tables find_bug copy_from_kernel_nofault
  get_state_synchronize_rcu start_poll_synchronize_rcu synchronize_rcu synchronize_rcu_tasks
- mutex_lock mutex_unlock ftrace_location unwind_next_frame __unwind_start)
+ mutex_lock mutex_unlock ftrace_location unwind_next_frame __unwind_start
+ irq_exit_rcu)
 
 fail=0
 for mode in $modes; do

@@ -38,7 +38,7 @@
 #include <sys/ioctl.h>
 #include <sys/time.h>
 #include <unistd.h>
-#include "uapi/kjit_ioctl.h"
+#include "uapi/kjit/ioctl.h"
 
 static int fd = -1;
 /* The ABI this kjitctl speaks: the header's, or another one in the build

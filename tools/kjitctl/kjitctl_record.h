@@ -8,13 +8,13 @@
  * functions and globs; kjitctl_targets.h), runs the workload (held on a
  * pipe until everything is armed: capf_spawn_held) or follows PID, stops
  * when the workload exits (or on Ctrl-C, SIGTERM, or after SECS), detaches,
- * and writes FILE (kjit.data, tools/kjitctl/kjit_data.h).  The device file
+ * and writes FILE (kjit.data, include/uapi/kjit/data_format.h).  The device file
  * is a session (KJIT_IOC_SESSION): if kjitctl dies, the module detaches.
  * Exit status: the workload's (128 + signal when it was killed), or 1-3
  * when kjitctl itself fails (the man page lists them).  Included by kjitctl.c. */
 #include <getopt.h>
 #include <sys/utsname.h>
-#include "kjit_data.h"
+#include "uapi/kjit/data_format.h"
 
 #define REC_EXIT_ERROR 1     /* kjit refused, I/O error */
 #define REC_EXIT_USAGE 2     /* bad arguments or targets */

@@ -24,8 +24,18 @@
  *   invocation: NAME: K attempts, REASON; ...
  * A system call the workload entered only while another task's invocation
  * was being recorded is not seen at all; one entered while a full code cache
- * was being reclaimed runs natively, and those entries are counted.  Included by kjitctl_capture.h. */
+ * was being reclaimed runs natively, and those entries are counted. */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include "kjitctl.h"
 
 #define CAPA_FENTRY_CALL_SIZE 5   /* the entry block starts after the call to __fentry__ */
 
@@ -159,23 +169,12 @@ static int capa_wait(pid_t child, unsigned timeout_s, int *timed_out)
   }
 }
 
-static int cmd_capture_all(int argc, char **argv)
+int capture_all_syscalls(const struct capture_args *a)
 {
-  const char *dir = NULL;
-  unsigned pid = 0, timeout = 0, buf_kb = 65536, code_kb = 16384;
-  int timeout_set = 0, all_code = 0;
-  char **cmdv = NULL;
-  for (int i = 0; i < argc; i++) {
-    if (!strcmp(argv[i], "--all-syscalls")) continue;
-    else if (!strcmp(argv[i], "-o") && i + 1 < argc) dir = argv[++i];
-    else if (!strcmp(argv[i], "--pid") && i + 1 < argc) pid = strtoul(argv[++i], NULL, 0);
-    else if (!strcmp(argv[i], "--timeout") && i + 1 < argc) { timeout = strtoul(argv[++i], NULL, 0); timeout_set = 1; }
-    else if (!strcmp(argv[i], "--buf-kb") && i + 1 < argc) buf_kb = strtoul(argv[++i], NULL, 0);
-    else if (!strcmp(argv[i], "--code-kb") && i + 1 < argc) code_kb = strtoul(argv[++i], NULL, 0);
-    else if (!strcmp(argv[i], "--all-code")) all_code = 1;
-    else if (!strcmp(argv[i], "--")) { cmdv = argv + i + 1; break; }
-    else { fprintf(stderr, "kjitctl capture: unexpected %s\n", argv[i]); return 2; }
-  }
+  const char *dir = a->out;
+  unsigned pid = a->pid, timeout = a->timeout, buf_kb = a->buf_kb, code_kb = a->code_kb;
+  int timeout_set = a->timeout_set, all_code = a->all_code;
+  char **cmdv = a->cmdv;
   if (!dir || (cmdv && (!*cmdv || pid))) {
     fprintf(stderr, "usage: kjitctl capture --all-syscalls -o DIR [--timeout S] [--buf-kb KB] [--code-kb KB]"
                     " [--all-code] [--pid P | -- CMD ARGS...]\n");
@@ -193,7 +192,7 @@ static int cmd_capture_all(int argc, char **argv)
   int go_w = -1;
   pid_t child = 0;
   if (cmdv) {
-    child = capf_spawn_held(cmdv, &go_w, 1);  /* a timeout kills the whole group */
+    child = spawn_held(cmdv, &go_w, 1);  /* a timeout kills the whole group */
     if (child < 0) return 1;
     pid = child;
   }
@@ -209,7 +208,7 @@ static int cmd_capture_all(int argc, char **argv)
   c.buf_kb = buf_kb;
   c.code_kb = code_kb;
   int rc = 0;
-  if (ioctl(fd, KJIT_IOC_CAPTURE_START, &c) < 0) {
+  if (ioctl(kjit_fd, KJIT_IOC_CAPTURE_START, &c) < 0) {
     fprintf(stderr, "kjitctl capture: start: %s\n", strerror(errno));
     if (child) kill(child, SIGKILL);
     rc = 1;
@@ -217,47 +216,27 @@ static int cmd_capture_all(int argc, char **argv)
   struct kjit_ioc_capture_read r;
   int wstatus = 0, timed_out = 0;
   if (!rc && child) {
-    capf_release(go_w);
+    release_held(go_w);
     wstatus = capa_wait(child, timeout, &timed_out);
   } else if (!rc) {
-    struct timespec t0, t1;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
-    for (;;) {
-      memset(&r, 0, sizeof r);
-      r.size = sizeof r;
-      if (ioctl(fd, KJIT_IOC_CAPTURE_READ, &r) < 0 || r.state == KJIT_CAP_STATE_DONE) break;
-      clock_gettime(CLOCK_MONOTONIC, &t1);
-      if (t1.tv_sec - t0.tv_sec >= (long)timeout) break;
-      usleep(20000);
-    }
+    capture_wait_done(timeout);
   }
-  ioctl(fd, KJIT_IOC_CAPTURE_STOP, 0);
+  ioctl(kjit_fd, KJIT_IOC_CAPTURE_STOP, 0);
   struct kjit_ioc_stats st_end;
   uint64_t declined = get_stats(&st_end) == 0 ? st_end.entry_declined - st.entry_declined : 0;
   unsigned char *evb = NULL, *cob = NULL;
-  memset(&r, 0, sizeof r);
-  r.size = sizeof r;
-  if (!rc && ioctl(fd, KJIT_IOC_CAPTURE_READ, &r) == 0) {
-    evb = malloc(r.event_bytes + 8);
-    cob = malloc(r.code_bytes + 8);
-    r.buf_ptr = (uintptr_t)evb; r.buf_len = r.event_bytes;
-    r.code_ptr = (uintptr_t)cob; r.code_len = r.code_bytes;
-    if (ioctl(fd, KJIT_IOC_CAPTURE_READ, &r) < 0) { perror("kjitctl capture: read"); rc = 1; }
-  } else if (!rc) {
-    perror("kjitctl capture: read");
-    rc = 1;
-  }
+  if (!rc && capture_read(&r, &evb, &cob)) rc = 1;
   /* Detach what this command attached: all at once when nothing else was. */
   struct kjit_ioc_target t;
   memset(&t, 0, sizeof t);
   t.size = sizeof t;
   if (!had_attached) {
     strcpy(t.name, "*");
-    ioctl(fd, KJIT_IOC_DETACH, &t);
+    ioctl(kjit_fd, KJIT_IOC_DETACH, &t);
   } else {
     for (size_t i = 0; i < natt; i++) {
       snprintf(t.name, sizeof t.name, "%s", att + i * KJIT_NAME_MAX);
-      ioctl(fd, KJIT_IOC_DETACH, &t);
+      ioctl(kjit_fd, KJIT_IOC_DETACH, &t);
     }
   }
   free(att);
@@ -271,16 +250,10 @@ static int cmd_capture_all(int argc, char **argv)
   struct capf_code *mine = malloc((ncodes + 1) * sizeof *mine);
   struct capa_call *calls = NULL;
   size_t ncalls = 0;
-  unsigned char *begin = NULL;
-  unsigned sleeps = 0;
-  for (unsigned char *p = evb; p < evb + r.event_bytes;) {
-    struct kjit_cap_rec *h = (void *)p;
-    if (h->len < sizeof *h || p + h->len > evb + r.event_bytes) break;
-    if (h->type == KJIT_CAP_BEGIN) { begin = p; sleeps = 0; }
-    if (h->type == KJIT_CAP_RESUME) sleeps++;
-    p += h->len;
-    if (h->type != KJIT_CAP_END || !begin) continue;
-    const struct kjit_cap_begin *bg = (const void *)begin;
+  struct capf_invocation inv;
+  const unsigned char *pos = evb;
+  while (capf_next_invocation(&pos, evb + r.event_bytes, &inv)) {
+    const struct kjit_cap_begin *bg = (const void *)inv.begin;
     const char *name = capa_entry_name(bg->entry_pc);
     char unknown[32];
     if (!name) { snprintf(unknown, sizeof unknown, "0x%llx", (unsigned long long)bg->entry_pc); name = unknown; }
@@ -291,21 +264,20 @@ static int cmd_capture_all(int argc, char **argv)
       calls[ncalls++] = (struct capa_call){.name = strdup(name)};
     }
     struct capa_call *cl = &calls[k];
-    uint32_t why = ((const struct kjit_cap_end *)h)->reason;
+    uint32_t why = inv.end_reason;
     cl->attempts++;
     cl->last_reason = why;
-    cl->last_sleeps = sleeps;
-    int complete = why == KJIT_CAP_END_RETURNED || (why == KJIT_CAP_END_SLEPT && sleeps);
+    cl->last_sleeps = inv.sleeps;
+    int complete = why == KJIT_CAP_END_RETURNED || (why == KJIT_CAP_END_SLEPT && inv.sleeps);
     if (complete && !cl->written) {
       char path[4096];
       snprintf(path, sizeof path, "%s/%s.kjitcap", dir, capa_short(cl->name));
-      size_t nmine = all_code ? ncodes : capa_codes_for(begin, p, codes, ncodes, mine);
-      if (capf_write(path, cl->name, begin, p, all_code ? codes : mine, nmine, r.flags, cl->name, 1) == 0)
+      size_t nmine = all_code ? ncodes : capa_codes_for(inv.begin, inv.end, codes, ncodes, mine);
+      if (capf_write(path, cl->name, inv.begin, inv.end, all_code ? codes : mine, nmine, r.flags, cl->name, 1) == 0)
         cl->written = 1;
       else
         rc = 1;
     }
-    begin = NULL;
   }
   qsort(calls, ncalls, sizeof *calls, capa_call_cmp);
   size_t nwritten = 0;

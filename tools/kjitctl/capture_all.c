@@ -169,30 +169,28 @@ static int capa_wait(pid_t child, unsigned timeout_s, int *timed_out)
   }
 }
 
-int capture_all_syscalls(const struct capture_args *a)
-{
-  const char *dir = a->out;
-  unsigned pid = a->pid, timeout = a->timeout, buf_kb = a->buf_kb, code_kb = a->code_kb;
-  int timeout_set = a->timeout_set, all_code = a->all_code;
-  char **cmdv = a->cmdv;
-  if (!dir || (cmdv && (!*cmdv || pid))) {
-    fprintf(stderr, "usage: kjitctl capture --all-syscalls -o DIR [--timeout S] [--buf-kb KB] [--code-kb KB]"
-                    " [--all-code] [--pid P | -- CMD ARGS...]\n");
-    return 2;
-  }
-  if (!cmdv && !timeout_set) timeout = 30;
-  if (mkdir(dir, 0755) && errno != EEXIST) { fprintf(stderr, "kjitctl capture: %s: %s\n", dir, strerror(errno)); return 1; }
-  struct kjit_ioc_stats st;
-  if (get_stats(&st) < 0) { perror("kjitctl capture: stats"); return 1; }
-  if (st.pid)
-    fprintf(stderr, "kjitctl capture: the engine redirects only thread group %u (kjitctl config --pid):"
-                    " other tasks, the workload's children among them, run natively and are not recorded\n", st.pid);
-  uint32_t had_attached = st.nattached;
+/* What one run recorded: the module's buffers, and how many entries ran
+ * natively while it ran (a full cache being reclaimed). */
+struct capa_recording {
+  struct kjit_ioc_capture_read r;
+  unsigned char *evb, *cob;
+  uint64_t declined;
+  int has_workload, wstatus, timed_out;   /* wait status of the workload kjitctl ran */
+};
 
+/* Attaches every system call, arms one capture of all attached functions
+ * for pid (or the held workload) and its children, runs until the workload
+ * ends (or the timeout), reads the buffers, and detaches what it attached:
+ * all at once when nothing else was.  0, or 1 after a message. */
+static int capa_record(const struct capture_args *a, unsigned timeout, const struct kjit_ioc_stats *st,
+                       struct capa_recording *out)
+{
+  unsigned pid = a->pid;
+  uint32_t had_attached = st->nattached;
   int go_w = -1;
   pid_t child = 0;
-  if (cmdv) {
-    child = spawn_held(cmdv, &go_w, 1);  /* a timeout kills the whole group */
+  if (a->cmdv) {
+    child = spawn_held(a->cmdv, &go_w, 1);  /* a timeout kills the whole group */
     if (child < 0) return 1;
     pid = child;
   }
@@ -205,28 +203,25 @@ int capture_all_syscalls(const struct capture_args *a)
   c.size = sizeof c;
   c.flags = KJIT_CAPTURE_EACH_ATTACHED | KJIT_CAPTURE_DESCENDANTS;
   c.pid = pid;
-  c.buf_kb = buf_kb;
-  c.code_kb = code_kb;
+  c.buf_kb = a->buf_kb;
+  c.code_kb = a->code_kb;
   int rc = 0;
   if (ioctl(kjit_fd, KJIT_IOC_CAPTURE_START, &c) < 0) {
     fprintf(stderr, "kjitctl capture: start: %s\n", strerror(errno));
     if (child) kill(child, SIGKILL);
     rc = 1;
   }
-  struct kjit_ioc_capture_read r;
-  int wstatus = 0, timed_out = 0;
+  out->has_workload = child != 0;
   if (!rc && child) {
     release_held(go_w);
-    wstatus = capa_wait(child, timeout, &timed_out);
+    out->wstatus = capa_wait(child, timeout, &out->timed_out);
   } else if (!rc) {
     capture_wait_done(timeout);
   }
   ioctl(kjit_fd, KJIT_IOC_CAPTURE_STOP, 0);
   struct kjit_ioc_stats st_end;
-  uint64_t declined = get_stats(&st_end) == 0 ? st_end.entry_declined - st.entry_declined : 0;
-  unsigned char *evb = NULL, *cob = NULL;
-  if (!rc && capture_read(&r, &evb, &cob)) rc = 1;
-  /* Detach what this command attached: all at once when nothing else was. */
+  out->declined = get_stats(&st_end) == 0 ? st_end.entry_declined - st->entry_declined : 0;
+  if (!rc && capture_read(&out->r, &out->evb, &out->cob)) rc = 1;
   struct kjit_ioc_target t;
   memset(&t, 0, sizeof t);
   t.size = sizeof t;
@@ -240,19 +235,22 @@ int capture_all_syscalls(const struct capture_args *a)
     }
   }
   free(att);
-  if (rc) { free(evb); free(cob); return rc; }
-  if (child)
-    printf("workload: %s %d%s\n", WIFEXITED(wstatus) ? "exit status" : "killed by signal",
-           WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : WTERMSIG(wstatus), timed_out ? " (timeout)" : "");
+  return rc;
+}
 
-  size_t ncodes;
-  struct capf_code *codes = capf_codes(cob, r.code_bytes, &ncodes);
+/* Every invocation of the recording counted under its function's name in
+ * *calls (sorted by name), the first complete one of each written to DIR.
+ * 0, or 1 when a file could not be written. */
+static int capa_write_files(const struct capture_args *a, const struct capa_recording *rec,
+                            struct capf_code *codes, size_t ncodes, struct capa_call **callsp, size_t *ncallsp)
+{
   struct capf_code *mine = malloc((ncodes + 1) * sizeof *mine);
   struct capa_call *calls = NULL;
   size_t ncalls = 0;
+  int rc = 0;
   struct capf_invocation inv;
-  const unsigned char *pos = evb;
-  while (capf_next_invocation(&pos, evb + r.event_bytes, &inv)) {
+  const unsigned char *pos = rec->evb;
+  while (capf_next_invocation(&pos, rec->evb + rec->r.event_bytes, &inv)) {
     const struct kjit_cap_begin *bg = (const void *)inv.begin;
     const char *name = capa_entry_name(bg->entry_pc);
     char unknown[32];
@@ -271,31 +269,44 @@ int capture_all_syscalls(const struct capture_args *a)
     int complete = why == KJIT_CAP_END_RETURNED || (why == KJIT_CAP_END_SLEPT && inv.sleeps);
     if (complete && !cl->written) {
       char path[4096];
-      snprintf(path, sizeof path, "%s/%s.kjitcap", dir, capa_short(cl->name));
-      size_t nmine = all_code ? ncodes : capa_codes_for(inv.begin, inv.end, codes, ncodes, mine);
-      if (capf_write(path, cl->name, inv.begin, inv.end, all_code ? codes : mine, nmine, r.flags, cl->name, 1) == 0)
+      snprintf(path, sizeof path, "%s/%s.kjitcap", a->out, capa_short(cl->name));
+      size_t nmine = a->all_code ? ncodes : capa_codes_for(inv.begin, inv.end, codes, ncodes, mine);
+      if (capf_write(path, cl->name, inv.begin, inv.end, a->all_code ? codes : mine, nmine, rec->r.flags,
+                     cl->name, 1) == 0)
         cl->written = 1;
       else
         rc = 1;
     }
   }
   qsort(calls, ncalls, sizeof *calls, capa_call_cmp);
+  free(mine);
+  *callsp = calls;
+  *ncallsp = ncalls;
+  return rc;
+}
+
+/* The lines after the files: what the buffers and the cache lost, and the
+ * summary (the last line).  How many system calls have a file. */
+static size_t capa_summary(const struct capture_args *a, const struct capa_recording *rec, size_t ncodes,
+                           const struct capa_call *calls, size_t ncalls)
+{
+  const struct kjit_ioc_capture_read *r = &rec->r;
   size_t nwritten = 0;
   for (size_t i = 0; i < ncalls; i++) nwritten += calls[i].written;
-  if (r.flags & KJIT_CAP_F_OVERFLOW)
+  if (r->flags & KJIT_CAP_F_OVERFLOW)
     printf("capture all-syscalls: the event buffer (%u KiB) overflowed: system calls entered after it filled"
-           " were not recorded (--buf-kb)\n", buf_kb);
-  if (r.flags & KJIT_CAP_F_CODE_OVERFLOW)
+           " were not recorded (--buf-kb)\n", a->buf_kb);
+  if (r->flags & KJIT_CAP_F_CODE_OVERFLOW)
     printf("capture all-syscalls: the code buffer (%u KiB) overflowed: blocks built after it filled lack"
-           " their bytes, their replays fail (--code-kb)\n", code_kb);
+           " their bytes, their replays fail (--code-kb)\n", a->code_kb);
   /* An entry declined while a full cache is reclaimed runs natively: what
    * it called is not recorded, and no END says so. */
-  if (declined)
+  if (rec->declined)
     printf("capture all-syscalls: %llu entries (of any task) ran natively while a full code cache was"
            " reclaimed: system calls made then were not recorded (a larger cache: insmod kjit.ko cache_kb=)\n",
-           (unsigned long long)declined);
+           (unsigned long long)rec->declined);
   printf("capture all-syscalls: events %llu bytes, code %llu bytes (%zu blocks)\n",
-         (unsigned long long)r.event_bytes, (unsigned long long)r.code_bytes, ncodes);
+         (unsigned long long)r->event_bytes, (unsigned long long)r->code_bytes, ncodes);
   printf("capture all-syscalls: %zu system calls recorded, %zu without a complete invocation%s",
          nwritten, ncalls - nwritten, ncalls > nwritten ? ":" : "");
   int first = 1;
@@ -306,8 +317,41 @@ int capture_all_syscalls(const struct capture_args *a)
     first = 0;
   }
   printf("\n");
+  return nwritten;
+}
+
+int capture_all_syscalls(const struct capture_args *a)
+{
+  const char *dir = a->out;
+  unsigned timeout = a->timeout;
+  if (!dir || (a->cmdv && (!*a->cmdv || a->pid))) {
+    fprintf(stderr, "usage: kjitctl capture --all-syscalls -o DIR [--timeout S] [--buf-kb KB] [--code-kb KB]"
+                    " [--all-code] [--pid P | -- CMD ARGS...]\n");
+    return 2;
+  }
+  if (!a->cmdv && !a->timeout_set) timeout = 30;
+  if (mkdir(dir, 0755) && errno != EEXIST) { fprintf(stderr, "kjitctl capture: %s: %s\n", dir, strerror(errno)); return 1; }
+  struct kjit_ioc_stats st;
+  if (get_stats(&st) < 0) { perror("kjitctl capture: stats"); return 1; }
+  if (st.pid)
+    fprintf(stderr, "kjitctl capture: the engine redirects only thread group %u (kjitctl config --pid):"
+                    " other tasks, the workload's children among them, run natively and are not recorded\n", st.pid);
+
+  struct capa_recording rec = {0};
+  int rc = capa_record(a, timeout, &st, &rec);
+  if (rc) { free(rec.evb); free(rec.cob); return rc; }
+  if (rec.has_workload)
+    printf("workload: %s %d%s\n", WIFEXITED(rec.wstatus) ? "exit status" : "killed by signal",
+           WIFEXITED(rec.wstatus) ? WEXITSTATUS(rec.wstatus) : WTERMSIG(rec.wstatus),
+           rec.timed_out ? " (timeout)" : "");
+
+  size_t ncodes, ncalls;
+  struct capf_code *codes = capf_codes(rec.cob, rec.r.code_bytes, &ncodes);
+  struct capa_call *calls;
+  rc = capa_write_files(a, &rec, codes, ncodes, &calls, &ncalls);
+  size_t nwritten = capa_summary(a, &rec, ncodes, calls, ncalls);
   for (size_t i = 0; i < ncalls; i++) free((void *)calls[i].name);
-  free(calls); free(mine); free(codes); free(evb); free(cob);
+  free(calls); free(codes); free(rec.evb); free(rec.cob);
   if (!nwritten) { fprintf(stderr, "kjitctl capture: no complete invocation was recorded\n"); return 1; }
   return rc;
 }

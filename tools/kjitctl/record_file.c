@@ -73,17 +73,12 @@ static void want_sym(unsigned char *want, unsigned long long a)
   if (i >= 0 && a - syms[i].addr < 0x100000) want[i] = 1;
 }
 
-int record_write(const char *path, const struct record_info *in, const struct kjit_ioc_results *r,
-                 const struct kjit_ioc_rec *recs, const struct kjit_ioc_stats *st)
+/* META: where and how the recording was made. */
+static void meta_section(struct data_out *o, const struct record_info *in)
 {
-  struct data_out o = {{0}, 0};
   struct buf b = {0};
   struct utsname u;
   char bid[129];
-  uint64_t n = r->nrec;
-  static const unsigned char zeros[8];
-
-  load_syms();
   uname(&u);
   kernel_build_id(bid, sizeof bid);
   kv(&b, "kjit_version", "%s", KJIT_VERSION);
@@ -108,9 +103,14 @@ int record_write(const char *path, const struct record_info *in, const struct kj
   kv(&b, "start_ns", "%llu", (unsigned long long)in->t0);
   kv(&b, "duration_ns", "%llu", (unsigned long long)(in->t1 - in->t0));
   kv(&b, "nodename", "%s", u.nodename);
-  data_section(&o, KJIT_DATA_META, &b);
-  b.n = 0;
+  data_section(o, KJIT_DATA_META, &b);
+  free(b.p);
+}
 
+/* STATS: how the entries ended, and the tool's scalars. */
+static void stats_section(struct data_out *o, const struct kjit_ioc_results *r, const struct kjit_ioc_stats *st)
+{
+  struct buf b = {0};
   kv(&b, "entered", "%llu", (unsigned long long)st->entered);
   kv(&b, "completed", "%llu", (unsigned long long)st->completed);
   kv(&b, "task_exits", "%llu", (unsigned long long)st->task_exits);
@@ -130,11 +130,17 @@ int record_write(const char *path, const struct record_info *in, const struct kj
     snprintf(k, sizeof k, "scalar%d", i);
     kv(&b, k, "%llu", (unsigned long long)r->scalars[i]);
   }
-  data_section(&o, KJIT_DATA_STATS, &b);
-  b.n = 0;
+  data_section(o, KJIT_DATA_STATS, &b);
+  free(b.p);
+}
 
-  unsigned char *want = calloc(nsyms + 1, 1);
-  if (!want) return -1;
+/* The tool's records: BLOCKS (and BRANCHES), EVENTS or CALLS; the symbols
+ * holding their addresses are marked in `want`. */
+static void record_sections(struct data_out *o, const struct kjit_ioc_results *r, const struct kjit_ioc_rec *recs,
+                            unsigned char *want)
+{
+  struct buf b = {0};
+  uint64_t n = r->nrec;
   if (r->tool == KJIT_TOOL_BBCOUNT || r->tool == KJIT_TOOL_BRANCHES) {
     for (uint64_t i = 0; i < n; i++) {
       if ((recs[i].pid_type & 0xff) == KJIT_REC_BRANCH) continue;
@@ -144,7 +150,7 @@ int record_write(const char *path, const struct record_info *in, const struct kj
       buf_put(&b, &d, sizeof d);
       want_sym(want, d.addr);
     }
-    data_section(&o, KJIT_DATA_BLOCKS, &b);
+    data_section(o, KJIT_DATA_BLOCKS, &b);
     b.n = 0;
     for (uint64_t i = 0; r->tool == KJIT_TOOL_BRANCHES && i < n; i++) {
       if ((recs[i].pid_type & 0xff) != KJIT_REC_BRANCH) continue;
@@ -153,7 +159,7 @@ int record_write(const char *path, const struct record_info *in, const struct kj
       buf_put(&b, &d, sizeof d);
       want_sym(want, d.addr);
     }
-    if (r->tool == KJIT_TOOL_BRANCHES) data_section(&o, KJIT_DATA_BRANCHES, &b);
+    if (r->tool == KJIT_TOOL_BRANCHES) data_section(o, KJIT_DATA_BRANCHES, &b);
   } else if (r->tool == KJIT_TOOL_CALLSTACK) {
     for (uint64_t i = 0; i < n; i++) {
       unsigned type = recs[i].pid_type & 0xff;
@@ -164,17 +170,24 @@ int record_write(const char *path, const struct record_info *in, const struct kj
       buf_put(&b, &e, sizeof e);
       want_sym(want, e.pc);
     }
-    data_section(&o, KJIT_DATA_EVENTS, &b);
+    data_section(o, KJIT_DATA_EVENTS, &b);
   } else if (r->tool == KJIT_TOOL_ENTRY_COUNT || r->tool == KJIT_TOOL_CALLTRACE) {
     for (uint64_t i = 0; i < n; i++) {
       struct kjit_data_call c = {recs[i].pc, r->tool == KJIT_TOOL_CALLTRACE ? 1 : recs[i].count};
       buf_put(&b, &c, sizeof c);
       want_sym(want, c.addr);
     }
-    data_section(&o, KJIT_DATA_CALLS, &b);
+    data_section(o, KJIT_DATA_CALLS, &b);
   }
-  b.n = 0;
+  free(b.p);
+}
 
+/* SYMBOLS: the marked symbols and those of the targets, each with the
+ * distance to the next symbol as its size. */
+static void symbols_section(struct data_out *o, const struct record_info *in, unsigned char *want)
+{
+  static const unsigned char zeros[8];
+  struct buf b = {0};
   for (size_t i = 0; i < in->targets->n; i++) want_sym(want, ksym_addr(in->targets->v[i]));
   for (size_t i = 0; i < nsyms; i++) {
     if (!want[i]) continue;
@@ -186,11 +199,23 @@ int record_write(const char *path, const struct record_info *in, const struct kj
     buf_put(&b, syms[i].name, s.name_len);
     if (s.name_len % 8) buf_put(&b, zeros, 8 - s.name_len % 8);
   }
-  free(want);
-  data_section(&o, KJIT_DATA_SYMBOLS, &b);
-  b.n = 0;
-  data_section(&o, KJIT_DATA_TARGETS, in->verdicts);
+  data_section(o, KJIT_DATA_SYMBOLS, &b);
   free(b.p);
+}
+
+int record_write(const char *path, const struct record_info *in, const struct kjit_ioc_results *r,
+                 const struct kjit_ioc_rec *recs, const struct kjit_ioc_stats *st)
+{
+  struct data_out o = {{0}, 0};
+  load_syms();
+  meta_section(&o, in);
+  stats_section(&o, r, st);
+  unsigned char *want = calloc(nsyms + 1, 1);
+  if (!want) return -1;
+  record_sections(&o, r, recs, want);
+  symbols_section(&o, in, want);
+  free(want);
+  data_section(&o, KJIT_DATA_TARGETS, in->verdicts);
 
   struct buf head = {0};
   buf_put(&head, KJIT_DATA_MAGIC, 8);

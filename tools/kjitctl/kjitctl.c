@@ -9,7 +9,8 @@
 
 const char *kjitctl_path = "kjitctl";
 
-int usage_to(FILE *to)
+/* Every command's usage; 0 on stdout, 2 on stderr. */
+static int usage_to(FILE *to)
 {
   for (size_t i = 0; i < kjitctl_ncommands; i++)
     fprintf(to, "%s%s", i ? "       " : "usage: ", kjitctl_commands[i].usage);

@@ -38,8 +38,7 @@ extern const size_t kjitctl_ncommands;
 const struct kjitctl_command *find_command(const char *name);
 
 extern const char *kjitctl_path;   /* argv[0] of kjitctl */
-int usage_to(FILE *to);            /* every command's usage; 0 on stdout, 2 on stderr */
-int usage(void);                   /* usage_to(stderr) */
+int usage(void);                   /* every command's usage on stderr; 2 */
 
 command_fn cmd_attach, cmd_blocks, cmd_calls, cmd_capture, cmd_config, cmd_departures, cmd_detach,
     cmd_flush, cmd_kcov, cmd_list, cmd_record, cmd_report, cmd_reset, cmd_show, cmd_stats;
@@ -126,7 +125,7 @@ int capture_read(struct kjit_ioc_capture_read *r, unsigned char **evb, unsigned 
 struct capture_args {
   const char *sys, *func, *out;
   unsigned pid, count, timeout, buf_kb, code_kb;
-  int timeout_set, buf_kb_set, code_kb_set, first_complete, all_code;
+  int timeout_set, first_complete, all_code;
   char **cmdv;   /* after --, or NULL */
 };
 int capture_all_syscalls(const struct capture_args *a);

@@ -8,7 +8,7 @@
 #include <linux/hashtable.h>
 #include <linux/sched.h>
 #include "attachments.h"
-#include "uapi/kjit_ioctl.h"
+#include "uapi/kjit/ioctl.h"
 
 static struct kjit_attachment **att;
 static int natt, cap;

@@ -70,11 +70,10 @@ zbad="$(nm -u "$zout/zydis_kernel.o" | awk '{print $2}' | grep -v -E '^(__x86_re
 
 # 2. Kbuild in a copy (Kbuild writes next to the sources).
 mod="$B/module"
-mkdir -p "$mod/uapi"
+mkdir -p "$mod"
 # Sources removed from this directory must not linger in the copy.
 rm -f "$mod"/*.c "$mod"/*.h
 cp "$here"/Kbuild "$here"/Makefile "$here"/*.c "$here"/*.h "$here"/*.S "$mod"/
-cp "$here"/uapi/*.h "$mod/uapi/"
 mkdir -p "$mod/examples"
 cp "$root"/plugins/*.c "$root"/plugins/*.h "$mod/examples/"
 cp "$ENGINE" "$mod/kjit_engine.o_shipped"

@@ -5,7 +5,7 @@
 #define KJIT_BUILTIN_TOOLS_H
 
 #include <linux/types.h>
-#include "uapi/kjit_ioctl.h"
+#include "uapi/kjit/ioctl.h"
 
 struct kjit_plugin;
 

@@ -38,7 +38,7 @@
  * Which instructions are string instructions, non-deterministic, or carry
  * a memory operand that is only an address (nop, prefetch) is the engine
  * decoder's answer (kjit_insn_string_op, kjit_insn_nondeterministic_reg,
- * kjit_insn_is_memory_hint).  Record layouts: uapi/kjit_capture.h.
+ * kjit_insn_is_memory_hint).  Record layouts: include/uapi/kjit/capture_format.h.
  *
  * The recording itself (buffers, the owner task, the routines) is
  * capture_log.c; this file instruments blocks, and arms and stops captures

@@ -4,7 +4,7 @@
 #ifndef KJIT_CAPTURE_H
 #define KJIT_CAPTURE_H
 
-#include "uapi/kjit_ioctl.h"
+#include "uapi/kjit/ioctl.h"
 
 int kjit_capture_start(struct kjit_ioc_capture *c);
 void kjit_capture_stop(void);

@@ -2,7 +2,7 @@
 /* The capture's recorder: its event and code buffers, the state of the
  * capture, and the routines that translated code calls (capture.c inserts
  * the calls and says what each records).  Record layouts:
- * uapi/kjit_capture.h.
+ * include/uapi/kjit/capture_format.h.
  *
  * One invocation is recorded at a time, by the task that owns it: the
  * routines return at once for every other task.  An owner that leaves the

@@ -4,7 +4,7 @@
 #define KJIT_CAPTURE_LOG_H
 
 #include <linux/types.h>
-#include "uapi/kjit_ioctl.h"
+#include "uapi/kjit/ioctl.h"
 
 /* Routines called from translated code (see capture.c). */
 void kjit_cap_entry_pick(u64 pc);

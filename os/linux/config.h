@@ -6,7 +6,7 @@
 #define KJIT_CONFIG_H
 
 #include <linux/types.h>
-#include "uapi/kjit_ioctl.h"
+#include "uapi/kjit/ioctl.h"
 
 int kjit_config_init(void);
 void kjit_config_exit(void);

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* /dev/kjit: the control device (ioctl ABI in uapi/kjit_ioctl.h).
+/* /dev/kjit: the control device (ioctl ABI in include/uapi/kjit/ioctl.h).
  * Mode 0600 and CAP_SYS_ADMIN on open and on every ioctl.  The top layer:
  * each ioctl is one function that copies its arguments in, checks them,
  * calls the layer that does the work and copies the answer out. */
@@ -22,7 +22,7 @@
 #include "symbols.h"
 #include "textwatch.h"
 #include "kjit/engine.h"
-#include "uapi/kjit_ioctl.h"
+#include "uapi/kjit/ioctl.h"
 
 /* file->private_data: KJIT_SESSION when the file is a session
  * (KJIT_IOC_SESSION), else NULL. */

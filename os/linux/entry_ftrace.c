@@ -70,7 +70,7 @@
 #include "shim.h"
 #include "symbols.h"
 #include "kjit/engine.h"
-#include "uapi/kjit_ioctl.h"
+#include "uapi/kjit/ioctl.h"
 
 /* The attachments (attachments.c).  Either path's requests are one ftrace
  * update each: attaching every system call is one, not hundreds.  kjit_ops

@@ -25,7 +25,7 @@
 #include "shim.h"
 #include "symbols.h"
 #include "textwatch.h"
-#include "uapi/kjit_ioctl.h"
+#include "uapi/kjit/ioctl.h"
 
 static struct kjit_os_memory kjit_mem;
 

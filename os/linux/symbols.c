@@ -22,7 +22,7 @@
 #include <linux/uaccess.h>
 #include <asm/unistd.h>
 #include "symbols.h"
-#include "uapi/kjit_ioctl.h"
+#include "uapi/kjit/ioctl.h"
 
 static unsigned long (*kjit_kln)(const char *name);
 static int (*kjit_kallsyms_each)(int (*fn)(void *, const char *, struct module *, unsigned long),

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "uapi/kjit_capture.h"  // the format's one definition (os/linux/uapi)
+#include "uapi/kjit/capture_format.h"  // the format's one definition
 
 namespace kjit::sim {
 
@@ -93,7 +93,7 @@ std::string save_capture_file(const std::string &path, const Capture &cap);
 
 // IEEE 802.3 CRC-32 (the zlib/PNG one); crc32_update continues a CRC
 // (crc32_update(crc32(a), b) == crc32(a ++ b)).  kjit_crc32_update and
-// kjit_capf_section_crc (uapi/kjit_capture.h, shared with kjitctl) do it.
+// kjit_capf_section_crc (include/uapi/kjit/capture_format.h, shared with kjitctl) do it.
 uint32_t crc32(const uint8_t *data, size_t size);
 uint32_t crc32_update(uint32_t crc, const uint8_t *data, size_t size);
 // A section's stored CRC: over type (u32 LE), length (u64 LE) and payload.

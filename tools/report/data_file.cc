@@ -5,7 +5,7 @@
 #include <cstdio>
 #include <cstring>
 
-#include "uapi/kjit_capture.h"
+#include "uapi/kjit/capture_format.h"
 
 namespace kjit::report {
 namespace {

@@ -1,4 +1,4 @@
-// Reading kjit.data (tools/kjitctl/kjit_data.h, docs/data-format.md).
+// Reading kjit.data (include/uapi/kjit/data_format.h, docs/data-format.md).
 // Every field is checked: a corrupt or truncated file gives an error
 // message, never a crash or a half-read recording.
 #pragma once
@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "kjit_data.h"
+#include "uapi/kjit/data_format.h"
 
 namespace kjit::report {
 

@@ -13,7 +13,7 @@
 #include "debug_info.h"
 #include "formats.h"
 #include "kcov_input.h"
-#include "uapi/kjit_ioctl.h"
+#include "uapi/kjit/ioctl.h"
 
 using namespace kjit::report;
 

@@ -24,8 +24,18 @@
  *   invocation: NAME: K attempts, REASON; ...
  * A system call the workload entered only while another task's invocation
  * was being recorded is not seen at all; one entered while a full code cache
- * was being reclaimed runs natively, and those entries are counted.  Included by kjitctl_capture.h. */
+ * was being reclaimed runs natively, and those entries are counted. */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include "kjitctl.h"
 
 #define CAPA_FENTRY_CALL_SIZE 5   /* the entry block starts after the call to __fentry__ */
 
@@ -159,41 +169,28 @@ static int capa_wait(pid_t child, unsigned timeout_s, int *timed_out)
   }
 }
 
-static int cmd_capture_all(int argc, char **argv)
-{
-  const char *dir = NULL;
-  unsigned pid = 0, timeout = 0, buf_kb = 65536, code_kb = 16384;
-  int timeout_set = 0, all_code = 0;
-  char **cmdv = NULL;
-  for (int i = 0; i < argc; i++) {
-    if (!strcmp(argv[i], "--all-syscalls")) continue;
-    else if (!strcmp(argv[i], "-o") && i + 1 < argc) dir = argv[++i];
-    else if (!strcmp(argv[i], "--pid") && i + 1 < argc) pid = strtoul(argv[++i], NULL, 0);
-    else if (!strcmp(argv[i], "--timeout") && i + 1 < argc) { timeout = strtoul(argv[++i], NULL, 0); timeout_set = 1; }
-    else if (!strcmp(argv[i], "--buf-kb") && i + 1 < argc) buf_kb = strtoul(argv[++i], NULL, 0);
-    else if (!strcmp(argv[i], "--code-kb") && i + 1 < argc) code_kb = strtoul(argv[++i], NULL, 0);
-    else if (!strcmp(argv[i], "--all-code")) all_code = 1;
-    else if (!strcmp(argv[i], "--")) { cmdv = argv + i + 1; break; }
-    else { fprintf(stderr, "kjitctl capture: unexpected %s\n", argv[i]); return 2; }
-  }
-  if (!dir || (cmdv && (!*cmdv || pid))) {
-    fprintf(stderr, "usage: kjitctl capture --all-syscalls -o DIR [--timeout S] [--buf-kb KB] [--code-kb KB]"
-                    " [--all-code] [--pid P | -- CMD ARGS...]\n");
-    return 2;
-  }
-  if (!cmdv && !timeout_set) timeout = 30;
-  if (mkdir(dir, 0755) && errno != EEXIST) { fprintf(stderr, "kjitctl capture: %s: %s\n", dir, strerror(errno)); return 1; }
-  struct kjit_ioc_stats st;
-  if (get_stats(&st) < 0) { perror("kjitctl capture: stats"); return 1; }
-  if (st.pid)
-    fprintf(stderr, "kjitctl capture: the engine redirects only thread group %u (kjitctl config --pid):"
-                    " other tasks, the workload's children among them, run natively and are not recorded\n", st.pid);
-  uint32_t had_attached = st.nattached;
+/* What one run recorded: the module's buffers, and how many entries ran
+ * natively while it ran (a full cache being reclaimed). */
+struct capa_recording {
+  struct kjit_ioc_capture_read r;
+  unsigned char *evb, *cob;
+  uint64_t declined;
+  int has_workload, wstatus, timed_out;   /* wait status of the workload kjitctl ran */
+};
 
+/* Attaches every system call, arms one capture of all attached functions
+ * for pid (or the held workload) and its children, runs until the workload
+ * ends (or the timeout), reads the buffers, and detaches what it attached:
+ * all at once when nothing else was.  0, or 1 after a message. */
+static int capa_record(const struct capture_args *a, unsigned timeout, const struct kjit_ioc_stats *st,
+                       struct capa_recording *out)
+{
+  unsigned pid = a->pid;
+  uint32_t had_attached = st->nattached;
   int go_w = -1;
   pid_t child = 0;
-  if (cmdv) {
-    child = capf_spawn_held(cmdv, &go_w, 1);  /* a timeout kills the whole group */
+  if (a->cmdv) {
+    child = spawn_held(a->cmdv, &go_w, 1);  /* a timeout kills the whole group */
     if (child < 0) return 1;
     pid = child;
   }
@@ -206,81 +203,55 @@ static int cmd_capture_all(int argc, char **argv)
   c.size = sizeof c;
   c.flags = KJIT_CAPTURE_EACH_ATTACHED | KJIT_CAPTURE_DESCENDANTS;
   c.pid = pid;
-  c.buf_kb = buf_kb;
-  c.code_kb = code_kb;
+  c.buf_kb = a->buf_kb;
+  c.code_kb = a->code_kb;
   int rc = 0;
-  if (ioctl(fd, KJIT_IOC_CAPTURE_START, &c) < 0) {
+  if (ioctl(kjit_fd, KJIT_IOC_CAPTURE_START, &c) < 0) {
     fprintf(stderr, "kjitctl capture: start: %s\n", strerror(errno));
     if (child) kill(child, SIGKILL);
     rc = 1;
   }
-  struct kjit_ioc_capture_read r;
-  int wstatus = 0, timed_out = 0;
+  out->has_workload = child != 0;
   if (!rc && child) {
-    capf_release(go_w);
-    wstatus = capa_wait(child, timeout, &timed_out);
+    release_held(go_w);
+    out->wstatus = capa_wait(child, timeout, &out->timed_out);
   } else if (!rc) {
-    struct timespec t0, t1;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
-    for (;;) {
-      memset(&r, 0, sizeof r);
-      r.size = sizeof r;
-      if (ioctl(fd, KJIT_IOC_CAPTURE_READ, &r) < 0 || r.state == KJIT_CAP_STATE_DONE) break;
-      clock_gettime(CLOCK_MONOTONIC, &t1);
-      if (t1.tv_sec - t0.tv_sec >= (long)timeout) break;
-      usleep(20000);
-    }
+    capture_wait_done(timeout);
   }
-  ioctl(fd, KJIT_IOC_CAPTURE_STOP, 0);
+  ioctl(kjit_fd, KJIT_IOC_CAPTURE_STOP, 0);
   struct kjit_ioc_stats st_end;
-  uint64_t declined = get_stats(&st_end) == 0 ? st_end.entry_declined - st.entry_declined : 0;
-  unsigned char *evb = NULL, *cob = NULL;
-  memset(&r, 0, sizeof r);
-  r.size = sizeof r;
-  if (!rc && ioctl(fd, KJIT_IOC_CAPTURE_READ, &r) == 0) {
-    evb = malloc(r.event_bytes + 8);
-    cob = malloc(r.code_bytes + 8);
-    r.buf_ptr = (uintptr_t)evb; r.buf_len = r.event_bytes;
-    r.code_ptr = (uintptr_t)cob; r.code_len = r.code_bytes;
-    if (ioctl(fd, KJIT_IOC_CAPTURE_READ, &r) < 0) { perror("kjitctl capture: read"); rc = 1; }
-  } else if (!rc) {
-    perror("kjitctl capture: read");
-    rc = 1;
-  }
-  /* Detach what this command attached: all at once when nothing else was. */
+  out->declined = get_stats(&st_end) == 0 ? st_end.entry_declined - st->entry_declined : 0;
+  if (!rc && capture_read(&out->r, &out->evb, &out->cob)) rc = 1;
   struct kjit_ioc_target t;
   memset(&t, 0, sizeof t);
   t.size = sizeof t;
   if (!had_attached) {
     strcpy(t.name, "*");
-    ioctl(fd, KJIT_IOC_DETACH, &t);
+    ioctl(kjit_fd, KJIT_IOC_DETACH, &t);
   } else {
     for (size_t i = 0; i < natt; i++) {
       snprintf(t.name, sizeof t.name, "%s", att + i * KJIT_NAME_MAX);
-      ioctl(fd, KJIT_IOC_DETACH, &t);
+      ioctl(kjit_fd, KJIT_IOC_DETACH, &t);
     }
   }
   free(att);
-  if (rc) { free(evb); free(cob); return rc; }
-  if (child)
-    printf("workload: %s %d%s\n", WIFEXITED(wstatus) ? "exit status" : "killed by signal",
-           WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : WTERMSIG(wstatus), timed_out ? " (timeout)" : "");
+  return rc;
+}
 
-  size_t ncodes;
-  struct capf_code *codes = capf_codes(cob, r.code_bytes, &ncodes);
+/* Every invocation of the recording counted under its function's name in
+ * *calls (sorted by name), the first complete one of each written to DIR.
+ * 0, or 1 when a file could not be written. */
+static int capa_write_files(const struct capture_args *a, const struct capa_recording *rec,
+                            struct capf_code *codes, size_t ncodes, struct capa_call **callsp, size_t *ncallsp)
+{
   struct capf_code *mine = malloc((ncodes + 1) * sizeof *mine);
   struct capa_call *calls = NULL;
   size_t ncalls = 0;
-  unsigned char *begin = NULL;
-  unsigned sleeps = 0;
-  for (unsigned char *p = evb; p < evb + r.event_bytes;) {
-    struct kjit_cap_rec *h = (void *)p;
-    if (h->len < sizeof *h || p + h->len > evb + r.event_bytes) break;
-    if (h->type == KJIT_CAP_BEGIN) { begin = p; sleeps = 0; }
-    if (h->type == KJIT_CAP_RESUME) sleeps++;
-    p += h->len;
-    if (h->type != KJIT_CAP_END || !begin) continue;
-    const struct kjit_cap_begin *bg = (const void *)begin;
+  int rc = 0;
+  struct capf_invocation inv;
+  const unsigned char *pos = rec->evb;
+  while (capf_next_invocation(&pos, rec->evb + rec->r.event_bytes, &inv)) {
+    const struct kjit_cap_begin *bg = (const void *)inv.begin;
     const char *name = capa_entry_name(bg->entry_pc);
     char unknown[32];
     if (!name) { snprintf(unknown, sizeof unknown, "0x%llx", (unsigned long long)bg->entry_pc); name = unknown; }
@@ -291,39 +262,51 @@ static int cmd_capture_all(int argc, char **argv)
       calls[ncalls++] = (struct capa_call){.name = strdup(name)};
     }
     struct capa_call *cl = &calls[k];
-    uint32_t why = ((const struct kjit_cap_end *)h)->reason;
+    uint32_t why = inv.end_reason;
     cl->attempts++;
     cl->last_reason = why;
-    cl->last_sleeps = sleeps;
-    int complete = why == KJIT_CAP_END_RETURNED || (why == KJIT_CAP_END_SLEPT && sleeps);
+    cl->last_sleeps = inv.sleeps;
+    int complete = why == KJIT_CAP_END_RETURNED || (why == KJIT_CAP_END_SLEPT && inv.sleeps);
     if (complete && !cl->written) {
       char path[4096];
-      snprintf(path, sizeof path, "%s/%s.kjitcap", dir, capa_short(cl->name));
-      size_t nmine = all_code ? ncodes : capa_codes_for(begin, p, codes, ncodes, mine);
-      if (capf_write(path, cl->name, begin, p, all_code ? codes : mine, nmine, r.flags, cl->name, 1) == 0)
+      snprintf(path, sizeof path, "%s/%s.kjitcap", a->out, capa_short(cl->name));
+      size_t nmine = a->all_code ? ncodes : capa_codes_for(inv.begin, inv.end, codes, ncodes, mine);
+      if (capf_write(path, cl->name, inv.begin, inv.end, a->all_code ? codes : mine, nmine, rec->r.flags,
+                     cl->name, 1) == 0)
         cl->written = 1;
       else
         rc = 1;
     }
-    begin = NULL;
   }
   qsort(calls, ncalls, sizeof *calls, capa_call_cmp);
+  free(mine);
+  *callsp = calls;
+  *ncallsp = ncalls;
+  return rc;
+}
+
+/* The lines after the files: what the buffers and the cache lost, and the
+ * summary (the last line).  How many system calls have a file. */
+static size_t capa_summary(const struct capture_args *a, const struct capa_recording *rec, size_t ncodes,
+                           const struct capa_call *calls, size_t ncalls)
+{
+  const struct kjit_ioc_capture_read *r = &rec->r;
   size_t nwritten = 0;
   for (size_t i = 0; i < ncalls; i++) nwritten += calls[i].written;
-  if (r.flags & KJIT_CAP_F_OVERFLOW)
+  if (r->flags & KJIT_CAP_F_OVERFLOW)
     printf("capture all-syscalls: the event buffer (%u KiB) overflowed: system calls entered after it filled"
-           " were not recorded (--buf-kb)\n", buf_kb);
-  if (r.flags & KJIT_CAP_F_CODE_OVERFLOW)
+           " were not recorded (--buf-kb)\n", a->buf_kb);
+  if (r->flags & KJIT_CAP_F_CODE_OVERFLOW)
     printf("capture all-syscalls: the code buffer (%u KiB) overflowed: blocks built after it filled lack"
-           " their bytes, their replays fail (--code-kb)\n", code_kb);
+           " their bytes, their replays fail (--code-kb)\n", a->code_kb);
   /* An entry declined while a full cache is reclaimed runs natively: what
    * it called is not recorded, and no END says so. */
-  if (declined)
+  if (rec->declined)
     printf("capture all-syscalls: %llu entries (of any task) ran natively while a full code cache was"
            " reclaimed: system calls made then were not recorded (a larger cache: insmod kjit.ko cache_kb=)\n",
-           (unsigned long long)declined);
+           (unsigned long long)rec->declined);
   printf("capture all-syscalls: events %llu bytes, code %llu bytes (%zu blocks)\n",
-         (unsigned long long)r.event_bytes, (unsigned long long)r.code_bytes, ncodes);
+         (unsigned long long)r->event_bytes, (unsigned long long)r->code_bytes, ncodes);
   printf("capture all-syscalls: %zu system calls recorded, %zu without a complete invocation%s",
          nwritten, ncalls - nwritten, ncalls > nwritten ? ":" : "");
   int first = 1;
@@ -334,8 +317,41 @@ static int cmd_capture_all(int argc, char **argv)
     first = 0;
   }
   printf("\n");
+  return nwritten;
+}
+
+int capture_all_syscalls(const struct capture_args *a)
+{
+  const char *dir = a->out;
+  unsigned timeout = a->timeout;
+  if (!dir || (a->cmdv && (!*a->cmdv || a->pid))) {
+    fprintf(stderr, "usage: kjitctl capture --all-syscalls -o DIR [--timeout S] [--buf-kb KB] [--code-kb KB]"
+                    " [--all-code] [--pid P | -- CMD ARGS...]\n");
+    return 2;
+  }
+  if (!a->cmdv && !a->timeout_set) timeout = 30;
+  if (mkdir(dir, 0755) && errno != EEXIST) { fprintf(stderr, "kjitctl capture: %s: %s\n", dir, strerror(errno)); return 1; }
+  struct kjit_ioc_stats st;
+  if (get_stats(&st) < 0) { perror("kjitctl capture: stats"); return 1; }
+  if (st.pid)
+    fprintf(stderr, "kjitctl capture: the engine redirects only thread group %u (kjitctl config --pid):"
+                    " other tasks, the workload's children among them, run natively and are not recorded\n", st.pid);
+
+  struct capa_recording rec = {0};
+  int rc = capa_record(a, timeout, &st, &rec);
+  if (rc) { free(rec.evb); free(rec.cob); return rc; }
+  if (rec.has_workload)
+    printf("workload: %s %d%s\n", WIFEXITED(rec.wstatus) ? "exit status" : "killed by signal",
+           WIFEXITED(rec.wstatus) ? WEXITSTATUS(rec.wstatus) : WTERMSIG(rec.wstatus),
+           rec.timed_out ? " (timeout)" : "");
+
+  size_t ncodes, ncalls;
+  struct capf_code *codes = capf_codes(rec.cob, rec.r.code_bytes, &ncodes);
+  struct capa_call *calls;
+  rc = capa_write_files(a, &rec, codes, ncodes, &calls, &ncalls);
+  size_t nwritten = capa_summary(a, &rec, ncodes, calls, ncalls);
   for (size_t i = 0; i < ncalls; i++) free((void *)calls[i].name);
-  free(calls); free(mine); free(codes); free(evb); free(cob);
+  free(calls); free(codes); free(rec.evb); free(rec.cob);
   if (!nwritten) { fprintf(stderr, "kjitctl capture: no complete invocation was recorded\n"); return 1; }
   return rc;
 }

@@ -1,6 +1,6 @@
 /* The capture format, in one place for its three users: kjit.ko's capture
  * plugin (kernel C, os/linux/capture.c) writes the RECORDS below into its
- * event and code buffers; kjitctl (user C, tools/kjitctl/kjitctl_capture.h)
+ * event and code buffers; kjitctl (user C, tools/kjitctl/capture_file.c)
  * reads them and writes capture FILES; the simulator (C++,
  * os/userspace-sim/capture.cc, replay_log.cc) reads and writes the files.
  * docs/capture-format.md is the prose; this header is the definition.

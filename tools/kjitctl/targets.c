@@ -1,14 +1,18 @@
-/* kjitctl: TARGETS of `record` and `list`: system call names, function
+/* TARGETS of `record`, `attach` and `list`: system call names, function
  * names and globs, expanded against the functions ftrace can attach
  * (tracefs available_filter_functions), with kjit's own verdict on each
- * (KJIT_IOC_CHECK_MANY).  Included by kjitctl.c. */
+ * (KJIT_IOC_CHECK_MANY); and every system call attached at once. */
+#include <errno.h>
 #include <fnmatch.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include "kjitctl.h"
 
-struct names { char **v; size_t n, cap; };
+struct names *names_new(void) { return calloc(1, sizeof(struct names)); }
 
-static struct names *names_new(void) { return calloc(1, sizeof(struct names)); }
-
-static void names_add(struct names *s, const char *name)
+void names_add(struct names *s, const char *name)
 {
   if (s->n == s->cap) {
     s->cap = s->cap ? s->cap * 2 : 256;
@@ -30,10 +34,23 @@ static int names_has(const struct names *s, const char *name) { return names_has
 
 static int str_cmp(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
+/* Sorts the names and drops repeats. */
+void names_uniq(struct names *s)
+{
+  if (!s->n) return;
+  qsort(s->v, s->n, sizeof *s->v, str_cmp);
+  size_t k = 1;
+  for (size_t i = 1; i < s->n; i++) {
+    if (!strcmp(s->v[k - 1], s->v[i])) { free(s->v[i]); continue; }
+    s->v[k++] = s->v[i];
+  }
+  s->n = k;
+}
+
 /* The attachable functions of the core kernel, sorted, each once (static
  * functions of one name appear once per copy in tracefs); module
  * functions ("name [mod]") are left out: kjit attaches by kernel symbol. */
-static const struct names *attachable(void)
+const struct names *attachable(void)
 {
   static struct names all;
   static int loaded;
@@ -79,15 +96,7 @@ static int is_attachable(const char *name)
   return bsearch(&name, a->v, a->n, sizeof *a->v, str_cmp) != NULL;
 }
 
-static int kjit_ksym_exists(const char *name)
-{
-  load_syms();
-  for (size_t i = 0; i < nsyms; i++)
-    if (!strcmp(syms[i].name, name)) return 1;
-  return 0;
-}
-
-static int is_glob(const char *t) { return strpbrk(t, "*?[") != NULL; }
+int is_glob(const char *t) { return strpbrk(t, "*?[") != NULL; }
 
 /* Edit distance, bounded: enough for a did-you-mean. */
 static unsigned edit_distance(const char *a, const char *b)
@@ -127,7 +136,7 @@ static const char *did_you_mean(const char *t)
  * (openat: __x64_sys_openat), a function name, or a glob over function
  * names ('vfs_*'; a glob that matches no function is tried as a system
  * call glob, 'open*' -> '__x64_sys_open*').  0, or 1 after a message. */
-static int expand_target(const char *t, struct names *out)
+int expand_target(const char *t, struct names *out)
 {
   const struct names *a = attachable();
   char buf[KJIT_NAME_MAX + 16];
@@ -167,7 +176,7 @@ static int expand_target(const char *t, struct names *out)
 }
 
 /* Why kjit refuses a function (an -errno of KJIT_IOC_ATTACH/CHECK_MANY). */
-static const char *refusal(int err)
+const char *refusal(int err)
 {
   switch (err) {
     case EPERM: return "never instrumented (noinstr, entry code, kprobes blacklist or scheduler)";
@@ -180,8 +189,15 @@ static const char *refusal(int err)
   }
 }
 
+const char *attach_refusal(int err)
+{
+  return err == EPERM ? " (never instrumented: noinstr/entry/kprobes blacklist/scheduler)"
+       : err == EINVAL ? " (no fentry site, or not a valid name)"
+       : err == EBUSY ? " (another ftrace user modifies this function's ip)" : "";
+}
+
 /* Asks kjit about each name: res[i] = 0 or -errno. */
-static int check_names(const struct names *s, int32_t *res)
+int check_names(const struct names *s, int32_t *res)
 {
   for (size_t off = 0; off < s->n; off += 65536) {
     size_t n = s->n - off < 65536 ? s->n - off : 65536;
@@ -190,49 +206,16 @@ static int check_names(const struct names *s, int32_t *res)
     for (size_t i = 0; i < n; i++) snprintf(buf + i * KJIT_NAME_MAX, KJIT_NAME_MAX, "%s", s->v[off + i]);
     struct kjit_ioc_attach_many m = {sizeof m, (uint32_t)n, (uint64_t)(uintptr_t)buf,
                                      (uint64_t)(uintptr_t)(res + off)};
-    int r = ioctl(fd, KJIT_IOC_CHECK_MANY, &m);
+    int r = ioctl(kjit_fd, KJIT_IOC_CHECK_MANY, &m);
     free(buf);
     if (r < 0) return -1;
   }
   return 0;
 }
 
-/* kjitctl list [GLOB]: without GLOB, what is attached; with it, every
- * attachable function it matches, marked attached or refused (why). */
-static int cmd_list_glob(const char *glob)
-{
-  const struct names *a = attachable();
-  struct names m = {0};
-  for (size_t i = 0; i < a->n; i++)
-    if (!fnmatch(glob, a->v[i], 0)) names_add(&m, a->v[i]);
-  if (!m.n) {
-    fprintf(stderr, "kjitctl: '%s' matches no attachable function%s\n", glob,
-            strncmp(glob, "__x64_sys_", 10) ? " (system calls are __x64_sys_NAME)" : "");
-    return 1;
-  }
-  int32_t *res = calloc(m.n, sizeof *res);
-  if (!res || check_names(&m, res)) { perror("kjitctl: list"); return 1; }
-  size_t ok = 0;
-  for (size_t i = 0; i < m.n; i++) {
-    if (!res[i]) { printf("%s\n", m.v[i]); ok++; }
-    else if (res[i] == -EEXIST) { printf("%s attached\n", m.v[i]); ok++; }
-    else printf("%s refused: %s\n", m.v[i], refusal(-res[i]));
-  }
-  fprintf(stderr, "%zu matching, %zu attachable by kjit, %zu refused\n", m.n, ok, m.n - ok);
-  return 0;
-}
-
-/* ---- attach many functions --------------------------------------------- */
-static double now_ms(void)
-{
-  struct timeval tv;
-  gettimeofday(&tv, NULL);
-  return tv.tv_sec * 1e3 + tv.tv_usec / 1e3;
-}
-
 /* Appends the names in FILE (one a line, "-": stdin; blank lines and
  * '#' comments skipped); 0, or 1 after a message. */
-static int names_from_file(const char *path, struct names *out)
+int names_from_file(const char *path, struct names *out)
 {
   FILE *f = strcmp(path, "-") ? fopen(path, "r") : stdin;
   if (!f) { fprintf(stderr, "kjitctl: %s: %s\n", path, strerror(errno)); return 1; }
@@ -248,7 +231,7 @@ static int names_from_file(const char *path, struct names *out)
 
 /* Appends the attachable functions GLOB matches (as `kjitctl list GLOB`
  * shows them); 0, or 1 when it matches none. */
-static int names_from_glob(const char *glob, struct names *out)
+int names_from_glob(const char *glob, struct names *out)
 {
   const struct names *a = attachable();
   size_t before = out->n;
@@ -259,67 +242,42 @@ static int names_from_glob(const char *glob, struct names *out)
   return 1;
 }
 
-/* Sorts the names and drops repeats. */
-static void names_uniq(struct names *s)
+/* Attaches every __x64_sys_* in one ftrace update.  With `attached`, the
+ * names it attached (not those attached before) are returned there as
+ * *nattached KJIT_NAME_MAX-byte slots, and the skipped ones are only
+ * counted. */
+int attach_syscalls(char **attached, size_t *nattached)
 {
-  if (!s->n) return;
-  qsort(s->v, s->n, sizeof *s->v, str_cmp);
-  size_t k = 1;
-  for (size_t i = 1; i < s->n; i++) {
-    if (!strcmp(s->v[k - 1], s->v[i])) { free(s->v[i]); continue; }
-    s->v[k++] = s->v[i];
+  load_syms();
+  size_t n = 0;
+  char *names = NULL;
+  for (size_t i = 0; i < nsyms; i++) {
+    if (strncmp(syms[i].name, "__x64_sys_", 10)) continue;
+    if (i && !strcmp(syms[i].name, syms[i - 1].name)) continue;
+    names = realloc(names, (n + 1) * KJIT_NAME_MAX);
+    memset(names + n * KJIT_NAME_MAX, 0, KJIT_NAME_MAX);
+    snprintf(names + n * KJIT_NAME_MAX, KJIT_NAME_MAX, "%s", syms[i].name);
+    n++;
   }
-  s->n = k;
+  if (!n) { fprintf(stderr, "kjitctl: no __x64_sys_* in /proc/kallsyms\n"); return 1; }
+  int32_t *res = calloc(n, sizeof *res);
+  struct kjit_ioc_attach_many m = {sizeof m, (uint32_t)n, (uint64_t)(uintptr_t)names,
+                                   (uint64_t)(uintptr_t)res};
+  int r = ioctl(kjit_fd, KJIT_IOC_ATTACH_MANY, &m);
+  if (r < 0) { fprintf(stderr, "kjitctl: attach all-syscalls: %s\n", strerror(errno)); free(names); free(res); return 1; }
+  size_t skipped = 0, k = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (!res[i]) {
+      if (attached) memmove(names + k++ * KJIT_NAME_MAX, names + i * KJIT_NAME_MAX, KJIT_NAME_MAX);
+      continue;
+    }
+    skipped++;
+    if (!attached) printf("skipped %s: %s\n", names + i * KJIT_NAME_MAX, strerror(-res[i]));
+  }
+  printf("attached %d system calls, skipped %zu\n", r, skipped);
+  free(res);
+  if (attached) { *attached = names; *nattached = k; } else free(names);
+  return 0;
 }
 
-/* Attaches functions by their own names, `batch` names a request
- * (KJIT_IOC_ATTACH_MANY: one ftrace update and one direct ops each; 0: all
- * in one).  Prints one line per request and a total; each refused name
- * with its reason on stderr.  A name already attached (before, or as
- * another name of the same function: __x64_sys_fork and __do_sys_fork
- * share an address) is not a refusal.  0 when no name was refused. */
-static int attach_bulk(struct names *s, size_t batch)
-{
-  names_uniq(s);
-  if (!batch || batch > s->n) batch = s->n;
-  size_t attached = 0, refused = 0, already = 0, requests = 0;
-  int rc = 0;
-  double t0 = now_ms();
-  for (size_t off = 0; off < s->n; off += batch) {
-    size_t n = s->n - off < batch ? s->n - off : batch;
-    char *buf = calloc(n, KJIT_NAME_MAX);
-    int32_t *res = calloc(n, sizeof *res);
-    if (!buf || !res) { fprintf(stderr, "kjitctl: out of memory\n"); free(buf); free(res); return 1; }
-    for (size_t i = 0; i < n; i++) snprintf(buf + i * KJIT_NAME_MAX, KJIT_NAME_MAX, "%s", s->v[off + i]);
-    struct kjit_ioc_attach_many m = {sizeof m, (uint32_t)n, (uint64_t)(uintptr_t)buf, (uint64_t)(uintptr_t)res};
-    double t = now_ms();
-    int r = ioctl(fd, KJIT_IOC_ATTACH_MANY, &m);
-    int e = errno;
-    requests++;
-    if (r < 0) {
-      fprintf(stderr, "kjitctl: attach request %zu (%zu names from %s): %s%s\n", requests, n, s->v[off],
-              strerror(e), attach_refusal(e));
-      refused += n;
-      rc = 1;
-    } else {
-      attached += (size_t)r;
-      for (size_t i = 0; i < n; i++) {
-        if (!res[i]) continue;
-        fprintf(stderr, "kjitctl: attach %s: %s\n", s->v[off + i], refusal(-res[i]));
-        if (res[i] == -EEXIST) {
-          already++;
-        } else {
-          refused++;
-          rc = 1;
-        }
-      }
-      printf("request %zu: attached %d of %zu in %.0f ms\n", requests, r, n, now_ms() - t);
-    }
-    fflush(stdout);
-    free(buf);
-    free(res);
-  }
-  printf("attached %zu functions in %zu requests (%.0f ms), %zu already attached, refused %zu\n",
-         attached, requests, now_ms() - t0, already, refused);
-  return rc;
-}
+int attach_all_syscalls(void) { return attach_syscalls(NULL, NULL); }

@@ -14,7 +14,7 @@ typedef int32_t __s32;
 typedef uint64_t __u64;
 #endif
 
-#include "kjit_capture.h"
+#include "capture_format.h"
 
 #define KJIT_NAME_MAX 128
 
@@ -241,7 +241,7 @@ struct kjit_ioc_version {
  * format.md).  START arms one capture (it replaces the previous one and its
  * buffers); READ copies the event and code buffers out; STOP disarms.
  * Event and code records are struct kjit_cap_rec headers followed by their
- * payload (layouts in kjit_capture.h), each record a multiple of 8 bytes. */
+ * payload (layouts in capture_format.h), each record a multiple of 8 bytes. */
 struct kjit_ioc_capture {
   __u32 size;
   __u32 flags;                 /* KJIT_CAPTURE_*; other bits: -EINVAL */
@@ -272,7 +272,7 @@ struct kjit_ioc_capture_read {
   __u64 code_ptr, code_len;    /* in: user buffer for code records */
 };
 enum { KJIT_CAP_STATE_IDLE = 0, KJIT_CAP_STATE_ARMED = 1, KJIT_CAP_STATE_DONE = 2 };
-/* flags: KJIT_CAP_F_*; the records and their flags: kjit_capture.h. */
+/* flags: KJIT_CAP_F_*; the records and their flags: capture_format.h. */
 #define KJIT_IOC_CAPTURE_START _IOW(KJIT_IOC_MAGIC, 0x20, struct kjit_ioc_capture)
 #define KJIT_IOC_CAPTURE_STOP _IO(KJIT_IOC_MAGIC, 0x21)
 #define KJIT_IOC_CAPTURE_READ _IOWR(KJIT_IOC_MAGIC, 0x22, struct kjit_ioc_capture_read)

@@ -23,8 +23,8 @@
  *   BRANCHES struct kjit_data_branch[]     (branches)
  * Every address is the running kernel's; META's stext gives the KASLR slide
  * against a vmlinux (its _stext). */
-#ifndef KJIT_DATA_H
-#define KJIT_DATA_H
+#ifndef KJIT_UAPI_DATA_FORMAT_H
+#define KJIT_UAPI_DATA_FORMAT_H
 
 #include <stdint.h>
 

@@ -1,0 +1,83 @@
+/* /dev/kjit: opening it (with the version handshake), and the ioctls and
+ * names several commands share. */
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+#include "kjitctl.h"
+
+int kjit_fd = -1;
+
+static const char *tool_names[] = {"none", "icount", "bbcount", "calltrace", "branch_hints",
+                                   "lock_contention", "entry_count", "callstack", "branches", "kcov"};
+
+const char *tool_name(uint32_t t)
+{
+  return t < sizeof tool_names / sizeof *tool_names ? tool_names[t] : "?";
+}
+
+int tool_by_name(const char *n)
+{
+  for (unsigned i = 0; i < sizeof tool_names / sizeof *tool_names; i++)
+    if (!strcmp(n, tool_names[i])) return (int)i;
+  if (isdigit((unsigned char)n[0])) return atoi(n);
+  return -1;
+}
+
+/* Opens /dev/kjit and checks that the module speaks this kjitctl's ABI;
+ * every failure says what to do about it. */
+int open_dev(void)
+{
+  kjit_fd = open("/dev/kjit", O_RDWR | O_CLOEXEC);
+  if (kjit_fd < 0) {
+    int e = errno;
+    if (e == ENOENT) fprintf(stderr, "kjitctl: /dev/kjit does not exist: kjit.ko is not loaded (insmod kjit.ko)\n");
+    else if (e == EACCES || e == EPERM) fprintf(stderr, "kjitctl: /dev/kjit: %s: kjitctl needs root (CAP_SYS_ADMIN)\n", strerror(e));
+    else fprintf(stderr, "kjitctl: /dev/kjit: %s\n", strerror(e));
+    return -1;
+  }
+  struct kjit_ioc_version v = {.size = sizeof v};
+  int answered = ioctl(kjit_fd, KJIT_IOC_VERSION, &v) == 0, e = errno;
+  if (!answered || v.abi != KJITCTL_ABI) {
+    if (!answered && (e == ENOTTY || e == EINVAL))
+      fprintf(stderr, "kjitctl: kjit.ko is older than kjitctl %s (ABI %u): it has no version handshake;"
+                      " build both from one tree\n", KJIT_VERSION, KJITCTL_ABI);
+    else if (!answered)
+      fprintf(stderr, "kjitctl: /dev/kjit: version handshake: %s\n", strerror(e));
+    else
+      fprintf(stderr, "kjitctl: version mismatch: kjitctl %s speaks ABI %u, kjit.ko %.32s speaks ABI %u;"
+                      " build both from one tree\n", KJIT_VERSION, KJITCTL_ABI, v.version, v.abi);
+    close(kjit_fd);
+    kjit_fd = -1;
+    return -1;
+  }
+  return 0;
+}
+
+int get_stats(struct kjit_ioc_stats *s)
+{
+  memset(s, 0, sizeof *s);
+  s->size = sizeof *s;
+  return ioctl(kjit_fd, KJIT_IOC_STATS, s);
+}
+
+struct kjit_ioc_rec *get_results(struct kjit_ioc_results *r)
+{
+  static struct kjit_ioc_rec *recs;
+  uint64_t cap = 1 << 16;
+  for (;;) {
+    free(recs);
+    recs = calloc(cap, sizeof *recs);
+    memset(r, 0, sizeof *r);
+    r->size = sizeof *r;
+    r->nrec = cap;
+    r->rec_ptr = (uint64_t)(uintptr_t)recs;
+    if (ioctl(kjit_fd, KJIT_IOC_RESULTS, r) < 0) { perror("kjitctl: results"); exit(1); }
+    if (r->nrec <= cap) return recs;
+    cap = r->nrec;
+  }
+}

@@ -1,0 +1,145 @@
+/* kjitctl: what its command files share.  `kjitctl X` is cmd_X in X.c
+ * (perf's builtin-*.c); commands.c is the one list of commands, their
+ * usage lines and their option tables, which the help test checks against
+ * the man page; the other .c files are helpers several commands use.
+ * Declarations only. */
+#ifndef KJITCTL_H
+#define KJITCTL_H
+
+#include <getopt.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+#include "uapi/kjit/ioctl.h"
+
+/* The ABI this kjitctl speaks: the header's, or another one in the build
+ * that tests the mismatch message (kjitctl-other-abi, tests/guest/record.sh). */
+#ifndef KJITCTL_ABI
+#define KJITCTL_ABI KJIT_ABI_VERSION
+#endif
+
+/* ---- commands (commands.c, kjitctl.c) ----------------------------------- */
+/* argv[0] is the command's name; the result is the exit status. */
+typedef int command_fn(int argc, char **argv);
+
+#define KJITCTL_NO_DEVICE 1u   /* runs without /dev/kjit */
+
+struct kjitctl_command {
+  const char *name;
+  command_fn *run;
+  const char *usage;              /* its lines of `kjitctl --help` */
+  int (*help)(FILE *to);          /* `kjitctl NAME --help` when more than usage */
+  const struct option *options;   /* the getopt_long table it parses, or NULL */
+  unsigned flags;                 /* KJITCTL_NO_DEVICE */
+};
+extern const struct kjitctl_command kjitctl_commands[];
+extern const size_t kjitctl_ncommands;
+const struct kjitctl_command *find_command(const char *name);
+
+extern const char *kjitctl_path;   /* argv[0] of kjitctl */
+int usage(void);                   /* every command's usage on stderr; 2 */
+
+command_fn cmd_attach, cmd_blocks, cmd_calls, cmd_capture, cmd_config, cmd_departures, cmd_detach,
+    cmd_flush, cmd_kcov, cmd_list, cmd_record, cmd_report, cmd_reset, cmd_show, cmd_stats;
+int record_help(FILE *to);
+
+/* The option tables of the commands that take options (in their files). */
+extern const struct option attach_options[], blocks_options[], calls_options[], capture_options[],
+    config_options[], departures_options[], record_options[], show_options[];
+
+/* ---- /dev/kjit (device.c) ----------------------------------------------- */
+extern int kjit_fd;
+int open_dev(void);   /* with the version handshake; -1 after a message */
+int get_stats(struct kjit_ioc_stats *s);
+/* The configured tool's records (a buffer reused by the next call). */
+struct kjit_ioc_rec *get_results(struct kjit_ioc_results *r);
+const char *tool_name(uint32_t tool);
+int tool_by_name(const char *n);   /* -1 when unknown */
+
+/* ---- kernel symbols from /proc/kallsyms (ksyms.c) ------------------------ */
+struct sym { unsigned long long addr; char *name; };
+extern struct sym *syms;   /* text symbols, sorted by address */
+extern size_t nsyms;
+void load_syms(void);
+const char *symbolize(unsigned long long a, char *buf, size_t len);   /* name+0xoff */
+unsigned long long ksym_addr(const char *name);   /* 0 when there is none */
+long sym_index(unsigned long long a);             /* the symbol holding a, or -1 */
+int kjit_ksym_exists(const char *name);
+
+/* ---- targets: names, globs, kjit's verdicts (targets.c) ------------------ */
+struct names { char **v; size_t n, cap; };
+struct names *names_new(void);
+void names_add(struct names *s, const char *name);
+int names_from_glob(const char *glob, struct names *out);
+int names_from_file(const char *path, struct names *out);
+void names_uniq(struct names *s);   /* sorted, each once */
+const struct names *attachable(void);   /* what ftrace can attach, sorted */
+int is_glob(const char *t);
+int expand_target(const char *t, struct names *out);
+const char *refusal(int err);           /* why kjit refuses a function */
+const char *attach_refusal(int err);    /* the same, as a parenthesis after strerror */
+int check_names(const struct names *s, int32_t *res);
+/* Every __x64_sys_* in one request; see targets.c for `attached`. */
+int attach_syscalls(char **attached, size_t *nattached);
+int attach_all_syscalls(void);
+
+/* ---- results of the configured tool (results.c) -------------------------- */
+unsigned long long unknown_departures(const struct kjit_ioc_stats *s);
+void print_completion(FILE *out, const struct kjit_ioc_stats *s);
+void json_str(const char *s);
+void json_open(const char *tool, const struct kjit_ioc_stats *completion);
+struct pcnt { unsigned long long pc, count; };   /* aggregated, sorted by pc */
+size_t aggregate(struct kjit_ioc_rec *recs, uint64_t n, struct pcnt *out);
+void print_pcnt(const char *what, struct pcnt *p, size_t n, int json, int nonzero, long long dropped);
+long long dropped_of(const struct kjit_ioc_results *r);
+
+/* ---- a growing byte buffer (buf.c) --------------------------------------- */
+struct buf { unsigned char *p; size_t n, cap; };
+void buf_put(struct buf *b, const void *v, size_t n);   /* exits when out of memory */
+void buf_u32(struct buf *b, uint32_t v);
+void buf_u64(struct buf *b, uint64_t v);
+
+/* ---- a workload held until everything is armed (workload.c) ------------- */
+pid_t spawn_held(char **cmdv, int *go_w, int own_group);
+void release_held(int go_w);
+
+/* ---- capture files (capture_file.c) -------------------------------------- */
+struct capf_code { uint64_t pc; uint32_t len; const unsigned char *bytes; };
+struct capf_code *capf_codes(const unsigned char *cob, uint64_t len, size_t *ncodes);
+int capf_fixed_symbol(const char *name);
+int capf_write(const char *path, const char *name, const unsigned char *ev, const unsigned char *evend,
+               struct capf_code *codes, size_t ncodes, uint32_t cap_flags, const char *entry_name,
+               int verbose);
+/* One invocation of an event buffer: BEGIN .. END. */
+struct capf_invocation {
+  const unsigned char *begin, *end;   /* end: just after the END record */
+  uint32_t end_reason;
+  unsigned sleeps;                    /* its RESUME records */
+};
+int capf_next_invocation(const unsigned char **pos, const unsigned char *evend, struct capf_invocation *inv);
+void capture_wait_done(unsigned timeout_s);
+int capture_read(struct kjit_ioc_capture_read *r, unsigned char **evb, unsigned char **cob);
+
+/* ---- kjitctl capture's two modes (capture.c, capture_all.c) -------------- */
+struct capture_args {
+  const char *sys, *func, *out;
+  unsigned pid, count, timeout, buf_kb, code_kb;
+  int timeout_set, first_complete, all_code;
+  char **cmdv;   /* after --, or NULL */
+};
+int capture_all_syscalls(const struct capture_args *a);
+
+/* ---- kjit.data (record_file.c) ------------------------------------------- */
+struct record_info {
+  const char *tool, *command;
+  const struct names *targets;   /* attached */
+  const struct buf *verdicts;    /* TARGETS section text */
+  pid_t pid;
+  int status_known, status;      /* wait status */
+  uint64_t t0, t1;
+};
+int record_write(const char *path, const struct record_info *in, const struct kjit_ioc_results *r,
+                 const struct kjit_ioc_rec *recs, const struct kjit_ioc_stats *st);
+
+#endif

@@ -42,7 +42,7 @@ static struct mutex *p_text_mutex;
 /* Functions that are never translated, whatever the engine asks: the
  * scheduler funnel and the context switch.  A translated __schedule would let
  * a task switched in by it resume inside the code cache, which breaks the
- * unload argument in entry_ftrace.c (sleeping tasks never hold cache
+ * unload argument in entry_attach.c (sleeping tasks never hold cache
  * addresses). */
 static const char *const never_names[] = {
 	"__schedule", "__switch_to_asm", "__switch_to", "schedule_tail",

@@ -43,7 +43,7 @@
 #include "textwatch.h"
 #include "engine_host.h"
 #include "entry_guard.h"
-#include "entry_ftrace.h"
+#include "reclaim_work.h"
 #include "shim.h"
 #include "text_deps.h"
 #include "kjit/os_shim.h"
@@ -71,7 +71,7 @@ static int kjit_text_poke_pre(struct kprobe *p, struct pt_regs *regs)
 	kjit_os_unlock();
 	if (hit && kjit_host_retire()) {
 		atomic64_inc(&text_flushes);
-		kjit_entry_kick_reclaim();
+		kjit_reclaim_kick();
 	}
 	kjit_guard_leave(guarded);
 	return 0;

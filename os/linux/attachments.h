@@ -2,7 +2,7 @@
  * listing them and detaching them all) and hashed by address (the -EEXIST
  * check, asked once per name when tens of thousands are attached in one
  * request).  The array grows on demand.  Serialised by the caller
- * (entry_ftrace.c's attach mutex), except kjit_att_count.  Bottom layer:
+ * (entry_attach.c's attach mutex), except kjit_att_count.  Bottom layer:
  * calls nothing else of kjit.ko. */
 #ifndef KJIT_ATTACHMENTS_H
 #define KJIT_ATTACHMENTS_H

@@ -54,6 +54,14 @@ static int put_recs(struct kjit_ioc_rec __user *u, u64 cap, u64 *nrec,
 	return 0;
 }
 
+/* The tool started last (kjit_tool_started): whose counts are read. */
+static u32 started_tool;
+
+void kjit_tool_started(u32 id)
+{
+	WRITE_ONCE(started_tool, id);
+}
+
 /* ---- icount: the example keeps its counter private, so a reset remembers
  * a baseline ---------------------------------------------------------- */
 
@@ -76,9 +84,9 @@ static int icount_results(struct kjit_ioc_results *res, struct kjit_ioc_rec __us
 	return 0;
 }
 
-u64 kjit_builtin_icount(u32 id)
+u64 kjit_tool_icount(void)
 {
-	return id == KJIT_TOOL_ICOUNT ? kjit_icount_result() - icount_base : 0;
+	return READ_ONCE(started_tool) == KJIT_TOOL_ICOUNT ? kjit_icount_result() - icount_base : 0;
 }
 
 /* ---- bbcount ---------------------------------------------------------- */
@@ -367,10 +375,11 @@ static const struct kjit_builtin_tool tools[KJIT_TOOL_MAX + 1] = {
 	[KJIT_TOOL_CALLSTACK] = {
 		.name = "callstack", .init = callstack_init, .plugin = kjit_callstack_plugin,
 		.reset = kjit_callstack_reset, .results = callstack_results,
+		.on_entry = KJIT_ON_ENTRY_CALLSTACK,
 	},
 	[KJIT_TOOL_KCOV] = {
 		.name = "kcov", .init = kcov_tool_init, .plugin = kjit_kcov_plugin,
-		.results = kcov_results,
+		.results = kcov_results, .entry_filter = KJIT_ENTRY_FILTER_KCOV_TASKS,
 	},
 	[KJIT_TOOL_BRANCHES] = {
 		.name = "branches", .init = branches_init, .plugin = kjit_example_branch_profile,
@@ -381,6 +390,11 @@ static const struct kjit_builtin_tool tools[KJIT_TOOL_MAX + 1] = {
 const struct kjit_builtin_tool *kjit_builtin_tool(u32 id)
 {
 	return id <= KJIT_TOOL_MAX ? &tools[id] : NULL;
+}
+
+u32 kjit_tool_entry_hooks(u32 id)
+{
+	return tools[id].entry_filter | tools[id].on_entry;
 }
 
 const char *kjit_tool_name(u32 id)

@@ -54,7 +54,7 @@
 #include "capture.h"
 #include "capture_log.h"
 #include "engine_host.h"
-#include "entry_ftrace.h"
+#include "entry_attach.h"
 #include "shim.h"
 #include "symbols.h"
 #include "kjit/plugin.h"

@@ -27,7 +27,7 @@
 #include <linux/vmalloc.h>
 #include <linux/percpu.h>
 #include "capture_log.h"
-#include "config.h"
+#include "builtin_tools.h"
 #include "kjit/plugin.h"
 
 #define CAP_END_RESERVE 64
@@ -146,7 +146,7 @@ static void *ev_reserve(u32 len, u32 type)
 
 static u64 cap_icount(void)
 {
-	return kjit_config_icount();
+	return kjit_tool_icount();
 }
 
 /* Whether the open invocation, ending for `reason`, can be replayed whole

@@ -12,7 +12,8 @@
 #    types.h, the uapi and capture-format headers).
 # It fails on a cycle, and on an edge that goes up the layer order below (a
 # file may use files of its own layer or of layers beneath it).  A new file
-# must be given a layer here.
+# must be given a layer here.  It also fails when a file of the entry path
+# (ENTRY_PATH below) names a built-in tool instead of asking the tool table.
 #
 # Usage: os/linux/check-layers.sh MODULE_DIR [--print]
 #   MODULE_DIR: where Kbuild built kjit.ko (BUILD_DIR/module).
@@ -24,7 +25,11 @@ LAYERS=(
   "control module"                       # ioctl decoding; init and exit
   "config capture capture_log"           # what the ioctls drive
   "dispatch_gates entry_trampoline"      # translated code's way out, the direct entry (asm)
-  "entry_ftrace sched_resume textwatch builtin_tools exports"  # entry/exit, sleeps, text changes, tools, plugin API
+  "entry_attach sched_resume textwatch exports"  # attach/detach and the ftrace ops, sleeps, text changes, plugin API
+  "entry_decide exit_gates"              # the entry decision (both paths), the gates' C side
+  "builtin_tools"                        # the tools' table: what the entry path asks of the active tool
+  "reclaim_work"                         # reclaiming a full cache epoch from a work item
+  "entry_policy"                         # what every entry applies and counts
   "entry_direct"                         # the direct ops
   "engine_host"                          # the engine's one owner
   "callstack kcov examples"              # plugins compiled into kjit.ko
@@ -34,6 +39,13 @@ LAYERS=(
   "quiesce"
   "cache_mem percpu_mem cache_area symbols entry_table entry_guard attachments text_deps"  # memory, kernel symbols, the trampoline's table, the guard, the attachments, what translations read
 )
+
+# The entry path: it asks the tool table (builtin_tools.h) what the active
+# tool does at an entry and names no tool, neither by its id (KJIT_TOOL_*),
+# by its hook bit nor by its functions or header.
+ENTRY_PATH=(entry_attach entry_decide exit_gates entry_policy reclaim_work entry_direct
+            entry_table entry_guard entry_trampoline dispatch_gates sched_resume)
+TOOL_NAMES='KJIT_TOOL_[A-Z]|KJIT_ENTRY_FILTER_[A-Z]|KJIT_ON_ENTRY_[A-Z]|kjit_(callstack|kcov)_|#include "(callstack|kcov)\.h"'
 
 [ $# -ge 1 ] || { echo "usage: $0 MODULE_DIR [--print]" >&2; exit 2; }
 mod="$(cd "$1" && pwd)"
@@ -95,10 +107,20 @@ for f in "$here"/*.c "$here"/*.h "$here"/*.S; do
   done < <(sed -n 's/^#include "\(.*\)".*/\1/p' "$f")
 done >> "$edges"
 
+for n in "${ENTRY_PATH[@]}"; do
+  for f in "$here/$n".[chS]; do
+    [ -f "$f" ] || continue
+    if grep -nE "$TOOL_NAMES" "$f" | sed "s|^|check-layers: $(basename "$f"):|" >&2; then
+      echo "check-layers: the entry path names a tool: ask the tool table (builtin_tools.h)" >&2
+      tool_named=1
+    fi
+  done
+done
+
 sort -u "$edges" -o "$edges"
 [ "$print" = 1 ] && awk '{print $1 " -> " $2}' "$edges"
 
-fail=0
+fail=${tool_named:-0}
 while read -r a b; do
   for x in "$a" "$b"; do
     [ -n "${rank[$x]:-}" ] || { echo "check-layers: $x has no layer (add it to LAYERS in $0)" >&2; fail=1; }
@@ -117,4 +139,4 @@ if ! tsort "$edges" > /dev/null 2> "$edges.err"; then
 fi
 rm -f "$edges.err"
 [ "$fail" = 0 ] || exit 1
-echo "check-layers: $(wc -l < "$edges") edges between $(tr ' ' '\n' <<< "${LAYERS[*]}" | grep -c .) files, no cycle, none up the layer order"
+echo "check-layers: $(wc -l < "$edges") edges between $(tr ' ' '\n' <<< "${LAYERS[*]}" | grep -c .) files, no cycle, none up the layer order, no tool named on the entry path"

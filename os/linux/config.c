@@ -21,7 +21,8 @@
 #include "builtin_tools.h"
 #include "engine_host.h"
 #include "sched_resume.h"
-#include "entry_ftrace.h"
+#include "entry_attach.h"
+#include "entry_policy.h"
 #include "kjit/engine.h"
 
 static unsigned int tool = KJIT_TOOL_ICOUNT;
@@ -78,8 +79,9 @@ static int start(const struct kjit_ioc_config *c)
 	kjit_sleep_counters_reset();   /* the engine's counts start afresh too */
 	kjit_entry_reset_counts();
 	cfg = *c;
+	kjit_tool_started(c->tool);
 	kjit_entry_set_policy(c->pid, !!(c->flags & KJIT_CONFIG_PID_DESCENDANTS),
-			      c->flush_every_entry, c->tool == KJIT_TOOL_CALLSTACK, c->tool == KJIT_TOOL_KCOV);
+			      c->flush_every_entry, kjit_tool_entry_hooks(c->tool));
 	return 0;
 }
 
@@ -176,8 +178,7 @@ void kjit_config_clear_pid(void)
 	mutex_lock(&kjit_config_mutex);
 	cfg.pid = 0;
 	cfg.flags &= ~KJIT_CONFIG_PID_DESCENDANTS;
-	kjit_entry_set_policy(0, false, cfg.flush_every_entry, cfg.tool == KJIT_TOOL_CALLSTACK,
-			      cfg.tool == KJIT_TOOL_KCOV);
+	kjit_entry_set_policy(0, false, cfg.flush_every_entry, kjit_tool_entry_hooks(cfg.tool));
 	mutex_unlock(&kjit_config_mutex);
 }
 
@@ -222,9 +223,4 @@ int kjit_config_results(struct kjit_ioc_results *res)
 		ret = t->results(res, u, cap);
 	mutex_unlock(&kjit_config_mutex);
 	return ret;
-}
-
-u64 kjit_config_icount(void)
-{
-	return kjit_builtin_icount(kjit_config_tool());
 }

@@ -13,7 +13,7 @@ void kjit_config_exit(void);
 /* KJIT_IOC_CONFIG: -EBUSY while something is attached or a plugin module
  * uses kjit; on failure the previous configuration is restored. */
 int kjit_configure(const struct kjit_ioc_config *c);
-/* KJIT_IOC_ATTACH / ATTACH_MANY (entry_ftrace.h), serialised with
+/* KJIT_IOC_ATTACH / ATTACH_MANY (entry_attach.h), serialised with
  * kjit_configure. */
 int kjit_config_attach(const char *name, u64 *addr_out);
 int kjit_config_attach_many(const char __user *names, s32 __user *results, u32 count);
@@ -23,7 +23,5 @@ void kjit_config_clear_pid(void);
 u32 kjit_config_tool(void);
 void kjit_config_reset_results(void);
 int kjit_config_results(struct kjit_ioc_results *res);
-/* The icount tool's count (0 under another tool); lock-free. */
-u64 kjit_config_icount(void);
 
 #endif

@@ -13,10 +13,12 @@
 #include <linux/capability.h>
 #include <linux/slab.h>
 #include "control.h"
+#include "builtin_tools.h"
 #include "capture.h"
 #include "config.h"
 #include "engine_host.h"
-#include "entry_ftrace.h"
+#include "entry_attach.h"
+#include "entry_policy.h"
 #include "extable.h"
 #include "sched_resume.h"
 #include "symbols.h"
@@ -220,7 +222,7 @@ static long ioc_stats(void __user *uarg)
 	s.trace_fallthroughs = es.trace_fallthroughs;
 	s.ibl_full = es.ibl_full;
 	s.predicted_returns = es.predicted_returns;
-	s.icount = kjit_config_icount();
+	s.icount = kjit_tool_icount();
 	kjit_extable_stats(&s.extable_mirrored, &s.extable_declined, &s.extable_entries);
 	s.cache_size = kjit_host_cache_size();
 	kjit_textwatch_stats(&s.text_events, &s.text_flushes);

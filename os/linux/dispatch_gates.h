@@ -1,5 +1,5 @@
 /* dispatch_gates.S: where translated code leaves for the host (protocol in
- * include/kjit/engine.h); they call entry_ftrace.c's exit handlers
+ * include/kjit/engine.h); they call exit_gates.c's exit handlers
  * and sched_resume.c. */
 #ifndef KJIT_DISPATCH_GATES_H
 #define KJIT_DISPATCH_GATES_H

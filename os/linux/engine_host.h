@@ -1,7 +1,7 @@
 /* engine_host.c: the engine's one owner.  Middle layer: everything that
  * creates, destroys or flushes the engine, or adds or removes a plugin,
  * goes through here, under one mutex (the host lock).  Callers above:
- * config.c (re-creation), entry_ftrace.c (reclaim work, flush on exit),
+ * config.c (re-creation), reclaim_work.c, exit_gates.c (flush on exit),
  * textwatch.c (text changes), capture.c (its plugin), module.c. */
 #ifndef KJIT_ENGINE_HOST_H
 #define KJIT_ENGINE_HOST_H

@@ -10,7 +10,7 @@
 /* A power of two, twice the functions a kernel has with an fentry site
  * (about 50,000 on 6.1 with its modules): the fast path only looks at an
  * entry's home slot, so the table stays sparse.  16 bytes a slot: 2 MiB.
- * A table found full sends the request to the IPMODIFY ops (entry_ftrace.c). */
+ * A table found full sends the request to the IPMODIFY ops (entry_attach.c). */
 #define KJIT_ENTRY_SLOTS (1 << 17)
 #define KJIT_STOP_SLOTS 4096           /* power of two */
 #define KJIT_NMI_MASK 0x00f00000       /* NMI_MASK of preempt_count (checked at build) */

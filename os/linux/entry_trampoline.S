@@ -12,7 +12,7 @@
  * nor inside kjit in any context (the guard byte, entry_guard.h: the C path
  * declines an entry nested in kjit, which may hold the engine lock, and
  * lets an interrupt of kjit's task-context path in).  Everything else, the
- * entry policy included, is the C path's (kjit_direct_slow, entry_ftrace.c).
+ * entry policy included, is the C path's (kjit_direct_slow, entry_decide.c).
  *
  * Clobbered: the flags, r10 and r11.  Nothing reads them at a function's
  * entry: they pass no argument, and ftrace's own ftrace_caller saves only

@@ -1,5 +1,5 @@
 /* entry_trampoline.S: the direct-call entry trampoline (registered by
- * entry_direct.c, its slow path is entry_ftrace.c's kjit_direct_slow).
+ * entry_direct.c, its slow path is entry_decide.c's kjit_direct_slow).
  * Not callable from C. */
 #ifndef KJIT_ENTRY_TRAMPOLINE_H
 #define KJIT_ENTRY_TRAMPOLINE_H

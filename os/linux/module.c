@@ -16,7 +16,7 @@
 #include "control.h"
 #include "dispatch_gates.h"
 #include "engine_host.h"
-#include "entry_ftrace.h"
+#include "entry_attach.h"
 #include "entry_trampoline.h"
 #include "percpu_mem.h"
 #include "extable.h"

@@ -73,7 +73,7 @@
 #include <linux/delay.h>
 #include <linux/uaccess.h>
 #include "sched_resume.h"
-#include "entry_ftrace.h"
+#include "reclaim_work.h"
 #include "entry_guard.h"
 #include "symbols.h"
 #include "kjit/engine.h"
@@ -270,7 +270,7 @@ u64 kjit_linux_sched_resume(u64 ret)
 	 * still off here */
 	g = kjit_guard_enter();
 	t = kjit_engine_resume(ret);
-	kjit_entry_kick_reclaim();
+	kjit_reclaim_kick();
 	kjit_guard_leave(g);
 	if (kjit_engine_is_cache_address(t))
 		atomic64_inc(&c_resumed);

@@ -1,7 +1,7 @@
 /* sched_resume.c: following a task through a sleep, so that an invocation
  * that blocks continues in the code cache when it runs again.  Same layer as
- * entry_ftrace.c (it uses its reclaim kick); module.c starts and stops it,
- * dispatch_gates.S calls its two C halves. */
+ * entry_attach.c, above reclaim_work.c (it kicks the reclaim); module.c
+ * starts and stops it, dispatch_gates.S calls its two C halves. */
 #ifndef KJIT_SCHED_RESUME_H
 #define KJIT_SCHED_RESUME_H
 

@@ -1,0 +1,54 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The entry policy and the entry counters (entry_policy.h): one writer at a
+ * time (config.c under its mutex, the attach layer at init and exit), any
+ * number of lock-free readers on the entry and exit paths. */
+#define pr_fmt(fmt) "kjit: " fmt
+
+#include <linux/kernel.h>
+#include "entry_policy.h"
+#include "entry_direct.h"
+#include "entry_table.h"
+#include "entry_guard.h"
+
+bool kjit_entry_enabled;
+struct task_struct *kjit_attach_owner;
+struct kjit_entry_policy kjit_policy;
+struct kjit_entry_counts kjit_counts;
+
+void kjit_entry_set_policy(u32 pid, bool descendants, u32 flush_every_entry, u32 tool_hooks)
+{
+	WRITE_ONCE(kjit_policy.tool_hooks, tool_hooks);
+	WRITE_ONCE(kjit_policy.descendants, descendants);
+	WRITE_ONCE(kjit_policy.pid, pid);
+	WRITE_ONCE(kjit_policy.flush_every_entry, flush_every_entry);
+	/* the trampoline's fast path applies no policy: start again */
+	kjit_entry_table_invalidate();
+}
+
+/* The trampoline's entries at the last reset of the results. */
+static u64 fast_entries_base;
+
+void kjit_entry_reset_counts(void)
+{
+	WRITE_ONCE(fast_entries_base, kjit_entry_table_fast_entries());
+}
+
+u64 kjit_entry_fast_since_reset(void)
+{
+	return kjit_entry_table_fast_entries() - READ_ONCE(fast_entries_base);
+}
+
+void kjit_entry_counters(struct kjit_entry_counters *o)
+{
+	o->entries = atomic64_read(&kjit_counts.entries) + kjit_entry_table_fast_entries();
+	o->fast_entries = kjit_entry_table_fast_entries();
+	o->direct_ops = kjit_direct_nops();
+	o->entry_declined = atomic64_read(&kjit_counts.declined);
+	o->entry_skipped = atomic64_read(&kjit_counts.skipped);
+	o->gate_escapes = atomic64_read(&kjit_counts.escapes);
+	o->reclaims = atomic64_read(&kjit_counts.reclaims);
+	o->filtered = atomic64_read(&kjit_counts.filtered);
+	o->exits = atomic64_read(&kjit_counts.exits);
+	o->redirected = atomic64_read(&kjit_counts.redirected);
+	o->nested = kjit_guard_nested();
+}

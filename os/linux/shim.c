@@ -42,7 +42,7 @@ static struct mutex *p_text_mutex;
 /* Functions that are never translated, whatever the engine asks: the
  * scheduler funnel and the context switch.  A translated __schedule would let
  * a task switched in by it resume inside the code cache, which breaks the
- * unload argument in entry_ftrace.c (sleeping tasks never hold cache
+ * unload argument in entry_attach.c (sleeping tasks never hold cache
  * addresses). */
 static const char *const never_names[] = {
 	"__schedule", "__switch_to_asm", "__switch_to", "schedule_tail",
@@ -221,16 +221,12 @@ void kjit_shim_fill_facts(struct kjit_os_kernel_facts *f)
 	f->schedule_funnel = kjit_ksym("__schedule");
 }
 
-uint64_t kjit_os_read_code(uint64_t addr, uint8_t *out, uint64_t len)
+/* Page by page, so a read that crosses into an unmapped page is short
+ * instead of failing entirely. */
+static uint64_t read_pages(uint64_t addr, uint8_t *out, uint64_t len)
 {
 	uint64_t done = 0;
 
-	/* Bytes a poke in flight is rewriting: none (text_deps.c). */
-	if (kjit_os_lock_held_here() &&
-	    !kjit_text_deps_may_read((unsigned long)addr, (unsigned long)len, mutex_is_locked(p_text_mutex)))
-		return 0;
-	/* Page by page, so a read that crosses into an unmapped page is short
-	 * instead of failing entirely. */
 	while (done < len) {
 		unsigned long a = (unsigned long)(addr + done);
 		uint64_t chunk = min_t(uint64_t, len - done, PAGE_SIZE - offset_in_page(a));
@@ -239,10 +235,28 @@ uint64_t kjit_os_read_code(uint64_t addr, uint8_t *out, uint64_t len)
 			break;
 		done += chunk;
 	}
-	/* What translations depend on (textwatch.c retires them when it
-	 * changes).  The engine reads only under its lock. */
-	if (done && kjit_os_lock_held_here())
-		kjit_text_deps_note((unsigned long)addr, (unsigned long)done);
+	return done;
+}
+
+uint64_t kjit_os_read_code(uint64_t addr, uint8_t *out, uint64_t len)
+{
+	unsigned long flags;
+	uint64_t done = 0;
+
+	/* Reads outside a translation (the engine reads only under its lock)
+	 * build nothing that a text change must retire. */
+	if (!kjit_os_lock_held_here())
+		return read_pages(addr, out, len);
+	/* Bytes a poke in flight is rewriting: none; what is read, the
+	 * translation depends on (textwatch.c retires it when it changes).
+	 * Check, read and note under one hold of text_deps.c's lock. */
+	flags = kjit_text_deps_lock();
+	if (kjit_text_deps_may_read((unsigned long)addr, (unsigned long)len, mutex_is_locked(p_text_mutex))) {
+		done = read_pages(addr, out, len);
+		if (done)
+			kjit_text_deps_note((unsigned long)addr, (unsigned long)done);
+	}
+	kjit_text_deps_unlock(flags);
 	return done;
 }
 

@@ -16,14 +16,23 @@
  * the hook retired what depended on them: it is refused (the engine runs
  * the instruction there natively), and the set is forgotten at the first
  * read that finds text_mutex free.  Same granularity as above.
- * All under the engine lock (a raw spinlock, interrupts off), and static:
- * nothing here sleeps, allocates or is freed while the engine runs. */
+ * All under a raw spinlock of this file's own, and static: nothing here
+ * sleeps, allocates or is freed while the engine runs.  A read takes it
+ * from the check to the note (shim.c, inside the engine lock: the order is
+ * always engine lock, then this one), a poke from the announcement to the
+ * test (textwatch.c, alone): so either the poke finds the read noted and
+ * retires its translation, or the read finds the poke announced and does
+ * not happen.  The poke handler never waits for the engine lock unless it
+ * retires: a translation holds that lock for long, and ftrace rewriting
+ * tens of thousands of sites in one loop that never reschedules (three
+ * pokes each) waited on it at every poke. */
 #define pr_fmt(fmt) "kjit: " fmt
 
 #include <linux/kernel.h>
 #include <linux/bitmap.h>
 #include <linux/hash.h>
 #include <linux/mm.h>
+#include <linux/spinlock.h>
 #include "text_deps.h"
 
 #define CORE_BITS (1u << 18)           /* 32 KiB: 64-byte chunks of 16 MiB */
@@ -40,6 +49,20 @@ static bool dirty;                     /* something noted since forget */
 static unsigned long poked_bits[BITS_TO_LONGS(CORE_BITS)];  /* core chunks being rewritten */
 static bool poked_module;              /* module text being rewritten */
 static bool poking;                    /* something in poked_* */
+static DEFINE_RAW_SPINLOCK(deps_lock);
+
+unsigned long kjit_text_deps_lock(void)
+{
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&deps_lock, flags);
+	return flags;
+}
+
+void kjit_text_deps_unlock(unsigned long flags)
+{
+	raw_spin_unlock_irqrestore(&deps_lock, flags);
+}
 
 void kjit_text_deps_init(unsigned long stext, unsigned long etext)
 {

@@ -1,13 +1,17 @@
 /* text_deps.c: which kernel and module text the active translations were
  * built from, so that a text change retires them only when it touches that
  * text (textwatch.c).  Below the shim, whose code reads record into it.
- * Every call is made under the engine lock. */
+ * Every call but init is made under kjit_text_deps_lock. */
 #ifndef KJIT_TEXT_DEPS_H
 #define KJIT_TEXT_DEPS_H
 
 #include <linux/types.h>
 
 void kjit_text_deps_init(unsigned long stext, unsigned long etext);
+/* A raw spinlock of its own, held only for these bitmaps (and the read
+ * they judge): never the engine lock, which a translation holds for long. */
+unsigned long kjit_text_deps_lock(void);
+void kjit_text_deps_unlock(unsigned long flags);
 /* The engine read [addr, addr + len) to translate. */
 void kjit_text_deps_note(unsigned long addr, unsigned long len);
 /* Whether anything read since the last forget lies in [addr, addr + len)

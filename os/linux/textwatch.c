@@ -43,7 +43,7 @@
 #include "textwatch.h"
 #include "engine_host.h"
 #include "entry_guard.h"
-#include "entry_ftrace.h"
+#include "reclaim_work.h"
 #include "shim.h"
 #include "text_deps.h"
 #include "kjit/os_shim.h"
@@ -55,6 +55,7 @@ static int kjit_text_poke_pre(struct kprobe *p, struct pt_regs *regs)
 {
 	/* static void *__text_poke(text_poke_f func, void *addr, const void *src, size_t len) */
 	unsigned long addr = regs->si, len = regs->cx;
+	unsigned long flags;
 	bool hit, guarded;
 
 	atomic64_inc(&text_events);
@@ -63,15 +64,15 @@ static int kjit_text_poke_pre(struct kprobe *p, struct pt_regs *regs)
 	/* A way into the engine (entry_guard.h); kprobe handlers run with
 	 * preemption off. */
 	guarded = kjit_guard_enter();
-	kjit_os_lock();
+	flags = kjit_text_deps_lock();
 	kjit_text_deps_poking(addr, len);
 	hit = kjit_text_deps_hit(addr, len);
 	if (hit)
 		kjit_text_deps_forget();   /* the retirement below covers it all */
-	kjit_os_unlock();
+	kjit_text_deps_unlock(flags);
 	if (hit && kjit_host_retire()) {
 		atomic64_inc(&text_flushes);
-		kjit_entry_kick_reclaim();
+		kjit_reclaim_kick();
 	}
 	kjit_guard_leave(guarded);
 	return 0;

@@ -28,6 +28,7 @@ EXCEPTIONS=(
   # the top (to go when the simulator's application is a library of its own).
   "fuzz/CMakeLists.txt: ."
   "fuzz/CMakeLists.txt: os/userspace-sim"
+  "fuzz/CMakeLists.txt: tools/kjit-sim"
   "fuzz/CMakeLists.txt: plugins"
 )
 

@@ -1,4 +1,4 @@
-// libFuzzer target: the capture loader (os/userspace-sim/capture.cc) and the
+// libFuzzer target: the capture loader (os/userspace-sim/capture_file.cc) and the
 // replay-log parser (replay_log.cc) on arbitrary bytes.  They must return an
 // error or a capture that validates, and a parsed capture must serialise and
 // load back to the same log; never crash, hang or read out of bounds (ASan).
@@ -9,7 +9,7 @@
 #include <cstdlib>
 #include <vector>
 
-#include "capture.h"
+#include "capture_file.h"
 #include "replay_log.h"
 
 using namespace kjit::sim;

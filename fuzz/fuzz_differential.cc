@@ -2,7 +2,7 @@
 // (program_generator.h) runs as a capture at 0xffffffff81000000 twice, as
 // the original code under Unicorn and as the engine's translation, first
 // with no plugin and then with each tool of the simulator's registry
-// (os/userspace-sim/tool_registry.h, as `kjit-sim run --tool` does).  Any
+// (tools/kjit-sim/tool_registry.h, as `kjit-sim run --tool` does).  Any
 // divergence of registers, flags or memory writes, any run that does not end
 // at the sentinel, and any tool whose report differs from the reference
 // runner's count aborts with describe_diff().

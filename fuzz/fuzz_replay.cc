@@ -10,7 +10,7 @@
 #include <cstdio>
 #include <string>
 
-#include "capture.h"
+#include "capture_file.h"
 #include "kjit/engine.h"
 #include "replay.h"
 #include "replay_log.h"

@@ -1,5 +1,5 @@
 /* capture.c: record invocations of an attached function for off-line
- * replay (docs/capture-format.md, os/userspace-sim/replay.*).  A plugin
+ * replay (docs/capture-format.md, tools/kjit-sim/replay.*).  A plugin
  * added through the engine host; its ioctls come from control.c. */
 #ifndef KJIT_CAPTURE_H
 #define KJIT_CAPTURE_H

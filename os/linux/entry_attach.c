@@ -33,7 +33,7 @@
 #include "quiesce.h"
 #include "shim.h"
 #include "symbols.h"
-#include "uapi/kjit_ioctl.h"
+#include "uapi/kjit/ioctl.h"
 
 static unsigned int max_attach = 1u << 17;
 module_param(max_attach, uint, 0444);

@@ -6,8 +6,8 @@
 
 #include <cstdint>
 
-#include "capture.h"
-#include "symbols.h"
+#include "capture_file.h"
+#include "sim_symbols.h"
 
 namespace kjit::sim {
 

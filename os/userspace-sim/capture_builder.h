@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "capture.h"
+#include "capture_file.h"
 #include "elf_loader.h"
 
 namespace kjit::sim {

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "capture.h"
+#include "capture_file.h"
 
 struct uc_struct;
 

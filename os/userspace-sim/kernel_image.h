@@ -7,7 +7,7 @@
 
 #include "capture_builder.h"
 #include "elf_loader.h"
-#include "symbols.h"
+#include "sim_symbols.h"
 
 namespace kjit::sim {
 

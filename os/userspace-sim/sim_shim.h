@@ -19,11 +19,11 @@
 #include <string>
 #include <vector>
 
-#include "capture.h"
+#include "capture_file.h"
 #include "emulator.h"
 #include "kjit/os_shim.h"
 #include "kjit/plugin.h"  // KJIT_REG_*
-#include "symbols.h"
+#include "sim_symbols.h"
 
 namespace kjit::sim {
 

@@ -1,6 +1,6 @@
 #!/bin/bash
 # Capture/replay suite.  Usage: tests/guest/capture-suite.sh [BUILD_DIR]
-#   Needs BUILD_DIR/module/kjit.ko and BUILD_DIR/os/userspace-sim/kjit-sim.
+#   Needs BUILD_DIR/module/kjit.ko and BUILD_DIR/tools/kjit-sim/kjit-sim.
 #   Env: KJIT_CAPTURE_SYSCALLS (the list below: NAME, or CASE=NAME for
 #        capture_workload's CASE making system call NAME), KJIT_CAPTURE_KEEP=DIR (copy the
 #        captures there), KJIT_CAPTURE_MIN (passing replays required, default:
@@ -44,7 +44,7 @@ ALL_MIN_PCT="${KJIT_CAPTURE_ALL_MIN_PCT:-98}"
 read -r -a syscalls <<< "$SYSCALLS"
 MIN="${KJIT_CAPTURE_MIN:-${#syscalls[@]}}"
 ko="$B/module/kjit.ko"
-sim="$B/os/userspace-sim/kjit-sim"
+sim="$B/tools/kjit-sim/kjit-sim"
 [ -f "$ko" ] || { echo "capture-suite: $ko missing (os/linux/build.sh $B)" >&2; exit 2; }
 [ -x "$sim" ] || { echo "capture-suite: $sim missing (cmake --build $B --target kjit-sim)" >&2; exit 2; }
 

@@ -26,7 +26,7 @@ cat "$share/demo.txt"
 echo
 echo "### 4, continued: the capture replayed on the host, original and translated"
 echo "\$ kjit-sim replay uname.kjitcap"
-"$B/os/userspace-sim/kjit-sim" replay "$share/uname.kjitcap"
+"$B/tools/kjit-sim/kjit-sim" replay "$share/uname.kjitcap"
 echo
 echo "### 6, continued: the recording reported here, with the kernel's debug vmlinux"
 dbg="$(KJIT_BUILD="$B/lab" "$root/tools/lab/fetch-debug.sh")"

@@ -30,7 +30,7 @@ for f in $flavours; do
   if ! "$root/tools/lab/fetch-kernel.sh" "$d/lab/kernel" > "$d/fetch.log" 2>&1; then
     echo "flavours: FAIL: $f: fetching the image" >&2; tail -n 20 "$d/fetch.log" >&2; fail=1; continue
   fi
-  if "$root/tests/sim/check-sweep.sh" "$B/os/userspace-sim/kjit-sim" "$d/lab/kernel/vmlinux" \
+  if "$root/tests/sim/check-sweep.sh" "$B/tools/kjit-sim/kjit-sim" "$d/lab/kernel/vmlinux" \
        "$root/tests/data/kallsyms-$f.txt.xz" > "$d/sweep.log" 2>&1; then
     grep '^sweep: ' "$d/sweep.log" | sed "s/^/flavours: $f: /"
   else

@@ -1,4 +1,4 @@
-#include "capture.h"
+#include "capture_file.h"
 
 #include <gtest/gtest.h>
 

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "capture.h"
+#include "capture_file.h"
 #include "capture_builder.h"
 #include "replay.h"
 #include "replay_log.h"

@@ -2,7 +2,8 @@
  * plugin (kernel C, os/linux/capture.c) writes the RECORDS below into its
  * event and code buffers; kjitctl (user C, tools/kjitctl/capture_file.c)
  * reads them and writes capture FILES; the simulator (C++,
- * os/userspace-sim/capture.cc, replay_log.cc) reads and writes the files.
+ * os/userspace-sim/capture_file.cc, tools/kjit-sim/replay_log.cc) reads and
+ * writes the files.
  * docs/capture-format.md is the prose; this header is the definition.
  *
  * Every integer is little-endian.  The structs have no padding (u64 fields

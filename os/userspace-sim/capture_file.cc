@@ -1,6 +1,6 @@
 // Capture file reader and writer.  Every read goes through Reader, which
 // checks bounds, so no input can make the loader read past its buffer.
-#include "capture.h"
+#include "capture_file.h"
 
 #include <algorithm>
 #include <cstring>

@@ -1,4 +1,4 @@
-#include "symbols.h"
+#include "sim_symbols.h"
 
 #include <algorithm>
 #include <cstdio>

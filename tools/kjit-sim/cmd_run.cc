@@ -5,10 +5,10 @@
 #include <cstring>
 #include <string>
 
-#include "capture.h"
+#include "capture_file.h"
 #include "commands.h"
 #include "diff_runner.h"
-#include "symbols.h"
+#include "sim_symbols.h"
 #include "tool_registry.h"
 
 namespace kjit::sim {

@@ -8,7 +8,7 @@
 #include <sstream>
 #include <string>
 
-#include "capture.h"
+#include "capture_file.h"
 #include "commands.h"
 #include "replay.h"
 #include "replay_log.h"

@@ -3,11 +3,11 @@
 #include <cstring>
 #include <string>
 
-#include "capture.h"
+#include "capture_file.h"
 #include "commands.h"
 #include "reference_runner.h"
 #include "diff_runner.h"
-#include "symbols.h"
+#include "sim_symbols.h"
 
 namespace kjit::sim {
 

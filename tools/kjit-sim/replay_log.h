@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "capture.h"
-#include "symbols.h"
+#include "capture_file.h"
+#include "sim_symbols.h"
 
 namespace kjit::sim {
 

@@ -1,7 +1,7 @@
 // A kernel symbol table (from /proc/kallsyms text, or an ELF .symtab), used
 // to symbolize addresses and to find the kernel facts the engine needs.
-#ifndef KJIT_SIM_SYMBOLS_H
-#define KJIT_SIM_SYMBOLS_H
+#ifndef KJIT_SIM_SIM_SYMBOLS_H
+#define KJIT_SIM_SIM_SYMBOLS_H
 
 #include <cstdint>
 #include <string>

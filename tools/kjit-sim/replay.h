@@ -22,11 +22,11 @@
 #include <string>
 #include <vector>
 
-#include "capture.h"
+#include "capture_file.h"
 #include "emulator.h"
 #include "reference_runner.h"
 #include "replay_log.h"
-#include "symbols.h"
+#include "sim_symbols.h"
 #include "kjit/engine.h"
 
 namespace kjit::sim {

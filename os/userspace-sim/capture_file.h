@@ -2,8 +2,8 @@
 // kernel (memory regions, registers, entry point), and its binary file
 // format (docs/capture-format.md).  Loading is strict and never throws or
 // crashes on bad input: a fuzzer is pointed at parse_capture().
-#ifndef KJIT_SIM_CAPTURE_H
-#define KJIT_SIM_CAPTURE_H
+#ifndef KJIT_SIM_CAPTURE_FILE_H
+#define KJIT_SIM_CAPTURE_FILE_H
 
 #include <array>
 #include <cstdint>
@@ -23,7 +23,7 @@ enum : uint32_t {
 };
 
 // Section types this loader interprets; the replay sections (0x100..) are
-// kept as RawSection and parsed by replay_log.h.  Loaders skip sections they
+// kept as RawSection and parsed by kjit-sim (replay_log.h).  Loaders skip sections they
 // do not understand (after checking their CRC) and writers keep them
 // verbatim.
 enum class SectionType : uint32_t {
@@ -71,7 +71,7 @@ struct Capture {
 };
 
 // Version 2 adds the replay sections (MEMREAD, NONDET, BLOCKS, KRESULT,
-// SYMBOLS: os/userspace-sim/replay_log.h); version 1 files still load.
+// SYMBOLS: tools/kjit-sim/replay_log.h); version 1 files still load.
 constexpr uint32_t kCaptureVersion = KJIT_CAPF_VERSION;
 constexpr uint32_t kMinCaptureVersion = KJIT_CAPF_MIN_VERSION;
 constexpr char kCaptureMagic[8] = KJIT_CAPF_MAGIC;

@@ -9,10 +9,10 @@
 #include <string>
 #include <vector>
 
-#include "capture.h"
+#include "capture_file.h"
 #include "emulator.h"
 #include "kjit/engine.h"
-#include "symbols.h"
+#include "sim_symbols.h"
 
 namespace kjit::sim {
 

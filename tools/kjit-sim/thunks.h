@@ -11,7 +11,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "symbols.h"
+#include "sim_symbols.h"
 
 namespace kjit::sim {
 

@@ -11,9 +11,9 @@
 #include <string>
 #include <vector>
 
-#include "capture.h"
+#include "capture_file.h"
 #include "emulator.h"
-#include "symbols.h"
+#include "sim_symbols.h"
 #include "thunks.h"
 
 namespace kjit::sim {

@@ -247,8 +247,7 @@ t1=$(now)
 if rmmod kjit; then pass rmmod; else fail rmmod; fi
 echo "at once: detach $(secs "$t0" "$t1") s, rmmod $(secs "$t1" "$(now)") s" | tee -a random-summary.txt
 
-dmesg > dmesg.txt
+log_snapshot
 if ./kernel-log-errors.sh dmesg.txt > log-errors.txt; then fail kernel_log_clean "$(head -n 3 log-errors.txt | tr '\n' ' ')"
 else pass kernel_log_clean; fi
-sync
-echo ATTACH-ALL-GUEST-DONE
+guest_done ATTACH-ALL-GUEST-DONE

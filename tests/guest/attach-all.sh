@@ -22,6 +22,8 @@ ko="$B/module/kjit.ko"
 [ -f "$ko" ] || { echo "attach-all: $ko missing (os/linux/build.sh $B)" >&2; exit 2; }
 # shellcheck source=tests/guest/share.sh
 . "$root/tests/guest/share.sh"
+# shellcheck source=tests/guest/verdict.sh
+. "$root/tests/guest/verdict.sh"
 share_guest_bin "$B"
 
 seed="${KJIT_ATTACH_SEED:-$(date +%s)}"
@@ -46,7 +48,7 @@ own=(_raw_spin_lock_irqsave _raw_spin_unlock_irqrestore _raw_spin_lock _raw_spin
  mutex_lock mutex_unlock ftrace_location unwind_next_frame __unwind_start
  irq_exit_rcu)
 
-fail=0
+verdict_begin attach-all
 for mode in $modes; do
   share="$B/guest-attach-all-$mode"
   share_new "$share"
@@ -60,23 +62,8 @@ for mode in $modes; do
   rc=0
   "$root/tools/lab/run-guest.sh" --share "$share" --script "$share/run.sh" --smp 2 --mem "$mem" \
      --timeout "${KJIT_ATTACH_TIMEOUT:-$tmo}" --tcg-single ${append:+--append "$append"} || rc=$?
-  if [ "$rc" != 0 ]; then
-    echo "attach-all: FAIL: guest status $rc ($mode); the console's last lines:" >&2
-    tail -n 40 "$share/console.log" >&2 || true
-    fail=1
-  fi
-  grep -q ATTACH-ALL-GUEST-DONE "$share/guest.log" 2>/dev/null || { echo "attach-all: FAIL: guest did not finish ($mode)" >&2; fail=1; }
-  if [ -f "$share/checks.txt" ]; then
-    np=$(grep -c ' PASS' "$share/checks.txt" || true); nf=$(grep -c ' FAIL' "$share/checks.txt" || true)
-    echo "attach-all: $mode: $np checks passed, $nf failed"
-    if grep ' FAIL' "$share/checks.txt" >&2; then fail=1; fi
-  else
-    echo "attach-all: FAIL: no checks.txt ($mode)" >&2; fail=1
-  fi
-  if "$root/tools/lab/kernel-log-errors.sh" "$share/console.log" >&2; then
-    echo "attach-all: FAIL: console has error lines ($mode)" >&2; fail=1
-  fi
+  verdict_boot "$share" "$rc" ATTACH-ALL-GUEST-DONE "$mode"
   [ ! -f "$share/random-summary.txt" ] || sed "s/^/attach-all: $mode: /" "$share/random-summary.txt"
 done
-if [ "$fail" = 0 ]; then echo "attach-all: PASS"; else echo "attach-all: FAIL (seed $seed)"; fi
-exit "$fail"
+[ "$VERDICT_FAIL" = 0 ] || echo "attach-all: seed $seed (KJIT_ATTACH_SEED=$seed repeats the choice)"
+verdict_end; exit $?

@@ -11,6 +11,8 @@
 # and caps/DIR.log per workload; a step that must not fail prints
 # "CAPTURE-FAIL step", which fails the host.
 set -u
+# shellcheck source=tests/guest/guest-lib.sh
+. ./guest-lib.sh
 # The largest code cache: recording instruments every block, and an entry
 # made while a full cache is reclaimed runs natively, unrecorded (on
 # PREEMPT_RT, whose paths are longer, 4 MiB went through 22 reclaims in the
@@ -56,7 +58,4 @@ for s in $OVERHEAD_SYSCALLS; do
   rm -f /tmp/ovh.kjitcap*
 done
 rmmod kjit || echo CAPTURE-FAIL rmmod
-dmesg > dmesg.txt
-cat /proc/sys/kernel/tainted > tainted.txt
-echo CAPTURE-GUEST-DONE
-sync
+guest_done CAPTURE-GUEST-DONE

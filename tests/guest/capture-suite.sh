@@ -50,6 +50,8 @@ sim="$B/tools/kjit-sim/kjit-sim"
 
 # shellcheck source=tests/guest/share.sh
 . "$root/tests/guest/share.sh"
+# shellcheck source=tests/guest/verdict.sh
+. "$root/tests/guest/verdict.sh"
 share_guest_bin "$B"
 share="$B/guest-capture"
 share_new "$share"
@@ -65,14 +67,15 @@ rc=0
 # Room for the all-syscalls captures (hundreds of files) in the share disk.
 "$root/tools/lab/run-guest.sh" --share "$share" --script "$share/run.sh" --smp 2 --timeout 3000 \
   --disk-mb 3072 || rc=$?
-fail=0
-bad() { echo "capture-suite: FAIL: $*" >&2; fail=1; }
-[ "$rc" = 0 ] || bad "guest script status $rc"
-grep -q CAPTURE-GUEST-DONE "$share/guest.log" 2>/dev/null || bad "guest did not finish"
+verdict_begin capture-suite
+bad() { verdict_bad "$@"; }
+# no checks.txt: a guest step that fails says CAPTURE-FAIL; the captures
+# are judged here, by replaying them
+verdict_status "$share" "$rc"
+verdict_done "$share" CAPTURE-GUEST-DONE
 if grep CAPTURE-FAIL "$share/guest.log" >&2; then bad "a guest step failed"; fi
-if "$root/tools/lab/kernel-log-errors.sh" "$share/console.log" "$share/dmesg.txt" >&2; then
-  bad "kernel log has error lines"
-fi
+verdict_kernel_log "$share"
+verdict_taint "$share"
 # Every capture is replayed first, one replay per core (hundreds of files):
 # FILE.replay holds the output, FILE.rc the status.
 # shellcheck disable=SC2016  # $0 and $1 are the inner shell's
@@ -100,7 +103,7 @@ if [ -n "${KJIT_CAPTURE_KEEP:-}" ]; then
   for w in $ALL_WORKLOADS; do cp -r "$share/caps/${w%%=*}" "$KJIT_CAPTURE_KEEP"/ 2>/dev/null || true; done
 fi
 echo "capture-suite: $pass of $total system calls replay exactly (need $MIN)"
-[ "$pass" -ge "$MIN" ] || fail=1
+[ "$pass" -ge "$MIN" ] || bad "fewer than $MIN system calls replay exactly"
 
 # ---- all-syscalls: every distinct system call of the workloads ----------
 # Per name: failed (the first failing capture's first problem), ok (the
@@ -152,4 +155,4 @@ if [ -n "$ALL_WORKLOADS" ]; then
   [ "$all_total" -ge "$ALL_MIN_N" ] || bad "all-syscalls: only $all_total distinct system calls captured"
   [ $((all_pass * 100)) -ge $((all_total * ALL_MIN_PCT)) ] || bad "all-syscalls: fewer than $ALL_MIN_PCT% replay"
 fi
-exit "$fail"
+verdict_end; exit $?

@@ -36,11 +36,11 @@ echo "### 5. Look at the engine, and let go"
 run "kjitctl stats | head -12"
 run "kjitctl detach all"
 echo
-echo "### A tool of your own: the paper's Figure 3 as a plugin module (plugins/linux/fig3_icount.c)"
-run "insmod ./kjit_fig3_icount.ko && kjitctl attach clone"
-run "./workload forks 20; cat /sys/module/kjit_fig3_icount/parameters/count"
+echo "### A tool of your own: the icount tool as a plugin module (plugins/linux/icount_mod.c)"
+run "insmod ./kjit_icount.ko && kjitctl attach clone"
+run "./workload forks 20; cat /sys/module/kjit_icount/parameters/count"
 kjitctl detach all > /dev/null
-rmmod kjit_fig3_icount
+rmmod kjit_icount
 echo
 echo "### 6. Record a workload in one command (reported on the host below)"
 [ -f /etc/hostname ] || echo kjit-guest > /etc/hostname

@@ -18,7 +18,7 @@ share_guest_bin "$B"
 share="$B/guest-demo"
 share_new "$share"
 share_kjit "$share" "$ko" "$root"
-cp "$B/plugins-linux/kjit_fig3_icount.ko" "$share/"
+cp "$B/plugins-linux/kjit_icount.ko" "$share/"
 share_program "$share" workload
 share_script "$share" "$root/tests/guest/demo-guest.sh"
 "$root/tools/lab/run-guest.sh" --share "$share" --script "$share/run.sh" --smp 2 --timeout 600 || { echo "demo: guest failed" >&2; tail -30 "$share/console.log" >&2; exit 1; }

@@ -86,5 +86,4 @@ for load in $WINDOWS; do
   done
   if rmmod kjit; then pass "rmmod_$w"; else fail "rmmod_$w"; fi
 done
-dmesg > dmesg.txt
-echo EXACT-GUEST-DONE
+guest_done EXACT-GUEST-DONE

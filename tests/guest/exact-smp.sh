@@ -19,6 +19,8 @@ ko="${KJIT_EXACT_KO:-$B/module/kjit.ko}"
 [ -f "$ko" ] || { echo "exact-smp: $ko missing (os/linux/build.sh $B)" >&2; exit 2; }
 # shellcheck source=tests/guest/share.sh
 . "$root/tests/guest/share.sh"
+# shellcheck source=tests/guest/verdict.sh
+. "$root/tests/guest/verdict.sh"
 share_guest_bin "$B"
 
 share="$B/guest-exact-smp"
@@ -29,20 +31,10 @@ share_script "$share" "$root/tests/guest/exact-smp-guest.sh" \
   N="${KJIT_EXACT_N:-100000}" TOOLS="${KJIT_EXACT_TOOLS:-icount bbcount bbcount_blocks}" \
   WINDOWS="${KJIT_EXACT_WINDOWS:-default percpu_kb=16 percpu_kb=32+bb_max=1024}"
 echo "exact-smp: booting (multi-threaded TCG)"
-fail=0 rc=0
+rc=0
 "$root/tools/lab/run-guest.sh" --share "$share" --script "$share/run.sh" --smp 2 --mem 1024 \
    --timeout 600 || rc=$?
-[ "$rc" = 0 ] || { echo "exact-smp: FAIL: guest status $rc" >&2; tail -n 40 "$share/console.log" >&2 || true; fail=1; }
-grep -q EXACT-GUEST-DONE "$share/guest.log" 2>/dev/null || { echo "exact-smp: FAIL: guest did not finish" >&2; fail=1; }
-if [ -f "$share/checks.txt" ]; then
-  cat "$share/checks.txt"
-  if grep -q ' FAIL' "$share/checks.txt"; then fail=1; fi
-  grep -q '_two_cpus PASS' "$share/checks.txt" || { echo "exact-smp: FAIL: no two-CPU check passed" >&2; fail=1; }
-else
-  echo "exact-smp: FAIL: no checks.txt" >&2; fail=1
-fi
-if "$root/tools/lab/kernel-log-errors.sh" "$share/console.log" "$share/dmesg.txt" >&2; then
-  echo "exact-smp: FAIL: kernel log has errors" >&2; fail=1
-fi
-if [ "$fail" = 0 ]; then echo "exact-smp: PASS"; else echo "exact-smp: FAIL"; fi
-exit "$fail"
+verdict_begin exact-smp
+VERDICT_LIST_CHECKS=1 verdict_boot "$share" "$rc" EXACT-GUEST-DONE
+grep -q '_two_cpus PASS' "$share/checks.txt" 2>/dev/null || verdict_bad "no two-CPU check passed"
+verdict_end; exit $?

@@ -29,3 +29,20 @@ config() {
     return 1
   fi
 }
+
+# The end of a guest script: the kernel log and taint the host judges
+# (tests/guest/verdict.sh reads dmesg.txt and tainted.txt), then the DONE
+# marker.  A script that goes on to do something deliberate that the log
+# or the taint would show (a WARN) calls log_snapshot before it, and
+# guest_done keeps that snapshot.
+log_snapshot() {
+  dmesg > dmesg.txt
+  cat /proc/sys/kernel/tainted > tainted.txt
+  LOG_SNAPSHOT=1
+}
+guest_done() {
+  [ "${LOG_SNAPSHOT:-0}" = 1 ] || log_snapshot
+  sync
+  echo "$1"
+  sync
+}

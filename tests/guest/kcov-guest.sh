@@ -115,10 +115,8 @@ else
 fi
 exec 3<&-
 chk kcov_disable $K kcov disable
-dmesg > dmesg.txt
 chk rmmod rmmod kjit
 chk kcov_device_gone [ ! -e /sys/kernel/debug/kcov ]
 chk insmod_again insmod ./kjit.ko
 chk rmmod_again rmmod kjit
-sync
-echo KCOV-GUEST-DONE
+guest_done KCOV-GUEST-DONE

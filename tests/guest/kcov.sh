@@ -13,8 +13,10 @@ ko="$B/module/kjit.ko"
 [ -f "$ko" ] || { echo "kcov: $ko missing (os/linux/build.sh $B)" >&2; exit 2; }
 # shellcheck source=tests/guest/share.sh
 . "$root/tests/guest/share.sh"
+# shellcheck source=tests/guest/verdict.sh
+. "$root/tests/guest/verdict.sh"
 share_guest_bin "$B"
-fail=0
+verdict_begin kcov
 for mode in ${KJIT_KCOV_MODES:-voluntary full}; do
   share="$B/guest-kcov-$mode"
   share_new "$share"
@@ -24,17 +26,7 @@ for mode in ${KJIT_KCOV_MODES:-voluntary full}; do
   rc=0
   "$root/tools/lab/run-guest.sh" --share "$share" --script "$share/run.sh" --smp 2 --timeout 600 \
     --append "preempt=$mode" || rc=$?
-  [ "$rc" = 0 ] || { echo "kcov: FAIL: guest status $rc ($mode)" >&2; tail -n 40 "$share/console.log" >&2 || true; fail=1; }
-  grep -q KCOV-GUEST-DONE "$share/guest.log" 2>/dev/null || { echo "kcov: FAIL: guest did not finish ($mode)" >&2; fail=1; }
-  if [ -f "$share/checks.txt" ]; then
-    sed "s/^/$mode: /" "$share/checks.txt"
-    if grep -q ' FAIL' "$share/checks.txt"; then fail=1; fi
-  else
-    echo "kcov: FAIL: no checks.txt ($mode)" >&2; fail=1
-  fi
-  if "$root/tools/lab/kernel-log-errors.sh" "$share/console.log" "$share/dmesg.txt" >&2; then
-    echo "kcov: FAIL: kernel log has errors ($mode)" >&2; fail=1
-  fi
+  VERDICT_LIST_CHECKS=1 verdict_boot "$share" "$rc" KCOV-GUEST-DONE "$mode"
 done
 # The same PCs in kjitctl report: a trace becomes blocks (text, drcov).
 cmake --build "$B" --target kjit-report > /dev/null
@@ -45,7 +37,7 @@ if "$B/guest-bin/kjitctl" report --kcov "$pcs" --vmlinux "$dbg/vmlinux-dbg" > "$
    && grep -q ' do_sys_openat2$' "$R/text.txt"; then
   echo "CHECK report_kcov_text PASS"
 else
-  echo "CHECK report_kcov_text FAIL $(cat "$R/text.err")"; fail=1
+  verdict_bad "report_kcov_text: $(cat "$R/text.err")"
 fi
 distinct=$(grep '^0x' "$pcs" | awk '{print $1}' | sort -u | wc -l)
 "$B/guest-bin/kjitctl" report --kcov "$pcs" --vmlinux "$dbg/vmlinux-dbg" --format drcov -o "$R/kcov.drcov"
@@ -53,7 +45,6 @@ blocks=$(sed -n 's/^BB Table: \([0-9]*\) bbs$/\1/p' "$R/kcov.drcov")
 if [ "${blocks:-0}" = "$distinct" ]; then
   echo "CHECK report_kcov_drcov PASS $blocks blocks"
 else
-  echo "CHECK report_kcov_drcov FAIL drcov ${blocks:-?} blocks, $distinct distinct PCs"; fail=1
+  verdict_bad "report_kcov_drcov: drcov ${blocks:-?} blocks, $distinct distinct PCs"
 fi
-if [ "$fail" = 0 ]; then echo "kcov: PASS"; else echo "kcov: FAIL"; fi
-exit "$fail"
+verdict_end; exit $?

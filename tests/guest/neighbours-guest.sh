@@ -312,15 +312,10 @@ fi
 $K departures > departures-final.txt 2>&1
 chk final_detach "$K" detach all
 chk final_rmmod rmmod kjit
-dmesg > dmesg.txt
-cat /proc/sys/kernel/tainted > tainted.txt
+log_snapshot
 if ./kernel-log-errors.sh dmesg.txt > bad-log.txt; then
   fail kernel_log_clean "$(head -n 3 bad-log.txt | tr '\n' ' ')"
 else
   pass kernel_log_clean
 fi
-# Out-of-tree (O), unsigned (E), the livepatch (K).
-t=$(cat tainted.txt)
-chk taint_only_OEK [ $((t & ~(4096 | 8192 | 32768))) -eq 0 ]
-echo NEIGHBOURS-GUEST-DONE
-sync
+guest_done NEIGHBOURS-GUEST-DONE

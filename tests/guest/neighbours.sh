@@ -32,6 +32,8 @@ ko="${KJIT_NEIGHBOURS_KO:-$B/module/kjit.ko}"
 [ -f "$ko" ] || { echo "neighbours: $ko missing (os/linux/build.sh $B)" >&2; exit 2; }
 # shellcheck source=tests/guest/share.sh
 . "$root/tests/guest/share.sh"
+# shellcheck source=tests/guest/verdict.sh
+. "$root/tests/guest/verdict.sh"
 share_guest_bin "$B"
 
 # the suite's livepatch module and the kretprobe on __schedule, built alone
@@ -40,7 +42,7 @@ cp "$root"/tests/guest/hazard/{kjit_livepatch.c,kjit_schedkret.c} "$lp/"
 echo 'obj-m := kjit_livepatch.o kjit_schedkret.o' > "$lp/Kbuild"
 make -C "$KDIR" M="$lp" -j2 modules > "$lp/build.log" 2>&1 || { cat "$lp/build.log" >&2; exit 1; }
 
-fail=0
+verdict_begin neighbours
 for mode in $MODES; do
   share="$B/guest-neighbours-$mode"
   share_new "$share"
@@ -59,26 +61,9 @@ for mode in $MODES; do
   "$root/tools/lab/run-guest.sh" --share "$share" --script "$share/run.sh" --smp 2 --mem 1024 \
      --timeout 900 --tcg-single ${append:+--append "$append"} || rc=$?
   echo "neighbours: $mode: guest ran $((SECONDS - start)) s"
-  if [ "$rc" != 0 ]; then
-    echo "neighbours: FAIL: guest status $rc ($mode); the console's last lines:" >&2
-    tail -n 40 "$share/console.log" >&2 || true
-    fail=1
-  fi
-  grep -q NEIGHBOURS-GUEST-DONE "$share/guest.log" 2>/dev/null ||
-    { echo "neighbours: FAIL: guest did not finish ($mode)" >&2; fail=1; }
-  if [ -f "$share/checks.txt" ]; then
-    np=$(grep -c ' PASS' "$share/checks.txt" || true); nf=$(grep -c ' FAIL' "$share/checks.txt" || true)
-    echo "neighbours: $mode: $np checks passed, $nf failed"
-    if grep ' FAIL' "$share/checks.txt" >&2; then fail=1; fi
-    grep -q '^CHECK final_rmmod PASS' "$share/checks.txt" ||
-      { echo "neighbours: FAIL: the guest did not reach its final rmmod ($mode)" >&2; fail=1; }
-  else
-    echo "neighbours: FAIL: no checks.txt ($mode)" >&2; fail=1
-  fi
+  verdict_boot "$share" "$rc" NEIGHBOURS-GUEST-DONE "$mode"
+  grep -q '^CHECK final_rmmod PASS' "$share/checks.txt" 2>/dev/null ||
+    verdict_bad "the guest did not reach its final rmmod ($mode)"
   if [ -s "$share/notes.txt" ]; then sed "s/^/neighbours: $mode: /" "$share/notes.txt"; fi
-  if "$root/tools/lab/kernel-log-errors.sh" "$share/console.log" "$share/dmesg.txt" >&2; then
-    echo "neighbours: FAIL: kernel log has errors ($mode)" >&2; fail=1
-  fi
 done
-if [ "$fail" = 0 ]; then echo "neighbours: PASS"; else echo "neighbours: FAIL"; fi
-exit "$fail"
+verdict_end; exit $?

@@ -153,7 +153,5 @@ chk bad_tool [ $? = 2 ]
 chk nothing_attached_after_bad_input sh -c "[ \$($K list 2>/dev/null | wc -l) = 0 ]"
 
 step finish
-dmesg > dmesg.txt
 chk rmmod rmmod kjit
-sync
-echo RECORD-GUEST-DONE
+guest_done RECORD-GUEST-DONE

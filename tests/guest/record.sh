@@ -15,31 +15,22 @@ ko="$B/module/kjit.ko"
 [ -f "$ko" ] || { echo "record: $ko missing (os/linux/build.sh $B)" >&2; exit 2; }
 # shellcheck source=tests/guest/share.sh
 . "$root/tests/guest/share.sh"
+# shellcheck source=tests/guest/verdict.sh
+. "$root/tests/guest/verdict.sh"
 share_guest_bin "$B"
 cmake --build "$B" --target kjit-report >/dev/null
 share="$B/guest-record"
-fail=0
+verdict_begin record
+rc=0
 if [ "${KJIT_RECORD_REUSE:-0}" != 1 ]; then
   share_new "$share"
   share_kjit "$share" "$ko" "$root"
   share_program "$share" record_workload
   share_program "$share" kjitctl-other-abi
   share_script "$share" "$root/tests/guest/record-guest.sh"
-  rc=0
   "$root/tools/lab/run-guest.sh" --share "$share" --script "$share/run.sh" --smp 2 --tcg-single \
     --timeout 600 || rc=$?
-  [ "$rc" = 0 ] || { echo "record: FAIL: guest status $rc" >&2; tail -n 40 "$share/console.log" >&2 || true; fail=1; }
 fi
-grep -q RECORD-GUEST-DONE "$share/guest.log" 2>/dev/null || { echo "record: FAIL: guest did not finish" >&2; fail=1; }
-if [ -f "$share/checks.txt" ]; then
-  cat "$share/checks.txt"
-  if grep -q ' FAIL' "$share/checks.txt"; then fail=1; fi
-else
-  echo "record: FAIL: no checks.txt" >&2; fail=1
-fi
-if "$root/tools/lab/kernel-log-errors.sh" "$share/console.log" "$share/dmesg.txt" >&2; then
-  echo "record: FAIL: kernel log has errors" >&2; fail=1
-fi
-"$root/tests/guest/record-report.sh" "$B" "$share" || fail=1
-if [ "$fail" = 0 ]; then echo "record: PASS"; else echo "record: FAIL"; fi
-exit "$fail"
+VERDICT_LIST_CHECKS=1 verdict_boot "$share" "$rc" RECORD-GUEST-DONE
+"$root/tests/guest/record-report.sh" "$B" "$share" || verdict_bad "the host's report checks (above)"
+verdict_end; exit $?

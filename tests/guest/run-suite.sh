@@ -7,9 +7,10 @@
 #   (tools/lab/abi.sh) under TCG with 2 vCPUs running
 #   tests/guest/suite-guest.sh: twice where it chooses its preemption at
 #   boot (preempt=voluntary, the default, and preempt=full), once on
-#   PREEMPT_RT.  Fails on any FAIL check, a guest that did not finish, or
-#   kernel-log errors.
+#   PREEMPT_RT.  The verdict of each boot is tests/guest/verdict.sh's.
 # Env: KJIT_SUITE_MODES ("voluntary full", or "rt" on a PREEMPT_RT kernel),
+#   KJIT_SUITE_PHASES (the phases to run, by name: tests/guest/suite/NAME.sh,
+#   e.g. "hazards tools"; default all, in suite-guest.sh's order),
 #   KJIT_SUITE_QUICK=1 (skip the start/stop x100 and insmod/rmmod x20
 #   phases), KJIT_SUITE_ITERS (1),
 #   KJIT_SUITE_APPEND (extra kernel args for every boot, e.g. loglevel=7 to
@@ -32,10 +33,17 @@ if grep -qx 'CONFIG_PREEMPT_DYNAMIC=y' "$kcfg"; then default_modes="voluntary fu
 elif grep -qx 'CONFIG_PREEMPT_RT=y' "$kcfg"; then default_modes=rt
 else echo "run-suite: $kcfg: neither PREEMPT_DYNAMIC nor PREEMPT_RT" >&2; exit 2; fi
 MODES="${KJIT_SUITE_MODES:-$default_modes}"
+PHASES="${KJIT_SUITE_PHASES:-all}"
+for p in $PHASES; do
+  [ "$p" = all ] || [ -f "$root/tests/guest/suite/$p.sh" ] || {
+    echo "run-suite: no phase $p; the phases: $(for f in "$root"/tests/guest/suite/*.sh; do basename "$f" .sh; done | tr '\n' ' ')" >&2; exit 2; }
+done
 ko="$B/module/kjit.ko"
 [ -f "$ko" ] || { echo "run-suite: $ko missing (os/linux/build.sh $B)" >&2; exit 2; }
 # shellcheck source=tests/guest/share.sh
 . "$root/tests/guest/share.sh"
+# shellcheck source=tests/guest/verdict.sh
+. "$root/tests/guest/verdict.sh"
 share_guest_bin "$B"
 
 "$root/plugins/linux/build.sh" "$B" > "$B/plugins-linux.log" 2>&1 || { cat "$B/plugins-linux.log" >&2; exit 1; }
@@ -60,7 +68,7 @@ SCHED_RET=$(sched_ret) || { echo "run-suite: cannot find schedule's call to __sc
 tcg=(--tcg-single)
 [ "${KJIT_SUITE_MTTCG:-0}" != 1 ] || tcg=()
 
-fail=0
+verdict_begin run-suite
 for mode in $MODES; do
   share="$B/guest-suite-$mode"
   share_new "$share"
@@ -69,7 +77,9 @@ for mode in $MODES; do
   share_program "$share" workload
   share_program "$share" uffd_fault
   share_program "$share" blocking
-  share_script "$share" "$root/tests/guest/suite-guest.sh" \
+  mkdir -p "$share/suite"
+  cp "$root"/tests/guest/suite/*.sh "$share/suite/"
+  share_script "$share" "$root/tests/guest/suite-guest.sh" PHASES="$PHASES" \
     QUICK="${KJIT_SUITE_QUICK:-0}" ITERS="${KJIT_SUITE_ITERS:-1}" SCHED_RET="$SCHED_RET"
   append="${KJIT_SUITE_APPEND:-}"
   if [ "$mode" = full ]; then append="$append preempt=full"; fi
@@ -77,25 +87,9 @@ for mode in $MODES; do
   rc=0
   "$root/tools/lab/run-guest.sh" --share "$share" --script "$share/run.sh" --smp 2 --mem 1024 \
      --timeout 900 ${tcg[@]+"${tcg[@]}"} ${append:+--append "$append"} || rc=$?
-  if [ "$rc" != 0 ]; then
-    echo "run-suite: FAIL: guest status $rc ($mode); the console's last lines:" >&2
-    tail -n 40 "$share/console.log" >&2 || true
-    fail=1
-  fi
-  grep -q SUITE-GUEST-DONE "$share/guest.log" 2>/dev/null || { echo "run-suite: FAIL: guest did not finish ($mode)" >&2; fail=1; }
-  if [ -f "$share/checks.txt" ]; then
-    np=$(grep -c ' PASS' "$share/checks.txt" || true); nf=$(grep -c ' FAIL' "$share/checks.txt" || true)
-    echo "run-suite: $mode: $np checks passed, $nf failed"
-    if grep ' FAIL' "$share/checks.txt" >&2; then fail=1; fi
-  else
-    echo "run-suite: FAIL: no checks.txt ($mode)" >&2; fail=1
-  fi
-  # console: anything before the deliberate WARN test must be clean (the
-  # guest checks its dmesg up to there itself, kernel_log_clean)
-  if sed '/== WARN at the original address/,$d' "$share/console.log" | \
-       "$root/tools/lab/kernel-log-errors.sh" >&2; then
-    echo "run-suite: FAIL: console has error lines ($mode)" >&2; fail=1
-  fi
+  # the log up to the deliberate WARN, the last phase (the guest's
+  # log_snapshot was taken before it)
+  VERDICT_LOG_UNTIL='== WARN at the original address' verdict_boot "$share" "$rc" SUITE-GUEST-DONE "$mode"
   if [ -f "$share/cost.txt" ]; then echo "run-suite: $mode: entry/exit cost: $(cat "$share/cost.txt")"; fi
   for t in icount bbcount; do
     if [ -f "$share/stats-$t.txt" ]; then
@@ -108,5 +102,4 @@ for mode in $MODES; do
     echo "run-suite: $mode: where they left: $(sed -n '2,9p' "$share/departures-icount.txt" 2>/dev/null | awk '{printf "%s %s %s; ", $1, $2, $3}')"
   fi
 done
-if [ "$fail" = 0 ]; then echo "run-suite: PASS"; else echo "run-suite: FAIL"; fi
-exit "$fail"
+verdict_end; exit $?

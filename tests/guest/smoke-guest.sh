@@ -49,7 +49,4 @@ kill -0 $bg 2>/dev/null || die "workload not running at rmmod"
 echo "workload running at rmmod: yes"
 rmmod kjit || die rmmod
 wait $bg
-dmesg > dmesg.txt
-cat /proc/sys/kernel/tainted > tainted.txt
-echo SMOKE-GUEST-DONE
-sync
+guest_done SMOKE-GUEST-DONE

@@ -16,8 +16,8 @@
 # workload runs (it must be running, through kjit, when rmmod starts).
 # Fails when: a step fails, any workload output differs from the native one
 # (syscall results, -EFAULT for a bad pointer, -ENOENT), blocks_built or
-# dispatcher_exits is 0, tools/lab/kernel-log-errors.sh finds errors,
-# or /proc/sys/kernel/tainted has bits beyond O (4096) and E (8192).
+# dispatcher_exits is 0, or tests/guest/verdict.sh fails the boot (kernel
+# log, taint).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 B="$(cd "${1:-$root/build}" && pwd)"
@@ -32,6 +32,8 @@ ko="${KJIT_SMOKE_KO:-$B/module/kjit.ko}"
 
 # shellcheck source=tests/guest/share.sh
 . "$root/tests/guest/share.sh"
+# shellcheck source=tests/guest/verdict.sh
+. "$root/tests/guest/verdict.sh"
 share_guest_bin "$B"
 share="${KJIT_SMOKE_SHARE:-$B/guest-smoke${KJIT_SMOKE_WIDE:+-wide}}"
 share_new "$share"
@@ -43,10 +45,10 @@ share_script "$share" "$root/tests/guest/smoke-guest.sh" ITERS="$ITERS" FUNCS="$
 rc=0
 "$root/tools/lab/run-guest.sh" --share "$share" --script "$share/run.sh" --smp 2 --timeout 600 \
   ${APPEND:+--append "$APPEND"} || rc=$?
-fail=0
-bad() { echo "smoke: FAIL: $*" >&2; fail=1; }
-[ "$rc" = 0 ] || bad "guest script status $rc"
-grep -q SMOKE-GUEST-DONE "$share/guest.log" 2>/dev/null || bad "guest did not finish"
+verdict_begin smoke
+bad() { verdict_bad "$@"; }
+verdict_status "$share" "$rc"
+verdict_done "$share" SMOKE-GUEST-DONE
 grep -q '^workload running at rmmod: yes' "$share/guest.log" 2>/dev/null || bad "rmmod was not under load"
 read -r -a funcs <<< "$FUNCS"
 n=${#funcs[@]}
@@ -77,12 +79,7 @@ if [ "$ALL" = 1 ]; then
   grep -q 'blocks executed [1-9]' "$share/report-all.txt" 2>/dev/null || bad "all system calls: bbcount counted no block"
   echo "smoke: all system calls: $(tail -n1 "$share/attach-all.txt" 2>/dev/null); $(grep '^completion ' "$a" 2>/dev/null)"
 fi
-if "$root/tools/lab/kernel-log-errors.sh" "$share/console.log" "$share/dmesg.txt" >&2; then
-  bad "kernel log has error lines"
-fi
-t=$(tr -d '[:space:]' < "$share/tainted.txt" 2>/dev/null || echo missing)
-if [ "$t" = missing ] || [ $(( t & ~(4096 | 8192) )) -ne 0 ]; then bad "tainted=$t"; fi
-if [ "$fail" = 0 ]; then
-  echo "smoke: PASS (tainted=$t; $(tr '\n' ' ' < "$last"))"
-fi
-exit "$fail"
+verdict_kernel_log "$share"
+verdict_taint "$share"
+[ ! -f "$last" ] || echo "smoke: $(tr '\n' ' ' < "$last")"
+verdict_end; exit $?

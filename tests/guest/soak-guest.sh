@@ -7,7 +7,8 @@
 # stressors fail without kjit; then configurations rotate until MINUTES have
 # passed.  Lines in soak.txt: "native S rc", "run N TOOL CACHE S rc".
 set -u
-K=./kjitctl
+# shellcheck source=tests/guest/guest-lib.sh
+. ./guest-lib.sh
 : > soak.txt
 sng() { timeout 120 ./lib/ld-linux-x86-64.so.2 --library-path ./lib ./stress-ng "$@"; }
 now() { cut -d. -f1 /proc/uptime; }
@@ -45,4 +46,4 @@ while [ "$(now)" -lt "$end" ]; do
   sync
 done
 if rmmod kjit; then echo "rmmod 0" >> soak.txt; else echo "rmmod 1" >> soak.txt; fi
-echo SOAK-GUEST-DONE
+guest_done SOAK-GUEST-DONE

@@ -13,12 +13,14 @@ ko="$B/module/kjit.ko"
 [ -f "$ko" ] || { echo "soak: $ko missing" >&2; exit 2; }
 # shellcheck source=tests/guest/share.sh
 . "$root/tests/guest/share.sh"
+# shellcheck source=tests/guest/verdict.sh
+. "$root/tests/guest/verdict.sh"
 share_guest_bin "$B"
 # stress-ng classes os, filesystem, pipe, memory and scheduler, a few
 # stressors of each that run in the lab's busybox guest.
 STRESSORS="fork clone get kill prctl sigsegv dentry dir open rename fstat link lockf flock \
 pipe pipeherd fifo malloc mmap brk memfd yield switch futex nanosleep clock timer"
-fail=0
+verdict_begin soak
 for mode in ${KJIT_SOAK_MODES:-voluntary full}; do
   share="$B/guest-soak-$mode"
   share_new "$share"
@@ -31,19 +33,18 @@ for mode in ${KJIT_SOAK_MODES:-voluntary full}; do
   rc=0
   "$root/tools/lab/run-guest.sh" --share "$share" --script "$share/run.sh" --smp 2 --mem 1024 \
      --timeout $((MIN * 60 + 1200)) --append "preempt=$mode" || rc=$?
-  [ "$rc" = 0 ] || { echo "soak: FAIL: guest status $rc ($mode)" >&2; tail -n 40 "$share/console.log" >&2; fail=1; }
-  grep -q SOAK-GUEST-DONE "$share/guest.log" 2>/dev/null || { echo "soak: FAIL: guest did not finish ($mode)" >&2; fail=1; }
-  if "$root/tools/lab/kernel-log-errors.sh" "$share/console.log" >&2; then
-    echo "soak: FAIL: kernel log has errors ($mode)" >&2; fail=1
-  fi
+  # no checks.txt: soak.txt holds the runs, judged below
+  verdict_status "$share" "$rc" "$mode"
+  verdict_done "$share" SOAK-GUEST-DONE "$mode"
+  verdict_kernel_log "$share" "$mode"
+  verdict_taint "$share" "$mode"
   # A stressor failing under kjit counts only if it passed natively.
   bad=$(awk '$1=="native"{nat[$2]=$3} $1=="run" && $6!=0 && nat[$5]==0 {print}' "$share/soak.txt")
   runs=$(awk '$1=="run"{r[$2]=1} END{print length(r)}' "$share/soak.txt")
   nat_fail=$(awk '$1=="native" && $3!=0 {printf "%s ", $2}' "$share/soak.txt")
   recl=$(awk '$1=="stats" && $3=="reclaims"{s+=$4} END{print s+0}' "$share/soak.txt")
   echo "soak: $mode: $runs configurations, $recl reclaims, native failures: ${nat_fail:-none}"
-  [ -z "$bad" ] || { echo "soak: FAIL: stressors failing under kjit only ($mode):" >&2; echo "$bad" >&2; fail=1; }
-  grep -q '^rmmod 0' "$share/soak.txt" || { echo "soak: FAIL: rmmod ($mode)" >&2; fail=1; }
+  [ -z "$bad" ] || { verdict_bad "stressors failing under kjit only ($mode):"; echo "$bad" >&2; }
+  grep -q '^rmmod 0' "$share/soak.txt" || verdict_bad "rmmod ($mode)"
 done
-if [ "$fail" = 0 ]; then echo "soak: PASS"; else echo "soak: FAIL"; fi
-exit "$fail"
+verdict_end; exit $?

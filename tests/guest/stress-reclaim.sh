@@ -19,11 +19,13 @@ ko="$B/module/kjit.ko"
 [ -f "$ko" ] || { echo "stress-reclaim: $ko missing (os/linux/build.sh $B)" >&2; exit 2; }
 # shellcheck source=tests/guest/share.sh
 . "$root/tests/guest/share.sh"
+# shellcheck source=tests/guest/verdict.sh
+. "$root/tests/guest/verdict.sh"
 share_guest_bin "$B"
 # Stressor orders: the one that first oopsed, and two others.
 ORDERS="flock lockf clock fork timer futex|clock flock lockf|fork futex timer clock"
 
-fail=0
+verdict_begin stress-reclaim
 for mode in $MODES; do
   share="$B/guest-stress-$mode"
   share_new "$share"
@@ -36,18 +38,7 @@ for mode in $MODES; do
   rc=0
   "$root/tools/lab/run-guest.sh" --share "$share" --script "$share/run.sh" --smp 2 --mem 1024 \
      --timeout 900 --append "preempt=$mode" || rc=$?
-  [ "$rc" = 0 ] || { echo "stress-reclaim: FAIL: guest status $rc ($mode)" >&2; tail -n 40 "$share/console.log" >&2 || true; fail=1; }
-  grep -q STRESS-GUEST-DONE "$share/guest.log" 2>/dev/null || { echo "stress-reclaim: FAIL: guest did not finish ($mode)" >&2; fail=1; }
-  if [ -f "$share/checks.txt" ]; then
-    np=$(grep -c ' PASS' "$share/checks.txt" || true); nf=$(grep -c ' FAIL' "$share/checks.txt" || true)
-    echo "stress-reclaim: $mode: $np checks passed, $nf failed; $(grep ' reclaims ' "$share/checks.txt" | cut -d' ' -f4-)"
-    if grep ' FAIL' "$share/checks.txt" >&2; then fail=1; fi
-  else
-    echo "stress-reclaim: FAIL: no checks.txt ($mode)" >&2; fail=1
-  fi
-  if "$root/tools/lab/kernel-log-errors.sh" "$share/console.log" "$share/dmesg.txt" >&2; then
-    echo "stress-reclaim: FAIL: kernel log has errors ($mode)" >&2; fail=1
-  fi
+  verdict_boot "$share" "$rc" STRESS-GUEST-DONE "$mode"
+  echo "stress-reclaim: $mode: $(grep ' reclaims ' "$share/checks.txt" 2>/dev/null | cut -d' ' -f4-)"
 done
-if [ "$fail" = 0 ]; then echo "stress-reclaim: PASS"; else echo "stress-reclaim: FAIL"; fi
-exit "$fail"
+verdict_end; exit $?

@@ -6,7 +6,7 @@
  *        workload efault           bad user pointers on many syscalls
  *        workload child ...        (used by fork/exec)
  *        workload getppid N        N getppid calls, prints ns per call (rdtsc cycles too)
- *        workload forks N          N fork+wait (the Figure 3 demo) */
+ *        workload forks N          N fork+wait (the plugin module demo) */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>

@@ -13,6 +13,7 @@ for f in "$root"/tests/guest/*.sh; do
   grep -q 'run-guest\.sh' "$f" || continue
   n=$((n + 1))
   why=""
+  # shellcheck disable=SC2016  # the literal text of the source line
   grep -q '^\. "\$root/tests/guest/verdict\.sh"' "$f" || why="$why does not source verdict.sh;"
   grep -q 'verdict_end' "$f" || why="$why no verdict_end;"
   ! grep -q 'kernel-log-errors\.sh' "$f" || why="$why runs kernel-log-errors.sh itself;"

@@ -214,7 +214,7 @@ const char *mnemonic_name(uint32_t mnemonic) {
 }
 
 void Decoder::init(const kjit_os_kernel_facts *facts) {
-  static_assert(sizeof(ZydisDecoder) <= sizeof(zydis_) && alignof(ZydisDecoder) <= alignof(Decoder),
+  static_assert(sizeof(ZydisDecoder) <= sizeof(zydis_) && alignof(ZydisDecoder) <= 8,
                 "Decoder::zydis_ must hold a ZydisDecoder");
   ZydisDecoderInit(reinterpret_cast<ZydisDecoder *>(zydis_), ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64);
   have_facts_ = facts != nullptr;

@@ -11,7 +11,8 @@
 // anything that needs an instruction's operands, an encoder request or a
 // mnemonic is a function declared here.  Tests and fuzz targets may include
 // Zydis as an independent oracle for the x86 code; no host, tool or plugin
-// does (kjit-report disassembles through arch/x86/disasm/).
+// does: kjit-report disassembles through arch/x86/disasm/, and code that
+// compares Insn::mnemonic (a Zydis id) names it through arch/x86/mnemonic.h.
 #pragma once
 #include "arch/x86/calling_convention.h"
 #include "arch/x86/decoder.h"

@@ -19,32 +19,14 @@
 // gs-relative address fits a disp32, else `mov reg, imm64` and
 // `add qword gs:[reg], imm32` (the register is saved if live).  A routine
 // that uses a per-CPU pointer as anything but an address is not inlined.
+//
+// The specialiser itself reads and re-encodes x86 (arch/arch.h:
+// specialise_routine); this file keeps the cache of its results.
 #pragma once
-#include "arch/x86/decoder.h"
+#include "arch/arch.h"
 #include "core/arena.h"
 
 namespace kjit {
-
-constexpr uint32_t kMaxInlineBytes = 160;
-constexpr uint32_t kSysvArgRegs[6] = {KJIT_REG_RDI, KJIT_REG_RSI, KJIT_REG_RDX,
-                                      KJIT_REG_RCX, KJIT_REG_R8,  KJIT_REG_R9};
-
-struct InlineArgs {
-  uint32_t nargs;
-  uint8_t is_const[6];
-  // The constant is a gs-relative address (per-CPU data): memory operands
-  // built from it get a gs prefix, and it is never used as a plain value.
-  uint8_t is_percpu[6];
-  uint64_t value[6];
-};
-
-struct InlinedCode {
-  uint8_t code[kMaxInlineBytes];
-  uint32_t size;
-  uint16_t clobbered_regs;   // registers the code writes (caller saves live ones)
-  uint16_t needs_arg_regs;   // non-constant argument registers it reads
-  uint8_t flags_written;
-};
 
 class InlineCache {
  public:
@@ -71,7 +53,9 @@ class InlineCache {
 };
 
 // The specialiser itself (exposed for tests).
-bool inline_routine(const x86::Decoder &decoder, const void *routine, const InlineArgs &args,
-                    bool routine_in_same_address_space, InlinedCode *out);
+inline bool inline_routine(const x86::Decoder &decoder, const void *routine, const InlineArgs &args,
+                           bool routine_in_same_address_space, InlinedCode *out) {
+  return arch::specialise_routine(decoder, routine, args, routine_in_same_address_space, out);
+}
 
 }  // namespace kjit

@@ -1,16 +1,14 @@
 #include "core/instrumentation.h"
 
-#include <Zydis/Zydis.h>
-
+#include "arch/arch.h"
 #include "core/engine_state.h"
 #include "core/percpu_data.h"
 
 namespace kjit {
 namespace {
 
-constexpr uint16_t kCallerSaved = (1u << KJIT_REG_RAX) | (1u << KJIT_REG_RCX) | (1u << KJIT_REG_RDX) |
-                                  (1u << KJIT_REG_RSI) | (1u << KJIT_REG_RDI) | (1u << KJIT_REG_R8) |
-                                  (1u << KJIT_REG_R9) | (1u << KJIT_REG_R10) | (1u << KJIT_REG_R11);
+using x86::kCallerSaved;
+using x86::kSysvArgRegs;
 constexpr uint8_t kNoSource = 0xff;
 constexpr uint8_t kFlagsSource = 0xfe;  // "register" standing for rflags
 constexpr uint8_t kMemEaSource = 0xfd;  // the memory operand's effective address
@@ -107,38 +105,12 @@ SaveCost Instrumenter::cost(const CallRequest &req, const x86::Insn &insn, LiveS
 // instruction is about to access, without touching flags or registers.
 // `below` is how far rsp has moved since the instruction's own state.
 void Instrumenter::push_effective_address(uint32_t below) {
-  ZydisDecoder zd;
-  ZydisDecodedInstruction zi;
-  ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
-  ZydisDecoderInit(&zd, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64);
-  const x86::Insn &in = *insn_;
-  const ZydisDecodedOperand *mem = nullptr;
-  if (ZYAN_SUCCESS(ZydisDecoderDecodeFull(&zd, in.bytes, in.length, &zi, ops)))
-    for (uint32_t k = 0; k < zi.operand_count_visible; k++)
-      if (ops[k].type == ZYDIS_OPERAND_TYPE_MEMORY && ops[k].mem.type == ZYDIS_MEMOP_TYPE_MEM) mem = &ops[k];
-  ZydisEncoderRequest req;
-  __builtin_memset(&req, 0, sizeof(req));
-  req.machine_mode = ZYDIS_MACHINE_MODE_LONG_64;
-  req.mnemonic = ZYDIS_MNEMONIC_LEA;
-  req.operand_count = 2;
-  req.operands[0].type = ZYDIS_OPERAND_TYPE_REGISTER;
-  req.operands[0].reg.value = ZYDIS_REGISTER_RAX;
-  req.operands[1].type = ZYDIS_OPERAND_TYPE_MEMORY;
-  req.operands[1].mem.size = 8;
-  if (mem) {
-    req.operands[1].mem.base = mem->mem.base;
-    req.operands[1].mem.index = mem->mem.index;
-    req.operands[1].mem.scale = mem->mem.index != ZYDIS_REGISTER_NONE ? mem->mem.scale : 0;
-    int64_t disp = mem->mem.disp.has_displacement ? mem->mem.disp.value : 0;
-    // rsp has moved down by `below` plus our own push of rax.
-    if (mem->mem.base == ZYDIS_REGISTER_RSP) disp += below + 8;
-    req.operands[1].mem.displacement = disp;
-  }
   uint8_t enc[15];
-  ZyanUSize len = sizeof(enc);
+  // rsp has moved down by `below` plus our own push of rax.
+  const uint32_t len = arch::encode_operand_address(*insn_, KJIT_REG_RAX, below + 8, enc);
   w_->push_reg(KJIT_REG_RAX);
-  if (mem && ZYAN_SUCCESS(ZydisEncoderEncodeInstruction(&req, enc, &len))) {
-    w_->bytes(enc, static_cast<uint32_t>(len));
+  if (len) {
+    w_->bytes(enc, len);
   } else {
     w_->mov_reg_imm(KJIT_REG_RAX, 0);  // not expressible: report address 0
   }

@@ -214,7 +214,9 @@ const char *mnemonic_name(uint32_t mnemonic) {
 }
 
 void Decoder::init(const kjit_os_kernel_facts *facts) {
-  ZydisDecoderInit(&zydis_, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64);
+  static_assert(sizeof(ZydisDecoder) <= sizeof(zydis_) && alignof(ZydisDecoder) <= 8,
+                "Decoder::zydis_ must hold a ZydisDecoder");
+  ZydisDecoderInit(reinterpret_cast<ZydisDecoder *>(zydis_), ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64);
   have_facts_ = facts != nullptr;
   if (facts) facts_ = *facts;
 }
@@ -253,7 +255,7 @@ void Decoder::classify_direct(Insn *insn, bool is_call) const {
 DecodeStatus Decoder::decode(uint64_t pc, const uint8_t *bytes, uint32_t len, Insn *out) const {
   ZydisDecodedInstruction zi;
   ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
-  ZyanStatus st = ZydisDecoderDecodeFull(&zydis_, bytes, len, &zi, ops);
+  ZyanStatus st = ZydisDecoderDecodeFull(reinterpret_cast<const ZydisDecoder *>(zydis_), bytes, len, &zi, ops);
   if (!ZYAN_SUCCESS(st)) {
     return st == ZYDIS_STATUS_NO_MORE_DATA ? DecodeStatus::kTruncated : DecodeStatus::kInvalid;
   }

@@ -5,8 +5,6 @@
 #include "arch/x86/insn.h"
 #include "kjit/os_shim.h"
 
-#include <Zydis/Decoder.h>
-
 namespace kjit::x86 {
 
 // The mnemonic's name (Insn::mnemonic is a Zydis id), for reports.
@@ -27,7 +25,9 @@ class Decoder {
 
   kjit_os_kernel_facts facts_{};
   bool have_facts_ = false;
-  ZydisDecoder zydis_{};
+  // A ZydisDecoder, held as bytes so that this header (included by the
+  // core) names no Zydis type; decoder.cc checks that it fits.
+  alignas(8) uint8_t zydis_[32]{};
 };
 
 }  // namespace kjit::x86

@@ -1,6 +1,6 @@
 // The project's own record of one decoded x86-64 instruction: everything the
-// block builder, liveness and the inliner need, so that only decoder.cc
-// speaks Zydis.
+// block builder, liveness and the inliner need, so that only arch/x86/
+// speaks Zydis (arch/arch.h).
 #pragma once
 #include "kjit/plugin.h"
 

@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "arch/x86/decoder.h"
+#include "arch/x86/mnemonic.h"
 #include "core/inliner.h"
 
 namespace {

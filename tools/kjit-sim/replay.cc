@@ -9,6 +9,7 @@
 #include <unordered_map>
 
 #include "arch/x86/decoder.h"
+#include "arch/x86/mnemonic.h"
 #include "sim_shim.h"
 #include "thunks.h"
 #include "tool_registry.h"

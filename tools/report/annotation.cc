@@ -1,6 +1,6 @@
 #include "annotation.h"
 
-#include <Zydis/Zydis.h>
+#include "arch/x86/disasm/disassembly.h"
 
 namespace kjit::report {
 
@@ -9,16 +9,12 @@ bool annotate_function(const Symbol &s, const Coverage &cov, const DebugInfo &db
   std::vector<uint8_t> bytes;
   if (!dbg.read(s.addr - cov.slide, s.size, bytes)) return false;
   for (size_t off = 0; off < bytes.size();) {
-    ZydisDisassembledInstruction insn;
     const uint64_t a = s.addr + off;
     AnnotatedInsn ai;
     ai.offset = static_cast<uint32_t>(off);
-    size_t len = 1;
-    if (ZYAN_SUCCESS(ZydisDisassembleATT(ZYDIS_MACHINE_MODE_LONG_64, a, bytes.data() + off, bytes.size() - off,
-                                         &insn))) {
-      ai.text = insn.text;
+    uint32_t len = 1;
+    if (x86::disasm::att_text(a, bytes.data() + off, bytes.size() - off, &ai.text, &len)) {
       ai.count = cov.count_at(a);
-      len = insn.info.length;
     } else {
       ai.text = "(bytes)";
     }

@@ -1,6 +1,6 @@
 #include "kcov_input.h"
 
-#include <Zydis/Zydis.h>
+#include "arch/x86/disasm/disassembly.h"
 
 #include <cinttypes>
 #include <cstdio>
@@ -17,23 +17,15 @@ namespace {
 bool block_extent(const DebugInfo &dbg, uint64_t addr, uint32_t &len, uint16_t &ninsn) {
   std::vector<uint8_t> bytes;
   if (!dbg.read(addr, 4096, bytes) && !dbg.read(addr, 256, bytes)) return false;
-  ZydisDecoder dec;
-  ZydisDecoderInit(&dec, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64);
   len = 0;
   ninsn = 0;
   while (len < bytes.size()) {
-    ZydisDecodedInstruction in;
-    if (!ZYAN_SUCCESS(ZydisDecoderDecodeInstruction(&dec, nullptr, bytes.data() + len, bytes.size() - len, &in)))
-      return ninsn > 0;
-    len += in.length;
+    bool transfers_control = false;
+    const uint32_t n = x86::disasm::decode_transfer(bytes.data() + len, bytes.size() - len, &transfers_control);
+    if (!n) return ninsn > 0;
+    len += n;
     ninsn++;
-    switch (in.meta.category) {
-      case ZYDIS_CATEGORY_COND_BR: case ZYDIS_CATEGORY_UNCOND_BR: case ZYDIS_CATEGORY_CALL:
-      case ZYDIS_CATEGORY_RET: case ZYDIS_CATEGORY_SYSTEM: case ZYDIS_CATEGORY_INTERRUPT:
-        return true;
-      default:
-        break;
-    }
+    if (transfers_control) return true;
   }
   return true;
 }

@@ -1,0 +1,15 @@
+// The System V x86-64 calling convention, as far as the engine calls
+// analysis routines: where arguments go and what a call may clobber.
+#pragma once
+#include "kjit/plugin.h"
+
+namespace kjit::x86 {
+
+constexpr uint32_t kSysvArgRegs[6] = {KJIT_REG_RDI, KJIT_REG_RSI, KJIT_REG_RDX,
+                                      KJIT_REG_RCX, KJIT_REG_R8,  KJIT_REG_R9};
+
+constexpr uint16_t kCallerSaved = (1u << KJIT_REG_RAX) | (1u << KJIT_REG_RCX) | (1u << KJIT_REG_RDX) |
+                                  (1u << KJIT_REG_RSI) | (1u << KJIT_REG_RDI) | (1u << KJIT_REG_R8) |
+                                  (1u << KJIT_REG_R9) | (1u << KJIT_REG_R10) | (1u << KJIT_REG_R11);
+
+}  // namespace kjit::x86

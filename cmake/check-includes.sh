@@ -24,6 +24,7 @@ EXCEPTIONS=(
   # "arch/x86/decoder.h"): core/ and arch/ are one component.
   "CMakeLists.txt: ."
   "cmake/kernel-objects.cmake: ."
+  "arch/x86/disasm/CMakeLists.txt: ."
   # The fuzz targets compile simulator sources and name engine headers from
   # the top (to go when the simulator's application is a library of its own).
   "fuzz/CMakeLists.txt: ."

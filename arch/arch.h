@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 // What the portable core asks of the instruction set, as DynamoRIO's
 // core/arch/arch.h: plain functions, implemented once per ISA and bound at
 // link time (CMake picks the sources; nothing is decided at run time).

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # kjit bench: kjit against kprobes, ftrace and bpftrace, in one boot
 # per configuration with its native baseline, in two modes (TCG wall clock,
 # -icount).  Regenerates bench/results/{RESULTS.md,summary.json,*.svg}.

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # Checks that x86 decoding stays in arch/x86 (arch/arch.h says why): no file
 # outside arch/x86/ includes <Zydis/...> or <Zycore/...>, except tests/ and
 # fuzz/, which use Zydis as an independent oracle for the x86 code (decoding

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # Checks that a relocatable object can be linked into the kernel module:
 #  - every undefined symbol is one the module provides or the kernel exports:
 #    kjit_os_* (the shim), Zydis*/Zyan* (kernel-flag Zydis in the module),

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # Only include/ is a shared include path.  Fails when
 #  1. a build file (CMakeLists.txt, cmake/*.cmake, Kbuild) adds an include
 #     path other than include/, the build file's own folder (and below), a

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 # The engine (KJIT_ENGINE_SOURCES: core/*.cc, arch/x86/*.cc) compiled a second
 # time with the Linux kernel's code-generation flags, prelinked into one
 # relocatable object that os/linux/build.sh links into kjit.ko:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 // A fixed-capacity set of code addresses (open addressing, linear probing).
 // Writers hold the engine lock; readers need no lock: a slot goes from 0 to
 // its address once, with one atomic store, and never back until the engine

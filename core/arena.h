@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 // A bump allocator over host memory handed in by the OS shim: each epoch of
 // the code cache keeps its records (blocks, exits, chain sites, tables) in
 // one (see epoch.h).  No frees: an arena is reset as a whole when its epoch

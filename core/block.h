@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 // The records the engine keeps per translated block, per direct exit and
 // per indirect-transfer site.  All live in an epoch's arena (plain data, no
 // constructors: the arena hands out zeroed memory).

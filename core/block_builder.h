@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 // The dynamic-block builder: decodes from an entry address to the first
 // control transfer, lets the plugins instrument the block, computes
 // liveness, places and emits the instrumentation, copies the body with

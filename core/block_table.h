@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 // Hash table from original address to cached block, open addressing with
 // linear probing.  Each slot also heads the list of exits waiting for that
 // address, so "link when built" needs no second table.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 // Scratch state of one block translation: the decoded instructions, the
 // plugin's requests, liveness.  One instance, used under the engine lock
 // (far too big for a kernel stack).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 // Decoded instructions by address.  A block's liveness looks ahead into its
 // successors and the callees of its calls, and the trace builder decodes
 // those successors again when it lays them out: without a memory of what

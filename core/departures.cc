@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 #include "core/departures.h"
 
 #include "core/engine_state.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 // Counting how entries end (kjit_engine_departures in include/kjit/engine.h).
 //
 // Every way translated code hands a task to native code for the rest of an

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 // The engine API (include/kjit/engine.h): init, entry, the dispatcher's
 // direct exits and indirect misses, flush and reclaim of the code cache,
 // original-pc map, stats.  The hosts' gates call these with the engine lock

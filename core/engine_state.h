@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 // The engine's single global state.  Plain data with constant
 // initialisation only: the core has no global constructors.  The code cache
 // is `epochs`: two halves, one active, the other free or retired (epoch.h).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 // The code cache.  The host hands the engine two memories once, at init:
 // the code region (translated blocks, exit stubs, indirect chains, the IBL
 // table and routine) and the arena (the engine's records about that code:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 // The indirect-branch lookup (IBL): a hash table from original address to
 // translation, kept at the start of each epoch's code region, that
 // translated code probes itself when an indirect site's predicated chain

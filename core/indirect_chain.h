@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 // Predicated indirect-branch chains.  At an indirect site the original
 // target is in rcx and the program's rcx is at [rsp].  Each link is
 //

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 // The inliner: copies a small compiled analysis routine into the block,
 // specialised for its constant arguments.
 //

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 // Emits an inserted call at one point of a block: inlined and specialised
 // when the routine allows it, otherwise an outlined call with the live
 // caller-saved registers and flags preserved.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 #include "core/linker.h"
 
 #include "arch/x86/code_writer.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 // The linker: direct exits jump straight to their target's translation once
 // it exists; exits built before their target wait in the target's table
 // slot and are back-patched when it is built.  Links are never undone: a

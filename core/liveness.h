@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 // Register and per-flag liveness across a block and its direct successors.
 // Conservative (everything live) at indirect transfers and wherever the
 // engine cannot see the code.

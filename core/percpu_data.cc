@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 // kjit_alloc_percpu and its readers (include/kjit/plugin.h), over the
 // per-CPU window the host hands the engine at creation.
 #include "core/percpu_data.h"

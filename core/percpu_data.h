@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 // The per-CPU data window (os_shim.h, kjit_os_memory.percpu_*): plugin data
 // with one copy per CPU, which translated code addresses gs-relative.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 // The plugin API (include/kjit/plugin.h): instruction queries, call
 // insertion with validation, plugin data, registration.
 #include <stdarg.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 // fuzz_block_builder: the engine alone (no emulator) over arbitrary bytes
 // placed as kernel text at 0xffffffff81000000.  This file is the OS shim
 // (include/kjit/os_shim.h) for this target: code comes from the input, gates

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 // libFuzzer target: the capture loader (os/userspace-sim/capture_file.cc) and the
 // replay-log parser (replay_log.cc) on arbitrary bytes.  They must return an
 // error or a capture that validates, and a parsed capture must serialise and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 // kjit-report's reader of kjit.data (tools/report/data_file.cc) on arbitrary
 // bytes: it must refuse or accept, never crash, read out of bounds or leave
 // an accepted recording inconsistent.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 // fuzz_decoder_vs_capstone: the engine's decoder wrapper (Zydis 4, through
 // kjit::x86::Decoder, no kernel facts) against Capstone 4 on the first
 // instruction of arbitrary bytes.  They must agree on valid/invalid, length

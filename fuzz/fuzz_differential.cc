@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 // fuzz_differential: a valid, terminating program generated from the input
 // (program_generator.h) runs as a capture at 0xffffffff81000000 twice, as
 // the original code under Unicorn and as the engine's translation, first

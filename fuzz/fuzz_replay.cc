@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 // Real kernel captures as seeds: the input is one option byte
 // followed by a capture file (tests/data/captures/, written in the guest by
 // `kjitctl capture`).  A capture that parses is replayed original vs

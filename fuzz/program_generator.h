@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 // A generator of valid, terminating x86-64 programs from fuzzer bytes, for
 // fuzz_differential.  The program is a `main` routine (entered by a call,
 // returns with `ret`) built from segments: arithmetic on a few registers,

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # Runs every kjit libFuzzer target over its committed seed corpus for
 # SECONDS seconds each and prints the executions per target.  Fails if a
 # target is missing or any run crashes / reports a sanitizer error.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /* Dynamic basic-block counts.  A dynamic block ends at its control
  * transfer, so a block is counted in the total where it ends with one.  A
  * block cut by the engine (its size limit, an instruction that must run at

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /* Figure 15: how often conditional branches go the way the code layout
  * predicts (likely()/unlikely() put the expected path on the fall-through
  * side: forward branches are expected not taken, backward ones taken), and

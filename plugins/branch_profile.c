@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /* Per conditional branch: how often it was taken and how often it fell
  * through, with the block counts of bbcount alongside (the same counters,
  * so one recording gives line coverage and branch coverage together).

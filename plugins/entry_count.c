@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /* Calls per routine.  A direct call's target is known when the block is
  * built, so its counter is found then and the inserted code is one inlined
  * increment; indirect calls look their target up when they run.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /* Figure 3 of the JIFL paper: count the instructions executed.  One inserted
  * call per block; the engine inlines `*counter += size` as a single add,
  * saving the flags only where they are live.  The counter is per-CPU, so

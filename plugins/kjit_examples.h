@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /* The paper's example plugins, written against include/kjit/plugin.h.  The
  * same C sources build into the simulator (kjit-sim --tool NAME) and into
  * plugin modules for the kernel.  Each has an init (allocating its data in

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /* Figure 17: contention on `lock cmpxchg`.  After each one, the routine gets
  * rflags: ZF clear means the compare failed and the caller's retry loop will
  * go round again. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /* An open-addressing index from a code address to its entry in a table a
  * plugin owns, for the tables keyed by address (bbcount's blocks,
  * branch_profile's branches).  Every entry starts with its uint64_t pc.

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # kjitctl's command line without the module: every command's --help exits 0
 # with its own usage line, --version names the ABI, an unknown command is a
 # usage error, and the man page renders without groff warnings.

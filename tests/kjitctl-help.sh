@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # Every kjitctl command and every option it parses is documented: named in
 # the usage text (`kjitctl` alone), in `kjitctl --help`, in the command's
 # own `kjitctl COMMAND --help`, and in the man page.

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # ctest lint.shellcheck: shellcheck at its default severity over every shell
 # script in the repository (*.sh, kjit-lab, .ci/run, and any other file
 # whose #! line names sh or bash; tracked or new, not ignored); any finding

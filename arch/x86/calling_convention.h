@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 // The System V x86-64 calling convention, as far as the engine calls
 // analysis routines: where arguments go and what a call may clobber.
 #pragma once

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 // Emits x86-64 machine code into the writable view of the code cache while
 // computing displacements against the executable view.  Every emitter
 // reports failure through overflowed()/false instead of writing past the end:

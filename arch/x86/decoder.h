@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 // Decoder wrapper: Zydis in, kjit::x86::Insn out, with the kernel's thunks
 // and fentry sites classified by address (the addresses come from the OS
 // shim's kernel facts).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 // The project's own record of one decoded x86-64 instruction: everything the
 // block builder, liveness and the inliner need, so that only arch/x86/
 // speaks Zydis (arch/arch.h).

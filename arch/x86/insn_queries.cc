@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 // arch/arch.h: the mnemonic classification behind the plugin API's
 // instruction queries (include/kjit/plugin.h).  Insn::mnemonic is a Zydis
 // mnemonic id.

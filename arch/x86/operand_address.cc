@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 // arch/arch.h: encode_operand_address.  The instrumentation passes a
 // memory operand's effective address to an analysis routine (KJIT_ARG_KIND_MEM_EA)
 // by re-encoding the operand as a lea, with rsp-based addresses moved by

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 // The clean-call inliner's specialiser for x86-64 (arch/arch.h:
 // specialise_routine): decodes a compiled analysis routine, folds what its
 // constant arguments make constant, rewrites the operands that use them

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # bench driver, run in the guest's Debian root (cwd /mnt/kjit = the share).
 # config.env sets CONFIG, REPS, SECS (lmb budget per benchmark), MACRO_SECS.
 # For each repetition: the native run, then the configuration's run, in this

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=bash
 # kjit-adapter.sh: the only place the bench knows kjit's control interface
 # (sourced by driver.sh in the guest).

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # Runs under the busybox initramfs (cwd = the share, /mnt/kjit): brings up
 # loopback, mounts the Debian root (NVMe serial "kjitroot") at /debian, binds
 # the kernel file systems and the share into it, and runs driver.sh there.

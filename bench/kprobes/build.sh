@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # Build bench/kprobes/kprobench.ko against the pinned kernel headers.
 # Usage: bench/kprobes/build.sh OUTDIR   (-> OUTDIR/kprobench.ko)
 set -euo pipefail

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
 """Turn bench runs into bench/results/{summary.json,RESULTS.md} and gnuplot
 scripts (bench/run.sh runs gnuplot on them).
 Usage: analyze.py RUNS_DIR RESULTS_DIR [ELAPSED_SECONDS]

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # Boot the pinned kernel under QEMU/TCG for the bench: like tools/lab/run-guest.sh
 # (same initramfs /init protocol, share disk with serial "kjit"), plus
 #   --root IMG   a Debian root (ext4) as a second NVMe disk, serial "kjitroot",

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # Build (once, cached) the Debian guest root for the bench: debootstrap
 # --variant=minbase bookworm with nginx-light, wrk, bpftrace and procps from
 # Debian's registry, packed into an ext4 image (mkfs.ext4 -d, no mount).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /* lmb: lmbench-style kernel micro-benchmarks for kjit's bench.
  *
  * Usage: lmb [-t SECONDS] [-x HELLO] [-f FILE] [-k pc|cmp|hold] [BENCH...]

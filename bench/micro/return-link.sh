@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # Measures bench/micro/return_link.c on this machine's CPU and writes
 # bench/results/return-link.md (the cost of a return link's two
 # flags-preserving forms: why kjit's links take no locked xchg).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 // The two flags-preserving ways a translated `ret` can compare its return
 // address with a link's target, on the host CPU (bench/micro/return-link.sh):
 //   locked:  xchg rcx, [rsp]; lea rcx, [rcx - T]; jrcxz hit; hit: pop rcx

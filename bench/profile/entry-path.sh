@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # Where kjit's per-syscall cost goes: boots the pinned kernel (one vCPU,
 # QEMU gdbstub), attaches kjit (no tool) to getppid, single-steps whole
 # getppid system calls from entry_SYSCALL_64 to sysret through the gdbstub,

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 # gdb -batch -x step_syscall.py: single-steps whole system calls in a QEMU
 # guest through the gdbstub and writes every kernel PC they execute.
 # Env: PORT (gdbstub), ENTRY (hex address of entry_SYSCALL_64), NR (syscall

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
 """Turn the PCs of single-stepped system calls (step_syscall.py) into
 instructions per kernel symbol, kjit attached against native.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /* Calls getppid in a loop until the profiler sets kjit_profile_stop (gdb
  * writes it, bench/profile/step_syscall.py) or SECS seconds have passed:
  * the system call that bench/profile/entry-path.sh single-steps through. */

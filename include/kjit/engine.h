@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /* The engine as its hosts see it (C ABI).
  *
  * Protocol between translated code and a host dispatcher:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /* The OS shim: the only door between the freestanding engine and a host.
  *
  * Every host (the Linux module in os/linux/, the simulator in

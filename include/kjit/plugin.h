@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /* The kjit plugin API (C ABI).
  *
  * A plugin registers callbacks; the engine calls them while it builds a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /* Fixed-width integer types for the C-ABI headers.  Kernel C glue gets them
  * from <linux/types.h>; everything else (host code and the freestanding C++
  * core, which may use the compiler's own freestanding <stdint.h>) from

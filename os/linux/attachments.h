@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /* attachments.c: the records of the attached functions, in an array (for
  * listing them and detaching them all) and hashed by address (the -EEXIST
  * check, asked once per name when tens of thousands are attached in one

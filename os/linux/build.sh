@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # Builds kjit.ko for the kernel ABI tools/lab/abi.sh names (KJIT_KERNEL, else
 # tools/kernel-version).
 # Usage: os/linux/build.sh BUILD_DIR

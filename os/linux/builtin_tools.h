@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /* builtin_tools.c: the built-in tools, one table of operations per tool
  * (the six plugins of plugins/ plus callstack.c).  Above the engine host:
  * config.c starts a tool through kjit_host_start with its init and plugin. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /* Size of the code-cache section (shared by cache_area.S and cache_mem.c). */
 #ifndef KJIT_CACHE_AREA_H
 #define KJIT_CACHE_AREA_H

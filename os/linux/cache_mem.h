@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /* cache_mem.c: the code cache (module text, RO+X) + its RW alias, the data
  * window and the arena.  Bottom layer. */
 #ifndef KJIT_CACHE_MEM_H

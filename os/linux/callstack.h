@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /* callstack.c: a kernel-only built-in tool, call/return events for folded
  * stacks.  A plugin of the engine (below the engine host). */
 #ifndef KJIT_CALLSTACK_H

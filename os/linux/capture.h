@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /* capture.c: record invocations of an attached function for off-line
  * replay (docs/capture-format.md, tools/kjit-sim/replay.*).  A plugin
  * added through the engine host; its ioctls come from control.c. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /* capture_log.c: the capture's recorder (buffers, state, the routines
  * translated code calls).  Used by capture.c only. */
 #ifndef KJIT_CAPTURE_LOG_H

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # Fails if a function that include/kjit/plugin.h declares is not exported by
 # os/linux/exports.c (a plugin module would not load against kjit.ko).
 # Usage: os/linux/check-exports.sh

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # Checks that kjit.ko's files depend on each other in one direction only.
 #
 # The file-level graph is the union of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /* config.c: the active configuration (built-in tool, engine options,
  * cache size, entry policy) and the results of its tool.  Drives the
  * engine host, the built-in tools and the entry layer; called by control.c

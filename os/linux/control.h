@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /* control.c: /dev/kjit, the top layer (ioctl decoding only). */
 #ifndef KJIT_CONTROL_H
 #define KJIT_CONTROL_H

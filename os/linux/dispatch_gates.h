@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /* dispatch_gates.S: where translated code leaves for the host (protocol in
  * include/kjit/engine.h); they call exit_gates.c's exit handlers
  * and sched_resume.c. */

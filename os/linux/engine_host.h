@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /* engine_host.c: the engine's one owner.  Middle layer: everything that
  * creates, destroys or flushes the engine, or adds or removes a plugin,
  * goes through here, under one mutex (the host lock).  Callers above:

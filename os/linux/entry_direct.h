@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /* entry_direct.c: entry by a direct call.  Attached functions' fentry sites
  * call kjit_direct_tramp (entry_trampoline.S) through ftrace direct ops
  * (register_ftrace_direct_multi), one ops per attach request.  Called by

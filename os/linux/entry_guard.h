@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /* entry_guard.c: the per-CPU guard that keeps kjit from entering itself.
  *
  * kjit's own paths (the trampoline's C path, the IPMODIFY handler, the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /* entry_table.c: the table the direct-call trampoline (entry_trampoline.S)
  * reads without a lock to enter the code cache without calling C: which
  * entry pcs are attached through the direct ops, the translation of each

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /* extable.c: the module's dynamic exception table (user-access sites
  * mirrored into the cache).  Bottom layer; it also implements the shim's
  * kjit_os_mirror_extable (include/kjit/os_shim.h). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /* kcov.c: the KCOV ABI (Documentation/dev-tools/kcov.rst) on kernels built
  * without CONFIG_KCOV: a debugfs file `kcov`, and the built-in tool that
  * fills the buffers from translated code.  A plugin of the engine (below the

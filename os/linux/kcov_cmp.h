@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /* kcov_cmp.c: which comparisons KCOV_TRACE_CMP records and how their
  * operand values reach the record (a helper of kcov.c). */
 #ifndef KJIT_KCOV_CMP_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /* percpu_mem.c: the engine's per-CPU data window (kjit_alloc_percpu).
  * Bottom layer, beside cache_mem. */
 #ifndef KJIT_PERCPU_MEM_H

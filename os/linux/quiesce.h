@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /* quiesce.c: wait until no task can run or return into [lo, hi) of the
  * cache (RCU-tasks plus stack checks of every task).  May sleep long.
  * Bottom layer. */

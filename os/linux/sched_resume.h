@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /* sched_resume.c: following a task through a sleep, so that an invocation
  * that blocks continues in the code cache when it runs again.  Same layer as
  * entry_attach.c, above reclaim_work.c (it kicks the reclaim); module.c

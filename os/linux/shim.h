@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /* shim.c: the OS shim the engine calls (include/kjit/os_shim.h), and the
  * kernel facts and symbol-derived ranges it needs.  Bottom layer: it calls
  * only symbols, extable and quiesce. */

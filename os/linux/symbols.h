@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /* symbols.c: kernel symbol lookup and the names the control device accepts.
  * Bottom layer: calls nothing else of kjit.ko. */
 #ifndef KJIT_SYMBOLS_H

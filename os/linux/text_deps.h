@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /* text_deps.c: which kernel and module text the active translations were
  * built from, so that a text change retires them only when it touches that
  * text (textwatch.c).  Below the shim, whose code reads record into it.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /* textwatch.c: the code cache follows the kernel's text: every text_poke()
  * into text a translation was built from retires it at once; a module's
  * unload flushes.  Above the engine host. */

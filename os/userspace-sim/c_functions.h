@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 // Which captured functions are compiled C, for kjit_os_c_abi_return: the
 // module asks ftrace for a record at the function's start; a capture has no
 // ftrace table, so the simulator looks at the start itself.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 // Builds captures programmatically: for tests, and for a harness that runs
 // kernel functions from a vmlinux file with chosen arguments.
 #ifndef KJIT_SIM_CAPTURE_BUILDER_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 // Capture file reader and writer.  Every read goes through Reader, which
 // checks bounds, so no input can make the loader read past its buffer.
 #include "capture_file.h"

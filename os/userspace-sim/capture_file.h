@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 // The capture: everything needed to re-run one kernel function outside the
 // kernel (memory regions, registers, entry point), and its binary file
 // format (docs/capture-format.md).  Loading is strict and never throws or

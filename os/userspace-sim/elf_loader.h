@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 // Minimal ELF64 little-endian reader: allocated sections and symbols of a
 // vmlinux-style file, enough to build captures of kernel functions.
 #ifndef KJIT_SIM_ELF_LOADER_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 // Unicorn wrapper.  One global UC_HOOK_CODE does the bookkeeping (sentinel,
 // budget, last pc for write attribution) and then dispatches to range hooks:
 // a single hook keeps their order well defined.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 // An emulated x86-64 CPU (Unicorn) that runs captured kernel code.
 //
 // Both the reference run (original code) and the translated run (engine's

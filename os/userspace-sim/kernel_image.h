@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 // The kernel image the simulator's kernel commands work on: vmlinux's
 // sections plus its kallsyms list (the image is stripped).
 #ifndef KJIT_SIM_KERNEL_IMAGE_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 #include "missing_insns.h"
 
 namespace kjit::sim {

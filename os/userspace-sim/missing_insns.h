@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 // Arithmetic of instructions the captured kernel runs that Unicorn 2.0.1
 // rejects on every CPU model, for Emulator::emulate_missing.
 #ifndef KJIT_SIM_MISSING_INSNS_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 // os_shim.h for user space, over a loaded capture and an emulator.
 #include "sim_shim.h"
 

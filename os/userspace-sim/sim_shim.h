@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 // The simulator's implementation of include/kjit/os_shim.h, and the gate
 // pages through which translated code reaches the host.
 //

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 // A kernel symbol table (from /proc/kallsyms text, or an ELF .symtab), used
 // to symbolize addresses and to find the kernel facts the engine needs.
 #ifndef KJIT_SIM_SIM_SYMBOLS_H

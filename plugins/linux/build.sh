@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # Builds the plugin modules for the pinned ABI: BUILD_DIR/plugins-linux/*.ko.
 # Usage: plugins/linux/build.sh BUILD_DIR   (needs BUILD_DIR/module/Module.symvers
 # from os/linux/build.sh).  Env: KDIR, JOBS.

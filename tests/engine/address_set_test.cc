@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 // The stop-address set: every inserted address is found, absent ones are
 // not, and a full set refuses instead of overwriting.
 #include "core/address_set.h"

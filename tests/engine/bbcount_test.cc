@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 // plugins/bbcount.c against the real engine: its counters are keyed by the
 // block's original address (a rebuild after a flush keeps its counter), and
 // blocks that find the table full are counted as dropped, never silently.

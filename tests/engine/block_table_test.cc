@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 // The block table: original address -> block, open addressing with linear
 // probing, a load limit, and a reset that forgets everything.
 #include "core/block_table.h"

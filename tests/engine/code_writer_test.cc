@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 // Jumps that are re-pointed while other CPUs may run them: their rel32 is
 // always 4-byte aligned (one atomic store, never split across cache lines),
 // the padding before them decodes as a single NOP, and a live patch of an

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 // core/decode_cache: an instruction decoded before is answered from the
 // cache only while its bytes are the same.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 // The decoder wrapper: control-flow classes (including the kernel's thunks
 // and fentry sites), registers and flags, RIP-relative operands, prefixes.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 // How entries end (core/departures.cc): translated code that hands a task to
 // native code counts why, on that path only; the dispatcher counts what it
 // serves natively.  The code runs under the emulator with the data window

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 // The engine API (include/kjit/engine.h, core/engine.cc) as a host uses it:
 // entry, the gates' direct exits and indirect misses, stop addresses,
 // flush, the original-pc map and the stats.

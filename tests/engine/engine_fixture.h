@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 // A live engine over test memory, for the tests of its parts (linker,
 // chains, IBL, epochs) and of its API.  The code cache's write view is host
 // memory; its exec view is a kernel-like address that the simulator's

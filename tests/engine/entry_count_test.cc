@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 // plugins/entry_count.c against the real engine: calls are counted per
 // target, a re-translation after a flush adds to the same counter, and calls
 // whose routine finds the table full are counted as dropped when they run.

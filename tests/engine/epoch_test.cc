@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 // The code cache's memory: the arena (bump allocation, exhaustion, reset),
 // an epoch's records and layout, and the epoch life cycle the engine drives
 // (active -> retired on a flush or a full half -> quiesced -> free -> reused).

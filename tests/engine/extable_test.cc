@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 // User accesses the engine copies (exception-table sites): the host mirrors
 // each copy's entry, and a fault there continues at an exit toward the
 // translation of the original fixup; a host that cannot mirror now makes

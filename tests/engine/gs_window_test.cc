@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 // Inside a swapgs pair (load_gs_index: `swapgs; mov gs, edi; swapgs`) the
 // GS base is the task's user one, and every routine, like the page-fault
 // handler, reaches per-CPU data through GS: the engine refuses calls there

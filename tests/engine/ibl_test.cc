@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 // The indirect-branch lookup: the table the engine fills (insert, lookup,
 // probe limit) and the routine translated code runs to probe it (on the
 // simulator's CPU: a hit returns into the translation with every register

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 // Predicated indirect chains: each appended link compares rcx with its
 // target and, on a hit, restores the program's rcx and jumps to the copy;
 // the last link's miss jump goes to the site's fallback.  A return site's

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 // The inliner on routines compiled by the host compiler, decoded from this
 // very binary, as the kernel module does with plugin modules.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 // The plugin API's instruction queries that a recorder needs (capture in
 // os/linux/capture.c): string instructions, non-deterministic instructions
 // and memory operands that are only hints, answered from the decoder.

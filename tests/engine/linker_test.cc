@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 // The linker: an exit's rel32 first leads to its dispatcher stub and is
 // re-pointed at the target's translation (or at native code); exits built
 // before their target wait in its table slot.  Each check decodes the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 // Liveness across a block and its direct successors.
 #include <gtest/gtest.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 // A minimal OS shim for engine unit tests: code is read from a table of byte
 // regions the test registers; the lock and quiescence are recorded so tests
 // can check the order the engine uses them in.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 // The cache beside other tools (include/kjit/os_shim.h kjit_os_is_text,
 // kjit_engine_retire): a branch into another tool's code is never copied or
 // linked, it runs natively at its own address; a text change retires every

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 // Traces: a block that ends in an unconditional jump to a block not built
 // yet gets that block laid out in place of the jump (block_builder.h).
 #include <gtest/gtest.h>

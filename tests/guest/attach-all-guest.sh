@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # Runs in the guest (busybox sh, cwd = the share) for tests/guest/attach-all.sh.
 # Preamble parameters: SEED (the random choice), NRANDOM (functions chosen
 # at random from `kjitctl list '*'`; 0 = every attachable one), BATCH

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # Attaching any function is safe (tests/guest/attach-all-guest.sh): kjit's
 # own functions (the engine lock's, RCU's, the preemption helpers, the
 # allocators, irq_work, kallsyms: what kjit calls while it runs) are

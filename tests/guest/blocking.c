@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /* blocking: system calls that sleep before they finish, for the check that
  * kjit follows an invocation through its sleeps (tests/guest/suite-guest.sh).
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /* Guest program for tests/guest/neighbours.sh: BPF fentry and fexit
  * programs on kernel functions, counting this process's calls, with raw
  * bpf() system calls (the guest has no libbpf).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /* broad_workload: one run makes well over 130 distinct system calls across
  * processes, files and directories, memory, IPC, sockets, time, signals,
  * polling and blocking calls, for `kjitctl capture --all-syscalls`

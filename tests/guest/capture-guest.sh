@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # Runs in the guest (busybox sh, cwd = the share) for tests/guest/capture-suite.sh.
 # Preamble parameters: SYSCALLS (system calls to capture: NAME, or CASE=NAME
 # for capture_workload's CASE making system call NAME), ALL_WORKLOADS

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # Capture/replay suite.  Usage: tests/guest/capture-suite.sh [BUILD_DIR]
 #   Needs BUILD_DIR/module/kjit.ko and BUILD_DIR/tools/kjit-sim/kjit-sim.
 #   Env: KJIT_CAPTURE_SYSCALLS (the list below: NAME, or CASE=NAME for

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /* capture_workload NAME [REPS]: sets up, then makes system call NAME (REPS times) (raw
  * syscall(2), no vDSO), for tests/guest/capture-suite.sh.  NAME `all` runs
  * every case once, in the order of `cases` (for kjitctl capture

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # ctest lint.guest_verdicts: every host script that boots a guest test
 # judges the boot through tests/guest/verdict.sh (status, DONE marker,
 # checks, kernel log, taint), not with a verdict of its own.

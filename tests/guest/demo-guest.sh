@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # Runs in the guest (busybox sh, cwd = the share) for tests/guest/demo.sh:
 # docs/by-hand.md's steps, each command echoed before its output, a
 # tool of one's own as a plugin module, and a recording.  Everything goes to

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # `./kjit-lab demo`: boots the guest, loads kjit.ko and runs the steps of
 # docs/by-hand.md (instruction count, hottest blocks, folded call stacks, a
 # capture, the engine's statistics), a plugin module and a recording; then

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # Runs in the guest (busybox sh, cwd = the share) for tests/guest/exact-smp.sh.
 # Preamble parameters: N (umask calls per CPU), TOOLS (built-in tools to
 # check, e.g. "icount bbcount bbcount_blocks": bbcount_blocks is the sum of

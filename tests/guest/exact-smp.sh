@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # Exact counts on SMP: two vCPUs run the same system call at once, and the
 # built-in counters must lose no increment (tests/guest/exact-smp-guest.sh).
 # Usage: tests/guest/exact-smp.sh BUILD_DIR

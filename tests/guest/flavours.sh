@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # The smoke run on every other Debian kernel flavour (tools/kernel-version,
 # tools/kernel-flavours):
 # for each, its image and initramfs (BUILD_DIR/flavours/ABI/lab), kjit.ko

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
 """Checks `kjitctl report --format graph` against the other reports of
 calls, for tests/guest/record-report.sh.  Reads the graph as printed (the
 ftrace function_graph layout), not the JSON, so what a user sees is what

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=sh
 # Sourced by the guest scripts (busybox sh, cwd = the share): the CHECK
 # lines the host reads, kjitctl helpers and console markers.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # Runs in the guest (busybox sh, cwd = the share) for tests/guest/kcov.sh.
 # Writes CHECK lines to checks.txt; ./kcov_client prints "0xPC symbol+0xoff".
 set -u

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # kjit's KCOV device on the stock kernel (tests/guest/kcov-guest.sh, the
 # client tests/guest/kcov_client.c): coverage of the kcov.rst example's
 # calls, two threads, disable, CMP records, a blocking read, a full buffer,

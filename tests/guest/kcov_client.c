@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /* A KCOV client written from Documentation/dev-tools/kcov.rst's example (the
  * same calls in the same order), run by tests/guest/kcov-guest.sh against
  * kjit's /sys/kernel/debug/kcov.  Every PC is printed with its kallsyms

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /* Guest program for tests/guest/neighbours.sh: a known number of system
  * calls, so that another tool's hit count can be compared with it.
  * Usage: neighbour_calls openat|read|nanosleep N [PROFILE]

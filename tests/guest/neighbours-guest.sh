@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # Runs in the guest (busybox sh, cwd = the share) for tests/guest/neighbours.sh.
 # Other tools that hook functions kjit translates come and go while kjit is
 # attached to openat, read and close (block counting); each must count

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # Neighbours that come and go: other tools hooking functions that kjit
 # translates (a trace instance's function tracer, function_graph, kprobes,
 # kretprobes, a livepatch, BPF fentry/fexit) are started and stopped while

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # Runs in the guest (busybox sh, cwd = the share) for tests/guest/record.sh:
 # `kjitctl record` against the real kernel.  Writes CHECK lines, and data
 # files that the host reads back with `kjitctl report` (record.sh):

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # The host half of tests/guest/record.sh: `kjitctl report` on the data files
 # the guest recorded (SHARE), with the pinned kernel's debug vmlinux.
 # Usage: tests/guest/record-report.sh BUILD_DIR SHARE

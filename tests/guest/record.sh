@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # `kjitctl record` in the guest, `kjitctl report` here: one boot
 # (tests/guest/record-guest.sh writes the data files and the in-guest
 # CHECK lines), then tests/guest/record-report.sh reads the files back on

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /* The workload of tests/guest/record-guest.sh.
  *   record_workload fork N   a child calls uname() N times, the parent
  *                            reads /etc/hostname (openat, read, close) and

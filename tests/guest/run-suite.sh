@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # The guest test suite that `./kjit-lab test` runs.
 # Usage: tests/guest/run-suite.sh BUILD_DIR
 #   Builds kjitctl, the workload, the plugin modules and the test modules

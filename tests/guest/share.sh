@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=bash
 # Sourced by the host scripts under tests/guest/: builds the directory that
 # tools/lab/run-guest.sh packs into the guest's disk.  Guest scripts are

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # Runs in the guest (busybox sh, cwd = the share) for tests/guest/smoke.sh.
 # Preamble parameters: ITERS (workload iterations), FUNCS (functions to
 # attach, one at a time), ALL=1 (then every system call at once, counting

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # Guest smoke test for kjit.ko (host side; boots the pinned kernel under TCG).
 # Usage: tests/guest/smoke.sh [BUILD_DIR]    (default: ./build)
 #   Needs BUILD_DIR/module/kjit.ko (os/linux/build.sh BUILD_DIR).

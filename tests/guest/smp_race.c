@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /* Guest program for tests/guest/exact-smp.sh: THREADS threads, thread i
  * pinned to CPU i, start together (a spinning barrier, so both vCPUs are
  * inside the system call at once rather than one after the other) and each

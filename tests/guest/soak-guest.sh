@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # Runs in the guest for tests/guest/soak.sh.  Preamble parameters:
 #   MINUTES (how long to keep rotating), SECS (seconds per stressor),
 #   STRESSORS (the stress-ng stressors run per configuration),

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # Long soak of kjit under stress-ng (not part of ./kjit-lab test): every
 # system call attached, tools and cache sizes rotated, multi-threaded TCG,
 # one boot per preemption mode.  Fails on any kernel-log error or any

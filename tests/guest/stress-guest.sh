@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # Runs in the guest (busybox sh, cwd = the share) for tests/guest/stress-reclaim.sh.
 # Parameters come from the preamble the host puts before this file:
 #   TOOL (built-in tool), CACHE_KB (code cache), ORDERS (stressor lists,

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # Cache reclaims under concurrent load: Debian's stress-ng (file locks,
 # clocks, timers, fork, futex) with every system call attached, block
 # counting and a small code cache, so the cache is flushed and refilled

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # Runs in the guest (busybox sh, cwd = the share) for tests/guest/run-suite.sh.
 # Every check prints "CHECK name PASS|FAIL detail" to checks.txt; the host
 # fails on any FAIL.  The native run and insmod come first, then the phases

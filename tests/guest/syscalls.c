@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /* Guest workload for tests/guest/smoke.sh (static, no libc wrappers for the
  * syscalls under test).  Prints results that must not depend on whether kjit
  * is attached: the same output natively and under kjit is the pass criterion.

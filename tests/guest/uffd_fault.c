@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /* uffd_fault: holds a thread asleep in a page fault that kernel code takes
  * on user memory, for as long as the test wants (tests/guest/suite-guest.sh).
  *

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=bash
 # Sourced by the host scripts under tests/guest/: the one verdict every guest
 # test gives on a finished boot.  A boot passes when tools/lab/run-guest.sh

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /* Guest workload for tests/guest/run-suite.sh and demo.sh: many different
  * system calls whose observable results must be identical natively and
  * under kjit.  Prints one "name value" line per check; only values that do

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # Runs the whole-.text sweep and fails below the thresholds.  Speed is a
 # benchmark figure, printed but never checked here.
 #   check-sweep.sh KJIT_SIM VMLINUX KALLSYMS

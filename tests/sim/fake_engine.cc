@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 // A stand-in engine for testing the simulator host without core/: it
 // implements engine.h by emitting, for every entry, a stub that goes
 // straight back to the host through one of the gates, which then returns

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 // Controls for the test-only fake engine (fake_engine.cc).
 #ifndef KJIT_TESTS_SIM_FAKE_ENGINE_H
 #define KJIT_TESTS_SIM_FAKE_ENGINE_H

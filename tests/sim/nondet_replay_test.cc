@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 // Replay of non-deterministic instructions, one test per kind of
 // kjit_insn_nondet_kind (include/kjit/plugin.h): a function that executes
 // them, with the NONDET (and MEMREAD) records a kernel capture holds for it

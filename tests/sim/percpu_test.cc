@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 // Per-CPU plugin data (kjit_alloc_percpu) with the real engine on the
 // emulated CPU: each simulated CPU runs with its own gs base, the icount
 // plugin's gs-relative add lands in that CPU's copy, and the sum over the

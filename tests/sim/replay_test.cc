@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 // Replay of real kernel captures (tests/data/captures/*.kjitcap, recorded in
 // the guest by kjitctl capture; read_wait and futex_wait block and are
 // replayed through their sleeps) and the loader's handling of bad files.

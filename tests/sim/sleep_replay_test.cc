@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 // Replay through sleeps: a function that calls the scheduler funnel twice,
 // with the RESUME records a kernel capture would hold (the registers where
 // each sleep continued).  Both runs skip the funnel and load them; the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 // Hand-assembled test programs shared by the simulator tests.  Each byte
 // sequence is annotated with its assembly so expected counts can be derived
 // by reading it.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 // The translated and diff runners against the fake engine (fake_engine.cc):
 // the host side of engine.h's gate protocol, independent of core/.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 #include "capstone_class.h"
 
 #include "kjit/plugin.h"

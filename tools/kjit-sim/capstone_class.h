@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 // Capstone's view of an instruction in kjit_cf_class terms.  The reference
 // runner counts blocks with it and fuzz_decoder_vs_capstone holds the
 // engine's decoder to it: the classification stays independent of Zydis,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 // kjit-sim info CAPTURE: what a capture holds.
 #include <cstdio>
 #include <cstring>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 // kjit-sim kernel-diff: runs real functions of the kernel image, on varied
 // inputs, natively and translated, with no plugin and under every example
 // tool; every run must agree, and every tool must equal the reference.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 // kjit-sim replay CAPTURE: re-executes a kernel capture (kjitctl capture)
 // with the reads served from its log, original and translated, and checks
 // the block sequence, reads, writes, return value and the tools' results

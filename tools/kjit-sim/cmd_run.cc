@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 // kjit-sim run CAPTURE: differential run, plus an optional tool whose result
 // is printed next to the reference runner's count of the same thing.
 #include <cstdio>

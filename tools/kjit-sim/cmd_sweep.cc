@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 // kjit-sim sweep: translates the whole kernel .text offline.  From every
 // function start in the kallsyms list, every block reachable by direct
 // branches inside the function is decoded and built (without running it);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 // kjit-sim subcommands: each gets the arguments after its name.
 #ifndef KJIT_SIM_COMMANDS_H
 #define KJIT_SIM_COMMANDS_H

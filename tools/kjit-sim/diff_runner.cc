@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 #include "diff_runner.h"
 
 #include "c_functions.h"

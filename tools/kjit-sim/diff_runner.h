@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 // Differential run: the original code (reference runner) against its
 // translation (translated runner), from the same capture.  The translation
 // is correct when the program-visible effects match: final GPRs, the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 // Real, self-contained functions of the kernel image (string, memory,
 // checksum/CRC, bitmap, find-bit, hash, parsing, math), each with an input
 // generator, for differential runs of original against translated code.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 // kjit-sim: replays captured kernel code through the engine in an emulated
 // CPU and compares it with the original.
 #include <cstdio>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 // Reference counting over a single-stepped original run.
 #include "reference_runner.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 // Runs the ORIGINAL captured code, one instruction at a time, and computes
 // what the example plugins must count.  It classifies instructions with
 // Capstone, never with the engine's Zydis-based decoder, so a bug in the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 // Deterministic replay of a kernel capture (kjitctl capture) on the emulated
 // CPU, once with the original code and once through the engine per tool.
 //

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 // The replay sections of a capture (format version 2, docs/capture-format.md):
 // what a kernel capture recorded besides memory and registers.  Parsed from
 // Capture::extra, strictly: a malformed section is an error, never a crash.

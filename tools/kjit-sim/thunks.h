@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 // The kernel's return, retpoline and ITS thunks as address ranges.  A thunk
 // is part of the transfer that uses it: `jmp __x86_return_thunk` is a
 // return and `call __x86_indirect_thunk_rax` is `call *%rax`, which is how

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 // The example tools of plugins/, and how each result lines up with the
 // reference runner's independent count.  Reports and references are
 // formatted identically so that `kjit-sim run` compares them as text.

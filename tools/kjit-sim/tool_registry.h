@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 // The example tools (plugins/) that `kjit-sim run --tool NAME` can load, and
 // how each one's result lines up with the reference runner's count.
 #ifndef KJIT_SIM_TOOL_REGISTRY_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 #include "translated_runner.h"
 
 #include <algorithm>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 // Runs a capture through the engine: the emulated CPU executes the code
 // cache, and the host serves the engine's gates (engine.h's protocol).
 #ifndef KJIT_SIM_TRANSLATED_RUNNER_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /* kjitctl attach TARGET...: system calls (openat, or its number), kernel
  * functions by name, all-syscalls; globs and -f FILE (one name a line, -
  * = stdin): attachable functions by their own names, --batch N a request. */

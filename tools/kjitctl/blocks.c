@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /* kjitctl blocks [--json]: bbcount's blocks, live: per block start address
  * its count and symbol. */
 #include <stdio.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /* A growing byte buffer: how kjitctl assembles the files it writes
  * (capture files, kjit.data) before writing each at once. */
 #include <stdio.h>

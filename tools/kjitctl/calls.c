@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /* kjitctl calls [--json]: per called function, live, its calls and symbol
  * (entry_count's counters, or calltrace's and callstack's events counted). */
 #include <stdio.h>

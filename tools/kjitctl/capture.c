@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /* kjitctl capture: records invocations of a system call (or function) with
  * kjit.ko's capture plugin and writes each as a capture file
  * (docs/capture-format.md, version 2) for `kjit-sim replay`.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /* kjitctl capture --all-syscalls: one complete invocation of every distinct
  * system call a workload makes, each as DIR/NAME.kjitcap (NAME without
  * __x64_sys_), for `kjit-sim replay`.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /* Capture files (docs/capture-format.md, version 2, for `kjit-sim
  * replay`), the one writer both modes of `kjitctl capture` use: reading
  * the module's capture buffers, finding each invocation in them, and

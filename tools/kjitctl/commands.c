@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /* The one list of kjitctl's commands: name, function, usage lines and the
  * option table it parses.  `kjitctl --help` prints these usage lines,
  * `kjitctl X --help` its own; tests/kjitctl-help.sh checks that every

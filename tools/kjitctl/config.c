@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /* kjitctl config [--tool T] [--inline 0|1] [--liveness 0|1] [--cache-kb N]
  *                [--flush-every-entry 0|1] [--pid P] [--max-block-insns N]:
  * re-creates the engine (nothing may be attached); options not given keep

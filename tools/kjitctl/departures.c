@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /* kjitctl departures [--json] [--all]: where entries left the cache, one
  * line per native target and reason, most frequent first (completions, the
  * returns to callers, are left out unless --all). */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /* kjitctl detach SYSCALL|FUNC|all: a system call by its short name first,
  * then the name itself; all detaches everything. */
 #include <errno.h>

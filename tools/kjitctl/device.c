@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /* /dev/kjit: opening it (with the version handshake), and the ioctls and
  * names several commands share. */
 #include <ctype.h>

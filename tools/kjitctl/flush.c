@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /* kjitctl flush: drops every translation. */
 #include <stdio.h>
 #include <sys/ioctl.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /* kjitctl kcov enable: the kcov tool (which creates /sys/kernel/debug/kcov) on
  * every system call kjit can attach, entered only by threads that enabled
  * coverage; kjitctl kcov disable: detach, tool none.  The device stays: a client

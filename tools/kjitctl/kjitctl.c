@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /* kjitctl: user-space control of kjit.ko through /dev/kjit (root only), and
  * `kjitctl report` on any machine.  This file is the front door: --help,
  * --version, and the dispatch to cmd_X (X.c) through the list of commands

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /* kjitctl: what its command files share.  `kjitctl X` is cmd_X in X.c
  * (perf's builtin-*.c); commands.c is the one list of commands, their
  * usage lines and their option tables, which the help test checks against

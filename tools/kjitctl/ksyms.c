@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /* The kernel's text symbols, from /proc/kallsyms (read once, sorted by
  * address): addresses shown as name+0xoff, names looked up. */
 #include <stdio.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /* kjitctl list [GLOB]: without GLOB, what is attached; with it, every
  * attachable function it matches, marked attached or refused (why). */
 #include <fnmatch.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /* kjitctl record: one measurement in one command, like `perf record`.
  *
  *   kjitctl record [-t TOOL] [-e TARGETS] [-o FILE] [-d SECS]

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /* kjit.data, the file `kjitctl record` writes (include/uapi/kjit/data_format.h,
  * docs/data-format.md): META and STATS as key=value text, the tool's
  * records, the kernel symbols that hold their addresses, and what kjit

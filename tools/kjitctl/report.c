@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /* kjitctl report: reading a data file needs DWARF (libdw) and a
  * disassembler (Zydis), which the static kjitctl that runs in guests does
  * not carry; the reader is kjit-report (tools/report/), a sibling executable

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /* kjitctl reset (and its old name icount-reset): zeroes the configured
  * tool's results. */
 #include <stdio.h>

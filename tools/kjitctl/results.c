@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /* What the module says of a measurement, printed alike by every command
  * that shows one: the completion line, JSON pieces, (address, count)
  * tables, and what the tool's table or ring could not keep. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /* kjitctl show [--json|--folded|--trace]: the live results of the
  * configured tool, as the module holds them now. */
 #include <stdio.h>

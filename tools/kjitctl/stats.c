@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /* kjitctl stats: the engine's and the module's counters, "key value" lines,
  * and the completion line. */
 #include <errno.h>

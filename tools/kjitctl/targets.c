@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /* TARGETS of `record`, `attach` and `list`: system call names, function
  * names and globs, expanded against the functions ftrace can attach
  * (tracefs available_filter_functions), with kjit's own verdict on each

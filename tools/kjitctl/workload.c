@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /* The workload of `record` and `capture`: forked, and held on a pipe until
  * everything is armed, so that none of its work is missed. */
 #include <stdio.h>

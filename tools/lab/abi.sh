@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=bash
 # The kernel ABI the lab builds and tests for, sourced by every lab script:
 # KJIT_KERNEL when set (KJIT_KERNEL=6.1.0-56-rt-amd64 ./kjit-lab test), else

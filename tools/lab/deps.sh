@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # Install (idempotently) every Debian package the kjit project needs.
 # Usage: tools/lab/deps.sh        (as root; no stdin needed)
 set -euo pipefail

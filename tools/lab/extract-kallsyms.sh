@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # Regenerate tests/data/kallsyms-$ABI.txt.xz and tests/data/kernel-facts-$ABI.txt
 # from a live boot of the pinned kernel (nokaslr, root => real addresses),
 # then verify the list against the extracted vmlinux.

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # Fetch the pinned kernel's debug vmlinux and its source, for
 # `kjitctl report` (file:line, lcov) and genhtml; cached like the image.
 #   OUTDIR/vmlinux-dbg      the vmlinux with DWARF (linux-image-$ABI-dbg;

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # Fetch the pinned Debian kernel image (without installing it) and extract:
 #   OUTDIR/vmlinuz   bzImage
 #   OUTDIR/config    kernel .config

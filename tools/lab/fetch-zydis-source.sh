@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # Fetch Debian's zydis source package (for building the decoder/encoder into
 # the kernel module; never vendored into the repo).
 # Usage: tools/lab/fetch-zydis-source.sh [OUTDIR]   (default: $KJIT_BUILD/zydis-src)

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
 """Where a hung guest's vCPUs are: registers and symbolized stack words.
 
 Usage: guest-hang-dump.py MONITOR_SOCKET KALLSYMS [CONSOLE_LOG]

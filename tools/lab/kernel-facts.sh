@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # Derive tests/data/kernel-facts-$ABI.txt (key value lines) from the committed
 # kallsyms list. Live-only facts (cmdline, vulnerabilities) come from LIVE_FILE
 # (key value lines, written by extract-kallsyms.sh) or, when absent, are kept

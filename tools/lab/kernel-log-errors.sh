@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # Prints the error lines of a kernel log (a guest's console.log or dmesg)
 # and succeeds if there are any: die() headers ("Oops: 0002 [#1]",
 # "general protection fault ...: 0000 [#1]", "invalid opcode: 0000 [#1]"),

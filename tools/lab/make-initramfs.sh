@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # Build the kjit guest initramfs (static busybox + /init).
 # Usage: tools/lab/make-initramfs.sh OUTFILE [EXTRA_DIR] [KERNEL_IMAGE_DIR]
 #   EXTRA_DIR (optional, "" for none) is copied over the initramfs root.

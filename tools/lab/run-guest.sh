@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # Boot the pinned kernel under QEMU/TCG with a busybox initramfs, run a script
 # in the guest against a shared directory, and collect the results.
 #

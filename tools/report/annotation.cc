@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 #include "annotation.h"
 
 #include "arch/x86/disasm/disassembly.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 // A function's instructions (Zydis over the vmlinux bytes, AT&T syntax)
 // with the executions of each, for annotate and its JSON form.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 #include "branch_sites.h"
 
 #include "arch/x86/disasm/disassembly.h"

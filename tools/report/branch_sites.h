@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 // The conditional branches a branches recording reports on: those it
 // counted, and with a vmlinux every other conditional branch of the
 // functions the workload entered (never reached, or reached but not

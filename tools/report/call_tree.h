@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 // Call trees rebuilt from a callstack recording's events.  Per thread a
 // stack of frames (function, rsp of its call, start time) is rebuilt as
 // kjitctl's live view does: a frame is over when its thread calls or

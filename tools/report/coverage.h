@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 // Counts per instruction address and per source line, from a recording's
 // blocks.  Every execution runs through one dynamic block, and blocks may
 // overlap (a jump into the middle of a block starts a block of its own), so

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 // Reading kjit.data (include/uapi/kjit/data_format.h, docs/data-format.md).
 // Every field is checked: a corrupt or truncated file gives an error
 // message, never a crash or a half-read recording.

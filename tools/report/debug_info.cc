@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 #include "debug_info.h"
 
 #include <dwarf.h>

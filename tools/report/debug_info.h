@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 // The vmlinux a report names things with: build id, _stext, DWARF line
 // tables (elfutils libdwfl), and its bytes (for disassembly).
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 // annotate FUNC: the function's instructions (disassembled from the
 // vmlinux with Zydis) with how many times each ran, like perf annotate.
 // FUNC may be a glob; the last line is the sum of the counts, which equals

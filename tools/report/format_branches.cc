@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 // branches: per conditional branch, how often the code layout's prediction
 // (forward not taken, backward taken: what likely()/unlikely() produce)
 // was right, in the columns of the kernel's branch_annotated statistics

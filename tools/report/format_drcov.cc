@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 // drcov: DynamoRIO's coverage format (version 2, flavor drcov) with the
 // kernel as module 0 based at _stext, so offsets survive KASLR; each
 // executed block once, as (offset u32, size u16, module u16).

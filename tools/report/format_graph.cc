@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 // graph and folded, from callstack events (call_tree.h).
 //   graph:  ftrace's function_graph layout, " CPU) duration | func() {"
 //   folded: "a;b;c weight" lines for flamegraph.pl, weighted by calls or by

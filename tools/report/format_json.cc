@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 // json: the recording in one documented schema (docs/data-format.md,
 // "JSON"), schema_version 2: meta, stats, blocks, calls, events, and what
 // the other formats show: branches, graph and folded (callstack), lines and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 // lcov: a tracefile (geninfo(1) format) with function and line coverage of
 // every function that was entered; its lines that did not run are 0, so
 // genhtml shows what the workload missed.  A -t branches recording adds

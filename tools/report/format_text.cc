@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 // text: the recording's header, then functions by executed instructions and
 // every block as function+0xoff/0xlen (with file:line given a vmlinux).
 #include <algorithm>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 // The output formats of kjit-report, one function each (one file each).
 #pragma once
 #include <cstdio>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 #include "kcov_input.h"
 
 #include "arch/x86/disasm/disassembly.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 // KCOV traces as recordings: the PCs a KCOV client printed (kjit's KCOV
 // device records block starts, see README "Fuzzing a stock kernel") become
 // blocks, so every format reads them (text, lcov, drcov, annotate, json).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 // kjit-report: reads a kjit.data file (kjitctl record) and writes one of
 // the formats people already open; `kjitctl report` runs it.
 //   kjit-report [-i kjit.data] [--vmlinux PATH] [--format F] [-o FILE]

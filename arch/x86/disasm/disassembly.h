@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 // x86-64 disassembly for user-space tools (kjit-report): instruction
 // lengths, control transfers and AT&T text over bytes read from a vmlinux.
 // Not part of the engine (it needs libc and Zydis's formatter, which the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /* The capture format, in one place for its three users: kjit.ko's capture
  * plugin (kernel C, os/linux/capture.c) writes the RECORDS below into its
  * event and code buffers; kjitctl (user C, tools/kjitctl/capture_file.c)

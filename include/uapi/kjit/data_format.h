@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /* kjit.data: what `kjitctl record` writes and `kjitctl report` reads
  * (docs/data-format.md).  Little-endian, 8-byte aligned records:
  *

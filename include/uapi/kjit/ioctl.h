@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /* /dev/kjit ioctl ABI (user space <-> kjit.ko).  Root (CAP_SYS_ADMIN) only.
  * Every struct starts with `size` (the caller's sizeof) so it can grow. */
 #ifndef KJIT_UAPI_IOCTL_H

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=sh
 # A fragment of suite-guest.sh: W, K, ITERS, orig_cmdline and the helpers are
 # its, and the loop counters that only count are fine.

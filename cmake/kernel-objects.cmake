@@ -23,7 +23,8 @@ if(KJIT_KERNEL_OBJECTS)
   set(KJIT_KERNEL_OBJ_DIR ${CMAKE_BINARY_DIR}/kernel-objs)
   file(MAKE_DIRECTORY ${KJIT_KERNEL_OBJ_DIR})
 
-  # Flags from docs/KERNEL-LAB (verified with the 6.1 cloud kernel), plus:
+  # The kernel's own code-generation flags (os/linux/build.sh checks the
+  # flavour's config for the thunks and IBT they assume), plus:
   #  -mpreferred-stack-boundary=3: the kernel only keeps rsp 8-aligned;
   #  -fcf-protection=none: no endbr64 (this kernel has no IBT);
   #  -fno-jump-tables: like the kernel under RETPOLINE (no thunked table jumps).

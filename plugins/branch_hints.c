@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Figure 15: how often conditional branches go the way the code layout
+/* branch_hints: how often conditional branches go the way the code layout
  * predicts (likely()/unlikely() put the expected path on the fall-through
  * side: forward branches are expected not taken, backward ones taken), and
  * how often explicit hint prefixes (0x2e/0x3e, rare in the kernel) are right. */

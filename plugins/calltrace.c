@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Figure 14: trace every call (direct or indirect) into a ring buffer of
+/* calltrace: trace every call (direct or indirect) into a ring buffer of
  * call targets.  The recording routine is small enough to be inlined; for
  * a direct call the target is a constant and becomes an immediate. */
 #include "kjit_examples.h"

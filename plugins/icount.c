@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Figure 3 of the JIFL paper: count the instructions executed.  One inserted
+/* icount: count the instructions executed (JIFL's first example tool).  One inserted
  * call per block; the engine inlines `*counter += size` as a single add,
  * saving the flags only where they are live.  The counter is per-CPU, so
  * the add is gs-relative (`add qword gs:[...], imm`, like this_cpu_add) and

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* The paper's example plugins, written against include/kjit/plugin.h.  The
- * same C sources build into the simulator (kjit-sim --tool NAME) and into
- * plugin modules for the kernel.  Each has an init (allocating its data in
+/* The example tools (JIFL's, docs/design.md#sources), written against
+ * include/kjit/plugin.h.  The same C sources build into the simulator
+ * (kjit-sim --tool NAME) and into plugin modules for the kernel.  Each has an init (allocating its data in
  * the engine's data window, so call it after kjit_engine_init), the plugin
  * descriptor, and a result accessor. */
 #ifndef KJIT_EXAMPLES_H
@@ -11,7 +11,7 @@
 extern "C" {
 #endif
 
-/* Figure 3: instructions executed. */
+/* icount: instructions executed. */
 int kjit_icount_init(void);
 const struct kjit_plugin *kjit_example_icount(void);
 uint64_t kjit_icount_result(void);
@@ -44,7 +44,7 @@ int kjit_bbcount_counts_percpu(void);
 void kjit_bbcount_clear(void);
 uint64_t kjit_bbcount_dropped(void);
 
-/* Figure 14: call tracing into a ring buffer of call targets. */
+/* calltrace: call tracing into a ring buffer of call targets. */
 struct kjit_call_ring { uint64_t head; uint64_t mask; uint64_t target[]; };
 int kjit_calltrace_init(uint32_t capacity_pow2);
 const struct kjit_plugin *kjit_example_calltrace(void);
@@ -67,7 +67,7 @@ uint64_t kjit_branch_profile_dropped(void);
 /* Zeroes every count (the blocks' too), keeping the entries. */
 void kjit_branch_profile_clear(void);
 
-/* Figure 15: accuracy of the static branch prediction (the compiler's layout
+/* branch_hints: accuracy of the static branch prediction (the compiler's layout
  * says forward = not taken, backward = taken; hint prefixes are counted too). */
 struct kjit_branch_stats {
   uint64_t executed, taken, predicted_right, predicted_wrong;
@@ -77,7 +77,7 @@ int kjit_branch_hints_init(void);
 const struct kjit_plugin *kjit_example_branch_hints(void);
 const struct kjit_branch_stats *kjit_branch_hints_result(void);
 
-/* Figure 17: contention on `lock cmpxchg` (attempts and failed attempts). */
+/* lock_contention: contention on `lock cmpxchg` (attempts and failed attempts). */
 struct kjit_lock_stats { uint64_t attempts, failures; };
 int kjit_lock_contention_init(void);
 const struct kjit_plugin *kjit_example_lock_contention(void);

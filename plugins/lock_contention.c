@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Figure 17: contention on `lock cmpxchg`.  After each one, the routine gets
+/* lock_contention: contention on `lock cmpxchg`.  After each one, the routine gets
  * rflags: ZF clear means the compare failed and the caller's retry loop will
  * go round again. */
 #include "kjit_examples.h"

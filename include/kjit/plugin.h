@@ -4,10 +4,10 @@
  * A plugin registers callbacks; the engine calls them while it builds a
  * block, and the plugin answers by inserting calls to its analysis routines.
  * Small routines are inlined and specialised for their constant arguments
- * (the paper's `*counter += size` becomes one add on an absolute address);
+ * (icount's `*counter += size` becomes one add on an absolute address);
  * others are called with only the live state saved.
  *
- * The paper's Figure 3, in this API:
+ * icount (JIFL's first example tool), in this API:
  *
  *   static uint64_t *count;
  *   static void ins_count(uint64_t *c) { (*c)++; }

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /* builtin_tools.c: the built-in tools, one table of operations per tool
- * (the six plugins of plugins/ plus callstack.c).  Above the engine host:
+ * (the plugins of plugins/, callstack.c, kcov.c and the branches tool).  Above the engine host:
  * config.c starts a tool through kjit_host_start with its init and plugin. */
 #ifndef KJIT_BUILTIN_TOOLS_H
 #define KJIT_BUILTIN_TOOLS_H

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The plugin API (include/kjit/plugin.h) exported to plugin modules, so an
- * external module in C is written the way the JIFL paper's Figure 3 is (see
+ * external module in C is written as the built-in tools are (see
  * plugins/linux/).  The functions live in the engine object of this module.
  * Limits: kjit_alloc memory lives until the next KJIT_IOC_CONFIG (which is
  * refused while a plugin module uses kjit).  on_entry is called for every

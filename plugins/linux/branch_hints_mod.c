@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* plugins/branch_hints.c (the paper's Figure 15, the same source the
+/* plugins/branch_hints.c (the branch_hints tool, the same source the
  * simulator and kjit.ko use) as an external plugin module.  Results in
  * /sys/module/kjit_branch_hints/parameters/result:
  * "executed taken predicted_right predicted_wrong hinted hint_right". */

@@ -11,11 +11,12 @@
 
 namespace {
 
-// The paper's example.  noinline + used: the compiler must keep a real body.
-extern "C" __attribute__((noinline, used)) void paper_count(uint64_t *counter, uint64_t size) {
+// icount's analysis routines (plugins/icount.c).  noinline + used: the
+// compiler must keep a real body.
+extern "C" __attribute__((noinline, used)) void icount_add(uint64_t *counter, uint64_t size) {
   *counter += size;
 }
-extern "C" __attribute__((noinline, used)) void paper_inc(uint64_t *counter) { (*counter)++; }
+extern "C" __attribute__((noinline, used)) void icount_inc(uint64_t *counter) { (*counter)++; }
 extern "C" __attribute__((noinline, used)) void ring_record(uint64_t *ring, uint64_t target) {
   ring[2 + (ring[0] & ring[1])] = target;
   ring[0]++;
@@ -63,7 +64,7 @@ constexpr uint64_t kCounter = 0xffffffffd0001000ull;  // a data-window address
 TEST(Inliner, PaperExampleBecomesOneAddOnAnAbsoluteAddress) {
   kjit::x86::Decoder d = decoder();
   kjit::InlinedCode c;
-  ASSERT_TRUE(kjit::inline_routine(d, reinterpret_cast<void *>(&paper_count),
+  ASSERT_TRUE(kjit::inline_routine(d, reinterpret_cast<void *>(&icount_add),
                                    consts({kCounter, 7}), true, &c));
   auto insns = decode_all(c);
   ASSERT_EQ(insns.size(), 1u);
@@ -89,7 +90,7 @@ TEST(Inliner, PaperExampleBecomesOneAddOnAnAbsoluteAddress) {
 TEST(Inliner, IncrementBecomesOneInstruction) {
   kjit::x86::Decoder d = decoder();
   kjit::InlinedCode c;
-  ASSERT_TRUE(kjit::inline_routine(d, reinterpret_cast<void *>(&paper_inc), consts({kCounter}), true, &c));
+  ASSERT_TRUE(kjit::inline_routine(d, reinterpret_cast<void *>(&icount_inc), consts({kCounter}), true, &c));
   auto insns = decode_all(c);
   ASSERT_EQ(insns.size(), 1u);
   EXPECT_EQ(c.clobbered_regs, 0);
@@ -98,7 +99,7 @@ TEST(Inliner, IncrementBecomesOneInstruction) {
 TEST(Inliner, LargeConstantIsMaterialisedNotDropped) {
   kjit::x86::Decoder d = decoder();
   kjit::InlinedCode c;
-  ASSERT_TRUE(kjit::inline_routine(d, reinterpret_cast<void *>(&paper_count),
+  ASSERT_TRUE(kjit::inline_routine(d, reinterpret_cast<void *>(&icount_add),
                                    consts({kCounter, 0x123456789abull}), true, &c));
   EXPECT_NE(c.clobbered_regs, 0);  // the size needs a register: it is saved if live
   bool has_imm64 = false;
@@ -132,7 +133,7 @@ TEST(Inliner, UnreachableAddressesAreRefusedInAnotherAddressSpace) {
   kjit::x86::Decoder d = decoder();
   kjit::InlinedCode c;
   uint64_t host_ptr = 0x00007f0012345678ull;
-  bool ok = kjit::inline_routine(d, reinterpret_cast<void *>(&paper_inc), consts({host_ptr}), false, &c);
+  bool ok = kjit::inline_routine(d, reinterpret_cast<void *>(&icount_inc), consts({host_ptr}), false, &c);
   if (ok) {
     // Then it must have materialised the pointer in a register.
     EXPECT_NE(c.clobbered_regs, 0);
@@ -150,7 +151,7 @@ constexpr uint64_t kFarPercpu = 0x000041000002b040ull;  // a later chunk's: beyo
 TEST(Inliner, PerCpuCounterIsOneGsRelativeAdd) {
   kjit::x86::Decoder d = decoder();
   kjit::InlinedCode c;
-  ASSERT_TRUE(kjit::inline_routine(d, reinterpret_cast<void *>(&paper_count),
+  ASSERT_TRUE(kjit::inline_routine(d, reinterpret_cast<void *>(&icount_add),
                                    with_percpu(consts({kPercpu, 7}), 0), true, &c));
   auto insns = decode_all(c);
   ASSERT_EQ(insns.size(), 1u);
@@ -163,7 +164,7 @@ TEST(Inliner, PerCpuCounterIsOneGsRelativeAdd) {
 TEST(Inliner, PerCpuAddressBeyondDisp32GoesThroughARegister) {
   kjit::x86::Decoder d = decoder();
   kjit::InlinedCode c;
-  ASSERT_TRUE(kjit::inline_routine(d, reinterpret_cast<void *>(&paper_count),
+  ASSERT_TRUE(kjit::inline_routine(d, reinterpret_cast<void *>(&icount_add),
                                    with_percpu(consts({kFarPercpu, 7}), 0), true, &c));
   auto insns = decode_all(c);
   ASSERT_EQ(insns.size(), 2u);  // mov rdi, imm64; add qword gs:[rdi], 7

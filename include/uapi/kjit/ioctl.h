@@ -128,8 +128,8 @@ struct kjit_ioc_stats {
   __u64 left_hooked;
 };
 
-/* Built-in tools (the paper's examples in plugins/, plus callstack, a
- * kernel-only call/return tracer for folded stacks). */
+/* Built-in tools (the example tools of plugins/, plus callstack, a
+ * kernel-only call/return tracer for folded stacks, kcov and branches). */
 enum kjit_tool {
   KJIT_TOOL_NONE = 0,
   KJIT_TOOL_ICOUNT = 1,

@@ -356,8 +356,7 @@ int kjit_engine_retire(void) {
 
 int kjit_engine_reclaim_pending(void) { return g_engine.reclaim_pending; }
 
-uint64_t kjit_engine_original_pc(uint64_t cache_pc) {
-  EngineLock lock;
+static uint64_t original_pc_locked(uint64_t cache_pc) {
   Epoch *e = epoch_of_exec(cache_pc);
   if (!e) return 0;
   Block *b = e->block_containing(cache_pc);
@@ -368,6 +367,18 @@ uint64_t kjit_engine_original_pc(uint64_t cache_pc) {
     if (off >= m.cache_offset && off < m.cache_offset + m.length) return b->orig_pc + m.pc_delta;
   }
   return 0;  // code the engine added
+}
+
+uint64_t kjit_engine_original_pc(uint64_t cache_pc) {
+  EngineLock lock;
+  return original_pc_locked(cache_pc);
+}
+
+uint64_t kjit_engine_original_pc_nowait(uint64_t cache_pc) {
+  if (!kjit_os_trylock()) return 0;
+  uint64_t orig = original_pc_locked(cache_pc);
+  kjit_os_unlock();
+  return orig;
 }
 
 // Entry/exit notifications go to every registered plugin.  The list is

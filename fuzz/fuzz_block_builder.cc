@@ -203,6 +203,11 @@ void kjit_os_lock(void) {
 void kjit_os_unlock(void) {
   if (--g_shim.lock_depth != 0) fail("unlock without lock");
 }
+int kjit_os_trylock(void) {
+  if (g_shim.lock_depth != 0) return 0;
+  g_shim.lock_depth++;
+  return 1;
+}
 uint32_t kjit_os_cpu(void) { return 0; }
 void kjit_os_quiesce(uint64_t lo, uint64_t hi) {
   if (lo >= hi) fail("quiesce of an empty range");

@@ -153,6 +153,9 @@ uint32_t kjit_engine_departure_sites(struct kjit_departure_site *out, uint32_t m
 /* Original address of the instruction containing code-cache address
  * `cache_pc` (for fault reporting and stack maps), 0 if unknown. */
 uint64_t kjit_engine_original_pc(uint64_t cache_pc);
+/* The same for a context that must not wait (an oops report, which may
+ * interrupt the engine lock's holder): 0 also while the lock is taken. */
+uint64_t kjit_engine_original_pc_nowait(uint64_t cache_pc);
 
 struct kjit_engine_stats {
   uint64_t blocks_built;

@@ -140,6 +140,9 @@ void kjit_os_code_written(uint64_t exec_addr, uint64_t len);
  * hash table, arena and links consistent across CPUs. */
 void kjit_os_lock(void);
 void kjit_os_unlock(void);
+/* The lock if it is free (nonzero, then kjit_os_unlock releases it), else 0
+ * at once: for reports that must not wait. */
+int kjit_os_trylock(void);
 /* Current CPU number, for per-CPU statistics. */
 uint32_t kjit_os_cpu(void);
 /* Waits until no task can still execute, or return into, code-cache

@@ -25,6 +25,7 @@
 #include "shim.h"
 #include "symbols.h"
 #include "textwatch.h"
+#include "crash_report.h"
 #include "uapi/kjit/ioctl.h"
 
 static struct kjit_os_memory kjit_mem;
@@ -71,12 +72,17 @@ static int __init kjit_init(void)
 	ret = kjit_textwatch_init();
 	if (ret)
 		goto err_config;
-	ret = kjit_control_init();
+	ret = kjit_crash_report_init();
 	if (ret)
 		goto err_text;
+	ret = kjit_control_init();
+	if (ret)
+		goto err_crash;
 	pr_info("loaded (tool %s)\n", kjit_tool_name(kjit_config_tool()));
 	return 0;
 
+err_crash:
+	kjit_crash_report_exit();
 err_text:
 	kjit_textwatch_exit();
 err_config:
@@ -99,6 +105,7 @@ static void __exit kjit_exit(void)
 {
 	kjit_control_exit();
 	kjit_capture_exit();
+	kjit_crash_report_exit();
 	kjit_textwatch_exit();
 	kjit_sched_resume_exit();  /* no task returns through the stub after this */
 	kjit_entry_exit();       /* detach all, wait for tasks in the cache */

@@ -436,6 +436,24 @@ void kjit_os_lock(void)
 	raw_cpu_write(kjit_engine_held, 1);
 }
 
+int kjit_os_trylock(void)
+{
+	unsigned long flags;
+	bool guarded;
+
+	local_irq_save(flags);
+	guarded = kjit_guard_enter();
+	if (!raw_spin_trylock(&kjit_engine_lock)) {
+		kjit_guard_leave(guarded);
+		local_irq_restore(flags);
+		return 0;
+	}
+	kjit_engine_lock_flags = flags;
+	kjit_engine_lock_guarded = guarded;
+	raw_cpu_write(kjit_engine_held, 1);
+	return 1;
+}
+
 void kjit_os_unlock(void)
 {
 	raw_cpu_write(kjit_engine_held, 0);

@@ -202,6 +202,13 @@ void kjit_os_lock(void) {
   s.locked = true;
 }
 
+int kjit_os_trylock(void) {
+  auto &s = state();
+  if (s.locked || !s.mutex.try_lock()) return 0;
+  s.locked = true;
+  return 1;
+}
+
 void kjit_os_unlock(void) {
   auto &s = state();
   if (!s.locked) {

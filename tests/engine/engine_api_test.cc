@@ -3,6 +3,7 @@
 // entry, the gates' direct exits and indirect misses, stop addresses,
 // flush, the original-pc map and the stats.
 #include "kjit/engine.h"
+#include "kjit/os_shim.h"
 
 #include "core/ibl.h"
 #include "engine/engine_fixture.h"
@@ -99,6 +100,19 @@ TEST_F(EngineApiTest, OriginalPcMapsCopiedInstructionsOnly) {
   EXPECT_EQ(kjit_engine_original_pc(exec + 4), kText);  // inside mov eax, 1
   EXPECT_EQ(kjit_engine_original_pc(exec + 5), 0u);     // the engine's ret sequence
   EXPECT_EQ(kjit_engine_original_pc(test::kCodeExec + test::kCodeBytes + 8), 0u);
+}
+
+// The oops report's variant: the same answer while the lock is free, 0 at
+// once (no wait) while it is taken, and the lock left as it was.
+TEST_F(EngineApiTest, OriginalPcNowaitAnswersOnlyWhenTheLockIsFree) {
+  uint64_t exec = kjit_engine_enter(kText);
+  EXPECT_EQ(kjit_engine_original_pc_nowait(exec), kText);
+  kjit_os_lock();
+  EXPECT_EQ(kjit_engine_original_pc_nowait(exec), 0u);
+  kjit_os_unlock();
+  EXPECT_EQ(kjit_engine_original_pc_nowait(exec + 4), kText);
+  EXPECT_EQ(kjit_os_trylock(), 1);
+  kjit_os_unlock();
 }
 
 TEST_F(EngineApiTest, UntranslatableAndStopAddressesRunNatively) {

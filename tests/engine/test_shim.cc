@@ -111,6 +111,11 @@ int kjit_os_mirror_extable(uint64_t site, uint64_t copy, uint64_t fixup) {
 void kjit_os_code_written(uint64_t, uint64_t) {}
 void kjit_os_lock(void) { g_lock_depth++; }
 void kjit_os_unlock(void) { g_lock_depth--; }
+int kjit_os_trylock(void) {
+  if (g_lock_depth) return 0;
+  g_lock_depth++;
+  return 1;
+}
 uint32_t kjit_os_cpu(void) { return 0; }
 void kjit_os_quiesce(uint64_t lo, uint64_t hi) {
   g_quiesces.push_back({lo, hi, g_lock_depth});

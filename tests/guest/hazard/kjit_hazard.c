@@ -6,7 +6,10 @@
  *         __builtin_return_address(0): must be inside kjit_hazard_entry
  *         (original text), never a code-cache address;
  *   warn  a WARN_ON_ONCE inside kjit_hazard_entry: the report must name
- *         kjit_hazard_entry+0x.. (the ud2 runs at its original address).
+ *         kjit_hazard_entry+0x.. (the ud2 runs at its original address);
+ *   oops  a store through a NULL pointer inside kjit_hazard_entry: an oops
+ *         in translated code, whose report must name kjit_hazard_entry
+ *         (the writing task is killed; the kernel is tainted D).
  * Results: parameters/ra ("ok <addr> <sym>" or "BAD ..."). */
 #include <linux/module.h>
 #include <linux/moduleparam.h>
@@ -15,6 +18,7 @@
 
 static unsigned long recorded_ra;
 static int do_warn;
+static int *oops_target;   /* NULL: the oops command's store faults */
 
 static noinline void kjit_hazard_ra(void)
 {
@@ -30,6 +34,8 @@ noinline int kjit_hazard_entry(int what)
 		kjit_hazard_ra();
 	if (what == 2)
 		WARN_ON_ONCE(READ_ONCE(do_warn));
+	if (what == 3)
+		*READ_ONCE(oops_target) = what;
 	barrier();
 	return r + what;
 }
@@ -43,6 +49,8 @@ static int cmd_set(const char *val, const struct kernel_param *kp)
 		WRITE_ONCE(do_warn, 1);
 		return kjit_hazard_entry(2) == 2 ? 0 : -EIO;
 	}
+	if (sysfs_streq(val, "oops"))
+		return kjit_hazard_entry(3) == 3 ? 0 : -EIO;
 	return -EINVAL;
 }
 static const struct kernel_param_ops cmd_ops = { .set = cmd_set };

@@ -1,0 +1,35 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Runs in the guest (busybox sh, cwd = the share) for tests/guest/oops-names.sh:
+# an oops in translated code (kjit_hazard's NULL store, in the cache) must
+# name the original function in the kernel log.  The oops kills the writer
+# and taints the kernel D: the log and the taint the host judges are taken
+# before it (log_snapshot), and nothing of kjit_hazard is touched after it
+# (the dead writer held its parameter lock).
+set -u
+# shellcheck source=tests/guest/guest-lib.sh
+. ./guest-lib.sh
+: > checks.txt
+insmod ./kjit.ko || { fail insmod; guest_done OOPS-GUEST-DONE; exit 1; }
+insmod ./kjit_hazard.ko || fail insmod_hazard
+note_modules
+chk attach_hazard_entry "$K" attach kjit_hazard_entry
+e0=$(stat_of entries)
+echo ra > /sys/module/kjit_hazard/parameters/cmd
+e1=$(stat_of entries)
+chk entered_before_oops [ "$e1" -gt "$e0" ]
+log_snapshot
+echo "<2>kjit-crash: step oops in translated code" > /dev/kmsg
+sh -c 'echo oops > /sys/module/kjit_hazard/parameters/cmd'
+echo "the writer's status: $?"
+dmesg | sed -n '/kjit-crash: step oops/,$p' > oops.txt
+if grep -q 'kjit: RIP .* in the code cache is the translation of kjit_hazard_entry+0x' oops.txt; then
+  pass oops_names_original "$(grep 'kjit: RIP' oops.txt)"
+else
+  fail oops_names_original "$(grep -E 'RIP|kjit:' oops.txt | head -n 4 | tr '\n' ' ')"
+fi
+# the report kjit adds to is the kernel's own, for a fault in the cache
+chk oops_rip_in_cache grep -q 'RIP: 0010:kjit_cache_area' oops.txt
+# and the rest of the system goes on
+chk stats_after_oops "$K" stats
+guest_done OOPS-GUEST-DONE

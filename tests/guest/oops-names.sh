@@ -1,0 +1,39 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# An oops in translated code names the original function: one boot
+# (tests/guest/oops-names-guest.sh) with kjit_hazard's deliberate NULL store
+# inside an attached function.  The console must hold the kernel's oops
+# (RIP in kjit_cache_area) and kjit's line naming kjit_hazard_entry+0x..;
+# everything before the deliberate oops must be clean.
+# Usage: tests/guest/oops-names.sh [BUILD_DIR]
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+B="$(cd "${1:-$root/build}" && pwd)"
+# shellcheck source=tools/lab/abi.sh
+. "$root/tools/lab/abi.sh"
+KDIR="${KDIR:-/usr/src/linux-headers-$ABI}"
+ko="$B/module/kjit.ko"
+[ -f "$ko" ] || { echo "oops-names: $ko missing (os/linux/build.sh $B)" >&2; exit 2; }
+# shellcheck source=tests/guest/share.sh
+. "$root/tests/guest/share.sh"
+# shellcheck source=tests/guest/verdict.sh
+. "$root/tests/guest/verdict.sh"
+share_guest_bin "$B"
+
+hz="$B/oops-names-module"; mkdir -p "$hz"
+cp "$root/tests/guest/hazard/kjit_hazard.c" "$hz/"
+echo 'obj-m := kjit_hazard.o' > "$hz/Kbuild"
+make -C "$KDIR" M="$hz" -j2 modules > "$hz/build.log" 2>&1 || { cat "$hz/build.log" >&2; exit 1; }
+
+share="$B/guest-oops-names"
+share_new "$share"
+share_kjit "$share" "$ko" "$root"
+cp "$hz/kjit_hazard.ko" "$share/"
+share_script "$share" "$root/tests/guest/oops-names-guest.sh"
+rc=0
+"$root/tools/lab/run-guest.sh" --share "$share" --script "$share/run.sh" --smp 2 --timeout 300 || rc=$?
+verdict_begin oops-names
+VERDICT_LIST_CHECKS=1 VERDICT_LOG_UNTIL='kjit-crash: step oops' verdict_boot "$share" "$rc" OOPS-GUEST-DONE
+grep -q 'kjit: RIP .* is the translation of kjit_hazard_entry+0x' "$share/console.log" ||
+  verdict_bad "the console does not name kjit_hazard_entry"
+verdict_end; exit $?

@@ -42,42 +42,38 @@ static void flush_after_exit(void)
 		kjit_host_flush(false);
 }
 
-/* Called from dispatch_gates.S with every register saved, from translated
- * code, preemptible or not.  The guard needs preemption off for its whole
- * region.  A gate finds its context's bit set only if translated code ran
- * inside kjit, which no entry allows; it goes on without touching the bit. */
-u64 kjit_linux_direct_exit(u64 stub_ret)
+/* Both gates, once the engine answered t inside the guard: an escape is
+ * counted, a pending reclaim kicked, then the guard left. */
+static __always_inline u64 gate_done(u64 t, bool guarded)
 {
-	bool exited = false, g;
-	u64 t;
+	bool exited = !kjit_engine_is_cache_address(t) && escaped(t);
 
-	preempt_disable_notrace();
-	g = kjit_guard_enter();
-	t = kjit_engine_direct_exit(stub_ret);
-	if (!kjit_engine_is_cache_address(t))
-		exited = escaped(t);
 	kjit_reclaim_kick();
-	kjit_guard_leave(g);
+	kjit_guard_leave(guarded);
 	preempt_enable_notrace();
 	if (exited)
 		flush_after_exit();
 	return t;
 }
 
-u64 kjit_linux_indirect_miss(u64 stub_ret, u64 target)
+/* Called from dispatch_gates.S with every register saved, from translated
+ * code, preemptible or not.  The guard needs preemption off for its whole
+ * region.  A gate finds its context's bit set only if translated code ran
+ * inside kjit, which no entry allows; it goes on without touching the bit. */
+u64 kjit_linux_direct_exit(u64 stub_ret)
 {
-	bool exited = false, g;
-	u64 t;
+	bool g;
 
 	preempt_disable_notrace();
 	g = kjit_guard_enter();
-	t = kjit_engine_indirect_miss(stub_ret, target);
-	if (!kjit_engine_is_cache_address(t))
-		exited = escaped(t);
-	kjit_reclaim_kick();
-	kjit_guard_leave(g);
-	preempt_enable_notrace();
-	if (exited)
-		flush_after_exit();
-	return t;
+	return gate_done(kjit_engine_direct_exit(stub_ret), g);
+}
+
+u64 kjit_linux_indirect_miss(u64 stub_ret, u64 target)
+{
+	bool g;
+
+	preempt_disable_notrace();
+	g = kjit_guard_enter();
+	return gate_done(kjit_engine_indirect_miss(stub_ret, target), g);
 }

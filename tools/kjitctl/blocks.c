@@ -10,19 +10,13 @@ const struct option blocks_options[] = {{"json", no_argument, NULL, OPT_JSON}, {
 
 int cmd_blocks(int argc, char **argv)
 {
-  int json = 0, c;
-  opterr = 0;
-  optind = 1;
-  while ((c = getopt_long(argc, argv, "", blocks_options, NULL)) != -1) {
-    if (c == OPT_JSON) json = 1;
-    else return usage();
-  }
-  if (optind < argc) return usage();
+  int json, bad = parse_json_only(argc, argv, blocks_options, &json);
+  if (bad) return bad;
   struct kjit_ioc_results r;
   struct kjit_ioc_rec *recs = get_results(&r);
+  if (r.tool != KJIT_TOOL_BBCOUNT) { fprintf(stderr, "kjitctl: blocks needs --tool bbcount\n"); return 1; }
   uint64_t n = r.nrec;
   struct pcnt *p = calloc(n + 1, sizeof *p);
-  if (r.tool != KJIT_TOOL_BBCOUNT) { fprintf(stderr, "kjitctl: blocks needs --tool bbcount\n"); return 1; }
   size_t k = aggregate(recs, n, p);
   print_pcnt("blocks", p, k, json, 1, dropped_of(&r));
   return 0;

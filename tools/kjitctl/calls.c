@@ -10,14 +10,8 @@ const struct option calls_options[] = {{"json", no_argument, NULL, OPT_JSON}, {N
 
 int cmd_calls(int argc, char **argv)
 {
-  int json = 0, c;
-  opterr = 0;
-  optind = 1;
-  while ((c = getopt_long(argc, argv, "", calls_options, NULL)) != -1) {
-    if (c == OPT_JSON) json = 1;
-    else return usage();
-  }
-  if (optind < argc) return usage();
+  int json, bad = parse_json_only(argc, argv, calls_options, &json);
+  if (bad) return bad;
   struct kjit_ioc_results r;
   struct kjit_ioc_rec *recs = get_results(&r);
   uint64_t n = r.nrec;

@@ -25,6 +25,19 @@ static int usage_to(FILE *to)
 
 int usage(void) { return usage_to(stderr); }
 
+int parse_json_only(int argc, char **argv, const struct option *opts, int *json)
+{
+  int c;
+  *json = 0;
+  opterr = 0;
+  optind = 1;
+  while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+    if (c != opts[0].val) return usage();
+    *json = 1;
+  }
+  return optind < argc ? usage() : 0;
+}
+
 static int wants_help(int argc, char **argv)
 {
   for (int i = 2; i < argc && strcmp(argv[i], "--"); i++)

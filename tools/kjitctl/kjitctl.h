@@ -40,6 +40,9 @@ const struct kjitctl_command *find_command(const char *name);
 
 extern const char *kjitctl_path;   /* argv[0] of kjitctl */
 int usage(void);                   /* every command's usage on stderr; 2 */
+/* A command whose one option is --json (its option table `opts`): 0 with
+ * *json set, or usage()'s status. */
+int parse_json_only(int argc, char **argv, const struct option *opts, int *json);
 
 command_fn cmd_attach, cmd_blocks, cmd_calls, cmd_capture, cmd_config, cmd_departures, cmd_detach,
     cmd_flush, cmd_kcov, cmd_list, cmd_record, cmd_report, cmd_reset, cmd_show, cmd_stats;

@@ -10,6 +10,7 @@ for tool in icount bbcount calltrace branch_hints lock_contention entry_count ca
   config "config_$tool" "$tool"
   $K attach all-syscalls > "attach-$tool.txt" 2>&1 || fail "attach_all_$tool"
   tail -n1 "attach-$tool.txt"
+  e0=$(stat_of entries)
   $W "$ITERS" > "wl-$tool.txt" 2>&1
   $W efault > "efault-$tool.txt" 2>&1
   $K stats > "stats-$tool.txt"
@@ -19,8 +20,11 @@ for tool in icount bbcount calltrace branch_hints lock_contention entry_count ca
   $K detach all > /dev/null
   chk "workload_same_$tool" cmp -s native.txt "wl-$tool.txt"
   chk "efault_same_$tool" cmp -s native-efault.txt "efault-$tool.txt"
+  # entries count from insmod: this tool's are what its two workload runs
+  # added (about 320 attached calls), whatever phases ran before
   e=$(awk '$1=="entries"{print $2}' "stats-$tool.txt")
-  chk "entered_$tool" [ "${e:-0}" -gt 1000 ]
+  if [ $((${e:-0} - e0)) -gt 200 ]; then pass "entered_$tool" "$((e - e0)) entries"
+  else fail "entered_$tool" "$((${e:-0} - e0)) entries (want more than 200)"; fi
   sync
 done
 # Every entry ends in the cache or is counted as having left it, and the

@@ -99,6 +99,11 @@ watch_hang() {
   [ -S "$mon" ] && "$here/guest-hang-dump.py" "$mon" "$syms" "$share/console.log" >"$share/hang.txt" 2>&1
 }
 
+# One QEMU at a time on this machine: two TCG guests on two cores starve
+# each other's vCPUs into false soft lockups and timeouts.
+exec 9>"${KJIT_QEMU_LOCK:-/tmp/kjit-qemu.lock}"
+flock 9
+
 start=$(date +%s.%N)
 rc=0
 watcher=""

@@ -68,11 +68,15 @@ verdict_checks() {
 # The console, up to a line the test marks as the start of deliberate
 # errors (VERDICT_LOG_UNTIL, a sed address regex), and the guest's dmesg.txt
 # if it wrote one (it stops there too: the guest writes it before).
+_verdict_console() {
+  if [ -n "${VERDICT_LOG_UNTIL:-}" ]; then sed "/$VERDICT_LOG_UNTIL/,\$d" "$1"; else cat "$1"; fi
+}
 verdict_kernel_log() {
   local share="$1" label logs=()
   label="$(_verdict_label "${2:-}")"
   [ ! -f "$share/dmesg.txt" ] || logs+=("$share/dmesg.txt")
-  if sed ${VERDICT_LOG_UNTIL:+"/$VERDICT_LOG_UNTIL/,\$d"} "$share/console.log" |
+  [ -r "$share/console.log" ] || { verdict_bad "no console.log$label"; return; }
+  if _verdict_console "$share/console.log" |
        "$VERDICT_ROOT/tools/lab/kernel-log-errors.sh" - ${logs[@]+"${logs[@]}"} >&2; then
     verdict_bad "kernel log has error lines$label"
   fi

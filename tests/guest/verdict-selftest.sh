@@ -1,0 +1,49 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# verdict.sh judged on made-up boots (no guest): each way a boot can fail
+# must fail the verdict, and a clean boot must pass it.
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+# shellcheck source=tests/guest/verdict.sh
+. "$root/tests/guest/verdict.sh"
+t="$(mktemp -d)"
+trap 'rm -rf "$t"' EXIT
+bad=0
+
+# A boot that did everything right; CASE then spoils one thing.
+boot() {
+  local s="$t/$1"
+  rm -rf "$s"; mkdir -p "$s"
+  echo "CHECK one PASS" > "$s/checks.txt"
+  printf 'kjit-init: running run.sh\nkjit: loaded\n' > "$s/console.log"
+  echo "TEST-DONE" > "$s/guest.log"
+  echo 4096 > "$s/tainted.txt"
+  echo "$s"
+}
+
+# expect pass|fail NAME [VAR=VALUE] SETUP...: judges the boot after SETUP.
+expect() {
+  local want="$1" name="$2" s got
+  shift 2
+  s="$(boot "$name")"
+  (cd "$s" && eval "$*") || true
+  if (verdict_begin "$name"; VERDICT_LOG_UNTIL="${UNTIL:-}" verdict_boot "$s" 0 TEST-DONE; verdict_end) >/dev/null 2>&1
+  then got=pass; else got=fail; fi
+  if [ "$got" = "$want" ]; then echo "CHECK $name PASS"; else echo "CHECK $name FAIL: verdict $got, expected $want"; bad=1; fi
+}
+
+expect pass clean true
+expect fail console_bug "echo 'BUG: kernel NULL pointer dereference, address: 0000000000000000' >> console.log"
+expect fail console_warn "echo 'WARNING: CPU: 1 PID: 7 at mm/slub.c:1 f+0x1/0x2' >> console.log"
+expect fail console_oops "echo 'Oops: 0002 [#1] PREEMPT SMP NOPTI' >> console.log"
+expect fail console_missing "rm console.log"
+expect fail dmesg_bug "echo 'BUG: soft lockup - CPU#0 stuck for 22s!' > dmesg.txt"
+expect fail check_failed "echo 'CHECK two FAIL' >> checks.txt"
+expect fail no_checks "rm checks.txt"
+expect fail not_done "rm guest.log"
+expect fail tainted_warn "echo 4608 > tainted.txt"
+expect fail no_taint_file "rm tainted.txt"
+# Errors after the marked start of deliberate errors are the test's own.
+UNTIL='== deliberate' expect pass deliberate_after_mark "printf '== deliberate\\nBUG: on purpose\\n' >> console.log"
+UNTIL='== deliberate' expect fail error_before_mark "printf 'BUG: early\\n== deliberate\\n' >> console.log"
+exit "$bad"

@@ -56,7 +56,7 @@ cpu=max,-cx16
 qemu=(qemu-system-x86_64 -accel tcg -cpu "$cpu" -smp "$smp" -m "$mem"
       -nographic -no-reboot -nic none
       -kernel "$kdir/vmlinuz" -initrd "$initrd"
-      -append "console=ttyS0 panic=-1 nokaslr quiet$extra"
+      -append "console=ttyS0 panic=-1 quiet$extra"
       -drive "file=$img,if=none,format=raw,id=kjit,cache=unsafe"
       -device "nvme,drive=kjit,serial=kjit")
 [ -z "$root" ] || qemu+=(-drive "file=$root,if=none,format=raw,id=kjitroot,snapshot=on,cache=unsafe"

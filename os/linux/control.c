@@ -393,6 +393,7 @@ static long ioc_version(void __user *uarg)
 	v.size = sizeof(v);
 	v.abi = KJIT_ABI_VERSION;
 	strscpy(v.version, KJIT_VERSION, sizeof(v.version));
+	v.kaslr_offset = kjit_kaslr_offset();
 	if (copy_to_user(uarg, &v, sizeof(v)))
 		return -EFAULT;
 	return 0;

@@ -45,6 +45,7 @@
 #include <uapi/linux/kcov.h>
 #include "kcov.h"
 #include "kcov_cmp.h"
+#include "symbols.h"
 #include "kjit/plugin.h"
 
 enum kcov_mode { KCOV_DISABLED, KCOV_INIT, KCOV_PC, KCOV_CMP };
@@ -403,6 +404,14 @@ void kjit_kcov_exit(void)
 
 /* ---- the tool ------------------------------------------------------------ */
 
+/* kernel/kcov.c's canonicalize_ip: PCs without the KASLR offset (every PC,
+ * module ones too, as the kernel does), so a fuzzer's corpus signal stays
+ * valid across reboots. */
+static u64 canonical_ip(u64 pc)
+{
+	return pc - kjit_kaslr_offset();
+}
+
 /* __sanitizer_cov_trace_pc with the block's address. */
 static void kcov_trace_pc(u64 pc)
 {
@@ -445,7 +454,7 @@ static void kcov_trace_cmp(u64 type, u64 arg1, u64 arg2, u64 pc)
 			area[start] = type;
 			area[start + 1] = arg1;
 			area[start + 2] = arg2;
-			area[start + 3] = pc;
+			area[start + 3] = canonical_ip(pc);
 		}
 	}
 	rcu_read_unlock();
@@ -454,7 +463,7 @@ static void kcov_trace_cmp(u64 type, u64 arg1, u64 arg2, u64 pc)
 static void kcov_instrument_block(struct kjit_block *b, void *arg)
 {
 	kjit_insert_call(kjit_block_insn(b, 0), KJIT_IPOINT_BEFORE, (void *)kcov_trace_pc, 1,
-			 KJIT_ARG_CONST(kjit_block_pc(b)));
+			 KJIT_ARG_CONST(canonical_ip(kjit_block_pc(b))));
 }
 
 static void kcov_instrument_insn(struct kjit_insn *in, void *arg)

@@ -20,6 +20,7 @@
 #include <linux/slab.h>
 #include <linux/log2.h>
 #include <linux/uaccess.h>
+#include <asm/page.h>
 #include <asm/unistd.h>
 #include "symbols.h"
 #include "uapi/kjit/ioctl.h"
@@ -50,6 +51,18 @@ int kjit_symbols_init(void)
 unsigned long kjit_ksym(const char *name)
 {
 	return kjit_kln ? kjit_kln(name) : 0;
+}
+
+unsigned long kjit_kaslr_offset(void)
+{
+	static unsigned long offset;
+	unsigned long text;
+
+	if (!offset) {
+		text = kjit_ksym("_text");
+		offset = text ? text - __START_KERNEL : 0;
+	}
+	return offset;
 }
 
 /* kjit_ksym_many's table: the names asked for, hashed. */

@@ -10,6 +10,10 @@
 int kjit_symbols_init(void);
 /* Address of a kernel symbol (kallsyms_lookup_name), 0 if unknown. */
 unsigned long kjit_ksym(const char *name);
+/* How far KASLR moved the kernel image from its link-time address, as
+ * the kernel's kaslr_offset() (which modules cannot call: _text is not
+ * exported); 0 without KASLR. */
+unsigned long kjit_kaslr_offset(void);
 /* kjit_ksym of n NUL-terminated names `stride` bytes apart, in one walk of
  * the kernel's symbols (an empty name: 0); may sleep. */
 void kjit_ksym_many(const char *names, size_t stride, unsigned int n, unsigned long *addrs);

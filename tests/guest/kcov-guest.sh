@@ -38,8 +38,10 @@ chk read_repeatable cmp -s read2.txt read3.txt
 chk read_only_its_calls sh -c "! grep -q ' do_sys_openat2+0x' read1.txt read2.txt read3.txt"
 chk open_covered sh -c "grep -q ' do_sys_openat2+0x' open-hit.txt && grep -q ' getname' open-hit.txt && grep -q ' do_sys_openat2+0x' open-miss.txt"
 pass open_pcs "existing $(wc -l < open-hit.txt), missing $(wc -l < open-miss.txt) PCs"
-# For the host's report: the trace with the running _stext (KASLR).
-{ awk '$3 == "_stext" {print "stext 0x" $1}' /proc/kallsyms; cat open-hit.txt; } > open-hit.pcs
+# For the host: the trace (canonical PCs, like the vmlinux's addresses) and
+# this boot's KASLR offset.
+cp open-hit.txt open-hit.pcs
+awk -v link="$LINK_TEXT" '$3 == "_text" {print $1, link}' /proc/kallsyms > kaslr.txt
 chk open_cases_differ sh -c "! cmp -s open-hit.txt open-miss.txt"
 # read(-1) is the same every time; an openat also passes preemption points,
 # wake-ups and task work that depend on the rest of the system, as it would

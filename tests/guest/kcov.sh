@@ -4,7 +4,8 @@
 # client tests/guest/kcov_client.c): coverage of the kcov.rst example's
 # calls, two threads, disable, CMP records, a blocking read, a full buffer,
 # the real KCOV's error codes, unload under a client; once per preemption
-# mode.
+# mode, each boot with KASLR: the two boots' PCs of read(-1) are the same
+# canonical addresses.
 # Usage: tests/guest/kcov.sh BUILD_DIR
 # Env: KJIT_KCOV_MODES ("voluntary full").
 set -euo pipefail
@@ -17,21 +18,45 @@ ko="$B/module/kjit.ko"
 # shellcheck source=tests/guest/verdict.sh
 . "$root/tests/guest/verdict.sh"
 share_guest_bin "$B"
+dbg="$(KJIT_BUILD="$B/lab" "$root/tools/lab/fetch-debug.sh")"
+vmlinux="$dbg/vmlinux-dbg"
+link_text=0x$(nm "$vmlinux" | awk '$3 == "_text" {a = $1} END {print a}')
 verdict_begin kcov
+shares=()
 for mode in ${KJIT_KCOV_MODES:-voluntary full}; do
   share="$B/guest-kcov-$mode"
   share_new "$share"
   share_kjit "$share" "$ko" "$root"
   share_program "$share" kcov_client
-  share_script "$share" "$root/tests/guest/kcov-guest.sh"
+  share_script "$share" "$root/tests/guest/kcov-guest.sh" LINK_TEXT="$link_text"
+  shares+=("$share")
   rc=0
   "$root/tools/lab/run-guest.sh" --share "$share" --script "$share/run.sh" --smp 2 --timeout 600 \
     --append "preempt=$mode" || rc=$?
   VERDICT_LIST_CHECKS=1 verdict_boot "$share" "$rc" KCOV-GUEST-DONE "$mode"
 done
+# Canonical PCs: the same call gives the same PCs in two KASLR boots, and
+# they are the vmlinux's addresses (ksys_read's PCs lie inside the
+# vmlinux's ksys_read).
+if [ ${#shares[@]} -ge 2 ]; then
+  a="${shares[0]}" b="${shares[1]}"
+  read -r text_a _ < "$a/kaslr.txt"; read -r text_b _ < "$b/kaslr.txt"
+  if [ -s "$a/read2.txt" ] && cmp -s <(awk '{print $1}' "$a/read2.txt" | sort -u) <(awk '{print $1}' "$b/read2.txt" | sort -u); then
+    echo "CHECK canonical_pcs_two_boots PASS $(wc -l < "$a/read2.txt") PCs of read(-1) identical; _text 0x$text_a and 0x$text_b"
+  else
+    verdict_bad "canonical_pcs_two_boots: read(-1)'s PCs differ between boots (_text 0x$text_a, 0x$text_b)"
+  fi
+  [ "$text_a" != "$text_b" ] || echo "NOTE both boots drew the same KASLR offset: the comparison above shows canonical PCs only within it"
+fi
+ksys_read=$(nm "$vmlinux" | awk '$3 == "ksys_read" {a = $1} END {print a}')
+pc=$(awk '$2 ~ /^ksys_read\+/ {print $1; exit}' "$share/read2.txt")
+if [ -n "$pc" ] && [ $((pc)) -ge $((0x$ksys_read)) ] && [ $((pc)) -lt $((0x$ksys_read + 0x200)) ]; then
+  echo "CHECK canonical_pcs_vmlinux PASS ksys_read's PC $pc, vmlinux ksys_read 0x$ksys_read"
+else
+  verdict_bad "canonical_pcs_vmlinux: ksys_read's PC ${pc:-none} is not in the vmlinux's ksys_read (0x$ksys_read)"
+fi
 # The same PCs in kjitctl report: a trace becomes blocks (text, drcov).
 cmake --build "$B" --target kjit-report > /dev/null
-dbg="$(KJIT_BUILD="$B/lab" "$root/tools/lab/fetch-debug.sh")"
 pcs="$share/open-hit.pcs" R="$share/report"
 mkdir -p "$R"
 if "$B/guest-bin/kjitctl" report --kcov "$pcs" --vmlinux "$dbg/vmlinux-dbg" > "$R/text.txt" 2> "$R/text.err" \

@@ -2,7 +2,10 @@
 /* A KCOV client written from Documentation/dev-tools/kcov.rst's example (the
  * same calls in the same order), run by tests/guest/kcov-guest.sh against
  * kjit's /sys/kernel/debug/kcov.  Every PC is printed with its kallsyms
- * symbol, one per line: "0xPC function+0xoff".
+ * symbol, one per line: "0xPC function+0xoff".  PCs are canonical (the
+ * KASLR offset removed, as kernel/kcov.c does): with LINK_TEXT=ADDR (the
+ * vmlinux's _text) in the environment, kallsyms is moved back by this
+ * boot's offset to name them.
  *   kcov_client pc read                 covers read(-1, NULL, 0)
  *   kcov_client pc open PATH            covers openat(AT_FDCWD, PATH, O_RDONLY)
  *   kcov_client pc fault                covers a write to a fresh anonymous page
@@ -65,11 +68,17 @@ static int by_addr(const void *a, const void *b) {
 static void load_syms(void) {
   FILE *f = fopen("/proc/kallsyms", "r");
   char line[256], type, name[200];
-  unsigned long a;
+  unsigned long a, text = 0, offset = 0;
+  const char *link_text = getenv("LINK_TEXT");
   size_t cap = 0;
   if (!f) { perror("/proc/kallsyms"); exit(1); }
   while (fgets(line, sizeof line, f))
+    if (sscanf(line, "%lx %c %199s", &a, &type, name) == 3 && !strcmp(name, "_text")) { text = a; break; }
+  if (link_text && text) offset = text - strtoul(link_text, NULL, 16);
+  rewind(f);
+  while (fgets(line, sizeof line, f))
     if (sscanf(line, "%lx %c %199s", &a, &type, name) == 3 && (type == 't' || type == 'T')) {
+      a -= offset;
       if (nsyms == cap) syms = realloc(syms, (cap = cap ? 2 * cap : 65536) * sizeof *syms);
       syms[nsyms].addr = a;
       snprintf(syms[nsyms].name, sizeof syms[nsyms].name, "%.63s", name);

@@ -56,6 +56,7 @@ int open_dev(void)
     kjit_fd = -1;
     return -1;
   }
+  kjit_kaslr_offset = v.kaslr_offset;
   return 0;
 }
 

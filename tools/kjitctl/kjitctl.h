@@ -71,6 +71,12 @@ unsigned long long ksym_addr(const char *name);   /* 0 when there is none */
 long sym_index(unsigned long long a);             /* the symbol holding a, or -1 */
 int kjit_ksym_exists(const char *name);
 
+/* ---- canonical addresses (canonical.c) ----------------------------------- */
+/* How far KASLR moved the kernel image (from the version handshake). */
+extern unsigned long long kjit_kaslr_offset;
+/* A kernel image address without the KASLR offset; others unchanged. */
+unsigned long long canonical_addr(unsigned long long a);
+
 /* ---- targets: names, globs, kjit's verdicts (targets.c) ------------------ */
 struct names { char **v; size_t n, cap; };
 struct names *names_new(void);

@@ -85,7 +85,11 @@ static void meta_section(struct data_out *o, const struct record_info *in)
   kv(&b, "kjit_version", "%s", KJIT_VERSION);
   kv(&b, "kernel_release", "%s", u.release);
   kv(&b, "build_id", "%s", bid);
-  kv(&b, "stext", "0x%llx", ksym_addr("_stext"));
+  /* Every kernel image address in the file is canonical (canonical.c):
+   * stext is the link-time _stext, and kaslr_offset says how far this
+   * boot moved it. */
+  kv(&b, "stext", "0x%llx", canonical_addr(ksym_addr("_stext")));
+  kv(&b, "kaslr_offset", "0x%llx", kjit_kaslr_offset);
   kv(&b, "tool", "%s", in->tool);
   {
     struct buf t = {0};
@@ -145,38 +149,38 @@ static void record_sections(struct data_out *o, const struct kjit_ioc_results *r
   if (r->tool == KJIT_TOOL_BBCOUNT || r->tool == KJIT_TOOL_BRANCHES) {
     for (uint64_t i = 0; i < n; i++) {
       if ((recs[i].pid_type & 0xff) == KJIT_REC_BRANCH) continue;
-      struct kjit_data_block d = {recs[i].pc, recs[i].count, (uint32_t)recs[i].sp,
+      struct kjit_data_block d = {canonical_addr(recs[i].pc), recs[i].count, (uint32_t)recs[i].sp,
                                   (uint16_t)(recs[i].sp >> 32),
                                   (uint16_t)(recs[i].pid_type & KJIT_REC_BB_FRAGMENT ? KJIT_DATA_BLOCK_FRAGMENT : 0)};
       buf_put(&b, &d, sizeof d);
-      want_sym(want, d.addr);
+      want_sym(want, recs[i].pc);
     }
     data_section(o, KJIT_DATA_BLOCKS, &b);
     b.n = 0;
     for (uint64_t i = 0; r->tool == KJIT_TOOL_BRANCHES && i < n; i++) {
       if ((recs[i].pid_type & 0xff) != KJIT_REC_BRANCH) continue;
-      struct kjit_data_branch d = {recs[i].pc, recs[i].pc + (uint64_t)(int64_t)(int32_t)(recs[i].pid_type >> 32),
-                                   recs[i].count, recs[i].sp};
+      uint64_t target = recs[i].pc + (uint64_t)(int64_t)(int32_t)(recs[i].pid_type >> 32);
+      struct kjit_data_branch d = {canonical_addr(recs[i].pc), canonical_addr(target), recs[i].count, recs[i].sp};
       buf_put(&b, &d, sizeof d);
-      want_sym(want, d.addr);
+      want_sym(want, recs[i].pc);
     }
     if (r->tool == KJIT_TOOL_BRANCHES) data_section(o, KJIT_DATA_BRANCHES, &b);
   } else if (r->tool == KJIT_TOOL_CALLSTACK) {
     for (uint64_t i = 0; i < n; i++) {
       unsigned type = recs[i].pid_type & 0xff;
       if (type < KJIT_DATA_EV_ENTRY || type > KJIT_DATA_EV_RETURN) continue;
-      struct kjit_data_event e = {recs[i].pc, recs[i].sp, recs[i].count,
+      struct kjit_data_event e = {canonical_addr(recs[i].pc), recs[i].sp, recs[i].count,
                                   (uint32_t)(recs[i].pid_type >> 8), (uint16_t)(recs[i].pid_type >> 40),
                                   (uint8_t)type, 0};
       buf_put(&b, &e, sizeof e);
-      want_sym(want, e.pc);
+      want_sym(want, recs[i].pc);
     }
     data_section(o, KJIT_DATA_EVENTS, &b);
   } else if (r->tool == KJIT_TOOL_ENTRY_COUNT || r->tool == KJIT_TOOL_CALLTRACE) {
     for (uint64_t i = 0; i < n; i++) {
-      struct kjit_data_call c = {recs[i].pc, r->tool == KJIT_TOOL_CALLTRACE ? 1 : recs[i].count};
+      struct kjit_data_call c = {canonical_addr(recs[i].pc), r->tool == KJIT_TOOL_CALLTRACE ? 1 : recs[i].count};
       buf_put(&b, &c, sizeof c);
-      want_sym(want, c.addr);
+      want_sym(want, recs[i].pc);
     }
     data_section(o, KJIT_DATA_CALLS, &b);
   }
@@ -194,7 +198,7 @@ static void symbols_section(struct data_out *o, const struct record_info *in, un
     if (!want[i]) continue;
     unsigned long long next = i + 1 < nsyms ? syms[i + 1].addr : syms[i].addr + 1;
     uint64_t size = next - syms[i].addr;
-    struct kjit_data_symbol s = {syms[i].addr, size > 0xffffffffu ? 0xffffffffu : (uint32_t)size,
+    struct kjit_data_symbol s = {canonical_addr(syms[i].addr), size > 0xffffffffu ? 0xffffffffu : (uint32_t)size,
                                  (uint16_t)strlen(syms[i].name), 't', 0};
     buf_put(&b, &s, sizeof s);
     buf_put(&b, syms[i].name, s.name_len);

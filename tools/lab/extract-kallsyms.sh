@@ -86,7 +86,7 @@ cat /proc/cmdline > cmdline
 grep . /sys/devices/system/cpu/vulnerabilities/* > vulnerabilities || true
 uname -r > uname
 GUEST
-"$here/run-guest.sh" --share "$share" --script "$BUILD/kallsyms-run.sh" --timeout 300
+"$here/run-guest.sh" --share "$share" --script "$BUILD/kallsyms-run.sh" --timeout 300 --nokaslr
 [ "$(cat "$share/uname")" = "$ABI" ] || { echo "extract-kallsyms: guest ran $(cat "$share/uname"), expected $ABI" >&2; exit 1; }
 grep -q '^0000000000000000 T _text$' "$share/kallsyms.raw" && { echo "extract-kallsyms: addresses hidden" >&2; exit 1; }
 

@@ -66,6 +66,12 @@ def load_symbols(kallsyms, console_log):
                     m = re.search(r"module-text: (\S+) (\d+) .* (0x[0-9a-f]+)", line)
                     if m:
                         latest[m.group(1)] = (int(m.group(3), 16), int(m.group(2)), m.group(1))
+                    # The boot's KASLR offset: the list has link-time addresses.
+                    m = re.search(r"kjit-init: _text (0x[0-9a-f]+)", line)
+                    link_text = next((a for a, n in syms if n == "_text"), None)
+                    if m and link_text is not None:
+                        offset = int(m.group(1), 16) - link_text
+                        syms = sorted((a + offset, n) for a, n in syms)
         except OSError:
             pass
     mods = list(latest.values())

@@ -81,6 +81,9 @@ if [ -n "$dev" ] && mount -t ext4 "$dev" /mnt/kjit; then
 else
   echo "kjit-init: WARNING: no share disk found"
 fi
+# Where KASLR put the kernel this boot, for tools that read the console
+# with the link-time symbols (guest-hang-dump.py).
+awk '$3 == "_text" {print "kjit-init: _text 0x" $1}' /proc/kallsyms
 if [ "$shell" = 1 ]; then
   setsid cttyhack sh
 elif [ -f "$script" ]; then

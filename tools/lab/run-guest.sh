@@ -5,7 +5,7 @@
 #
 # Usage: tools/lab/run-guest.sh --share DIR --script SCRIPT [--smp 2] [--mem 1024]
 #          [--append EXTRA] [--timeout SECS] [--disk-mb MB] [--initrd FILE]
-#          [--tcg-single] [--verbose] [--shell]
+#          [--tcg-single] [--nokaslr] [--verbose] [--shell]
 #
 # SCRIPT is copied to DIR/run.sh; the guest runs it as root with cwd
 # /mnt/kjit (= DIR), so it can e.g. `insmod ./foo.ko` and write result files.
@@ -17,6 +17,9 @@
 # the default is multi-threaded TCG.  QEMU 7.2's multi-threaded TCG can keep
 # executing a stale int3 after the kernel's text_poke_bp has replaced it, so
 # tests that patch kernel text while other vCPUs run need the single thread.
+# The kernel boots with KASLR, as Debian's does; --nokaslr is for the one
+# experiment that needs the link-time addresses as run-time ones
+# (extract-kallsyms.sh reads the vmlinux's own addresses from kallsyms).
 # Outputs: DIR/console.log (serial), DIR/guest.log (script stdout+stderr),
 #          DIR/done (script exit status, written by the guest).
 # Exit status: the script's exit status; 124 on timeout; 125 if the guest
@@ -40,6 +43,7 @@ while [ $# -gt 0 ]; do
     --disk-mb) disk_mb="$2"; shift 2 ;;
     --initrd) initrd="$2"; shift 2 ;;
     --tcg-single) accel=tcg,thread=single; shift ;;
+    --nokaslr) extra="$extra nokaslr"; shift ;;
     --verbose|-v) verbose=1; shift ;;
     --shell) shell=1; shift ;;
     -h|--help) sed -n '2,/^set /{/^#/p}' "$0"; exit 0 ;;
@@ -75,7 +79,7 @@ img="$work/share.img"
 truncate -s "${disk_mb}M" "$img"
 mkfs.ext4 -q -F -L kjit -E root_owner=0:0 -d "$share" "$img"
 
-append="console=ttyS0 panic=-1 nokaslr quiet sysrq_always_enabled$extra"
+append="console=ttyS0 panic=-1 quiet sysrq_always_enabled$extra"
 [ "$shell" = 0 ] || append="$append kjit.shell=1"
 # -cx16, as in bench/lib/boot.sh: QEMU 7.2's TCG computes cmpxchg16b's
 # flags from a stale cc_op (the helper is called without gen_update_cc_op),

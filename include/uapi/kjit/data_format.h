@@ -22,8 +22,12 @@
  *   TARGETS  "name status\n" text: every target asked for and what kjit
  *            answered (attached, or the refusal)
  *   BRANCHES struct kjit_data_branch[]     (branches)
- * Every address is the running kernel's; META's stext gives the KASLR slide
- * against a vmlinux (its _stext). */
+ * Addresses are canonical: one in the kernel image is its link-time address
+ * (the running one minus META's kaslr_offset; META's stext is the
+ * link-time _stext, so it equals a matching vmlinux's), so recordings of
+ * two boots or machines line up; module addresses are the running ones.
+ * Files written before kaslr_offset existed hold running addresses and
+ * the running stext: the slide against a vmlinux's _stext maps both. */
 #ifndef KJIT_UAPI_DATA_FORMAT_H
 #define KJIT_UAPI_DATA_FORMAT_H
 

@@ -219,12 +219,16 @@ struct kjit_ioc_results {
 /* The version handshake: kjitctl asks first, and names both versions when
  * the ABI differs (an older module answers -ENOTTY).  KJIT_ABI_VERSION
  * changes with every incompatible change of this file. */
-#define KJIT_ABI_VERSION 4u
+#define KJIT_ABI_VERSION 5u
 #define KJIT_VERSION "0.2.0"   /* kjit.ko and kjitctl, built from one tree */
 struct kjit_ioc_version {
   __u32 size;
   __u32 abi;                   /* out: the module's KJIT_ABI_VERSION */
   char version[32];            /* out: the module's version string */
+  __u64 kaslr_offset;          /* out: how far KASLR moved the kernel image
+                                  (kernel/kcov.c's kaslr_offset()): a
+                                  run-time vmlinux address minus it is the
+                                  link-time (canonical) one */
 };
 #define KJIT_IOC_VERSION _IOWR(KJIT_IOC_MAGIC, 11, struct kjit_ioc_version)
 /* Makes this open file a session: when it is closed (also by the death of

@@ -16,6 +16,8 @@ step insmod and kcov enable
 insmod ./kjit.ko || { fail insmod; exit 1; }
 note_modules
 chk no_kcov_before [ ! -e /sys/kernel/debug/kcov ]
+# The host compares this recording's canonical blocks across the two boots.
+chk record_badfd $K record -t bbcount -e read -o badfd.data -- ./record_workload badfd 100
 chk kcov_enable $K kcov enable
 chk kcov_device [ -e /sys/kernel/debug/kcov ]
 

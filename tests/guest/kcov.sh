@@ -28,6 +28,7 @@ for mode in ${KJIT_KCOV_MODES:-voluntary full}; do
   share_new "$share"
   share_kjit "$share" "$ko" "$root"
   share_program "$share" kcov_client
+  share_program "$share" record_workload
   share_script "$share" "$root/tests/guest/kcov-guest.sh" LINK_TEXT="$link_text"
   shares+=("$share")
   rc=0
@@ -47,6 +48,18 @@ if [ ${#shares[@]} -ge 2 ]; then
     verdict_bad "canonical_pcs_two_boots: read(-1)'s PCs differ between boots (_text 0x$text_a, 0x$text_b)"
   fi
   [ "$text_a" != "$text_b" ] || echo "NOTE both boots drew the same KASLR offset: the comparison above shows canonical PCs only within it"
+fi
+# Recordings are canonical too: the same workload's blocks in two boots.
+blocks() { "$B/guest-bin/kjitctl" report -i "$1/badfd.data" --format json |
+           python3 -c 'import json, sys; print("\n".join(sorted(b["addr"] for b in json.load(sys.stdin)["blocks"])))'; }
+if [ ${#shares[@]} -ge 2 ]; then
+  blocks_a="$(blocks "${shares[0]}")" || true
+  blocks_b="$(blocks "${shares[1]}")" || true
+  if [ -n "$blocks_a" ] && [ "$blocks_a" = "$blocks_b" ] && grep -qi '^0xffffffff8' <<< "$blocks_a"; then
+    echo "CHECK canonical_blocks_two_boots PASS $(wc -l <<< "$blocks_a") blocks of read(-1), identical link-time addresses"
+  else
+    verdict_bad "canonical_blocks_two_boots: the recordings' blocks differ (or none): $(wc -l <<< "$blocks_a") and $(wc -l <<< "$blocks_b")"
+  fi
 fi
 ksys_read=$(nm "$vmlinux" | awk '$3 == "ksys_read" {a = $1} END {print a}')
 pc=$(awk '$2 ~ /^ksys_read\+/ {print $1; exit}' "$share/read2.txt")

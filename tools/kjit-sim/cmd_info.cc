@@ -63,8 +63,19 @@ int cmd_info(int argc, char **argv) {
   printf("  rip 0x%016llx  rflags 0x%llx  gs_base 0x%llx  fs_base 0x%llx\n",
          static_cast<unsigned long long>(cap.regs.rip), static_cast<unsigned long long>(cap.regs.rflags),
          static_cast<unsigned long long>(cap.regs.gs_base), static_cast<unsigned long long>(cap.regs.fs_base));
-  for (const RawSection &s : cap.extra)
+  for (const RawSection &s : cap.extra) {
+    uint64_t kaslr[3];
+    if (s.type == KJIT_CAPF_KASLR && s.payload.size() == sizeof kaslr) {
+      memcpy(kaslr, s.payload.data(), sizeof kaslr);
+      const bool in_image = cap.entry_pc >= kaslr[1] && cap.entry_pc < kaslr[2];
+      printf("kaslr:    offset 0x%llx, kernel image 0x%llx-0x%llx; entry in the vmlinux: 0x%llx\n",
+             static_cast<unsigned long long>(kaslr[0]), static_cast<unsigned long long>(kaslr[1]),
+             static_cast<unsigned long long>(kaslr[2]),
+             static_cast<unsigned long long>(in_image ? cap.entry_pc - kaslr[0] : cap.entry_pc));
+      continue;
+    }
     printf("extra section: type 0x%x, %zu bytes (not interpreted)\n", s.type, s.payload.size());
+  }
   return 0;
 }
 

@@ -10,8 +10,7 @@
 
 unsigned long long kjit_kaslr_offset;
 
-/* The running kernel image, [_text, _end), from /proc/kallsyms. */
-static void image_range(unsigned long long *lo, unsigned long long *hi)
+void kernel_image_range(unsigned long long *lo, unsigned long long *hi)
 {
   static unsigned long long text, end;
   static int read_once;
@@ -35,6 +34,6 @@ static void image_range(unsigned long long *lo, unsigned long long *hi)
 unsigned long long canonical_addr(unsigned long long a)
 {
   unsigned long long lo, hi;
-  image_range(&lo, &hi);
+  kernel_image_range(&lo, &hi);
   return a >= lo && a < hi ? a - kjit_kaslr_offset : a;
 }

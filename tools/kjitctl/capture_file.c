@@ -190,6 +190,13 @@ int capf_write(const char *path, const char *name, const unsigned char *ev, cons
   tmp.n = 0;
   buf_put(&tmp, name, strlen(name));
   capf_section(&secs, KJIT_CAPF_NAME, &tmp); nsec++;
+  {
+    unsigned long long lo, hi;
+    kernel_image_range(&lo, &hi);
+    tmp.n = 0;
+    buf_u64(&tmp, kjit_kaslr_offset); buf_u64(&tmp, lo); buf_u64(&tmp, hi);
+    capf_section(&secs, KJIT_CAPF_KASLR, &tmp); nsec++;
+  }
   struct buf sec = {0};
   buf_u32(&sec, nreads); if (reads.n) buf_put(&sec, reads.p, reads.n);
   capf_section(&secs, KJIT_CAPF_MEMREAD, &sec); nsec++;

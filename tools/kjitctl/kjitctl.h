@@ -74,6 +74,8 @@ int kjit_ksym_exists(const char *name);
 /* ---- canonical addresses (canonical.c) ----------------------------------- */
 /* How far KASLR moved the kernel image (from the version handshake). */
 extern unsigned long long kjit_kaslr_offset;
+/* The running kernel image, [_text, _end), from /proc/kallsyms. */
+void kernel_image_range(unsigned long long *lo, unsigned long long *hi);
 /* A kernel image address without the KASLR offset; others unchanged. */
 unsigned long long canonical_addr(unsigned long long a);
 

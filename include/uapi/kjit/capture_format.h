@@ -112,6 +112,13 @@ enum kjit_capf_section {
   KJIT_CAPF_REGS = 2,           /* required, KJIT_CAPF_REGS_SIZE bytes */
   KJIT_CAPF_ENTRY = 3,          /* required, KJIT_CAPF_ENTRY_SIZE bytes */
   KJIT_CAPF_NAME = 4,           /* optional */
+  KJIT_CAPF_KASLR = 5,          /* optional: u64 kaslr_offset, image_lo,
+                                   image_hi.  A capture replays at the
+                                   addresses it ran at (its memory holds
+                                   run-time pointers); an address in the
+                                   running kernel image [image_lo, image_hi)
+                                   minus kaslr_offset is the vmlinux's
+                                   (canonical) address of the same code */
   KJIT_CAPF_MEMREAD = 0x100,    /* replay sections (version 2) */
   KJIT_CAPF_NONDET = 0x101,
   KJIT_CAPF_BLOCKS = 0x102,

@@ -219,6 +219,13 @@ static long ioc_stats(void __user *uarg)
 	s.direct_ops = ec.direct_ops;
 	s.entry_redirected = ec.redirected;
 	s.entry_nested = ec.nested;
+	kjit_entry_counters_since_reset(&ec);
+	s.calls_entered = ec.entries;
+	s.calls_declined = ec.entry_declined;
+	s.calls_skipped = ec.entry_skipped;
+	s.calls_nested = ec.nested;
+	s.calls_redirected = ec.redirected;
+	s.calls_filtered = ec.filtered;
 	s.trace_fallthroughs = es.trace_fallthroughs;
 	s.ibl_full = es.ibl_full;
 	s.predicted_returns = es.predicted_returns;

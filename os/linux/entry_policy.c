@@ -25,12 +25,19 @@ void kjit_entry_set_policy(u32 pid, bool descendants, u32 flush_every_entry, u32
 	kjit_entry_table_invalidate();
 }
 
-/* The trampoline's entries at the last reset of the results. */
+/* The trampoline's entries, and every counter, at the last reset of the
+ * results.  Written by config.c under its mutex; a reader racing with a
+ * reset sees a window a few calls off, never a negative one (below). */
 static u64 fast_entries_base;
+static struct kjit_entry_counters counters_base;
 
 void kjit_entry_reset_counts(void)
 {
-	WRITE_ONCE(fast_entries_base, kjit_entry_table_fast_entries());
+	struct kjit_entry_counters now;
+
+	kjit_entry_counters(&now);
+	WRITE_ONCE(fast_entries_base, now.fast_entries);
+	counters_base = now;
 }
 
 u64 kjit_entry_fast_since_reset(void)
@@ -51,4 +58,26 @@ void kjit_entry_counters(struct kjit_entry_counters *o)
 	o->exits = atomic64_read(&kjit_counts.exits);
 	o->redirected = atomic64_read(&kjit_counts.redirected);
 	o->nested = kjit_guard_nested();
+}
+
+static u64 since(u64 now, u64 base)
+{
+	return now > base ? now - base : 0;
+}
+
+void kjit_entry_counters_since_reset(struct kjit_entry_counters *o)
+{
+	const struct kjit_entry_counters b = counters_base;
+
+	kjit_entry_counters(o);
+	o->entries = since(o->entries, b.entries);
+	o->fast_entries = since(o->fast_entries, b.fast_entries);
+	o->entry_declined = since(o->entry_declined, b.entry_declined);
+	o->entry_skipped = since(o->entry_skipped, b.entry_skipped);
+	o->gate_escapes = since(o->gate_escapes, b.gate_escapes);
+	o->reclaims = since(o->reclaims, b.reclaims);
+	o->filtered = since(o->filtered, b.filtered);
+	o->exits = since(o->exits, b.exits);
+	o->redirected = since(o->redirected, b.redirected);
+	o->nested = since(o->nested, b.nested);
 }

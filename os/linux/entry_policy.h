@@ -66,5 +66,8 @@ struct kjit_entry_counters {
 void kjit_entry_reset_counts(void);
 u64 kjit_entry_fast_since_reset(void);
 void kjit_entry_counters(struct kjit_entry_counters *out);
+/* The same counters since the results were last reset: every call of an
+ * attached function in the window of the engine's departure counts. */
+void kjit_entry_counters_since_reset(struct kjit_entry_counters *out);
 
 #endif

@@ -130,6 +130,13 @@ static void stats_section(struct data_out *o, const struct kjit_ioc_results *r, 
   kv(&b, "asleep", "%llu", (unsigned long long)st->sleeping);
   kv(&b, "kjit_control", "%llu", (unsigned long long)st->kjit_control);
   kv(&b, "filtered", "%llu", (unsigned long long)st->filtered);
+  /* Every call of the attached functions during the recording. */
+  kv(&b, "calls_entered", "%llu", (unsigned long long)st->calls_entered);
+  kv(&b, "calls_declined", "%llu", (unsigned long long)st->calls_declined);
+  kv(&b, "calls_skipped", "%llu", (unsigned long long)st->calls_skipped);
+  kv(&b, "calls_nested", "%llu", (unsigned long long)st->calls_nested);
+  kv(&b, "calls_redirected", "%llu", (unsigned long long)st->calls_redirected);
+  kv(&b, "calls_filtered", "%llu", (unsigned long long)st->calls_filtered);
   for (int i = 0; i < 8; i++) {
     char k[16];
     snprintf(k, sizeof k, "scalar%d", i);

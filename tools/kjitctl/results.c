@@ -18,12 +18,33 @@ unsigned long long unknown_departures(const struct kjit_ioc_stats *s)
   return s->entered > known ? s->entered - known : 0;
 }
 
-/* One line: the share of the entries that ended which the cache followed
- * to their end (a return to the caller, or the task's exit), and why the
- * others left it.  Entries asleep now have not ended.  Every report starts
- * with it (stderr when stdout is data for another tool). */
+/* Calls of attached functions that entered the cache, of those kjit was
+ * meant to follow (not the ones filtered out by design). */
+static unsigned long long calls_meant(const struct kjit_ioc_stats *s)
+{
+  return s->calls_entered + s->calls_declined + s->calls_skipped + s->calls_nested + s->calls_redirected;
+}
+
+static void print_calls_covered(FILE *out, const struct kjit_ioc_stats *s)
+{
+  unsigned long long n = calls_meant(s);
+  fprintf(out, "calls covered %.3f%% (%llu of %llu calls of the attached functions entered the cache;"
+          " ran natively from their first instruction: declined %llu, skipped %llu, nested %llu, redirected %llu;"
+          " not followed by design (other tasks, the tool's filter): %llu)\n",
+          n ? 100.0 * (double)s->calls_entered / (double)n : 100.0, (unsigned long long)s->calls_entered, n,
+          (unsigned long long)s->calls_declined, (unsigned long long)s->calls_skipped,
+          (unsigned long long)s->calls_nested, (unsigned long long)s->calls_redirected,
+          (unsigned long long)s->calls_filtered);
+}
+
+/* Two lines: the share of the calls that entered the cache (above), then
+ * the share of the entries that ended which the cache followed to their
+ * end (a return to the caller, or the task's exit), and why the others
+ * left it.  Entries asleep now have not ended.  Every report starts with
+ * them (stderr when stdout is data for another tool). */
 void print_completion(FILE *out, const struct kjit_ioc_stats *s)
 {
+  print_calls_covered(out, s);
   unsigned long long not_ended = s->sleeping + s->kjit_control;
   unsigned long long ended = s->entered > not_ended ? s->entered - not_ended : 0;
   double pct = ended ? 100.0 * (double)(s->completed + s->task_exits) / (double)ended : 100.0;
@@ -66,6 +87,11 @@ void json_open(const char *tool, const struct kjit_ioc_stats *s)
          (unsigned long long)s->left_hooked, (unsigned long long)(s->left_sleep_full + s->left_sleep_off + s->sleep_lost),
          unknown_departures(s), (unsigned long long)s->sleeping, (unsigned long long)s->task_exits,
          (unsigned long long)s->kjit_control);
+  printf(", \"calls\": {\"entered\": %llu, \"declined\": %llu, \"skipped\": %llu, \"nested\": %llu,"
+         " \"redirected\": %llu, \"filtered\": %llu}", (unsigned long long)s->calls_entered,
+         (unsigned long long)s->calls_declined, (unsigned long long)s->calls_skipped,
+         (unsigned long long)s->calls_nested, (unsigned long long)s->calls_redirected,
+         (unsigned long long)s->calls_filtered);
 }
 
 static int pc_cmp(const void *a, const void *b)

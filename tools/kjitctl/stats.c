@@ -25,6 +25,7 @@ int cmd_stats(int argc, char **argv)
   P(sleeps_followed); P(sleeps_resumed); P(sleeping); P(kjit_control);
   P(fast_entries); P(direct_ops); P(entry_redirected); P(trace_fallthroughs); P(ibl_full);
   P(predicted_returns); P(entry_nested); P(left_hooked);
+  P(calls_entered); P(calls_declined); P(calls_skipped); P(calls_nested); P(calls_redirected); P(calls_filtered);
   printf("%-18s %llu\n", "left_unknown", unknown_departures(&s));
   printf("%-18s %s\n", "tool", tool_name(s.tool));
   print_completion(stdout, &s);

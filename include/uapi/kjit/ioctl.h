@@ -126,6 +126,19 @@ struct kjit_ioc_stats {
    * reached, a probe's jump): the hooked instruction ran natively, so the
    * tool saw the call.  Not included in left_native_call. */
   __u64 left_hooked;
+  /* Every call of an attached function since the results were reset (the
+   * window of `entered`): it entered the cache, or it ran natively from
+   * its first instruction for one of these reasons. */
+  __u64 calls_entered;         /* redirected into the cache               */
+  __u64 calls_declined;        /* the engine could not build its first block */
+  __u64 calls_skipped;         /* could not enter there: NMI, kjit's lock held
+                                  on that CPU, the attaching task, ftrace's
+                                  recursion guard */
+  __u64 calls_nested;          /* called from inside kjit (entry_nested)  */
+  __u64 calls_redirected;      /* an IPMODIFY user sent it elsewhere      */
+  __u64 calls_filtered;        /* by design: another task than the one
+                                  followed (pid filter) or the tool's
+                                  filter (kcov: tasks without coverage)   */
 };
 
 /* Built-in tools (the example tools of plugins/, plus callstack, a

@@ -47,9 +47,21 @@ if awk -v p="${pct:-0}" 'BEGIN { exit !(p >= 99.9) }'; then
 else
   fail completion_all_syscalls "$(grep '^completion ' stats-icount.txt); $(grep -v '^completed' departures-icount.txt | tr '\n' ';')"
 fi
-# the text report starts with the completion line, the JSON one carries it
+# Every call of the attached functions is in one count: the calls that
+# entered the cache are the entries the engine counted (one window, the
+# same reset), and the share covered is reported.
+if awk '$1=="entered"{e=$2} $1=="calls_entered"{c=$2} END{exit !(e > 0 && c == e)}' stats-icount.txt &&
+   grep -q '^calls covered [0-9.]*% ([1-9][0-9]* of [1-9]' stats-icount.txt; then
+  pass calls_covered_all_syscalls "$(grep '^calls covered ' stats-icount.txt)"
+else
+  fail calls_covered_all_syscalls "$(grep -E '^(entered|calls_entered) ' stats-icount.txt | tr '\n' ' ') $(grep '^calls covered ' stats-icount.txt)"
+fi
+# the text report starts with the calls and completion lines, the JSON one
+# carries them
+chk report_text_calls_first sh -c "head -n1 report-icount.txt | grep -q '^calls covered [0-9.]*% ([1-9]'"
 chk report_text_completion grep -q '^completion [0-9.]*% ([1-9]' report-icount.txt
 chk report_json_completion grep -q '"completion": {"entered": [1-9]' report-icount.json
+chk report_json_calls grep -q '"calls": {"entered": [1-9]' report-icount.json
 if grep -q '^instructions *[1-9]' report-icount.txt; then pass icount_nonzero "$(cat report-icount.txt)"; else fail icount_nonzero; fi
 if grep -q 'blocks executed [1-9]' report-bbcount.txt; then pass bbcount_nonzero "$(head -1 report-bbcount.txt)"; else fail bbcount_nonzero; fi
 chk branch_hints_nonzero grep -q '^executed *[1-9]' report-branch_hints.txt

@@ -31,7 +31,7 @@ seed="${KJIT_ATTACH_SEED:-$(date +%s)}"
 if [ "${FULL:-0}" = 1 ]; then
   n=0 batch="${KJIT_ATTACH_BATCH:-5000}" modes="${KJIT_ATTACH_MODES:-voluntary}" tmo=14400 mem=2048
 else
-  n="${KJIT_ATTACH_N:-3000}" batch="${KJIT_ATTACH_BATCH:-1000}" modes="${KJIT_ATTACH_MODES:-voluntary full}" tmo=1200 mem=1024
+  n="${KJIT_ATTACH_N:-3000}" batch="${KJIT_ATTACH_BATCH:-1000}" modes="${KJIT_ATTACH_MODES:-$(KJIT_BUILD="${KJIT_BUILD:-$B/lab}" "$root/tools/lab/preempt-modes.sh" | tr '\n' ' ')}" tmo=1200 mem=1024
 fi
 echo "attach-all: seed $seed (KJIT_ATTACH_SEED=$seed repeats the choice), $([ "$n" = 0 ] && echo "every attachable function" || echo "$n functions"), $batch a request"
 # What kjit calls while it runs, and what ftrace may let it attach; and the
@@ -57,8 +57,7 @@ for mode in $modes; do
   share_program "$share" workload
   share_script "$share" "$root/tests/guest/attach-all-guest.sh" \
     SEED="$seed" NRANDOM="$n" BATCH="$batch" ITERS="${KJIT_ATTACH_ITERS:-1}" OWN="${own[*]}"
-  append=""
-  [ "$mode" != full ] || append="preempt=full"
+  append="$("$root/tools/lab/preempt-modes.sh" --append "$mode")"
   echo "attach-all: booting ($mode preemption)"
   rc=0
   "$root/tools/lab/run-guest.sh" --share "$share" --script "$share/run.sh" --smp 2 --mem "$mem" \

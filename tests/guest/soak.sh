@@ -5,7 +5,7 @@
 # one boot per preemption mode.  Fails on any kernel-log error or any
 # stressor that fails under kjit but passed natively in the same boot.
 # Usage: tests/guest/soak.sh BUILD_DIR [MINUTES_PER_MODE]   (default 30)
-# Env: KJIT_SOAK_MODES ("voluntary full"), KJIT_SOAK_SECS (2).
+# Env: KJIT_SOAK_MODES (tools/lab/preempt-modes.sh: "voluntary full", "rt"), KJIT_SOAK_SECS (2).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 B="$(cd "${1:-$root/build}" && pwd)"
@@ -22,7 +22,7 @@ share_guest_bin "$B"
 STRESSORS="fork clone get kill prctl sigsegv dentry dir open rename fstat link lockf flock \
 pipe pipeherd fifo malloc mmap brk memfd yield switch futex nanosleep clock timer"
 verdict_begin soak
-for mode in ${KJIT_SOAK_MODES:-voluntary full}; do
+for mode in ${KJIT_SOAK_MODES:-$(KJIT_BUILD="${KJIT_BUILD:-$B/lab}" "$root/tools/lab/preempt-modes.sh")}; do
   share="$B/guest-soak-$mode"
   share_new "$share"
   share_kjit "$share" "$ko" "$root"
@@ -32,8 +32,9 @@ for mode in ${KJIT_SOAK_MODES:-voluntary full}; do
     TOOLS="icount bbcount calltrace lock_contention" CACHES="64 256 1024 4096"
   echo "soak: $mode preemption, $MIN minutes"
   rc=0
+  append="$("$root/tools/lab/preempt-modes.sh" --append "$mode")"
   "$root/tools/lab/run-guest.sh" --share "$share" --script "$share/run.sh" --smp 2 --mem 1024 \
-     --timeout $((MIN * 60 + 1200)) --append "preempt=$mode" || rc=$?
+     --timeout $((MIN * 60 + 1200)) ${append:+--append "$append"} || rc=$?
   # no checks.txt: soak.txt holds the runs, judged below
   verdict_status "$share" "$rc" "$mode"
   verdict_done "$share" SOAK-GUEST-DONE "$mode"

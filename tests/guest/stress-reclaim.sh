@@ -10,12 +10,12 @@
 #   shows) once per preemption mode, and fails on a stressor failure
 #   (--verify and stress-ng's metrics check catch silent corruption), an
 #   error in the kernel log (console and dmesg), too few reclaims, or a guest that did not finish.
-# Env: KJIT_STRESS_MODES ("voluntary full"), KJIT_STRESS_SECS (8),
+# Env: KJIT_STRESS_MODES (tools/lab/preempt-modes.sh: "voluntary full", "rt"), KJIT_STRESS_SECS (8),
 #   KJIT_STRESS_CACHE_KB (256), KJIT_STRESS_TOOL (bbcount).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 B="$(cd "${1:-$root/build}" && pwd)"
-MODES="${KJIT_STRESS_MODES:-voluntary full}"
+MODES="${KJIT_STRESS_MODES:-$(KJIT_BUILD="${KJIT_BUILD:-$B/lab}" "$root/tools/lab/preempt-modes.sh" | tr '\n' ' ')}"
 ko="$B/module/kjit.ko"
 [ -f "$ko" ] || { echo "stress-reclaim: $ko missing (os/linux/build.sh $B)" >&2; exit 2; }
 # shellcheck source=tests/guest/share.sh
@@ -37,8 +37,9 @@ for mode in $MODES; do
     ORDERS="$ORDERS" SECS="${KJIT_STRESS_SECS:-8}"
   echo "stress-reclaim: booting ($mode preemption, multi-threaded TCG)"
   rc=0
+  append="$("$root/tools/lab/preempt-modes.sh" --append "$mode")"
   "$root/tools/lab/run-guest.sh" --share "$share" --script "$share/run.sh" --smp 2 --mem 1024 \
-     --timeout 900 --append "preempt=$mode" || rc=$?
+     --timeout 900 ${append:+--append "$append"} || rc=$?
   verdict_boot "$share" "$rc" STRESS-GUEST-DONE "$mode"
   echo "stress-reclaim: $mode: $(grep ' reclaims ' "$share/checks.txt" 2>/dev/null | cut -d' ' -f4-)"
 done

@@ -63,6 +63,17 @@ if [ ${#shares[@]} -ge 2 ]; then
   else
     verdict_bad "canonical_blocks_two_boots: the recordings' blocks differ (or none): $(wc -l <<< "$blocks_a") and $(wc -l <<< "$blocks_b")"
   fi
+  # and their lcov files merge line by line (lcov -a): the same lines, twice the counts
+  for s in "${shares[0]}" "${shares[1]}"; do
+    "$B/guest-bin/kjitctl" report -i "$s/badfd.data" --vmlinux "$vmlinux" --format lcov -o "$s/badfd.info" 2> "$s/badfd-lcov.err" || true
+  done
+  lines() { grep '^DA:' "$1" | cut -d, -f1 | sort -u; }
+  if lcov -q -a "${shares[0]}/badfd.info" -a "${shares[1]}/badfd.info" -o "$share/merged.info" > "$share/lcov-merge.log" 2>&1 &&
+     [ -n "$(lines "$share/merged.info")" ] && [ "$(lines "$share/merged.info")" = "$(lines "${shares[0]}/badfd.info")" ]; then
+    echo "CHECK canonical_lcov_merge PASS $(lines "$share/merged.info" | wc -l) lines of the two boots merge into the same lines"
+  else
+    verdict_bad "canonical_lcov_merge: lcov -a of the two boots' recordings: $(tail -2 "$share/lcov-merge.log" "${shares[0]}/badfd-lcov.err" 2>/dev/null | tr '\n' ' ')"
+  fi
 fi
 ksys_read=$(nm "$vmlinux" | awk '$3 == "ksys_read" {a = $1} END {print a}')
 pc=$(awk '$2 ~ /^ksys_read\+/ {print $1; exit}' "$share/read2.txt")

@@ -24,7 +24,7 @@ rm -rf "$out/src"; mkdir -p "$src"
 rm -f "$out"/*.deb "$out"/*.buildinfo "$out"/*.changes
 (cd "$root" && git ls-files -z --cached --others --exclude-standard | xargs -0 tar -cf - --) | tar -xf - -C "$src"
 start=$(date +%s)
-if ! (cd "$src" && DEB_BUILD_OPTIONS="parallel=${JOBS:-2} nocheck" \
+if ! (cd "$src" && DEB_BUILD_OPTIONS="parallel=${JOBS:-2} nocheck noautodbgsym" \
         dpkg-buildpackage -b --no-sign) > "$out/build.log" 2>&1; then
   tail -40 "$out/build.log" >&2
   echo "package.sh: dpkg-buildpackage failed (whole log: $out/build.log)" >&2

@@ -9,6 +9,7 @@ set -uo pipefail
 probe="$1"
 t="$(mktemp -d)"
 server=""
+# shellcheck disable=SC2317  # run by the EXIT trap
 cleanup() { [ -z "$server" ] || kill "$server" 2>/dev/null; rm -rf "$t"; }
 trap cleanup EXIT
 fail=0

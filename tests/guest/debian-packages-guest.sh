@@ -13,7 +13,7 @@
 . ./guest-lib.sh
 S=$PWD
 mkdir -p out
-echo "boot $(cut -d' ' -f1 /proc/uptime)" > times.txt
+echo "uptime_at_start $(cut -d" " -f1 /proc/uptime)" > times.txt
 now() { cut -d' ' -f1 /proc/uptime; }
 
 # The README's lines, each run by sh as a user would type it, in the
@@ -54,8 +54,10 @@ if run_block readme-install.txt; then
   if [ -n "$signer" ]; then pass module_signed "signer: $signer"; else fail module_signed "no signer"; fi
   chk module_loaded grep -q '^kjit ' /proc/modules
   chk debug_found_without_vmlinux grep -q "kjit-report: debug info: /usr/lib/debug/boot/vmlinux-$rel" out/readme.log
-  # The text report names blocks with file:line from the -dbg vmlinux.
-  chk report_text_file_line grep -Eq '[a-z_/]+\.[ch]:[0-9]+' out/readme.log
+  # The whole text report names blocks with file:line from the -dbg vmlinux.
+  kjitctl report -i /tmp/ls.data > out/ls.txt 2>&1
+  n=$(grep -Ec '[a-z_/]+\.[chS]:[0-9]+' out/ls.txt)
+  if [ "$n" -gt 0 ]; then pass report_text_file_line "$n lines"; else fail report_text_file_line; fi
   chk report_lcov sh -c 'grep -q "^SF:" /tmp/ls.info && grep -Eq "^DA:[0-9]+,[1-9]" /tmp/ls.info'
   chk report_drcov sh -c 'head -c 200 /tmp/ls.drcov | grep -q "DRCOV VERSION"'
   cp /tmp/ls.data /tmp/ls.info /tmp/ls.drcov out/ 2>/dev/null
@@ -63,11 +65,13 @@ if run_block readme-install.txt; then
   cp "$ko" /tmp/kjit-signed.ko
   cp "$(command -v kjitctl)" /tmp/kjitctl
   dkms status > out/dkms-status.txt 2>&1
-  cp -r "/var/lib/dkms/kjit/$(dkms status kjit | sed -n 's|^kjit/\([^,]*\),.*|\1|p' | head -n1)/build/make.log" \
-    out/dkms-make.log 2>/dev/null
+  # DKMS's share of the install: from `dkms add` (the source link) to the
+  # signed module in place.
+  added=$(stat -c %Y /var/lib/dkms/kjit/*/source 2>/dev/null | head -n1)
+  echo "dkms_add_to_installed_module $(( $(stat -c %Y "$ko") - ${added:-0} ))s" >> times.txt
 fi
 log_snapshot
-echo "install_and_first_steps $(now)" >> times.txt
+echo "uptime_after_readme_install_block $(now)" >> times.txt
 
 # Lockdown (integrity): the loaded module keeps working ...
 echo "kjit-test: lockdown integrity from here on" > /dev/kmsg
@@ -82,7 +86,7 @@ if echo integrity > /sys/kernel/security/lockdown 2> out/lockdown.err &&
 else
   fail lockdown_on "$(cat out/lockdown.err)"
 fi
-echo "lockdown_record $(now)" >> times.txt
+echo "uptime_after_lockdown_record $(now)" >> times.txt
 
 if run_block readme-remove.txt; then
   chk purge_no_dkms_tree test ! -e /var/lib/dkms/kjit
@@ -97,7 +101,7 @@ if run_block readme-remove.txt; then
   if [ -s out/leftovers.txt ]; then fail purge_nothing_left "$(head -n 5 out/leftovers.txt | tr '\n' ' ')"
   else pass purge_nothing_left; fi
 fi
-echo "purge $(now)" >> times.txt
+echo "uptime_after_readme_remove_block $(now)" >> times.txt
 
 # ... and the same signed module, loaded anew, is refused: DKMS's key is
 # not one the kernel trusts (no MOK enrolled in this guest); kjitctl says

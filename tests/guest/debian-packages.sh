@@ -88,7 +88,7 @@ if [ ! -f "$share/done" ]; then
   rc=125
 fi
 [ ! -f "$share/steps.txt" ] || sed 's/^/debian_packages: README line: status /' "$share/steps.txt"
-[ ! -f "$share/times.txt" ] || awk '{ printf "debian_packages: guest uptime at %s: %ss\n", $1, $2 }' "$share/times.txt"
+[ ! -f "$share/times.txt" ] || sed 's/^/debian_packages: guest time: /' "$share/times.txt"
 VERDICT_LOG_UNTIL='kjit-test: lockdown' VERDICT_LIST_CHECKS=1 verdict_boot "$share" "$rc" DEBIAN-PACKAGES-DONE
 phase total
 verdict_end; exit $?

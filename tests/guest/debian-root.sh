@@ -61,7 +61,7 @@ mkdir -p /mnt/kjit
 mount "$(blkid -L kjit)" /mnt/kjit || { echo "kjit-guest-run: no kjit disk" > /dev/ttyS0; poweroff -f; }
 cd /mnt/kjit && sh ./run.sh > guest.log 2>&1
 echo $? > /mnt/kjit/done
-sync; umount /mnt/kjit; sync
+cd / && sync && umount /mnt/kjit; sync
 poweroff -f
 EOF
 chmod 755 "$rootfs/usr/local/sbin/kjit-guest-run"

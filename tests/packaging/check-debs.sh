@@ -3,7 +3,7 @@
 # ctest packaging.debs: the two Debian packages, inspected with dpkg-deb
 # (built first by tools/package.sh when BUILD_DIR/packages has none), and
 # the DKMS tree built here exactly as dkms.conf's MAKE line says, against
-# the installed headers of the pinned kernel, with no network (unshare -n).
+# the installed headers of each flavour, with no network (unshare -n).
 # Usage: tests/packaging/check-debs.sh BUILD_DIR
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -83,20 +83,31 @@ else
   bad tools_run
 fi
 
-# The build DKMS runs (dkms.conf's MAKE with kernel_source_dir), offline.
-kdir="/usr/src/linux-headers-$ABI"
-if [ -d "$kdir" ]; then
-  cp -a "$src" "$t/build"
-  mk="$(sed -n 's/^MAKE\[0\]="\(.*\)"$/\1/p' "$conf")"
+# The build DKMS runs for each kernel with headers (dkms.conf's
+# BUILD_EXCLUSIVE_CONFIG, then its MAKE with kernel_source_dir), offline:
+# the pinned kernel and the other flavours (tools/kernel-flavours), whose
+# headers tools/lab/deps.sh installs.
+mk="$(sed -n 's/^MAKE\[0\]="\(.*\)"$/\1/p' "$conf")"
+excl="$(sed -n 's/^BUILD_EXCLUSIVE_CONFIG="\(.*\)"$/\1/p' "$conf")"
+for abi in $( (echo "$ABI"; cat "$root/tools/kernel-flavours") | sort -u); do
+  kdir="/usr/src/linux-headers-$abi"
+  if [ ! -f "$kdir/.config" ]; then bad "dkms_make_offline_$abi" "$kdir missing (tools/lab/deps.sh installs it)"; continue; fi
+  unmet=""
+  for c in $excl; do
+    case "$c" in
+      !*) ! grep -qE "^${c#!}=[ym]" "$kdir/.config" || unmet="$unmet $c" ;;
+      *) grep -qE "^$c=[ym]" "$kdir/.config" || unmet="$unmet $c" ;;
+    esac
+  done
+  [ -z "$unmet" ] || { bad "dkms_make_offline_$abi" "BUILD_EXCLUSIVE_CONFIG excludes it:$unmet"; continue; }
+  rm -rf "$t/build"; cp -a "$src" "$t/build"
   start=$(date +%s)
   if (cd "$t/build" && kernel_source_dir="$kdir" unshare -n sh -c "eval \"$mk\"" > "$t/make.log" 2>&1) &&
-     [ "$(modinfo -F vermagic "$t/build/kjit.ko" | cut -d' ' -f1)" = "$ABI" ]; then
-    pass dkms_make_offline "kjit.ko for $ABI in $(( $(date +%s) - start ))s"
+     [ "$(modinfo -F vermagic "$t/build/kjit.ko" | cut -d' ' -f1)" = "$abi" ]; then
+    pass "dkms_make_offline_$abi" "kjit.ko in $(( $(date +%s) - start ))s"
   else
-    bad dkms_make_offline "$(tail -n 5 "$t/make.log" | tr '\n' ' ')"
+    bad "dkms_make_offline_$abi" "$(tail -n 5 "$t/make.log" | tr '\n' ' ')"
   fi
-else
-  bad dkms_make_offline "$kdir missing (tools/lab/deps.sh installs linux-headers-$ABI)"
-fi
+done
 [ "$fail" = 0 ] && echo "check-debs: PASS" || echo "check-debs: FAIL"
 exit "$fail"

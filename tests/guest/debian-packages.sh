@@ -81,7 +81,7 @@ exec 9>&-
 phase "guest boot to poweroff" "$t"
 out="$(mktemp -d)"
 debugfs -R "rdump / $out" "$disk" >/dev/null 2>&1 || verdict_bad "could not read back the share image"
-cp -a "$out"/. "$share"/ 2>/dev/null; rm -rf "$out" "$disk"
+cp -a "$out"/. "$share"/ 2>/dev/null; rm -rf "$out" "$disk" "$share/vmlinux-dbg"
 if [ ! -f "$share/done" ]; then
   verdict_bad "the guest wrote no done (qemu status $rc); the console's last lines:"
   tail -n 30 "$share/console.log" >&2

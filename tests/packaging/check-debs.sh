@@ -76,6 +76,11 @@ done
 if [ -z "$missing" ]; then pass tools_contents; else bad tools_contents "missing:$missing"; fi
 deps="$(dpkg-deb -f "$tools_deb" Depends)"
 if echo "$deps" | grep -qE 'linux-headers|qemu|gtest|googletest'; then bad tools_depends "$deps"; else pass tools_depends "$deps"; fi
+# The tools-only build (KJIT_TOOLS_ONLY) neither asks for nor looks for them.
+bdeps="$(sed -n '/^Build-Depends:/,/^[A-Z]/p' "$root/debian/control")"
+if echo "$bdeps" | grep -qE 'linux-headers|qemu|gtest|googletest'; then bad build_depends "$bdeps"
+elif [ -f "$pk/build.log" ] && grep -qiE 'gtest|googletest' "$pk/build.log"; then bad build_depends "the package build looked for GoogleTest"
+else pass build_depends; fi
 if "$t/tools/usr/bin/kjitctl" --help 2>&1 | grep -q 'kjitctl record' &&
    "$t/tools/usr/bin/kjit-report" --help | grep -q 'usr/lib/debug/.build-id'; then
   pass tools_run

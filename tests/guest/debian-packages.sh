@@ -40,6 +40,7 @@ kdir="$("$root/tools/lab/fetch-kernel.sh" "$KJIT_BUILD/kernel" | tail -n1)"
 dbg="$("$root/tools/lab/fetch-debug.sh" | tail -n1)"
 
 # The share: the packages, the debug vmlinux, the README's lines.
+t=$(date +%s)
 share="$B/guest-debian-packages"
 rm -rf "$share"; mkdir -p "$share/debs"
 cp "$dkms_deb" "$tools_deb" "$share/debs/"
@@ -61,6 +62,7 @@ used_kb="$(du -sk "$share" | cut -f1)"
 disk="$B/guest-debian-packages.img"
 rm -f "$disk"; truncate -s "$(( used_kb / 1024 + 256 ))M" "$disk"
 mkfs.ext4 -q -F -L kjit -E root_owner=0:0 -d "$share" "$disk"
+phase "kernel, debug vmlinux, share disk" "$t"
 
 # One boot, KASLR on (Debian's default: no nokaslr), root on NVMe (built
 # into the cloud kernel), the root image read-only underneath (-snapshot).
@@ -74,7 +76,9 @@ qemu=(qemu-system-x86_64 -accel "tcg,thread=single" -cpu "max,-cx16" -smp 2 -m 2
       -device "nvme,drive=share,serial=kjit")
 rc=0
 exec 9>"${KJIT_QEMU_LOCK:-/tmp/kjit-qemu.lock}"
+t=$(date +%s)
 flock 9
+phase "waiting for the machine's QEMU lock" "$t"
 t=$(date +%s)
 timeout -k 5 "${KJIT_DEBIAN_TIMEOUT:-1500}" "${qemu[@]}" </dev/null >"$share/console.log" 2>&1 || rc=$?
 exec 9>&-

@@ -40,34 +40,9 @@ fi
 "$root/cmake/check-freestanding.sh" "$ENGINE" >/dev/null
 "$here/check-exports.sh" >/dev/null
 
-# 1. Zydis (decoder + encoder, no formatter) with the kernel's code-generation
-#    flags, fetched from Debian at build time (never vendored).
-zsrc="$("$root/tools/lab/fetch-zydis-source.sh" | tail -n1)"
+# 1. Zydis with the kernel's code-generation flags, from Debian's source.
 zout="$B/zydis-kernel"
-mkdir -p "$zout/inc"
-ln -sfn /usr/include/Zycore "$zout/inc/Zycore"
-[ -f /usr/include/Zycore/Types.h ] || { echo "build.sh: Zycore headers missing (apt-get install libzycore-dev)" >&2; exit 1; }
-ZFLAGS=(-std=gnu11 -nostdinc -isystem "$(gcc -print-file-name=include)"
-        -I"$zsrc/include" -I"$zsrc/src" -I"$zout/inc"
-        -ffreestanding -fno-pic -mcmodel=kernel -mno-red-zone -mno-sse -mno-mmx -mno-sse2
-        -fno-asynchronous-unwind-tables -mindirect-branch=thunk-extern
-        -mfunction-return=thunk-extern -mindirect-branch-register -fno-stack-protector
-        -mpreferred-stack-boundary=3 -fcf-protection=none -fno-jump-tables -fno-common
-        -O2 -DZYAN_NO_LIBC -DZYDIS_DISABLE_FORMATTER -DZYDIS_STATIC_BUILD -DZYCORE_STATIC_BUILD)
-zobjs=()
-pids=()
-for f in Decoder DecoderData Encoder EncoderData SharedData Utils Zydis MetaInfo Mnemonic Register Segment; do
-  o="$zout/$f.o"; zobjs+=("$o")
-  if [ ! -f "$o" ] || [ "$zsrc/src/$f.c" -nt "$o" ] || [ "$0" -nt "$o" ]; then
-    gcc "${ZFLAGS[@]}" -c "$zsrc/src/$f.c" -o "$o" &
-    pids+=($!)
-    if [ "${#pids[@]}" -ge "$JOBS" ]; then wait "${pids[0]}"; pids=("${pids[@]:1}"); fi
-  fi
-done
-for p in "${pids[@]}"; do wait "$p"; done
-ld -r -o "$zout/zydis_kernel.o" "${zobjs[@]}"
-zbad="$(nm -u "$zout/zydis_kernel.o" | awk '{print $2}' | grep -v -E '^(__x86_return_thunk|__x86_indirect_thunk_.*|memcpy|memset|memmove|memcmp)$' || true)"
-[ -z "$zbad" ] || { echo "build.sh: Zydis needs symbols the kernel lacks: $zbad" >&2; exit 1; }
+"$here/build-zydis.sh" "$zout" >/dev/null
 
 # 2. Kbuild in a copy (Kbuild writes next to the sources).
 mod="$B/module"

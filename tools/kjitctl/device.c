@@ -29,6 +29,23 @@ int tool_by_name(const char *n)
   return -1;
 }
 
+/* Why kjit.ko may be missing on a locked-down kernel (Secure Boot): the
+ * lockdown LSM's mode in brackets, e.g. "none [integrity] confidentiality". */
+static void explain_lockdown(void)
+{
+  char buf[128] = "", *lb, *rb;
+  FILE *f = fopen("/sys/kernel/security/lockdown", "r");
+  if (!f) return;
+  if (!fgets(buf, sizeof buf, f)) buf[0] = 0;
+  fclose(f);
+  if (!(lb = strchr(buf, '[')) || !(rb = strchr(lb, ']')) || !strncmp(lb, "[none]", 6)) return;
+  *rb = 0;
+  fprintf(stderr, "kjitctl: kernel lockdown is on (%s): the kernel loads only modules signed by a key it"
+                  " trusts; DKMS signed kjit.ko with /var/lib/dkms/mok.pub: enroll it (mokutil --import"
+                  " /var/lib/dkms/mok.pub, reboot, confirm in the MOK manager) or boot without lockdown\n",
+          lb + 1);
+}
+
 /* Opens /dev/kjit and checks that the module speaks this kjitctl's ABI;
  * every failure says what to do about it. */
 int open_dev(void)
@@ -36,7 +53,10 @@ int open_dev(void)
   kjit_fd = open("/dev/kjit", O_RDWR | O_CLOEXEC);
   if (kjit_fd < 0) {
     int e = errno;
-    if (e == ENOENT) fprintf(stderr, "kjitctl: /dev/kjit does not exist: kjit.ko is not loaded (insmod kjit.ko)\n");
+    if (e == ENOENT) {
+      fprintf(stderr, "kjitctl: /dev/kjit does not exist: kjit.ko is not loaded (modprobe kjit, or insmod kjit.ko)\n");
+      explain_lockdown();
+    }
     else if (e == EACCES || e == EPERM) fprintf(stderr, "kjitctl: /dev/kjit: %s: kjitctl needs root (CAP_SYS_ADMIN)\n", strerror(e));
     else fprintf(stderr, "kjitctl: /dev/kjit: %s\n", strerror(e));
     return -1;

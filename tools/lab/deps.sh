@@ -17,6 +17,7 @@ pkgs=(
   "linux-headers-$ABI" dpkg-dev
   shellcheck
   libdw-dev libelf-dev lcov chromium man-db groff-base
+  debhelper dh-dkms dkms debootstrap
 )
 
 # The other flavours' headers: ./kjit-lab test builds kjit.ko for each of

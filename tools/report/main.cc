@@ -11,6 +11,7 @@
 #include <string>
 
 #include "data_file.h"
+#include "debug_find.h"
 #include "debug_info.h"
 #include "formats.h"
 #include "kcov_input.h"
@@ -24,8 +25,10 @@ static int usage(FILE *to) {
           "  -i, --input FILE       the recording (default kjit.data)\n"
           "      --kcov FILE        instead: PCs a KCOV client printed (first field 0x..., and\n"
           "                         optionally a line \"stext 0x...\"), as blocks; needs --vmlinux\n"
-          "  -k, --vmlinux PATH     vmlinux with DWARF (Debian: linux-image-$(uname -r)-dbg,\n"
-          "                         /usr/lib/debug/boot/vmlinux-$(uname -r)); its build id must match\n"
+          "  -k, --vmlinux PATH     vmlinux with DWARF; its build id must match.  Default: found from\n"
+          "                         the recorded release and build id in /usr/lib/debug/boot/vmlinux-RELEASE\n"
+          "                         (Debian: linux-image-RELEASE-dbg), /usr/lib/debug/.build-id/, then\n"
+          "                         debuginfod when DEBUGINFOD_URLS is set\n"
           "  -f, --format F         text (default), lcov, drcov, json, annotate FUNC|GLOB,\n"
           "                         graph, folded (graph and folded: -t callstack recordings),\n"
           "                         branches (-t branches recordings)\n"
@@ -85,6 +88,14 @@ int main(int argc, char **argv) {
   } else if (!read_recording(input, rec, err)) {
     fprintf(stderr, "kjit-report: %s\n", err.c_str());
     return 1;
+  }
+  if (vmlinux.empty()) {
+    // Not told: the recorded kernel's debug info where Debian, the
+    // build-id tree or debuginfod has it (debug_find.h).
+    if (find_vmlinux(rec.meta["kernel_release"], rec.meta["build_id"], vmlinux, err))
+      fprintf(stderr, "kjit-report: debug info: %s\n", vmlinux.c_str());
+    else
+      fprintf(stderr, "kjit-report: %s; reporting without file:line\n", err.c_str());
   }
   int64_t slide = 0;
   if (!vmlinux.empty()) {

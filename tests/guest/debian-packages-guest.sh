@@ -1,0 +1,121 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Guest half of tests/guest/debian-packages.sh, run by systemd at boot of a
+# full Debian 12 root (cwd = the share): README.md's real-machine lines,
+# verbatim and one by one (readme-install.txt, readme-remove.txt), with
+# what each should have left checked in between; the debug vmlinux is where
+# linux-image-$(uname -r)-dbg puts it.  Between the two blocks, lockdown
+# (integrity) is switched on at run time, the same policy as
+# lockdown=integrity on the command line for everything that follows.
+# Writes checks.txt, steps.txt (each README line: status, seconds),
+# times.txt (phases), out/ (the reports), dmesg.txt, tainted.txt.
+# shellcheck source=tests/guest/guest-lib.sh
+. ./guest-lib.sh
+S=$PWD
+mkdir -p out
+echo "uptime_at_start $(cut -d" " -f1 /proc/uptime)" > times.txt
+now() { cut -d' ' -f1 /proc/uptime; }
+
+# The README's lines, each run by sh as a user would type it, in the
+# directory holding the packages; stops at the first that fails.
+run_block() {
+  rb_file=$1
+  while IFS= read -r line; do
+    [ -n "$line" ] || continue
+    t0=$(now)
+    (cd "$S/debs" && sh -c "$line") >> "$S/out/readme.log" 2>&1
+    rc=$?
+    t1=$(now)
+    secs=$(awk -v a="$t0" -v b="$t1" 'BEGIN{printf "%.1f", b-a}')
+    echo "$rc $secs $line" >> "$S/steps.txt"
+    echo "\$ $line  [status $rc, ${secs}s]" >> "$S/out/readme.log"
+    if [ "$rc" != 0 ]; then fail "readme: $line" "status $rc"; return 1; fi
+  done < "$rb_file"
+  pass "readme_block_$(basename "$rb_file" .txt)"
+}
+
+rel=$(uname -r)
+chk kaslr_on sh -c '! grep -qw nokaslr /proc/cmdline'
+stext=$(awk '$3 == "_stext" {print $1}' /proc/kallsyms)
+if [ -n "$stext" ] && [ "$stext" != ffffffff81000000 ] && [ "$stext" != 0000000000000000 ]; then
+  pass kaslr_slide "_stext at $stext"
+else
+  fail kaslr_slide "_stext at ${stext:-?}"
+fi
+# What linux-image-$rel-dbg installs (the lab's copy of its vmlinux).
+mkdir -p /usr/lib/debug/boot
+ln -sf "$S/vmlinux-dbg" "/usr/lib/debug/boot/vmlinux-$rel"
+
+if run_block readme-install.txt; then
+  chk dkms_installed sh -c "dkms status kjit | grep -q ', $rel, x86_64: installed'"
+  ko=$(modinfo -n kjit 2>/dev/null)
+  chk dkms_module_path test "$ko" = "/lib/modules/$rel/updates/dkms/kjit.ko"
+  signer=$(modinfo -F signer kjit 2>/dev/null)
+  if [ -n "$signer" ]; then pass module_signed "signer: $signer"; else fail module_signed "no signer"; fi
+  chk module_loaded grep -q '^kjit ' /proc/modules
+  chk debug_found_without_vmlinux grep -q "kjit-report: debug info: /usr/lib/debug/boot/vmlinux-$rel" out/readme.log
+  # The whole text report names blocks with file:line from the -dbg vmlinux.
+  kjitctl report -i /tmp/ls.data > out/ls.txt 2>&1
+  n=$(grep -Ec '[a-z_/]+\.[chS]:[0-9]+' out/ls.txt)
+  if [ "$n" -gt 0 ]; then pass report_text_file_line "$n lines"; else fail report_text_file_line; fi
+  chk report_lcov sh -c 'grep -q "^SF:" /tmp/ls.info && grep -Eq "^DA:[0-9]+,[1-9]" /tmp/ls.info'
+  chk report_drcov sh -c 'head -c 200 /tmp/ls.drcov | grep -q "DRCOV VERSION"'
+  cp /tmp/ls.data /tmp/ls.info /tmp/ls.drcov out/ 2>/dev/null
+  # Kept for after the purge: the signed module and kjitctl.
+  cp "$ko" /tmp/kjit-signed.ko
+  cp "$(command -v kjitctl)" /tmp/kjitctl
+  dkms status > out/dkms-status.txt 2>&1
+  # DKMS's share of the install: from `dkms add` (the source link) to the
+  # signed module in place.
+  added=$(stat -c %Y /var/lib/dkms/kjit/*/source 2>/dev/null | head -n1)
+  echo "dkms_add_to_installed_module $(( $(stat -c %Y "$ko") - ${added:-0} ))s" >> times.txt
+fi
+log_snapshot
+echo "uptime_after_readme_install_block $(now)" >> times.txt
+
+# Lockdown (integrity): the loaded module keeps working ...
+echo "kjit-test: lockdown integrity from here on" > /dev/kmsg
+if echo integrity > /sys/kernel/security/lockdown 2> out/lockdown.err &&
+   grep -q '\[integrity\]' /sys/kernel/security/lockdown; then
+  pass lockdown_on "$(cat /sys/kernel/security/lockdown)"
+  if kjitctl record -o /tmp/lockdown.data -c 'ls /' > out/lockdown-record.log 2>&1; then
+    pass lockdown_loaded_module_records
+  else
+    fail lockdown_loaded_module_records "$(tail -n 3 out/lockdown-record.log | tr '\n' ' ')"
+  fi
+else
+  fail lockdown_on "$(cat out/lockdown.err)"
+fi
+echo "uptime_after_lockdown_record $(now)" >> times.txt
+
+if run_block readme-remove.txt; then
+  chk purge_no_dkms_tree test ! -e /var/lib/dkms/kjit
+  chk purge_no_module sh -c '! ls /lib/modules/*/updates/dkms/kjit.ko 2>/dev/null'
+  chk purge_no_source sh -c '! ls -d /usr/src/kjit-* 2>/dev/null'
+  chk purge_no_tools sh -c '! command -v kjitctl && ! command -v kjit-report'
+  chk purge_no_packages sh -c '! dpkg -l kjit kjit-dkms 2>/dev/null | grep -q "^[a-z][a-z] "'
+  # Anything named after kjit, but the test's own (its runner, the share,
+  # /tmp, the debug vmlinux link).
+  find / -xdev -name '*kjit*' -not -name 'kjit-guest-run*' -not -path "$S" -not -path "$S/*" \
+    -not -path '/tmp/*' -not -path '/usr/lib/debug/*' > out/leftovers.txt 2>/dev/null
+  if [ -s out/leftovers.txt ]; then fail purge_nothing_left "$(head -n 5 out/leftovers.txt | tr '\n' ' ')"
+  else pass purge_nothing_left; fi
+fi
+echo "uptime_after_readme_remove_block $(now)" >> times.txt
+
+# ... and the same signed module, loaded anew, is refused: DKMS's key is
+# not one the kernel trusts (no MOK enrolled in this guest); kjitctl says
+# why and what to do.
+if [ -f /tmp/kjit-signed.ko ]; then
+  if insmod /tmp/kjit-signed.ko > out/lockdown-insmod.txt 2>&1; then
+    fail lockdown_untrusted_key_refused "insmod succeeded"
+    rmmod kjit
+  else
+    pass lockdown_untrusted_key_refused "$(tr '\n' ' ' < out/lockdown-insmod.txt)"
+  fi
+  /tmp/kjitctl stats > out/lockdown-kjitctl.txt 2>&1
+  chk lockdown_message grep -q 'kernel lockdown is on (integrity).*mokutil --import /var/lib/dkms/mok.pub' \
+    out/lockdown-kjitctl.txt
+fi
+dmesg | sed -n '/kjit-test: lockdown/,$p' > out/lockdown-dmesg.txt
+guest_done DEBIAN-PACKAGES-DONE

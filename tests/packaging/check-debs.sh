@@ -1,0 +1,118 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# ctest packaging.debs: the two Debian packages, inspected with dpkg-deb
+# (built first by tools/package.sh when BUILD_DIR/packages has none), and
+# the DKMS tree built here exactly as dkms.conf's MAKE line says, against
+# the installed headers of each flavour, with no network (unshare -n).
+# Usage: tests/packaging/check-debs.sh BUILD_DIR
+set -uo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+B="$(cd "$1" && pwd)"
+# shellcheck source=tools/lab/abi.sh
+. "$root/tools/lab/abi.sh"
+fail=0
+pass() { echo "PASS $1 ${2:-}"; }
+bad() { echo "FAIL $1: ${2:-}"; fail=1; }
+pk="$B/packages"
+if ! ls "$pk"/kjit-dkms_*.deb "$pk"/kjit_*.deb >/dev/null 2>&1; then
+  "$root/tools/package.sh" "$B" >/dev/null || { echo "FAIL: tools/package.sh"; exit 1; }
+fi
+dkms_deb="$(ls "$pk"/kjit-dkms_*.deb)" tools_deb="$(ls "$pk"/kjit_*.deb)"
+version="$(dpkg-deb -f "$dkms_deb" Version)"
+t="$(mktemp -d)"
+trap 'rm -rf "$t"' EXIT
+dpkg-deb -x "$dkms_deb" "$t/dkms"
+dpkg-deb -x "$tools_deb" "$t/tools"
+src="$t/dkms/usr/src/kjit-$version"
+
+# kjit-dkms: the tree DKMS builds, its dkms.conf and maintainer scripts.
+missing=""
+for f in dkms.conf Kbuild Makefile kjit_engine.o_shipped zydis_kernel.o_shipped \
+         include/uapi/kjit/ioctl.h include/kjit/engine.h examples/bbcount.c; do
+  [ -f "$src/$f" ] || missing="$missing $f"
+done
+# Every object Kbuild links has its source (or its prebuilt object) there.
+for o in $(sed -n 's/\\$//; /^kjit-y :=/,/^$/p' "$root/os/linux/Kbuild" | tr ' ' '\n' | grep -E '^[a-z_0-9]+\.o$'); do
+  b="${o%.o}"
+  [ -f "$src/$b.c" ] || [ -f "$src/$b.S" ] || [ -f "$src/$b.o_shipped" ] || missing="$missing $b.{c,S}"
+done
+if [ -z "$missing" ]; then pass dkms_tree "/usr/src/kjit-$version"; else bad dkms_tree "missing:$missing"; fi
+conf="$src/dkms.conf"
+if grep -qx "PACKAGE_VERSION=\"$version\"" "$conf" && grep -qx 'BUILT_MODULE_NAME\[0\]="kjit"' "$conf" &&
+   grep -qx 'DEST_MODULE_LOCATION\[0\]="/updates/dkms"' "$conf" && grep -qx 'AUTOINSTALL="yes"' "$conf"; then
+  pass dkms_conf
+else
+  bad dkms_conf "$(grep -v '^#' "$conf" | tr '\n' ' ')"
+fi
+# Nothing of the lab, and nothing that reaches the network.
+if grep -rlE 'tools/lab|apt-get|https?://|wget|curl|fetch-' "$src" > "$t/refs"; then
+  bad dkms_self_contained "$(tr '\n' ' ' < "$t/refs")"
+else
+  pass dkms_self_contained
+fi
+if "$root/cmake/check-freestanding.sh" "$src/kjit_engine.o_shipped" >/dev/null 2>&1 &&
+   ! nm -u "$src/zydis_kernel.o_shipped" | awk '{print $2}' |
+     grep -qvE '^(__x86_return_thunk|__x86_indirect_thunk_.*|memcpy|memset|memmove|memcmp)$'; then
+  pass prebuilt_objects_freestanding
+else
+  bad prebuilt_objects_freestanding
+fi
+dpkg-deb -e "$dkms_deb" "$t/ctrl"
+# shellcheck disable=SC2016  # the literal text of dh_dkms's prerm
+if grep -q 'dkms remove -m $DKMS_NAME -v $DKMS_VERSION --all' "$t/ctrl/prerm" &&
+   grep -q common.postinst "$t/ctrl/postinst" && dpkg-deb -f "$dkms_deb" Depends | grep -q dkms; then
+  pass dkms_maintainer_scripts
+else
+  bad dkms_maintainer_scripts
+fi
+
+# kjit: the tools, the man page, the docs; no kernel headers, QEMU or
+# GoogleTest among its dependencies.
+missing=""
+for f in usr/bin/kjitctl usr/bin/kjit-report usr/bin/kjit-sim usr/share/man/man8/kjitctl.8.gz \
+         usr/share/doc/kjit/README.md.gz; do
+  [ -e "$t/tools/$f" ] || missing="$missing $f"
+done
+if [ -z "$missing" ]; then pass tools_contents; else bad tools_contents "missing:$missing"; fi
+deps="$(dpkg-deb -f "$tools_deb" Depends)"
+if echo "$deps" | grep -qE 'linux-headers|qemu|gtest|googletest'; then bad tools_depends "$deps"; else pass tools_depends "$deps"; fi
+# The tools-only build (KJIT_TOOLS_ONLY) neither asks for nor looks for them.
+bdeps="$(sed -n '/^Build-Depends:/,/^[A-Z]/p' "$root/debian/control")"
+if echo "$bdeps" | grep -qE 'linux-headers|qemu|gtest|googletest'; then bad build_depends "$bdeps"
+elif [ -f "$pk/build.log" ] && grep -qiE 'gtest|googletest' "$pk/build.log"; then bad build_depends "the package build looked for GoogleTest"
+else pass build_depends; fi
+if "$t/tools/usr/bin/kjitctl" --help 2>&1 | grep -q 'kjitctl record' &&
+   "$t/tools/usr/bin/kjit-report" --help | grep -q 'usr/lib/debug/.build-id'; then
+  pass tools_run
+else
+  bad tools_run
+fi
+
+# The build DKMS runs for each kernel with headers (dkms.conf's
+# BUILD_EXCLUSIVE_CONFIG, then its MAKE with kernel_source_dir), offline:
+# the pinned kernel and the other flavours (tools/kernel-flavours), whose
+# headers tools/lab/deps.sh installs.
+mk="$(sed -n 's/^MAKE\[0\]="\(.*\)"$/\1/p' "$conf")"
+excl="$(sed -n 's/^BUILD_EXCLUSIVE_CONFIG="\(.*\)"$/\1/p' "$conf")"
+for abi in $( (echo "$ABI"; cat "$root/tools/kernel-flavours") | sort -u); do
+  kdir="/usr/src/linux-headers-$abi"
+  if [ ! -f "$kdir/.config" ]; then bad "dkms_make_offline_$abi" "$kdir missing (tools/lab/deps.sh installs it)"; continue; fi
+  unmet=""
+  for c in $excl; do
+    case "$c" in
+      !*) ! grep -qE "^${c#!}=[ym]" "$kdir/.config" || unmet="$unmet $c" ;;
+      *) grep -qE "^$c=[ym]" "$kdir/.config" || unmet="$unmet $c" ;;
+    esac
+  done
+  [ -z "$unmet" ] || { bad "dkms_make_offline_$abi" "BUILD_EXCLUSIVE_CONFIG excludes it:$unmet"; continue; }
+  rm -rf "$t/build"; cp -a "$src" "$t/build"
+  start=$(date +%s)
+  if (cd "$t/build" && kernel_source_dir="$kdir" unshare -n sh -c "eval \"$mk\"" > "$t/make.log" 2>&1) &&
+     [ "$(modinfo -F vermagic "$t/build/kjit.ko" | cut -d' ' -f1)" = "$abi" ]; then
+    pass "dkms_make_offline_$abi" "kjit.ko in $(( $(date +%s) - start ))s"
+  else
+    bad "dkms_make_offline_$abi" "$(tail -n 5 "$t/make.log" | tr '\n' ' ')"
+  fi
+done
+[ "$fail" = 0 ] && echo "check-debs: PASS" || echo "check-debs: FAIL"
+exit "$fail"

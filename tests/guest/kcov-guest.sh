@@ -45,19 +45,10 @@ pass open_pcs "existing $(wc -l < open-hit.txt), missing $(wc -l < open-miss.txt
 cp open-hit.txt open-hit.pcs
 awk -v link="$LINK_TEXT" '$3 == "_text" {print $1, link}' /proc/kallsyms > kaslr.txt
 chk open_cases_differ sh -c "! cmp -s open-hit.txt open-miss.txt"
-# read(-1) is the same every time; an openat also passes preemption points,
-# wake-ups and task work that depend on the rest of the system, as it would
-# under the real KCOV: two traces taken with no other task running share at
-# least 95% of their PCs.  With the cat loop contending for the same dentry
-# locks they need not: on PREEMPT_RT such a lock is an rtmutex, whose slow
-# path boosts, wakes and schedules (85% shared there).
+# Two openat traces of a missing file with no other task running: the
+# host compares them (kcov.sh, open_repeatable), with the vmlinux's lines.
 same=$(awk 'NR == FNR { a[$1] = 1; next } ($1 in a) && !seen[$1]++ { n++ } END { print n + 0 }' open-miss2.txt open-miss3.txt)
 all=$(cat open-miss2.txt open-miss3.txt | awk '{ print $1 }' | sort -u | wc -l)
-if [ $((same * 100)) -ge $((all * 95)) ]; then
-  pass open_repeatable "$same of $all PCs in both traces"
-else
-  fail open_repeatable "$same of $all PCs in both traces (need 95%)"
-fi
 pass open_repeat_share "$same of $all distinct PCs in both runs"
 chk others_filtered_at_entry sh -c "[ \$($K stats | awk '\$1 == \"filtered\" {print \$2}') -gt 0 ]"
 

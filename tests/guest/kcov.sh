@@ -37,6 +37,32 @@ for mode in ${KJIT_KCOV_MODES:-$(KJIT_BUILD="${KJIT_BUILD:-$B/lab}" "$root/tools
     ${append:+--append "$append"} || rc=$?
   VERDICT_LIST_CHECKS=1 verdict_boot "$share" "$rc" KCOV-GUEST-DONE "$mode"
 done
+# Two traces of the same openat of a missing file, no other task running
+# (kcov-guest.sh): the path's own code, fs/, is the same both times.  What
+# else runs in the task's context depends on the rest of the system, as
+# under the real KCOV: preemption points, wake-ups, task work; on
+# PREEMPT_RT also migrate_enable's slow path when the task was preempted
+# inside a sleeping spinlock's migrate-disabled section (the scheduler's
+# enqueue/dequeue, load tracking, rbtree).  The check is the same on every
+# flavour; the differing PCs are named by their source files.
+for s in "${shares[@]}"; do
+  a="$s/open-miss2.txt" b="$s/open-miss3.txt" label="$(basename "$s")"
+  if [ ! -s "$a" ] || [ ! -s "$b" ]; then verdict_bad "open_repeatable ($label): no traces"; continue; fi
+  sort -u <(awk '{print $1}' "$a") <(awk '{print $1}' "$b") > "$s/open-pcs.txt"
+  addr2line -e "$vmlinux" < "$s/open-pcs.txt" | sed 's/:.*//; s|^debian/build/build_[^/]*/||; s|^debian/build/source[^/]*/||' |
+    paste "$s/open-pcs.txt" - > "$s/open-pcs-files.txt"
+  awk 'FILENAME == ARGV[1] { x[$1] = 1; next } FILENAME == ARGV[2] { y[$1] = 1; next }
+       { both = ($1 in x) && ($1 in y); fs = ($2 ~ /^fs\//); n++; nb += both; if (fs) { f++; fb += both }
+         if (!both) d[$2]++ }
+       END { printf "%d %d %d %d", n, nb, f, fb; for (k in d) printf " %s:%d", k, d[k]; print "" }' \
+    <(awk '{print $1}' "$a") <(awk '{print $1}' "$b") "$s/open-pcs-files.txt" > "$s/open-repeat.txt"
+  read -r n nb f fb diff < "$s/open-repeat.txt"
+  if [ "$f" -gt 50 ] && [ $((fb * 100)) -ge $((f * 98)) ]; then
+    echo "CHECK open_repeatable PASS ($label) $fb of $f fs/ PCs in both traces; all PCs $nb of $n; the others by file: ${diff:-none}"
+  else
+    verdict_bad "open_repeatable ($label): $fb of $f fs/ PCs in both traces (need 98%); all PCs $nb of $n; the others by file: ${diff:-none}"
+  fi
+done
 # Canonical PCs: the same call gives the same PCs in two KASLR boots, and
 # they are the vmlinux's addresses (ksys_read's PCs lie inside the
 # vmlinux's ksys_read).

@@ -12,7 +12,13 @@
  * point (translated calls push original return addresses and __schedule is
  * never translated, see shim.c), so after the ftrace ops are gone an
  * RCU-tasks grace period (tasks preempted in the cache) plus an RCU grace
- * period (irq/softirq code in the cache) leave the cache unused. */
+ * period (irq/softirq code in the cache) leave the cache unused.
+ *
+ * Module functions: attached only while their module is LIVE, always
+ * through kjit_ops (a direct ops cannot lose a function, entry_direct.c, and
+ * would keep a freed module's ip), and detached by kjit_detach_module from
+ * textwatch.c's notifier when the module goes, before its text is freed.
+ * No module reference is taken: rmmod is never blocked by an attachment. */
 #define pr_fmt(fmt) "kjit: " fmt
 
 #include <linux/kernel.h>
@@ -80,8 +86,13 @@ static void ops_reinit(void)
 /* Checks the function at addr (0: no such name); 0, or -errno. */
 static int check_addr(unsigned long addr)
 {
+	int state;
+
 	if (!addr)
 		return -ENOENT;
+	state = kjit_shim_module_state(addr);
+	if (state >= 0 && state != MODULE_STATE_LIVE)
+		return -EAGAIN;          /* loading or unloading */
 	if (!kjit_os_may_translate(addr))
 		return -EPERM;
 	if (addr == kjit_park_ip)
@@ -134,12 +145,23 @@ undo:
 	return ret;
 }
 
-/* By a direct call if possible, else by kjit_ops; all or nothing. */
+static bool any_module_ip(const unsigned long *ips, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		if (kjit_shim_module_state(ips[i]) >= 0)
+			return true;
+	return false;
+}
+
+/* By a direct call if possible (no module function in the request), else
+ * by kjit_ops; all or nothing. */
 static int attach_ips(unsigned long *ips, unsigned int n, bool *direct)
 {
 	int ret;
 
-	if (READ_ONCE(direct_entry)) {
+	if (READ_ONCE(direct_entry) && !any_module_ip(ips, n)) {
 		ret = kjit_direct_attach(ips, n);
 		if (!ret) {
 			*direct = true;
@@ -353,6 +375,27 @@ static void unregister_all_locked(bool unload)
 	kjit_att_clear();
 }
 
+/* Detaches attachment i (the last one takes its place); 0 or -errno. */
+static int detach_at_locked(int i)
+{
+	struct kjit_attachment *a = kjit_att_at(i);
+	int ret;
+
+	if (a->direct) {
+		direct_emptied(kjit_direct_detach(a->addr));
+	} else if (kjit_att_count() == 1 && !kjit_park_ip) {
+		unregister_all_locked(false);
+		return 0;
+	} else {
+		ret = ftrace_set_filter_ip(&kjit_ops, a->addr, 1, 0);
+		if (ret)
+			return ret;
+	}
+	pr_info("detached from %s\n", a->name);
+	kjit_att_remove(i);
+	return 0;
+}
+
 int kjit_detach(const char *name)
 {
 	int i, ret = -ENOENT;
@@ -364,29 +407,34 @@ int kjit_detach(const char *name)
 		goto out;
 	}
 	for (i = 0; i < kjit_att_count(); i++) {
-		struct kjit_attachment *a = kjit_att_at(i);
-
-		if (strcmp(a->name, name))
+		if (strcmp(kjit_att_at(i)->name, name))
 			continue;
-		if (a->direct) {
-			direct_emptied(kjit_direct_detach(a->addr));
-			kjit_att_remove(i);
-			pr_info("detached from %s\n", name);
-		} else if (kjit_att_count() == 1 && !kjit_park_ip) {
-			unregister_all_locked(false);
-		} else {
-			ret = ftrace_set_filter_ip(&kjit_ops, a->addr, 1, 0);
-			if (ret)
-				goto out;
-			kjit_att_remove(i);
-			pr_info("detached from %s\n", name);
-		}
-		ret = 0;
+		ret = detach_at_locked(i);
 		break;
 	}
 out:
 	attach_unlock();
 	return ret;
+}
+
+int kjit_detach_module(struct module *mod)
+{
+	int i, ret, n = 0;
+
+	attach_lock();
+	/* downwards: a removal moves the last record, already seen, to i */
+	for (i = kjit_att_count() - 1; i >= 0; i--) {
+		if (i >= kjit_att_count() || !within_module(kjit_att_at(i)->addr, mod))
+			continue;
+		ret = detach_at_locked(i);
+		if (ret)
+			pr_err("%s: cannot detach %s before its module goes: %d\n", mod->name,
+			       kjit_att_at(i)->name, ret);
+		else
+			n++;
+	}
+	attach_unlock();
+	return n;
 }
 
 int kjit_nattached(void)

@@ -4,12 +4,15 @@
 # on a flavour that builds ext4 as a module (the share itself is ext4).
 # Phase 1: kjitctl lists ext4's functions, records a read of an ext4 file
 # with ext4_file_read_iter as the target, then attaches every ext4_*
-# function and reads again, so ext4 is attached and in the code cache.
+# function with vfs_read* in the same request (the core ones by a direct
+# call, the module ones by the ops) and reads again, so ext4 is attached
+# and in the code cache.
 # Phase 2 (this file again, from /tmp, "unload"): with its output moved off
 # the share and init's tee stopped, unmounts the share and unloads ext4
 # under those attachments; kjit must have detached them (the notifier's
 # line), still work (a system call entered and counted), and the share is
-# mounted again (ext4 reloaded) for the results; then rmmod kjit.
+# mounted again (ext4 reloaded) for the results; the vfs_read* attachments
+# stay; then rmmod kjit.
 set -u
 step() { echo "== $*"; }
 
@@ -33,14 +36,17 @@ if [ "${1:-}" != unload ]; then
     fail record_ext4 "$(tr '\n' ' ' < record.err)"
   fi
   cat record.err
-  step "attach 'ext4_*', read through kjit"
+  step "attach 'ext4_*' 'vfs_read*' in one request, read through kjit"
   $K config --tool bbcount > /dev/null || fail config_bbcount
-  if $K attach 'ext4_*' > attach.txt 2>&1; then pass attach_ext4_glob "$(tail -n1 attach.txt)"; else fail attach_ext4_glob "$(tail -n1 attach.txt)"; fi
+  if $K attach 'ext4_*' 'vfs_read*' > attach.txt 2>&1; then pass attach_ext4_glob "$(tail -n1 attach.txt)"; else fail attach_ext4_glob "$(tail -n1 attach.txt)"; fi
   echo 3 > /proc/sys/vm/drop_caches
   cat data/ext4-file.txt > /dev/null; ls -lR /mnt/kjit > /dev/null; sync
   $K stats > stats-ext4.txt
   b=$(awk '$1=="blocks_built"{print $2}' stats-ext4.txt)
   if [ "${b:-0}" -gt 0 ]; then pass ext4_in_cache "blocks_built $b"; else fail ext4_in_cache "blocks_built ${b:-?}"; fi
+  # the core half of the request is entered by a direct call, the module half by the ops
+  o=$(awk '$1=="direct_ops"{print $2}' stats-ext4.txt)
+  if [ "${o:-0}" -gt 0 ]; then pass core_half_direct "direct_ops $o"; else fail core_half_direct "direct_ops ${o:-?}"; fi
   $K list 2>/dev/null | grep -c ' ext4_' > attached-before.txt
   sync
   # Phase 2 from /tmp: exec closes this script's file on the share.
@@ -70,6 +76,8 @@ dmesg | grep -E 'kjit: ext4 is going: detached [0-9]+' > going.txt
 chk detached_when_going test -s going.txt
 n=$($K list 2>/dev/null | grep -c ' ext4_')
 if [ "$n" = 0 ]; then pass no_ext4_attached; else fail no_ext4_attached "$n still listed"; fi
+n=$($K list 2>/dev/null | grep -c ' vfs_read')
+if [ "$n" -gt 0 ]; then pass core_still_attached "$n vfs_read*"; else fail core_still_attached "none"; fi
 step "kjit still works"
 $K attach __x64_sys_newuname > /dev/null || fail attach_after_unload
 e0=$(stat_of entries)

@@ -47,10 +47,10 @@ if [ "${1:-}" != unload ]; then
   # the core half of the request is entered by a direct call, the module half by the ops
   o=$(awk '$1=="direct_ops"{print $2}' stats-ext4.txt)
   if [ "${o:-0}" -gt 0 ]; then pass core_half_direct "direct_ops $o"; else fail core_half_direct "direct_ops ${o:-?}"; fi
-  $K list 2>/dev/null | grep -c ' ext4_' > attached-before.txt
+  $K list > attached-before.txt 2>/dev/null
   sync
   # Phase 2 from /tmp: exec closes this script's file on the share.
-  cp run.sh guest-lib.sh kjitctl /tmp/
+  cp run.sh guest-lib.sh kjitctl attached-before.txt /tmp/
   exec sh /tmp/run.sh unload
 fi
 
@@ -72,11 +72,16 @@ sync
 if umount $share; then pass umount_share; else fail umount_share "$(grep " $share " /proc/mounts)"; fi
 if rmmod ext4; then pass rmmod_ext4; else fail rmmod_ext4; fi
 chk ext4_gone sh -c '! grep -q "^ext4 " /proc/modules'
+# every ext4 function detached (the notifier says how many), nothing else
+e=$(grep -c ' ext4_' attached-before.txt)
 dmesg | grep -E 'kjit: ext4 is going: detached [0-9]+' > going.txt
-chk detached_when_going test -s going.txt
-n=$($K list 2>/dev/null | grep -c ' ext4_')
-if [ "$n" = 0 ]; then pass no_ext4_attached; else fail no_ext4_attached "$n still listed"; fi
-n=$($K list 2>/dev/null | grep -c ' vfs_read')
+if grep -q "detached $e of its functions" going.txt; then pass detached_when_going "$e"
+else fail detached_when_going "want $e: $(cat going.txt)"; fi
+$K list 2>/dev/null | sort > attached-after.txt
+grep -v ' ext4_' attached-before.txt | sort > attached-core.txt
+if cmp -s attached-core.txt attached-after.txt; then pass only_core_left "$(wc -l < attached-after.txt) attached"
+else fail only_core_left "$(tr '\n' ' ' < attached-after.txt)"; fi
+n=$(grep -c ' vfs_read' attached-after.txt)
 if [ "$n" -gt 0 ]; then pass core_still_attached "$n vfs_read*"; else fail core_still_attached "none"; fi
 step "kjit still works"
 $K attach __x64_sys_newuname > /dev/null || fail attach_after_unload

@@ -396,7 +396,6 @@ static void unregister_all_locked(bool unload)
 	kjit_att_clear();
 }
 
-/* Detaches attachment i (the last one takes its place); 0 or -errno. */
 /* How many attachments are entered through kjit_ops. */
 static int ops_attached(void)
 {

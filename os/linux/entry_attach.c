@@ -12,7 +12,14 @@
  * point (translated calls push original return addresses and __schedule is
  * never translated, see shim.c), so after the ftrace ops are gone an
  * RCU-tasks grace period (tasks preempted in the cache) plus an RCU grace
- * period (irq/softirq code in the cache) leave the cache unused. */
+ * period (irq/softirq code in the cache) leave the cache unused.
+ *
+ * Module functions: attached only while their module is LIVE, always
+ * through kjit_ops, also in a request whose other functions go direct (a
+ * direct ops cannot lose a function, entry_direct.c, and would keep a freed
+ * module's ip), and detached by kjit_detach_module from
+ * textwatch.c's notifier when the module goes, before its text is freed.
+ * No module reference is taken: rmmod is never blocked by an attachment. */
 #define pr_fmt(fmt) "kjit: " fmt
 
 #include <linux/kernel.h>
@@ -80,8 +87,13 @@ static void ops_reinit(void)
 /* Checks the function at addr (0: no such name); 0, or -errno. */
 static int check_addr(unsigned long addr)
 {
+	int state;
+
 	if (!addr)
 		return -ENOENT;
+	state = kjit_shim_module_state(addr);
+	if (state >= 0 && state != MODULE_STATE_LIVE)
+		return -EAGAIN;          /* loading or unloading */
 	if (!kjit_os_may_translate(addr))
 		return -EPERM;
 	if (addr == kjit_park_ip)
@@ -134,22 +146,51 @@ undo:
 	return ret;
 }
 
-/* By a direct call if possible, else by kjit_ops; all or nothing. */
-static int attach_ips(unsigned long *ips, unsigned int n, bool *direct)
-{
-	int ret;
+static void direct_emptied(bool emptied);
 
-	if (READ_ONCE(direct_entry)) {
-		ret = kjit_direct_attach(ips, n);
-		if (!ret) {
-			*direct = true;
-			return 0;
-		}
-		pr_info("direct entry refused (%d) for %u functions: the IPMODIFY ops takes them\n",
-			ret, n);
+/* The core kernel's functions by a direct call where possible, module
+ * functions (and the rest when direct entry is refused) by kjit_ops; all
+ * or nothing.  direct[i] says how ips[i] is entered. */
+static int attach_ips(const unsigned long *ips, unsigned int n, bool *direct)
+{
+	unsigned long *core, *rest;
+	unsigned int i, ncore = 0, nrest = 0;
+	bool emptied = false;
+	int ret = -ENOMEM;
+
+	core = kvmalloc_array(n, sizeof(*core), GFP_KERNEL);
+	rest = kvmalloc_array(n, sizeof(*rest), GFP_KERNEL);
+	if (!core || !rest)
+		goto out;
+	for (i = 0; i < n; i++) {
+		direct[i] = READ_ONCE(direct_entry) && kjit_shim_module_state(ips[i]) < 0;
+		if (direct[i])
+			core[ncore++] = ips[i];
+		else
+			rest[nrest++] = ips[i];
 	}
-	*direct = false;
-	return add_ips(ips, n);
+	if (ncore) {
+		ret = kjit_direct_attach(core, ncore);
+		if (ret) {
+			pr_info("direct entry refused (%d) for %u functions: the IPMODIFY ops takes them\n",
+				ret, ncore);
+			memcpy(rest + nrest, core, ncore * sizeof(*core));
+			nrest += ncore;
+			ncore = 0;
+			for (i = 0; i < n; i++)
+				direct[i] = false;
+		}
+	}
+	ret = nrest ? add_ips(rest, nrest) : 0;
+	if (ret) {      /* undo the direct half */
+		for (i = 0; i < ncore; i++)
+			emptied |= kjit_direct_detach(core[i]);
+		direct_emptied(emptied);
+	}
+out:
+	kvfree(core);
+	kvfree(rest);
+	return ret;
 }
 
 int kjit_attach(const char *name, u64 *addr_out)
@@ -222,14 +263,15 @@ int kjit_attach_many(const char __user *names, s32 __user *results, u32 count)
 	unsigned long *ips = NULL;
 	u32 *idx = NULL;
 	int ret = 0, n = 0, i, r;
-	bool direct = false;
+	bool *direct = NULL;
 
 	if (!count || count > max_attach)
 		return -EINVAL;
 	ips = kvmalloc_array(count, sizeof(*ips), GFP_KERNEL);
 	idx = kvmalloc_array(count, sizeof(*idx), GFP_KERNEL);
 	fresh = kvmalloc_array(count, sizeof(*fresh), GFP_KERNEL);
-	if (!ips || !idx || !fresh) {
+	direct = kvmalloc_array(count, sizeof(*direct), GFP_KERNEL);
+	if (!ips || !idx || !fresh || !direct) {
 		ret = -ENOMEM;
 		goto out_free;
 	}
@@ -266,7 +308,7 @@ int kjit_attach_many(const char __user *names, s32 __user *results, u32 count)
 		goto out_unlock;
 	ret = kjit_att_reserve(n);
 	if (!ret)
-		ret = attach_ips(ips, n, &direct);
+		ret = attach_ips(ips, n, direct);
 	if (ret) {
 		for (i = 0; i < n; i++)
 			if (put_user(ret, results + idx[i]))
@@ -274,7 +316,7 @@ int kjit_attach_many(const char __user *names, s32 __user *results, u32 count)
 		goto out_undo;
 	}
 	for (i = 0; i < n; i++) {
-		fresh[i]->direct = direct;
+		fresh[i]->direct = direct[i];
 		kjit_att_append(fresh[i]);
 	}
 	pr_info("attached %d functions (%u asked)\n", n, count);
@@ -290,6 +332,7 @@ out_free:
 	kvfree(ips);
 	kvfree(idx);
 	kvfree(fresh);
+	kvfree(direct);
 	return ret;
 }
 
@@ -353,6 +396,46 @@ static void unregister_all_locked(bool unload)
 	kjit_att_clear();
 }
 
+/* How many attachments are entered through kjit_ops. */
+static int ops_attached(void)
+{
+	int i, n = 0;
+
+	for (i = 0; i < kjit_att_count(); i++)
+		n += !kjit_att_at(i)->direct;
+	return n;
+}
+
+/* Takes ips out of kjit_ops' filter.  Without a parking address the last
+ * ones go with the ops itself: an empty filter would mean every function
+ * (and ftrace refuses that to an IPMODIFY ops, -EINVAL). */
+static int ops_remove(unsigned long *ips, int n)
+{
+	if (!kjit_park_ip && n == ops_attached()) {
+		unregister_ops_locked();
+		return 0;
+	}
+	return ftrace_set_filter_ips(&kjit_ops, ips, n, 1, 0);
+}
+
+/* Detaches attachment i (the last one takes its place); 0 or -errno. */
+static int detach_at_locked(int i)
+{
+	struct kjit_attachment *a = kjit_att_at(i);
+	int ret;
+
+	if (a->direct) {
+		direct_emptied(kjit_direct_detach(a->addr));
+	} else {
+		ret = ops_remove(&a->addr, 1);
+		if (ret)
+			return ret;
+	}
+	pr_info("detached from %s\n", a->name);
+	kjit_att_remove(i);
+	return 0;
+}
+
 int kjit_detach(const char *name)
 {
 	int i, ret = -ENOENT;
@@ -364,29 +447,50 @@ int kjit_detach(const char *name)
 		goto out;
 	}
 	for (i = 0; i < kjit_att_count(); i++) {
-		struct kjit_attachment *a = kjit_att_at(i);
-
-		if (strcmp(a->name, name))
+		if (strcmp(kjit_att_at(i)->name, name))
 			continue;
-		if (a->direct) {
-			direct_emptied(kjit_direct_detach(a->addr));
-			kjit_att_remove(i);
-			pr_info("detached from %s\n", name);
-		} else if (kjit_att_count() == 1 && !kjit_park_ip) {
-			unregister_all_locked(false);
-		} else {
-			ret = ftrace_set_filter_ip(&kjit_ops, a->addr, 1, 0);
-			if (ret)
-				goto out;
-			kjit_att_remove(i);
-			pr_info("detached from %s\n", name);
-		}
-		ret = 0;
+		ret = detach_at_locked(i);
 		break;
 	}
 out:
 	attach_unlock();
 	return ret;
+}
+
+int kjit_detach_module(struct module *mod)
+{
+	unsigned long *ips;
+	int i, n = 0, m = 0, ret = -ENOMEM;
+	bool emptied = false;
+
+	attach_lock();
+	/* its kjit_ops functions leave the filter in one update */
+	ips = kvmalloc_array(max(kjit_att_count(), 1), sizeof(*ips), GFP_KERNEL);
+	for (i = 0; ips && i < kjit_att_count(); i++)
+		if (!kjit_att_at(i)->direct && within_module(kjit_att_at(i)->addr, mod))
+			ips[m++] = kjit_att_at(i)->addr;
+	if (ips)
+		ret = m ? ops_remove(ips, m) : 0;
+	/* downwards: a removal moves the last record, already seen, to i */
+	for (i = kjit_att_count() - 1; i >= 0; i--) {
+		struct kjit_attachment *a = kjit_att_at(i);
+
+		if (!within_module(a->addr, mod))
+			continue;
+		if (a->direct) {
+			emptied |= kjit_direct_detach(a->addr);
+		} else if (ret && ops_remove(&a->addr, 1)) {
+			/* one at a time after the batch failed */
+			pr_err("%s: cannot detach %s before its module goes\n", mod->name, a->name);
+			continue;
+		}
+		kjit_att_remove(i);
+		n++;
+	}
+	direct_emptied(emptied);
+	attach_unlock();
+	kvfree(ips);
+	return n;
 }
 
 int kjit_nattached(void)

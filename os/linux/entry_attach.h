@@ -15,6 +15,9 @@ void kjit_entry_exit(void);
 int kjit_attach(const char *name, u64 *addr_out);
 int kjit_attach_many(const char __user *names, s32 __user *results, u32 count);
 int kjit_detach(const char *name);     /* "*" = all */
+struct module;
+/* Detaches every function in mod's text (it is going); how many. */
+int kjit_detach_module(struct module *mod);
 int kjit_nattached(void);
 bool kjit_attachment(int i, char *name, u64 *addr);
 /* Waits until no task can be in the code cache (nothing attached) or can

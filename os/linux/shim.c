@@ -280,6 +280,18 @@ static bool live_module_text(unsigned long addr)
 	return live;
 }
 
+int kjit_shim_module_state(unsigned long addr)
+{
+	struct module *mod;
+	int state;
+
+	preempt_disable();
+	mod = p_module_text_address(addr);
+	state = mod ? (int)READ_ONCE(mod->state) : -1;
+	preempt_enable();
+	return state;
+}
+
 int kjit_os_is_text(uint64_t addr64)
 {
 	unsigned long addr = (unsigned long)addr64;

@@ -21,5 +21,8 @@ bool kjit_shim_is_native_call(u64 target);
 /* True when this CPU holds the engine lock (the ftrace handler must not
  * enter the engine then). */
 bool kjit_os_lock_held_here(void);
+/* The state (MODULE_STATE_*) of the module whose text holds addr, or -1
+ * when no module's does (core kernel text, or no text at all). */
+int kjit_shim_module_state(unsigned long addr);
 
 #endif

@@ -33,8 +33,8 @@
  * Freed targets need nothing here: the cache never holds a branch to memory
  * that is not kernel or live module text (another tool's trampoline or
  * probe buffer), so nothing in it can jump to what another agent frees.
- * Module text goes away only after the module notifier below flushed (and
- * quiesced) the cache synchronously. */
+ * Module text goes away only after the module notifier below detached the
+ * module's functions and flushed (and quiesced) the cache synchronously. */
 #define pr_fmt(fmt) "kjit: " fmt
 
 #include <linux/kernel.h>
@@ -42,6 +42,7 @@
 #include <linux/kprobes.h>
 #include "textwatch.h"
 #include "engine_host.h"
+#include "entry_attach.h"
 #include "entry_guard.h"
 #include "reclaim_work.h"
 #include "shim.h"
@@ -89,8 +90,15 @@ static int kjit_module_event(struct notifier_block *nb, unsigned long action, vo
 
 	if (!READ_ONCE(watching) || mod == THIS_MODULE)
 		return NOTIFY_DONE;
-	/* GOING: its text is freed after this; translations of it go first
-	 * (and wait for every task in them).  LIVE: it became translatable. */
+	/* GOING: its text is freed after this; its attached functions and
+	 * then translations of it go first (the flush waits for every task in
+	 * them).  LIVE: it became translatable. */
+	if (action == MODULE_STATE_GOING) {
+		int n = kjit_detach_module(mod);
+
+		if (n)
+			pr_info("%s is going: detached %d of its functions\n", mod->name, n);
+	}
 	if (action == MODULE_STATE_GOING || action == MODULE_STATE_LIVE) {
 		atomic64_inc(&text_flushes);
 		kjit_host_flush(true);

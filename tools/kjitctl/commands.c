@@ -13,7 +13,8 @@ const struct kjitctl_command kjitctl_commands[] = {
    record_help, record_options, 0},
   {"report", cmd_report,
    "kjitctl report [-i kjit.data | --kcov FILE] [--vmlinux PATH] [--format F] [-o FILE]\n"
-   "               [--source-root DIR] [--weight calls|time] [--no-build-id-check]\n"
+   "               [--debug-dir DIR]... [--source-root DIR] [--weight calls|time]\n"
+   "               [--no-build-id-check]\n"
    "               (host or guest; kjit-report)\n",
    NULL, NULL, KJITCTL_NO_DEVICE},
   {"list", cmd_list, "kjitctl list [GLOB]   attached functions; with GLOB, attachable ones and why kjit refuses others\n",

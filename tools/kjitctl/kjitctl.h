@@ -112,6 +112,10 @@ void buf_put(struct buf *b, const void *v, size_t n);   /* exits when out of mem
 void buf_u32(struct buf *b, uint32_t v);
 void buf_u64(struct buf *b, uint64_t v);
 
+/* ---- the loaded modules (modules.c) -------------------------------------- */
+/* Appends the MODULES section's text: "name base size build_id" lines. */
+void loaded_modules(struct buf *out);
+
 /* ---- a workload held until everything is armed (workload.c) ------------- */
 pid_t spawn_held(char **cmdv, int *go_w, int own_group);
 void release_held(int go_w);

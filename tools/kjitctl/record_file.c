@@ -215,6 +215,16 @@ static void symbols_section(struct data_out *o, const struct record_info *in, un
   free(b.p);
 }
 
+/* MODULES: the loaded modules (modules.c), whose addresses stay the
+ * running ones: a report names module code relative to these bases. */
+static void modules_section(struct data_out *o)
+{
+  struct buf b = {0};
+  loaded_modules(&b);
+  data_section(o, KJIT_DATA_MODULES, &b);
+  free(b.p);
+}
+
 int record_write(const char *path, const struct record_info *in, const struct kjit_ioc_results *r,
                  const struct kjit_ioc_rec *recs, const struct kjit_ioc_stats *st)
 {
@@ -228,6 +238,7 @@ int record_write(const char *path, const struct record_info *in, const struct kj
   symbols_section(&o, in, want);
   free(want);
   data_section(&o, KJIT_DATA_TARGETS, in->verdicts);
+  modules_section(&o);
 
   struct buf head = {0};
   buf_put(&head, KJIT_DATA_MAGIC, 8);

@@ -48,9 +48,10 @@ void names_uniq(struct names *s)
   s->n = k;
 }
 
-/* The attachable functions of the core kernel, sorted, each once (static
- * functions of one name appear once per copy in tracefs); module
- * functions ("name [mod]") are left out: kjit attaches by kernel symbol. */
+/* The attachable functions of the kernel and its loaded modules, sorted,
+ * each once (static functions of one name appear once per copy in tracefs;
+ * a module's are listed as "name [mod]": kjit attaches them by name, as
+ * kallsyms_lookup_name finds module symbols). */
 const struct names *attachable(void)
 {
   static struct names all;
@@ -69,7 +70,6 @@ const struct names *attachable(void)
   char line[512];
   while (fgets(line, sizeof line, f)) {
     char name[KJIT_NAME_MAX];
-    if (strchr(line, '[')) continue;
     if (sscanf(line, "%127s", name) != 1) continue;
     names_add(&all, name);
   }
@@ -186,6 +186,7 @@ const char *refusal(int err)
     case EEXIST: return "already attached";
     case ENOENT: return "not in the kernel's symbol table";
     case ENOSPC: return "kjit's attachment table is full";
+    case EAGAIN: return "its module is being loaded or unloaded";
     default: return strerror(err);
   }
 }
@@ -194,7 +195,8 @@ const char *attach_refusal(int err)
 {
   return err == EPERM ? " (never instrumented: noinstr/entry/kprobes blacklist/scheduler)"
        : err == EINVAL ? " (no fentry site, or not a valid name)"
-       : err == EBUSY ? " (another ftrace user modifies this function's ip)" : "";
+       : err == EBUSY ? " (another ftrace user modifies this function's ip)"
+       : err == EAGAIN ? " (its module is being loaded or unloaded)" : "";
 }
 
 /* Asks kjit about each name: res[i] = 0 or -errno. */

@@ -4,7 +4,12 @@
 # `kjitctl report` (file:line, lcov) and genhtml; cached like the image.
 #   OUTDIR/vmlinux-dbg      the vmlinux with DWARF (linux-image-$ABI-dbg;
 #                           only that member is extracted, not the 280 MB of modules)
-#   OUTDIR/linux-source/    the matching kernel tree (linux-source-$MAJOR)
+#   OUTDIR/modules/         the debug .ko of each module KJIT_DEBUG_MODULES names
+#                           (space-separated, e.g. "ext4 jbd2"), at their paths
+#                           under /usr/lib/debug/lib/modules/$ABI (kernel/fs/ext4/ext4.ko),
+#                           where kjit-report looks beside --vmlinux
+#   OUTDIR/linux-source/    the matching kernel tree (linux-source-$MAJOR),
+#                           unless KJIT_DEBUG_SOURCE=0
 # Usage: tools/lab/fetch-debug.sh [OUTDIR]   (default: $KJIT_BUILD/debug)
 # Prints OUTDIR.
 set -euo pipefail
@@ -32,16 +37,39 @@ download() {
   echo "$deb"
 }
 
-if [ ! -s "$OUT/vmlinux-dbg" ]; then
+# Module names as the kernel spells them ('_'); files may use '-'.
+missing_modules=()
+for m in ${KJIT_DEBUG_MODULES:-}; do
+  [ -n "$(find "$OUT/modules" \( -name "$m.ko" -o -name "${m//_/-}.ko" \) 2>/dev/null | head -n1)" ] \
+    || missing_modules+=("$m")
+done
+if [ ! -s "$OUT/vmlinux-dbg" ] || [ ${#missing_modules[@]} -gt 0 ]; then
   deb="$(download "linux-image-$ABI-dbg")"
-  dpkg-deb --fsys-tarfile "$deb" | tar -x -O "./usr/lib/debug/boot/vmlinux-$ABI" > "$OUT/vmlinux-dbg.tmp"
-  readelf -SW "$OUT/vmlinux-dbg.tmp" | grep -q ' \.debug_line ' \
-    || { echo "fetch-debug: vmlinux-$ABI has no .debug_line" >&2; exit 1; }
-  mv "$OUT/vmlinux-dbg.tmp" "$OUT/vmlinux-dbg"
-  rm -f "$deb"        # 280 MB: the vmlinux is all we keep
+  dbgmods="./usr/lib/debug/lib/modules/$ABI"
+  members=()
+  for m in "${missing_modules[@]}"; do members+=("$dbgmods/*/$m.ko" "$dbgmods/*/${m//_/-}.ko"); done
+  rm -rf "$OUT/dbg.tmp"; mkdir -p "$OUT/dbg.tmp"
+  # One pass over the 280 MB: the vmlinux and the modules asked for (a
+  # pattern that matches nothing is not an error; a module found nowhere is).
+  dpkg-deb --fsys-tarfile "$deb" \
+    | tar -x -C "$OUT/dbg.tmp" --wildcards "./usr/lib/debug/boot/vmlinux-$ABI" "${members[@]}" 2>"$OUT/dbg.err" || true
+  vml="$OUT/dbg.tmp/usr/lib/debug/boot/vmlinux-$ABI"
+  readelf -SW "$vml" 2>/dev/null | grep -q ' \.debug_line ' \
+    || { echo "fetch-debug: vmlinux-$ABI has no .debug_line" >&2; cat "$OUT/dbg.err" >&2; exit 1; }
+  [ -s "$OUT/vmlinux-dbg" ] || mv "$vml" "$OUT/vmlinux-dbg"
+  if [ -d "$OUT/dbg.tmp/$dbgmods" ]; then
+    mkdir -p "$OUT/modules"
+    cp -a "$OUT/dbg.tmp/$dbgmods"/. "$OUT/modules"/
+  fi
+  rm -rf "$OUT/dbg.tmp" "$OUT/dbg.err"
+  for m in "${missing_modules[@]}"; do
+    [ -n "$(find "$OUT/modules" \( -name "$m.ko" -o -name "${m//_/-}.ko" \) 2>/dev/null | head -n1)" ] \
+      || { echo "fetch-debug: linux-image-$ABI-dbg has no $m.ko" >&2; exit 1; }
+  done
+  rm -f "$deb"        # 280 MB: the vmlinux and the few modules are all we keep
 fi
 
-if [ ! -s "$OUT/linux-source/Makefile" ]; then
+if [ "${KJIT_DEBUG_SOURCE:-1}" != 0 ] && [ ! -s "$OUT/linux-source/Makefile" ]; then
   deb="$(download "linux-source-$MAJOR")"
   rm -rf "$OUT/linux-source" "$OUT/src.tmp"
   mkdir -p "$OUT/src.tmp"

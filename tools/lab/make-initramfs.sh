@@ -15,8 +15,9 @@
 #   from the flavour's own tree, and /init loads them in modules.dep order
 #   (/lib/modules/load-order) before it looks for the disk.  /init mounts it at /mnt/kjit, runs
 #   the script (kernel arg kjit.script=PATH, default /mnt/kjit/run.sh) with
-#   cwd /mnt/kjit, logs to /mnt/kjit/guest.log and the console, writes the
-#   exit status into /mnt/kjit/done, unmounts and powers off.
+#   cwd /mnt/kjit (init itself stays in /), logs to /mnt/kjit/guest.log and
+#   the console, writes the exit status into /mnt/kjit/done, unmounts and
+#   powers off.
 #   kjit.shell=1 drops to an interactive shell instead of powering off.
 set -euo pipefail
 [ $# -ge 1 ] || { echo "usage: $0 OUTFILE [EXTRA_DIR]" >&2; exit 2; }
@@ -87,9 +88,11 @@ awk '$3 == "_text" {print "kjit-init: _text 0x" $1}' /proc/kallsyms
 if [ "$shell" = 1 ]; then
   setsid cttyhack sh
 elif [ -f "$script" ]; then
-  cd /mnt/kjit
   echo "kjit-init: running $script"
-  { sh "$script"; echo $? > /tmp/rc; } 2>&1 | tee /mnt/kjit/guest.log
+  # Only the script itself (and the tee) hold the share: a script may
+  # unmount it (to unload ext4 on a flavour that builds it as a module)
+  # after it redirected its output and stopped the tee, and mount it again.
+  { (cd /mnt/kjit && exec sh "$script"); echo $? > /tmp/rc; } 2>&1 | tee /mnt/kjit/guest.log
   rc="$(cat /tmp/rc 2>/dev/null || echo 255)"
   echo "kjit-init: $script exited with $rc"
   echo "$rc" > /mnt/kjit/done

@@ -5,10 +5,10 @@
 
 namespace kjit::report {
 
-bool annotate_function(const Symbol &s, const Coverage &cov, const DebugInfo &dbg,
+bool annotate_function(const Symbol &s, const Coverage &cov, const DebugImages &dbg,
                        std::vector<AnnotatedInsn> &out) {
   std::vector<uint8_t> bytes;
-  if (!dbg.read(s.addr - cov.slide, s.size, bytes)) return false;
+  if (!dbg.read(s.addr, s.size, bytes)) return false;
   for (size_t off = 0; off < bytes.size();) {
     const uint64_t a = s.addr + off;
     AnnotatedInsn ai;
@@ -20,7 +20,7 @@ bool annotate_function(const Symbol &s, const Coverage &cov, const DebugInfo &db
       ai.text = "(bytes)";
     }
     LineRow row;
-    if (dbg.line_at(a - cov.slide, row)) ai.file = row.file, ai.line = row.line;
+    if (dbg.line_at(a, row)) ai.file = row.file, ai.line = row.line;
     out.push_back(std::move(ai));
     off += len;
   }

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-// A function's instructions (Zydis over the vmlinux bytes, AT&T syntax)
+// A function's instructions (Zydis over the vmlinux's or .ko's bytes, AT&T syntax)
 // with the executions of each, for annotate and its JSON form.
 #pragma once
 #include <cstdint>
@@ -8,7 +8,7 @@
 
 #include "coverage.h"
 #include "data_file.h"
-#include "debug_info.h"
+#include "debug_images.h"
 
 namespace kjit::report {
 
@@ -20,8 +20,8 @@ struct AnnotatedInsn {
   int line = 0;
 };
 
-// False when the function's bytes are not in the vmlinux's text.
-bool annotate_function(const Symbol &s, const Coverage &cov, const DebugInfo &dbg,
+// False when the function's bytes are not in the vmlinux's or its .ko's text.
+bool annotate_function(const Symbol &s, const Coverage &cov, const DebugImages &dbg,
                        std::vector<AnnotatedInsn> &out);
 
 // The instructions the recorded blocks executed in s (count x ninsn):

@@ -9,10 +9,9 @@ namespace kjit::report {
 namespace {
 
 // Every conditional branch in the function's bytes (running addresses).
-void add_function_branches(const Symbol &s, const DebugInfo &dbg, int64_t slide,
-                           std::map<uint64_t, BranchSite> &sites) {
+void add_function_branches(const Symbol &s, const DebugImages &dbg, std::map<uint64_t, BranchSite> &sites) {
   std::vector<uint8_t> bytes;
-  if (!dbg.read(s.addr - slide, s.size, bytes)) return;
+  if (!dbg.read(s.addr, s.size, bytes)) return;
   for (size_t off = 0; off < bytes.size();) {
     const uint64_t a = s.addr + off;
     x86::disasm::ConditionalBranch br;
@@ -31,12 +30,12 @@ void add_function_branches(const Symbol &s, const DebugInfo &dbg, int64_t slide,
 
 }  // namespace
 
-std::vector<BranchSite> branch_sites(const Recording &r, const Coverage &cov, const DebugInfo *dbg) {
+std::vector<BranchSite> branch_sites(const Recording &r, const Coverage &cov, const DebugImages *dbg) {
   std::map<uint64_t, BranchSite> sites;
   for (const auto &b : r.branches)
     sites[b.addr] = BranchSite{b.addr, b.target, b.taken, b.not_taken, true, r.symbol_at(b.addr)};
   if (dbg)
-    for (const Symbol *s : cov.entered(r)) add_function_branches(*s, *dbg, cov.slide, sites);
+    for (const Symbol *s : cov.entered(r)) add_function_branches(*s, *dbg, sites);
   std::vector<BranchSite> v;
   v.reserve(sites.size());
   for (auto &[a, b] : sites) v.push_back(b);

@@ -10,7 +10,7 @@
 
 #include "coverage.h"
 #include "data_file.h"
-#include "debug_info.h"
+#include "debug_images.h"
 
 namespace kjit::report {
 
@@ -27,6 +27,6 @@ struct BranchSite {
 };
 
 // In address order.  dbg may be null (the counted branches only).
-std::vector<BranchSite> branch_sites(const Recording &r, const Coverage &cov, const DebugInfo *dbg);
+std::vector<BranchSite> branch_sites(const Recording &r, const Coverage &cov, const DebugImages *dbg);
 
 }  // namespace kjit::report

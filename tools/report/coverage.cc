@@ -6,9 +6,8 @@
 
 namespace kjit::report {
 
-Coverage make_coverage(const Recording &r, int64_t slide) {
+Coverage make_coverage(const Recording &r) {
   Coverage c;
-  c.slide = slide;
   c.blocks = r.blocks;
   std::sort(c.blocks.begin(), c.blocks.end(),
             [](const kjit_data_block &a, const kjit_data_block &b) { return a.addr < b.addr; });
@@ -39,13 +38,13 @@ std::vector<const Symbol *> Coverage::entered(const Recording &r) const {
 }
 
 std::map<std::string, FileLines> line_coverage(const Recording &r, const Coverage &c,
-                                               const DebugInfo &dbg) {
+                                               const DebugImages &dbg) {
   std::map<std::string, FileLines> files;
   for (const Symbol *s : c.entered(r)) {
-    uint64_t lo = s->addr - c.slide, hi = lo + s->size;
+    uint64_t lo = s->addr, hi = lo + s->size;
     std::vector<LineRow> rows = dbg.rows_in(lo, hi);
     for (const LineRow &row : rows) {
-      uint64_t n = c.count_at(row.addr + c.slide);
+      uint64_t n = c.count_at(row.addr);
       uint64_t &line = files[row.file].lines[row.line];
       line = std::max(line, n);
     }

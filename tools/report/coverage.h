@@ -10,22 +10,20 @@
 #include <vector>
 
 #include "data_file.h"
-#include "debug_info.h"
+#include "debug_images.h"
 
 namespace kjit::report {
 
 struct Coverage {
-  // slide: running address - vmlinux address (KASLR)
-  int64_t slide = 0;
-  // [start, end) of every block, running addresses, with its count
+  // [start, end) of every block, recorded addresses, with its count
   std::vector<kjit_data_block> blocks;
-  // Executions of the instruction at running address `a` (0: not run).
+  // Executions of the instruction at recorded address `a` (0: not run).
   uint64_t count_at(uint64_t a) const;
   // The functions (symbols) with at least one executed block.
   std::vector<const Symbol *> entered(const Recording &r) const;
 };
 
-Coverage make_coverage(const Recording &r, int64_t slide);
+Coverage make_coverage(const Recording &r);
 
 struct FileLines {
   std::map<int, uint64_t> lines;                      // line -> count (max over its rows)
@@ -34,6 +32,6 @@ struct FileLines {
 
 // Per source file, the lines of the entered functions, executed or not.
 std::map<std::string, FileLines> line_coverage(const Recording &r, const Coverage &c,
-                                               const DebugInfo &dbg);
+                                               const DebugImages &dbg);
 
 }  // namespace kjit::report

@@ -66,7 +66,46 @@ bool parse_symbols(const uint8_t *p, size_t n, std::vector<Symbol> &out, std::st
   return true;
 }
 
+// "name base size build_id" lines (data_format.h); names are what
+// /proc/modules shows, bases and sizes must not wrap or overlap.
+bool parse_modules(const uint8_t *p, size_t n, std::vector<Module> &out, std::string &error) {
+  std::string s(reinterpret_cast<const char *>(p), n);
+  size_t pos = 0;
+  while (pos < s.size()) {
+    size_t end = s.find('\n', pos);
+    if (end == std::string::npos) { error = "MODULES: last line has no newline"; return false; }
+    std::string line = s.substr(pos, end - pos);
+    pos = end + 1;
+    char name[64], bid[130];
+    unsigned long long base, size;
+    int used = 0;
+    if (sscanf(line.c_str(), "%63s %llx %llu %129s%n", name, &base, &size, bid, &used) != 4 ||
+        (size_t)used != line.size() || !size || base + size < base ||
+        strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") != strlen(name) ||
+        (strcmp(bid, "-") && strspn(bid, "0123456789abcdef") != strlen(bid))) {
+      error = "MODULES: malformed line \"" + line.substr(0, 60) + "\"";
+      return false;
+    }
+    out.push_back(Module{name, base, size, strcmp(bid, "-") ? bid : ""});
+  }
+  std::sort(out.begin(), out.end(), [](const Module &a, const Module &b) { return a.base < b.base; });
+  for (size_t i = 1; i < out.size(); i++)
+    if (out[i].base < out[i - 1].base + out[i - 1].size) {
+      error = "MODULES: " + out[i - 1].name + " and " + out[i].name + " overlap";
+      return false;
+    }
+  return true;
+}
+
 }  // namespace
+
+const Module *Recording::module_at(uint64_t addr) const {
+  auto it = std::upper_bound(modules.begin(), modules.end(), addr,
+                             [](uint64_t a, const Module &m) { return a < m.base; });
+  if (it == modules.begin()) return nullptr;
+  --it;
+  return addr - it->base < it->size ? &*it : nullptr;
+}
 
 const std::string &Recording::tool() const {
   static const std::string none;
@@ -85,10 +124,17 @@ const Symbol *Recording::symbol_at(uint64_t addr) const {
 std::string Recording::name_of(uint64_t addr) const {
   const Symbol *s = symbol_at(addr);
   char buf[64];
-  if (!s) { snprintf(buf, sizeof buf, "0x%llx", (unsigned long long)addr); return buf; }
-  if (addr == s->addr) return s->name;
+  if (!s) {
+    if (const Module *m = module_at(addr)) {
+      snprintf(buf, sizeof buf, "+0x%llx", (unsigned long long)(addr - m->base));
+      return m->name + buf;
+    }
+    snprintf(buf, sizeof buf, "0x%llx", (unsigned long long)addr);
+    return buf;
+  }
+  if (addr == s->addr) return s->full_name();
   snprintf(buf, sizeof buf, "+0x%llx", (unsigned long long)(addr - s->addr));
-  return s->name + buf;
+  return s->full_name() + buf;
 }
 
 bool parse_recording(const uint8_t *d, size_t size, Recording &out, std::string &error) {
@@ -142,6 +188,7 @@ bool parse_recording(const uint8_t *d, size_t size, Recording &out, std::string 
       case KJIT_DATA_BRANCHES: ok = parse_array(p, len, out.branches, "BRANCHES", error); break;
       case KJIT_DATA_SYMBOLS: ok = parse_symbols(p, len, out.symbols, error); break;
       case KJIT_DATA_TARGETS: out.targets.assign(reinterpret_cast<const char *>(p), len); break;
+      case KJIT_DATA_MODULES: ok = parse_modules(p, len, out.modules, error); break;
       default: break;  // a newer writer's section
     }
     if (!ok) return false;
@@ -150,6 +197,11 @@ bool parse_recording(const uint8_t *d, size_t size, Recording &out, std::string 
   if (!(seen & (1u << KJIT_DATA_META))) { error = "no META section"; return false; }
   for (const char *k : {"tool", "stext", "kernel_release"})
     if (!out.meta.count(k)) { error = std::string("META has no ") + k; return false; }
+  for (Symbol &sym : out.symbols)
+    if (const Module *m = out.module_at(sym.addr)) {   // its extent ends with the module
+      sym.module = m->name;
+      sym.size = static_cast<uint32_t>(std::min<uint64_t>(sym.size, m->base + m->size - sym.addr));
+    }
   char *end = nullptr;
   out.stext = strtoull(out.meta["stext"].c_str(), &end, 0);
   if (!end || *end || !out.stext) { error = "META stext is not an address"; return false; }

@@ -16,6 +16,16 @@ struct Symbol {
   uint64_t addr = 0;
   uint32_t size = 0;
   std::string name;
+  std::string module;   // the module whose code it is; "" for the kernel image
+  // The canonical name: "module:name" in a module, else the name.
+  std::string full_name() const { return module.empty() ? name : module + ":" + name; }
+};
+
+// A loaded module (MODULES): its code is named relative to `base`.
+struct Module {
+  std::string name;
+  uint64_t base = 0, size = 0;  // run-time core base and length
+  std::string build_id;         // hex; "" when the recording has none
 };
 
 struct Recording {
@@ -25,13 +35,17 @@ struct Recording {
   std::vector<kjit_data_call> calls;
   std::vector<kjit_data_branch> branches;  // branches recordings
   std::vector<Symbol> symbols;            // sorted by address
+  std::vector<Module> modules;            // sorted by base (MODULES)
   std::string targets;                    // TARGETS text
   uint64_t stext = 0;                     // META stext, the running kernel's
 
   const std::string &tool() const;
   // The symbol holding a running-kernel address, or nullptr.
   const Symbol *symbol_at(uint64_t addr) const;
-  // "name+0xoff" or "0xaddr".
+  // The module whose core holds addr, or nullptr (the kernel image).
+  const Module *module_at(uint64_t addr) const;
+  // "name+0xoff", "module:name+0xoff" in a module, "module+0xoff" in a
+  // module without a symbol, or "0xaddr".
   std::string name_of(uint64_t addr) const;
 };
 

@@ -28,11 +28,11 @@ DebugInfo::~DebugInfo() {
   if (dwfl_) dwfl_end(dwfl_);
 }
 
-bool DebugInfo::open(const std::string &path, std::string &error) {
+bool DebugInfo::report(const std::string &path, const char *name, std::string &error) {
   if (access(path.c_str(), R_OK)) { error = path + ": " + strerror(errno); return false; }
   dwfl_ = dwfl_begin(&kOffline);
   if (!dwfl_) { error = dwfl_errmsg(-1); return false; }
-  mod_ = dwfl_report_offline(dwfl_, "vmlinux", path.c_str(), -1);
+  mod_ = dwfl_report_offline(dwfl_, name, path.c_str(), -1);
   dwfl_report_end(dwfl_, nullptr, nullptr);
   if (!mod_) { error = path + ": not an ELF file libdwfl can read (" + dwfl_errmsg(-1) + ")"; return false; }
   const unsigned char *bits = nullptr;
@@ -43,6 +43,30 @@ bool DebugInfo::open(const std::string &path, std::string &error) {
     snprintf(h, sizeof h, "%02x", bits[i]);
     build_id_ += h;
   }
+  Dwarf_Addr bias;
+  has_lines_ = dwfl_module_getdwarf(mod_, &bias) != nullptr;
+  return true;
+}
+
+bool DebugInfo::open_module(const std::string &path, std::string &error) {
+  return report(path, "module", error);
+}
+
+uint64_t DebugInfo::symbol_address(const std::string &name) const {
+  if (functions_.empty()) {
+    int nsym = dwfl_module_getsymtab(mod_);
+    for (int i = 0; i < nsym; i++) {
+      GElf_Sym sym;
+      const char *n = dwfl_module_getsym(mod_, i, &sym, nullptr);
+      if (n && GELF_ST_TYPE(sym.st_info) == STT_FUNC && sym.st_value) functions_.emplace(n, sym.st_value);
+    }
+  }
+  auto it = functions_.find(name);
+  return it == functions_.end() ? 0 : it->second;
+}
+
+bool DebugInfo::open(const std::string &path, std::string &error) {
+  if (!report(path, "vmlinux", error)) return false;
   int nsym = dwfl_module_getsymtab(mod_);
   for (int i = 0; i < nsym; i++) {
     GElf_Sym sym;
@@ -50,8 +74,6 @@ bool DebugInfo::open(const std::string &path, std::string &error) {
     if (name && !strcmp(name, "_stext")) { stext_ = sym.st_value; break; }
   }
   if (!stext_) { error = path + ": no _stext symbol (not a vmlinux?)"; return false; }
-  Dwarf_Addr bias;
-  has_lines_ = dwfl_module_getdwarf(mod_, &bias) != nullptr;
   return true;
 }
 

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-// The vmlinux a report names things with: build id, _stext, DWARF line
-// tables (elfutils libdwfl), and its bytes (for disassembly).
+// A file a report names things with, the vmlinux or a module's .ko: build
+// id, _stext (vmlinux), DWARF line tables (elfutils libdwfl), and its bytes
+// (for disassembly).
 #pragma once
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -24,7 +26,14 @@ class DebugInfo {
   DebugInfo(const DebugInfo &) = delete;
   DebugInfo &operator=(const DebugInfo &) = delete;
 
+  // A vmlinux: it must have _stext.
   bool open(const std::string &path, std::string &error);
+  // A module's debug file (a relocatable .ko with DWARF): libdwfl lays its
+  // sections out at addresses of its own; symbol_address says where a
+  // function landed.
+  bool open_module(const std::string &path, std::string &error);
+  // The address of the function symbol `name` in this file, 0 if none.
+  uint64_t symbol_address(const std::string &name) const;
   const std::string &build_id() const { return build_id_; }
   uint64_t stext() const { return stext_; }
   bool has_lines() const { return has_lines_; }
@@ -43,12 +52,14 @@ class DebugInfo {
   bool read(uint64_t addr, size_t n, std::vector<uint8_t> &out) const;
 
  private:
+  bool report(const std::string &path, const char *name, std::string &error);
   std::string relative(const char *file, const char *comp_dir) const;
   Dwfl *dwfl_ = nullptr;
   Dwfl_Module *mod_ = nullptr;
   std::string build_id_;
   uint64_t stext_ = 0;
   bool has_lines_ = false;
+  mutable std::map<std::string, uint64_t> functions_;   // symbol_address's index, built once
   int fd_ = -1;
 };
 

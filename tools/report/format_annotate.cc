@@ -14,25 +14,27 @@ namespace kjit::report {
 
 int format_annotate(const Context &c, const std::string &func) {
   if (!c.dbg) {
-    fprintf(stderr, "kjit-report: annotate needs --vmlinux (the instructions come from it)\n");
+    fprintf(stderr, "kjit-report: annotate needs --vmlinux, or a module's debug file (--debug-dir):"
+                    " the instructions come from them\n");
     return 2;
   }
   if (c.rec.blocks.empty()) {
     fprintf(stderr, "kjit-report: annotate needs a bbcount recording (this one is %s)\n", c.rec.tool().c_str());
     return 2;
   }
-  Coverage cov = make_coverage(c.rec, c.slide);
+  Coverage cov = make_coverage(c.rec);
   uint64_t total = 0, expected = 0;
   size_t nfunc = 0;
   for (const Symbol *s : cov.entered(c.rec)) {
-    if (fnmatch(func.c_str(), s->name.c_str(), 0)) continue;
+    if (fnmatch(func.c_str(), s->name.c_str(), 0) && fnmatch(func.c_str(), s->full_name().c_str(), 0)) continue;
     nfunc++;
     std::vector<AnnotatedInsn> insns;
     if (!annotate_function(*s, cov, *c.dbg, insns)) {
-      fprintf(stderr, "kjit-report: %s is not in the vmlinux's text\n", s->name.c_str());
+      fprintf(stderr, "kjit-report: %s is not in the %s's text\n", s->full_name().c_str(),
+              s->module.empty() ? "vmlinux" : "module's debug file");
       return 1;
     }
-    fprintf(c.out, "%s (%u bytes):\n", s->name.c_str(), s->size);
+    fprintf(c.out, "%s (%u bytes):\n", s->full_name().c_str(), s->size);
     for (const AnnotatedInsn &i : insns) {
       total += i.count;
       std::string src = i.file.empty() ? "" : "  " + i.file + ":" + std::to_string(i.line);

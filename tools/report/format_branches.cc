@@ -34,7 +34,7 @@ int format_branches(const Context &c) {
             c.rec.tool().c_str());
     return 2;
   }
-  Coverage cov = make_coverage(c.rec, c.slide);
+  Coverage cov = make_coverage(c.rec);
   std::vector<BranchSite> sites = branch_sites(c.rec, cov, c.dbg);
   // trace_branch.c's annotated_branch_stat_cmp, worst first.
   std::stable_sort(sites.begin(), sites.end(), [](const BranchSite &a, const BranchSite &b) {
@@ -52,10 +52,10 @@ int format_branches(const Context &c) {
     std::string func, file = "?";
     int line = 0;
     LineRow row;
-    if (c.dbg && c.dbg->line_at(b.addr - c.slide, row)) {
+    if (c.dbg && c.dbg->line_at(b.addr, row)) {
       file = base_name(row.file);
       line = row.line;
-      func = c.dbg->function_at(b.addr - c.slide);
+      func = c.dbg->function_at(b.addr);
     }
     if (func.empty()) func = b.function ? b.function->name : "?";
     long pct = incorrect_percent(b);

@@ -4,6 +4,7 @@
 // the other formats show: branches, graph and folded (callstack), lines and
 // annotate (with a vmlinux).
 #include <cinttypes>
+#include <set>
 
 #include "annotation.h"
 #include "branch_sites.h"
@@ -46,16 +47,16 @@ void kv_object(FILE *o, const std::map<std::string, std::string> &m) {
 void print_branches(const Context &c, FILE *o) {
   fprintf(o, ",\n \"branches\": [");
   bool first = true;
-  for (const BranchSite &b : branch_sites(c.rec, make_coverage(c.rec, c.slide), c.dbg)) {
+  for (const BranchSite &b : branch_sites(c.rec, make_coverage(c.rec), c.dbg)) {
     fprintf(o, "%s\n  {\"addr\": \"0x%" PRIx64 "\", \"branch\": %s, \"target\": %s, \"taken\": %" PRIu64
             ", \"not_taken\": %" PRIu64 ", \"counted\": %s, \"layout_predicts\": \"%s\"",
             first ? "" : ",", b.addr, json_string(c.rec.name_of(b.addr)).c_str(),
             json_string(c.rec.name_of(b.target)).c_str(), b.taken, b.not_taken, b.counted ? "true" : "false",
             b.predicted_taken() ? "taken" : "not_taken");
     LineRow row;
-    if (c.dbg && c.dbg->line_at(b.addr - c.slide, row))
+    if (c.dbg && c.dbg->line_at(b.addr, row))
       fprintf(o, ", \"file\": %s, \"line\": %d, \"inline_function\": %s", json_string(row.file).c_str(), row.line,
-              json_string(c.dbg->function_at(b.addr - c.slide)).c_str());
+              json_string(c.dbg->function_at(b.addr)).c_str());
     fprintf(o, "}");
     first = false;
   }
@@ -110,7 +111,7 @@ void print_annotate(const Context &c, const Coverage &cov, FILE *o) {
     std::vector<AnnotatedInsn> insns;
     if (!annotate_function(*s, cov, *c.dbg, insns)) continue;
     fprintf(o, "%s\n  {\"function\": %s, \"size\": %u, \"executed\": %" PRIu64 ", \"insns\": [",
-            first ? "" : ",", json_string(s->name).c_str(), s->size, executed_in(c.rec, *s));
+            first ? "" : ",", json_string(s->full_name()).c_str(), s->size, executed_in(c.rec, *s));
     for (size_t i = 0; i < insns.size(); i++) {
       const AnnotatedInsn &a = insns[i];
       fprintf(o, "%s\n   {\"offset\": %u, \"text\": %s, \"count\": %" PRIu64, i ? "," : "", a.offset,
@@ -136,12 +137,16 @@ int format_json(const Context &c) {
   bool first = true;
   for (const auto &b : c.rec.blocks) {
     const Symbol *s = c.rec.symbol_at(b.addr);
-    fprintf(o, "%s\n  {\"addr\": \"0x%" PRIx64 "\", \"stext_offset\": %" PRIu64 ", \"function\": %s, \"offset\": %" PRIu64
-            ", \"len\": %u, \"insns\": %u, \"count\": %" PRIu64 ", \"cut\": %s",
-            first ? "" : ",", b.addr, b.addr - c.rec.stext, json_string(s ? s->name : "").c_str(),
+    fprintf(o, "%s\n  {\"addr\": \"0x%" PRIx64 "\", ", first ? "" : ",", b.addr);
+    if (const Module *m = c.rec.module_at(b.addr))
+      fprintf(o, "\"module\": %s, \"module_offset\": %" PRIu64, json_string(m->name).c_str(), b.addr - m->base);
+    else
+      fprintf(o, "\"stext_offset\": %" PRIu64, b.addr - c.rec.stext);
+    fprintf(o, ", \"function\": %s, \"offset\": %" PRIu64 ", \"len\": %u, \"insns\": %u, \"count\": %" PRIu64
+            ", \"cut\": %s", json_string(s ? s->full_name() : "").c_str(),
             s ? b.addr - s->addr : 0, b.len, b.ninsn, b.count, b.flags & KJIT_DATA_BLOCK_FRAGMENT ? "true" : "false");
     LineRow row;
-    if (c.dbg && c.dbg->line_at(b.addr - c.slide, row))
+    if (c.dbg && c.dbg->line_at(b.addr, row))
       fprintf(o, ", \"file\": %s, \"line\": %d", json_string(row.file).c_str(), row.line);
     fprintf(o, "}");
     first = false;
@@ -162,13 +167,25 @@ int format_json(const Context &c) {
             e.sp, e.ns, e.pid, e.cpu);
     first = false;
   }
+  fprintf(o, "\n ],\n \"modules\": [");
+  first = true;
+  std::set<std::string> with_code;   // only those are looked for: opening a .ko costs
+  for (const Symbol &s : c.rec.symbols) with_code.insert(s.module);
+  for (const Module &m : c.rec.modules) {
+    fprintf(o, "%s\n  {\"name\": %s, \"base\": \"0x%" PRIx64 "\", \"size\": %" PRIu64 ", \"build_id\": %s",
+            first ? "" : ",", json_string(m.name).c_str(), m.base, m.size, json_string(m.build_id).c_str());
+    if (c.dbg && with_code.count(m.name) && !c.dbg->module_path(m).empty())
+      fprintf(o, ", \"debug_file\": %s", json_string(c.dbg->module_path(m)).c_str());
+    fprintf(o, "}");
+    first = false;
+  }
   fprintf(o, "\n ]");
   if (c.rec.tool() == "branches") print_branches(c, o);
   if (c.rec.tool() == "callstack") print_calls(c, o);
-  if (c.dbg && !c.rec.blocks.empty()) print_annotate(c, make_coverage(c.rec, c.slide), o);
+  if (c.dbg && !c.rec.blocks.empty()) print_annotate(c, make_coverage(c.rec), o);
   if (c.dbg && c.dbg->has_lines() && !c.rec.blocks.empty()) {
     fprintf(o, ",\n \"lines\": {");
-    Coverage cov = make_coverage(c.rec, c.slide);
+    Coverage cov = make_coverage(c.rec);
     first = true;
     for (const auto &[file, fl] : line_coverage(c.rec, cov, *c.dbg)) {
       fprintf(o, "%s\n  %s: {", first ? "" : ",", json_string(file).c_str());

@@ -25,7 +25,7 @@ BranchLines branch_lines(const Context &c, const Coverage &cov) {
   if (c.rec.tool() != "branches") return out;
   for (const BranchSite &b : branch_sites(c.rec, cov, c.dbg)) {
     LineRow row;
-    if (!c.dbg->line_at(b.addr - c.slide, row)) continue;
+    if (!c.dbg->line_at(b.addr, row)) continue;
     bool reached = b.counted || cov.count_at(b.addr) != 0;
     // Reached but not counted (the table was full): nothing to claim.
     if (!b.counted && reached) continue;
@@ -54,14 +54,15 @@ void print_branches(FILE *o, const std::map<int, std::vector<LineBranch>> &lines
 
 int format_lcov(const Context &c) {
   if (!c.dbg || !c.dbg->has_lines()) {
-    fprintf(stderr, "kjit-report: lcov needs --vmlinux with DWARF (the -dbg package's vmlinux)\n");
+    fprintf(stderr, "kjit-report: lcov needs --vmlinux with DWARF (the -dbg package's vmlinux),"
+                    " or modules' debug files (--debug-dir)\n");
     return 2;
   }
   if (c.rec.blocks.empty()) {
     fprintf(stderr, "kjit-report: lcov needs a bbcount recording (this one is %s)\n", c.rec.tool().c_str());
     return 2;
   }
-  Coverage cov = make_coverage(c.rec, c.slide);
+  Coverage cov = make_coverage(c.rec);
   BranchLines branches = branch_lines(c, cov);
   fprintf(c.out, "TN:kjit\n");
   for (const auto &[file, fl] : line_coverage(c.rec, cov, *c.dbg)) {

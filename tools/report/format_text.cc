@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 // text: the recording's header, then functions by executed instructions and
-// every block as function+0xoff/0xlen (with file:line given a vmlinux).
+// every block as function+0xoff/0xlen, module:function+0xoff/0xlen in a
+// module (with file:line given a vmlinux or the module's debug file).
 #include <algorithm>
 #include <map>
 
@@ -25,7 +26,7 @@ void header(const Context &c) {
 
 std::string where(const Context &c, uint64_t addr) {
   LineRow row;
-  if (!c.dbg || !c.dbg->line_at(addr - c.slide, row)) return "";
+  if (!c.dbg || !c.dbg->line_at(addr, row)) return "";
   return row.file + ":" + std::to_string(row.line);
 }
 
@@ -51,7 +52,7 @@ int format_text(const Context &c) {
   uint64_t total = 0;
   for (const auto &b : c.rec.blocks) {
     const Symbol *s = c.rec.symbol_at(b.addr);
-    auto &e = fn[s ? s->name : std::string("?")];
+    auto &e = fn[s ? s->full_name() : std::string("?")];
     e.first += b.count * b.ninsn;
     e.second += b.count ? 1 : 0;
     total += b.count * b.ninsn;

@@ -6,14 +6,13 @@
 
 #include "coverage.h"
 #include "data_file.h"
-#include "debug_info.h"
+#include "debug_images.h"
 
 namespace kjit::report {
 
 struct Context {
   const Recording &rec;
-  const DebugInfo *dbg;      // nullptr without --vmlinux
-  int64_t slide;             // running - vmlinux address
+  const DebugImages *dbg;    // nullptr without --vmlinux or --debug-dir
   std::string source_root;   // prefix for lcov SF: paths ("" = relative)
   std::string weight;        // folded: "time" or "calls"
   FILE *out;

@@ -70,7 +70,7 @@ bool recording_from_kcov(const std::string &path, const DebugInfo &dbg, Recordin
     std::string name;
     uint64_t start, size;
     if (dbg.function_symbol(pc - slide, name, start, size))
-      syms[start + slide] = Symbol{start + slide, static_cast<uint32_t>(size), name};
+      syms[start + slide] = Symbol{start + slide, static_cast<uint32_t>(size), name, {}};
   }
   for (auto &[a, s] : syms) out.symbols.push_back(s);
   return true;

@@ -2,16 +2,19 @@
 // kjit-report: reads a kjit.data file (kjitctl record) and writes one of
 // the formats people already open; `kjitctl report` runs it.
 //   kjit-report [-i kjit.data] [--vmlinux PATH] [--format F] [-o FILE]
-//               [--source-root DIR] [--weight calls|time] [--no-build-id-check]
+//               [--debug-dir DIR]... [--source-root DIR] [--weight calls|time]
+//               [--no-build-id-check]
 // Exit status: 0 ok, 1 a file could not be read or does not match, 2 usage.
 #include <getopt.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 
 #include "data_file.h"
 #include "debug_find.h"
+#include "debug_images.h"
 #include "debug_info.h"
 #include "formats.h"
 #include "kcov_input.h"
@@ -29,6 +32,9 @@ static int usage(FILE *to) {
           "                         the recorded release and build id in /usr/lib/debug/boot/vmlinux-RELEASE\n"
           "                         (Debian: linux-image-RELEASE-dbg), /usr/lib/debug/.build-id/, then\n"
           "                         debuginfod when DEBUGINFOD_URLS is set\n"
+          "      --debug-dir DIR    where modules' debug files are (NAME.ko with DWARF anywhere below,\n"
+          "                         or DIR/.build-id/); also $KJIT_DEBUG_DIR (colon-separated), the\n"
+          "                         vmlinux's modules/ and /usr/lib/debug/lib/modules/RELEASE\n"
           "  -f, --format F         text (default), lcov, drcov, json, annotate FUNC|GLOB,\n"
           "                         graph, folded (graph and folded: -t callstack recordings),\n"
           "                         branches (-t branches recordings)\n"
@@ -47,9 +53,11 @@ int main(int argc, char **argv) {
       {"source-root", required_argument, nullptr, 'S'}, {"weight", required_argument, nullptr, 'W'},
       {"no-build-id-check", no_argument, nullptr, 'B'}, {"help", no_argument, nullptr, 'h'},
       {"version", no_argument, nullptr, 'V'}, {"kcov", required_argument, nullptr, 'K'},
+      {"debug-dir", required_argument, nullptr, 'D'},
       {nullptr, 0, nullptr, 0}};
   std::string input = "kjit.data", kcov, vmlinux, format = "text", output, root, weight = "calls", func;
   bool check_id = true;
+  DebugSearch search;
   int ch;
   while ((ch = getopt_long(argc, argv, "i:k:f:o:h", lo, nullptr)) != -1) {
     switch (ch) {
@@ -61,6 +69,7 @@ int main(int argc, char **argv) {
       case 'W': weight = optarg; break;
       case 'B': check_id = false; break;
       case 'K': kcov = optarg; break;
+      case 'D': search.dirs.push_back(optarg); break;
       case 'h': return usage(stdout);
       case 'V': printf("kjit-report %s (data format %u)\n", KJIT_VERSION, KJIT_DATA_VERSION); return 0;
       default: return usage(stderr);
@@ -115,7 +124,19 @@ int main(int argc, char **argv) {
     fprintf(stderr, "kjit-report: %s: %s\n", output.c_str(), strerror(errno));
     return 1;
   }
-  Context c{rec, vmlinux.empty() ? nullptr : &dbg, slide, root, weight, out};
+  if (const char *env = getenv("KJIT_DEBUG_DIR"))
+    for (std::string s = env; !s.empty();) {
+      size_t colon = s.find(':');
+      if (colon) search.dirs.push_back(s.substr(0, colon));
+      s = colon == std::string::npos ? "" : s.substr(colon + 1);
+    }
+  if (!vmlinux.empty()) {
+    size_t slash = vmlinux.rfind('/');
+    search.vmlinux_dir = slash == std::string::npos ? "." : vmlinux.substr(0, slash);
+  }
+  search.check_build_id = check_id;
+  DebugImages images(rec, vmlinux.empty() ? nullptr : &dbg, slide, search);
+  Context c{rec, images.any() ? &images : nullptr, root, weight, out};
   int rc = format == "text"     ? format_text(c)
            : format == "lcov"   ? format_lcov(c)
            : format == "drcov"  ? format_drcov(c)

@@ -22,10 +22,15 @@
  *   TARGETS  "name status\n" text: every target asked for and what kjit
  *            answered (attached, or the refusal)
  *   BRANCHES struct kjit_data_branch[]     (branches)
+ *   MODULES  "name base size build_id\n" text: every loaded module, its
+ *            core's run-time base and size in hex and decimal (/proc/modules)
+ *            and the hex GNU build id of its file ("-": none)
  * Addresses are canonical: one in the kernel image is its link-time address
  * (the running one minus META's kaslr_offset; META's stext is the
  * link-time _stext, so it equals a matching vmlinux's), so recordings of
- * two boots or machines line up; module addresses are the running ones.
+ * two boots or machines line up; module addresses are the running ones:
+ * an address inside a module's [base, base + size) is that module's code,
+ * named module-relative.
  * Files written before kaslr_offset existed hold running addresses and
  * the running stext: the slide against a vmlinux's _stext maps both. */
 #ifndef KJIT_UAPI_DATA_FORMAT_H
@@ -49,6 +54,7 @@ enum kjit_data_section {
   KJIT_DATA_SYMBOLS = 6,
   KJIT_DATA_TARGETS = 7,
   KJIT_DATA_BRANCHES = 8,
+  KJIT_DATA_MODULES = 9,
 };
 
 /* flags */

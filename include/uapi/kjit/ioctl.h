@@ -35,7 +35,8 @@ struct kjit_ioc_target {
  * NUL-padded KJIT_NAME_MAX-byte names; results: `count` __s32, 0 or -errno
  * per name (-EPERM: never instrumented (noinstr, entry, kprobes blacklist,
  * scheduler); -EINVAL: no fentry site; -EEXIST: already attached;
- * -ENOENT: no such symbol).  Returns the number attached. */
+ * -ENOENT: no such symbol; -EAGAIN: in a module that is not live, being
+ * loaded or unloaded).  Returns the number attached. */
 struct kjit_ioc_attach_many {
   __u32 size;
   __u32 count;

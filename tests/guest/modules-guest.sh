@@ -1,0 +1,107 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Runs in the guest (busybox sh, cwd = the share) for tests/guest/modules.sh,
+# on a flavour that builds ext4 as a module (the share itself is ext4).
+# Phase 1: kjitctl lists ext4's functions, records a read of an ext4 file
+# with ext4_file_read_iter as the target, then attaches every ext4_*
+# function with vfs_read* in the same request (the core ones by a direct
+# call, the module ones by the ops) and reads again, so ext4 is attached
+# and in the code cache.
+# Phase 2 (this file again, from /tmp, "unload"): with its output moved off
+# the share and init's tee stopped, unmounts the share and unloads ext4
+# under those attachments; kjit must have detached them (the notifier's
+# line), still work (a system call entered and counted), and the share is
+# mounted again (ext4 reloaded) for the results; the vfs_read* attachments
+# stay; then rmmod kjit.
+set -u
+step() { echo "== $*"; }
+
+if [ "${1:-}" != unload ]; then
+  # shellcheck source=tests/guest/guest-lib.sh
+  . ./guest-lib.sh
+  note_modules
+  step insmod; insmod ./kjit.ko || { fail insmod; guest_done MODULES-GUEST-DONE; exit 1; }
+  chk ext4_is_a_module grep -q '^ext4 ' /proc/modules
+  step "list 'ext4_*'"
+  $K list 'ext4_*' > list.txt 2> list.err
+  chk list_ext4_file_read_iter grep -qx 'ext4_file_read_iter' list.txt
+  n=$(grep -c '^ext4_' list.txt)
+  if [ "$n" -ge 100 ]; then pass list_ext4_many "$n attachable"; else fail list_ext4_many "$n attachable"; fi
+  cat list.err
+  step "record a read of an ext4 file"
+  echo 3 > /proc/sys/vm/drop_caches
+  if $K record -t bbcount -e ext4_file_read_iter -o ext4.data -c 'cat data/ext4-file.txt' > record.out 2> record.err; then
+    if cmp -s record.out data/ext4-file.txt; then pass record_ext4; else fail record_ext4 "output differs"; fi
+  else
+    fail record_ext4 "$(tr '\n' ' ' < record.err)"
+  fi
+  cat record.err
+  step "attach 'ext4_*' 'vfs_read*' in one request, read through kjit"
+  $K config --tool bbcount > /dev/null || fail config_bbcount
+  if $K attach 'ext4_*' 'vfs_read*' > attach.txt 2>&1; then pass attach_ext4_glob "$(tail -n1 attach.txt)"; else fail attach_ext4_glob "$(tail -n1 attach.txt)"; fi
+  echo 3 > /proc/sys/vm/drop_caches
+  cat data/ext4-file.txt > /dev/null; ls -lR /mnt/kjit > /dev/null; sync
+  $K stats > stats-ext4.txt
+  b=$(awk '$1=="blocks_built"{print $2}' stats-ext4.txt)
+  if [ "${b:-0}" -gt 0 ]; then pass ext4_in_cache "blocks_built $b"; else fail ext4_in_cache "blocks_built ${b:-?}"; fi
+  # the core half of the request is entered by a direct call, the module half by the ops
+  o=$(awk '$1=="direct_ops"{print $2}' stats-ext4.txt)
+  if [ "${o:-0}" -gt 0 ]; then pass core_half_direct "direct_ops $o"; else fail core_half_direct "direct_ops ${o:-?}"; fi
+  $K list > attached-before.txt 2>/dev/null
+  sync
+  # Phase 2 from /tmp: exec closes this script's file on the share.
+  cp run.sh guest-lib.sh kjitctl attached-before.txt /tmp/
+  exec sh /tmp/run.sh unload
+fi
+
+# ---- phase 2: cwd and output off the share ----------------------------------
+share=/mnt/kjit
+dev=$(awk -v m=$share '$2 == m {print $1}' /proc/mounts)
+cd /tmp || exit 1
+exec > /tmp/unload.log 2>&1
+# shellcheck source=tests/guest/guest-lib.sh
+. /tmp/guest-lib.sh
+K=/tmp/kjitctl
+# init's tee writes guest.log on the share: stop it (its output is ours, now in /tmp)
+for p in /proc/[0-9]*; do
+  [ "$(tr '\0' ' ' < "$p/cmdline" 2>/dev/null)" = "tee $share/guest.log " ] && kill "${p#/proc/}"
+done
+sleep 0.5
+step "umount the share, rmmod ext4 under attachments"
+sync
+if umount $share; then pass umount_share; else fail umount_share "$(grep " $share " /proc/mounts)"; fi
+if rmmod ext4; then pass rmmod_ext4; else fail rmmod_ext4; fi
+chk ext4_gone sh -c '! grep -q "^ext4 " /proc/modules'
+# every ext4 function detached (the notifier says how many), nothing else
+e=$(grep -c ' ext4_' attached-before.txt)
+dmesg | grep -E 'kjit: ext4 is going: detached [0-9]+' > going.txt
+if grep -q "detached $e of its functions" going.txt; then pass detached_when_going "$e"
+else fail detached_when_going "want $e: $(cat going.txt)"; fi
+$K list 2>/dev/null | sort > attached-after.txt
+grep -v ' ext4_' attached-before.txt | sort > attached-core.txt
+if cmp -s attached-core.txt attached-after.txt; then pass only_core_left "$(wc -l < attached-after.txt) attached"
+else fail only_core_left "$(tr '\n' ' ' < attached-after.txt)"; fi
+n=$(grep -c ' vfs_read' attached-after.txt)
+if [ "$n" -gt 0 ]; then pass core_still_attached "$n vfs_read*"; else fail core_still_attached "none"; fi
+step "kjit still works"
+$K attach __x64_sys_newuname > /dev/null || fail attach_after_unload
+e0=$(stat_of entries)
+i=0; while [ $i -lt 20 ]; do uname -a > /dev/null; i=$((i + 1)); done
+e1=$(stat_of entries)
+if [ "${e1:-0}" -gt "${e0:-0}" ]; then pass entries_after_unload "$e0 -> $e1"; else fail entries_after_unload "$e0 -> $e1"; fi
+$K detach all > /dev/null || fail detach_after_unload
+step "ext4 again, the share back"
+if ! grep -q "^ext4 " /proc/modules; then
+  insmod /lib/modules/ext4.ko || fail reload_ext4   # the initramfs' copy (make-initramfs.sh)
+fi
+if ! grep -q " $share " /proc/mounts; then
+  mount -t ext4 "$dev" $share || { echo "MODULES-GUEST: cannot mount the share again"; exit 1; }
+fi
+cd $share || exit 1
+cat /tmp/checks.txt >> checks.txt
+cp /tmp/going.txt .
+cat /tmp/unload.log >> guest.log
+exec >> guest.log 2>&1
+step rmmod kjit
+chk rmmod_kjit rmmod kjit
+guest_done MODULES-GUEST-DONE

@@ -49,8 +49,9 @@ for s in "${shares[@]}"; do
   a="$s/open-miss2.txt" b="$s/open-miss3.txt" label="$(basename "$s")"
   if [ ! -s "$a" ] || [ ! -s "$b" ]; then verdict_bad "open_repeatable ($label): no traces"; continue; fi
   sort -u <(awk '{print $1}' "$a") <(awk '{print $1}' "$b") > "$s/open-pcs.txt"
-  addr2line -e "$vmlinux" < "$s/open-pcs.txt" | sed 's/:.*//; s|^debian/build/build_[^/]*/||; s|^debian/build/source[^/]*/||' |
-    paste "$s/open-pcs.txt" - > "$s/open-pcs-files.txt"
+  addr2line -e "$vmlinux" < "$s/open-pcs.txt" |
+    sed 's/:.*//; s|^debian/build/build_[^/]*/||; s|^debian/build/source[^/]*/||' > "$s/open-files.txt"
+  paste "$s/open-pcs.txt" "$s/open-files.txt" > "$s/open-pcs-files.txt"
   awk 'FILENAME == ARGV[1] { x[$1] = 1; next } FILENAME == ARGV[2] { y[$1] = 1; next }
        { both = ($1 in x) && ($1 in y); fs = ($2 ~ /^fs\//); n++; nb += both; if (fs) { f++; fb += both }
          if (!both) d[$2]++ }

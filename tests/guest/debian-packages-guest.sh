@@ -1,20 +1,27 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# Guest half of tests/guest/debian-packages.sh, run by systemd at boot of a
-# full Debian 12 root (cwd = the share): README.md's real-machine lines,
-# verbatim and one by one (readme-install.txt, readme-remove.txt), with
-# what each should have left checked in between; the debug vmlinux is where
-# linux-image-$(uname -r)-dbg puts it.  Between the two blocks, lockdown
-# (integrity) is switched on at run time, the same policy as
-# lockdown=integrity on the command line for everything that follows.
+# Guest half of tests/guest/debian-packages.sh, run by systemd at each boot
+# of a full Debian 12 root (cwd = the share), as
+# `sh debian-packages-guest.sh install|use`: README.md's real-machine lines,
+# verbatim and one by one, with what each should have left checked in
+# between; the debug vmlinux is where linux-image-$(uname -r)-dbg puts it.
+#   install (boot 1): readme-install.txt, the apt-get install line: DKMS
+#            builds and signs kjit.ko.  Loads nothing: this boot runs
+#            multi-threaded TCG (see the host script).
+#   use (boot 2, the same root rebooted): readme-use.txt (modprobe, record,
+#            reports), then lockdown (integrity) switched on at run time,
+#            the same policy as lockdown=integrity on the command line for
+#            everything that follows, then readme-remove.txt (the purge).
 # Writes checks.txt, steps.txt (each README line: status, seconds),
-# times.txt (phases), out/ (the reports), dmesg.txt, tainted.txt.
+# times.txt (phases), stext.txt (this boot's _stext), out/ (the reports),
+# dmesg.txt, tainted.txt.
 # shellcheck source=tests/guest/guest-lib.sh
 . ./guest-lib.sh
+stage=$1
 S=$PWD
 mkdir -p out
-echo "uptime_at_start $(cut -d" " -f1 /proc/uptime)" > times.txt
 now() { cut -d' ' -f1 /proc/uptime; }
+echo "uptime_at_start $(now)" > times.txt
 
 # The README's lines, each run by sh as a user would type it, in the
 # directory holding the packages; stops at the first that fails.
@@ -37,21 +44,48 @@ run_block() {
 rel=$(uname -r)
 chk kaslr_on sh -c '! grep -qw nokaslr /proc/cmdline'
 stext=$(awk '$3 == "_stext" {print $1}' /proc/kallsyms)
+echo "$stext" > stext.txt
 if [ -n "$stext" ] && [ "$stext" != ffffffff81000000 ] && [ "$stext" != 0000000000000000 ]; then
   pass kaslr_slide "_stext at $stext"
 else
   fail kaslr_slide "_stext at ${stext:-?}"
 fi
+
+case "$stage" in
+install)
+  if run_block readme-install.txt; then
+    dkms status > out/dkms-status.txt 2>&1
+    chk dkms_installed grep -q "^kjit/.*, $rel, x86_64: installed" out/dkms-status.txt
+    ko=$(modinfo -n kjit 2>/dev/null)
+    chk dkms_module_path test "$ko" = "/lib/modules/$rel/updates/dkms/kjit.ko"
+    signer=$(modinfo -F signer kjit 2>/dev/null)
+    if [ -n "$signer" ]; then pass module_signed "signer: $signer"; else fail module_signed "no signer"; fi
+    # What makes multi-threaded TCG safe here: nothing patched kernel text
+    # on kjit's behalf in this boot.
+    chk install_loads_nothing sh -c '! grep -q "^kjit " /proc/modules'
+    # DKMS's share of the install: from `dkms add` (the source link) to the
+    # signed module in place.
+    added=$(stat -c %Y /var/lib/dkms/kjit/*/source 2>/dev/null | head -n1)
+    echo "dkms_add_to_installed_module $(( $(stat -c %Y "$ko") - ${added:-0} ))s" >> times.txt
+  fi
+  echo "uptime_after_readme_install_block $(now)" >> times.txt
+  # The root goes on to boot 2: everything DKMS wrote is on its disk.
+  sync
+  guest_done DEBIAN-PACKAGES-INSTALLED
+  exit 0
+  ;;
+use) ;;
+*) fail stage "unknown stage '$stage'"; guest_done DEBIAN-PACKAGES-DONE; exit 1 ;;
+esac
+
+# Boot 2: the module DKMS built in boot 1, in a new KASLR layout.
+dkms status > out/dkms-status.txt 2>&1
+chk dkms_installed_after_reboot grep -q "^kjit/.*, $rel, x86_64: installed" out/dkms-status.txt
 # What linux-image-$rel-dbg installs (the lab's copy of its vmlinux).
 mkdir -p /usr/lib/debug/boot
 ln -sf "$S/vmlinux-dbg" "/usr/lib/debug/boot/vmlinux-$rel"
 
-if run_block readme-install.txt; then
-  chk dkms_installed sh -c "dkms status kjit | grep -q ', $rel, x86_64: installed'"
-  ko=$(modinfo -n kjit 2>/dev/null)
-  chk dkms_module_path test "$ko" = "/lib/modules/$rel/updates/dkms/kjit.ko"
-  signer=$(modinfo -F signer kjit 2>/dev/null)
-  if [ -n "$signer" ]; then pass module_signed "signer: $signer"; else fail module_signed "no signer"; fi
+if run_block readme-use.txt; then
   chk module_loaded grep -q '^kjit ' /proc/modules
   chk debug_found_without_vmlinux grep -q "kjit-report: debug info: /usr/lib/debug/boot/vmlinux-$rel" out/readme.log
   # The whole text report names blocks with file:line from the -dbg vmlinux.
@@ -62,16 +96,11 @@ if run_block readme-install.txt; then
   chk report_drcov sh -c 'head -c 200 /tmp/ls.drcov | grep -q "DRCOV VERSION"'
   cp /tmp/ls.data /tmp/ls.info /tmp/ls.drcov out/ 2>/dev/null
   # Kept for after the purge: the signed module and kjitctl.
-  cp "$ko" /tmp/kjit-signed.ko
+  cp "$(modinfo -n kjit)" /tmp/kjit-signed.ko
   cp "$(command -v kjitctl)" /tmp/kjitctl
-  dkms status > out/dkms-status.txt 2>&1
-  # DKMS's share of the install: from `dkms add` (the source link) to the
-  # signed module in place.
-  added=$(stat -c %Y /var/lib/dkms/kjit/*/source 2>/dev/null | head -n1)
-  echo "dkms_add_to_installed_module $(( $(stat -c %Y "$ko") - ${added:-0} ))s" >> times.txt
 fi
 log_snapshot
-echo "uptime_after_readme_install_block $(now)" >> times.txt
+echo "uptime_after_readme_use_block $(now)" >> times.txt
 
 # Lockdown (integrity): the loaded module keeps working ...
 echo "kjit-test: lockdown integrity from here on" > /dev/kmsg

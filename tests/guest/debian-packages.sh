@@ -1,17 +1,22 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# The Debian packages on a real Debian 12 system: one boot of a full root
+# The Debian packages on a real Debian 12 system: two boots of a full root
 # (tests/guest/debian-root.sh: systemd, dkms, build-essential, the pinned
-# kernel's image and headers) with KASLR on, where the guest installs the
-# two .debs from files, DKMS builds and signs kjit.ko, and README.md's
-# "Using kjit on a real machine" lines run verbatim (extracted here from
-# between its guest.debian_packages markers), then the purge, checked to
-# leave nothing (tests/guest/debian-packages-guest.sh).  One boot does it
-# all: DKMS builds for the running kernel, so no reboot is needed to load.
+# kernel's image and headers), both with KASLR on, running README.md's
+# "Using kjit on a real machine" lines verbatim (extracted here from between
+# its guest.debian_packages markers; tests/guest/debian-packages-guest.sh):
+#   boot 1 (install): the apt-get install line: the guest installs the two
+#     .debs from files and DKMS builds and signs kjit.ko;
+#   boot 2 (use): the same root rebooted into a new KASLR layout: the other
+#     lines (modprobe, record, reports), lockdown, then the purge, checked
+#     to leave nothing.
+# The root's writes persist from boot 1 to boot 2 in a qcow2 overlay in a
+# temporary directory; the cached root image is never written.
 # Usage: tests/guest/debian-packages.sh [BUILD_DIR]
 #   Packages: BUILD_DIR/packages (tools/package.sh, run here if missing).
 #   Root image cached in BUILD_DIR/lab/debian-root; the debug vmlinux from
 #   tools/lab/fetch-debug.sh.  Prints the time of each phase.
+#   Env: KJIT_DEBIAN_TIMEOUT (seconds per boot, default 900).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 B="$(cd "${1:-$root/build}" && pwd)"
@@ -39,60 +44,102 @@ phase "root image (cached after the first run)" "$t"
 kdir="$("$root/tools/lab/fetch-kernel.sh" "$KJIT_BUILD/kernel" | tail -n1)"
 dbg="$("$root/tools/lab/fetch-debug.sh" | tail -n1)"
 
-# The share: the packages, the debug vmlinux, the README's lines.
-t=$(date +%s)
-share="$B/guest-debian-packages"
-rm -rf "$share"; mkdir -p "$share/debs"
-cp "$dkms_deb" "$tools_deb" "$share/debs/"
-ln "$dbg/vmlinux-dbg" "$share/vmlinux-dbg" 2>/dev/null || cp "$dbg/vmlinux-dbg" "$share/vmlinux-dbg"
+# One share disk per boot (each boot's results come back in its own
+# directory): BOOT's guest script, guest-lib.sh, the README's lines.
 readme_block() {
   awk -v want="$1" '
     /^<!-- guest.debian_packages: / { on = ($3 == want); fence = 0; next }
     on && /^```/ { if (fence) exit; fence = 1; next }
     on && fence { print }' "$root/README.md"
 }
-readme_block install > "$share/readme-install.txt"
-readme_block remove > "$share/readme-remove.txt"
-grep -q '^apt-get install ./kjit-dkms_\*.deb ./kjit_\*.deb$' "$share/readme-install.txt" \
+shares="$B/guest-debian-packages"
+rm -rf "$shares"; mkdir -p "$shares/install/debs" "$shares/use/debs"
+new_share() {
+  local boot="$1" share="$shares/$1"
+  cp "$root/tests/guest/guest-lib.sh" "$root/tests/guest/debian-packages-guest.sh" "$share/"
+  echo "exec sh ./debian-packages-guest.sh $boot" > "$share/run.sh"
+}
+t=$(date +%s)
+new_share install; new_share use
+# The install block: its apt-get install line in boot 1, the rest in boot 2.
+readme_block install > "$shares/readme-install-block.txt"
+grep '^apt-get install ' "$shares/readme-install-block.txt" > "$shares/install/readme-install.txt" || true
+grep -v '^apt-get install ' "$shares/readme-install-block.txt" > "$shares/use/readme-use.txt" || true
+readme_block remove > "$shares/use/readme-remove.txt"
+grep -qx 'apt-get install ./kjit-dkms_\*.deb ./kjit_\*.deb' "$shares/install/readme-install.txt" \
   || verdict_bad "README.md: no 'apt-get install ./kjit-dkms_*.deb ./kjit_*.deb' between the install markers"
-grep -q '^apt-get purge' "$share/readme-remove.txt" || verdict_bad "README.md: no apt-get purge between the remove markers"
-cp "$root/tests/guest/guest-lib.sh" "$share/"
-cp "$root/tests/guest/debian-packages-guest.sh" "$share/run.sh"
-used_kb="$(du -sk "$share" | cut -f1)"
-disk="$B/guest-debian-packages.img"
-rm -f "$disk"; truncate -s "$(( used_kb / 1024 + 256 ))M" "$disk"
-mkfs.ext4 -q -F -L kjit -E root_owner=0:0 -d "$share" "$disk"
-phase "kernel, debug vmlinux, share disk" "$t"
+grep -qx 'modprobe kjit' "$shares/use/readme-use.txt" \
+  || verdict_bad "README.md: no 'modprobe kjit' between the install markers"
+grep -q '^apt-get purge' "$shares/use/readme-remove.txt" || verdict_bad "README.md: no apt-get purge between the remove markers"
+cp "$dkms_deb" "$tools_deb" "$shares/install/debs/"
+ln "$dbg/vmlinux-dbg" "$shares/use/vmlinux-dbg" 2>/dev/null || cp "$dbg/vmlinux-dbg" "$shares/use/vmlinux-dbg"
+for boot in install use; do
+  used_kb="$(du -sk "$shares/$boot" | cut -f1)"
+  rm -f "$shares/$boot.img"; truncate -s "$(( used_kb / 1024 + 256 ))M" "$shares/$boot.img"
+  mkfs.ext4 -q -F -L kjit -E root_owner=0:0 -d "$shares/$boot" "$shares/$boot.img"
+done
+rm -f "$shares/use/vmlinux-dbg"
+phase "kernel, debug vmlinux, share disks" "$t"
 
-# One boot, KASLR on (Debian's default: no nokaslr), root on NVMe (built
-# into the cloud kernel), the root image read-only underneath (-snapshot).
-# Single-threaded TCG and -cx16, as tools/lab/run-guest.sh says why.
-qemu=(qemu-system-x86_64 -accel "tcg,thread=single" -cpu "max,-cx16" -smp 2 -m 2048
+# The root: a qcow2 overlay over the cached image, so that what boot 1
+# installs is there in boot 2; dropped with the temporary directory.
+tmp="$(mktemp -d)"
+trap 'rm -rf "$tmp"' EXIT
+qemu-img create -q -f qcow2 -b "$img" -F raw "$tmp/root.qcow2"
+
+# boot NAME ACCEL: one boot of the root with NAME's share disk, under the
+# machine's QEMU lock.  KASLR on (Debian's default: no nokaslr), root on
+# NVMe (built into the cloud kernel), -cpu max,-cx16 as
+# tools/lab/run-guest.sh says why.  Leaves the status in boot_rc and the
+# share's files in $shares/NAME.
+boot() {
+  local name="$1" accel="$2" share="$shares/$1" out t
+  local qemu=(qemu-system-x86_64 -accel "$accel" -cpu "max,-cx16" -smp 2 -m 2048
       -nographic -no-reboot -nic none -kernel "$kdir/vmlinuz"
       -append "root=/dev/nvme0n1 rw console=ttyS0 panic=-1 quiet sysrq_always_enabled"
-      -drive "file=$img,if=none,format=raw,id=root,snapshot=on"
+      -drive "file=$tmp/root.qcow2,if=none,format=qcow2,id=root,cache=unsafe"
       -device "nvme,drive=root,serial=kjitroot"
-      -drive "file=$disk,if=none,format=raw,id=share,cache=unsafe"
+      -drive "file=$share.img,if=none,format=raw,id=share,cache=unsafe"
       -device "nvme,drive=share,serial=kjit")
-rc=0
-exec 9>"${KJIT_QEMU_LOCK:-/tmp/kjit-qemu.lock}"
-t=$(date +%s)
-flock 9
-phase "waiting for the machine's QEMU lock" "$t"
-t=$(date +%s)
-timeout -k 5 "${KJIT_DEBIAN_TIMEOUT:-1500}" "${qemu[@]}" </dev/null >"$share/console.log" 2>&1 || rc=$?
-exec 9>&-
-phase "guest boot to poweroff" "$t"
-out="$(mktemp -d)"
-debugfs -R "rdump / $out" "$disk" >/dev/null 2>&1 || verdict_bad "could not read back the share image"
-cp -a "$out"/. "$share"/ 2>/dev/null; rm -rf "$out" "$disk" "$share/vmlinux-dbg"
-if [ ! -f "$share/done" ]; then
-  verdict_bad "the guest wrote no done (qemu status $rc); the console's last lines:"
-  tail -n 30 "$share/console.log" >&2
-  rc=125
+  boot_rc=0
+  exec 9>"${KJIT_QEMU_LOCK:-/tmp/kjit-qemu.lock}"
+  t=$(date +%s)
+  flock 9
+  phase "$name: waiting for the machine's QEMU lock" "$t"
+  t=$(date +%s)
+  timeout -k 5 "${KJIT_DEBIAN_TIMEOUT:-900}" "${qemu[@]}" </dev/null >"$share/console.log" 2>&1 || boot_rc=$?
+  exec 9>&-
+  phase "$name: guest boot to poweroff" "$t"
+  out="$(mktemp -d)"
+  debugfs -R "rdump / $out" "$share.img" >/dev/null 2>&1 || verdict_bad "could not read back the $name share image"
+  cp -a "$out"/. "$share"/ 2>/dev/null; rm -rf "$out" "$share.img" "$share/vmlinux-dbg"
+  if [ ! -f "$share/done" ]; then
+    verdict_bad "the $name guest wrote no done (qemu status $boot_rc); the console's last lines:"
+    tail -n 30 "$share/console.log" >&2
+    boot_rc=125
+  fi
+  [ ! -f "$share/steps.txt" ] || sed "s/^/debian_packages: $name: README line: status /" "$share/steps.txt"
+  [ ! -f "$share/times.txt" ] || sed "s/^/debian_packages: $name: guest time: /" "$share/times.txt"
+}
+
+# Boot 1 runs multi-threaded TCG, so that DKMS's parallel make uses both
+# host cores.  That is safe only because this boot patches no kernel text
+# on kjit's behalf: it loads no kjit.ko and attaches nothing (the guest
+# checks so); QEMU 7.2's multi-threaded TCG can re-execute a stale int3
+# after text_poke_bp (tools/lab/run-guest.sh), which kjit's attaching does.
+boot install "tcg,thread=multi"
+VERDICT_LIST_CHECKS=1 verdict_boot "$shares/install" "$boot_rc" DEBIAN-PACKAGES-INSTALLED install
+# Boot 2 loads kjit.ko and patches the kernel: single-threaded TCG.
+if grep -q '^CHECK readme_block_readme-install PASS' "$shares/install/checks.txt" 2>/dev/null; then
+  boot use "tcg,thread=single"
+  VERDICT_LOG_UNTIL='kjit-test: lockdown' VERDICT_LIST_CHECKS=1 \
+    verdict_boot "$shares/use" "$boot_rc" DEBIAN-PACKAGES-DONE use
+  s1="$(cat "$shares/install/stext.txt" 2>/dev/null || true)"
+  s2="$(cat "$shares/use/stext.txt" 2>/dev/null || true)"
+  echo "debian_packages: _stext: install boot ${s1:-?}, use boot ${s2:-?}"
+  [ "$s1" != "$s2" ] || echo "debian_packages: NOTE: both boots have the same _stext (KASLR chose the same slot)"
+else
+  verdict_bad "boot 2 (use) not run: the install did not pass in boot 1"
 fi
-[ ! -f "$share/steps.txt" ] || sed 's/^/debian_packages: README line: status /' "$share/steps.txt"
-[ ! -f "$share/times.txt" ] || sed 's/^/debian_packages: guest time: /' "$share/times.txt"
-VERDICT_LOG_UNTIL='kjit-test: lockdown' VERDICT_LIST_CHECKS=1 verdict_boot "$share" "$rc" DEBIAN-PACKAGES-DONE
 phase total
 verdict_end; exit $?

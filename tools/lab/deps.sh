@@ -13,7 +13,7 @@ pkgs=(
   libzydis-dev libzycore-dev libcapstone-dev libunicorn-dev
   googletest libgtest-dev
   clang libfuzzer-14-dev libclang-rt-14-dev
-  lz4 xz-utils qemu-system-x86 busybox-static cpio kmod e2fsprogs gnuplot-nox stress-ng
+  lz4 xz-utils qemu-system-x86 qemu-utils busybox-static cpio kmod e2fsprogs gnuplot-nox stress-ng
   "linux-headers-$ABI" dpkg-dev
   shellcheck
   libdw-dev libelf-dev lcov chromium man-db groff-base

@@ -114,6 +114,9 @@ void buf_u64(struct buf *b, uint64_t v);
 
 /* ---- the loaded modules (modules.c) -------------------------------------- */
 /* Appends the MODULES section's text: "name base size build_id" lines. */
+/* The GNU build id in the ELF notes at `path` (/sys/kernel/notes, a
+ * module's notes in sysfs), as hex; "" when none. */
+void note_build_id(const char *path, char *hex, size_t len);
 void loaded_modules(struct buf *out);
 
 /* ---- a workload held until everything is armed (workload.c) ------------- */

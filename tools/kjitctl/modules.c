@@ -10,8 +10,7 @@
 #include <unistd.h>
 #include "kjitctl.h"
 
-/* The GNU build id in the ELF notes at `path`, as hex; "" when none. */
-static void note_build_id(const char *path, char *hex, size_t len)
+void note_build_id(const char *path, char *hex, size_t len)
 {
   unsigned char buf[4096];
   hex[0] = 0;

@@ -4,39 +4,14 @@
  * records, the kernel symbols that hold their addresses, and what kjit
  * answered for each target.  The whole file is assembled in memory and
  * written at once. */
-#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
-#include <unistd.h>
 #include "kjitctl.h"
 #include "uapi/kjit/data_format.h"
-
-/* The running kernel's GNU build id from /sys/kernel/notes (ELF notes), as
- * hex; "" when there is none. */
-static void kernel_build_id(char *hex, size_t len)
-{
-  unsigned char buf[4096];
-  hex[0] = 0;
-  int f = open("/sys/kernel/notes", O_RDONLY);
-  if (f < 0) return;
-  ssize_t n = read(f, buf, sizeof buf);
-  close(f);
-  for (ssize_t off = 0; n > 0 && off + 12 <= n;) {
-    uint32_t namesz, descsz, type;
-    memcpy(&namesz, buf + off, 4); memcpy(&descsz, buf + off + 4, 4); memcpy(&type, buf + off + 8, 4);
-    size_t name_off = off + 12, desc_off = name_off + ((namesz + 3) & ~3u);
-    if (namesz > 256 || descsz > 1024 || desc_off + descsz > (size_t)n) return;
-    if (type == 3 && namesz == 4 && !memcmp(buf + name_off, "GNU", 4)) {
-      for (uint32_t i = 0; i < descsz && 2 * i + 3 <= len; i++) sprintf(hex + 2 * i, "%02x", buf[desc_off + i]);
-      return;
-    }
-    off = desc_off + ((descsz + 3) & ~3u);
-  }
-}
 
 struct data_out { struct buf file; uint32_t nsections; };
 
@@ -81,7 +56,7 @@ static void meta_section(struct data_out *o, const struct record_info *in)
   struct utsname u;
   char bid[129];
   uname(&u);
-  kernel_build_id(bid, sizeof bid);
+  note_build_id("/sys/kernel/notes", bid, sizeof bid);   /* the running kernel's */
   kv(&b, "kjit_version", "%s", KJIT_VERSION);
   kv(&b, "kernel_release", "%s", u.release);
   kv(&b, "build_id", "%s", bid);

@@ -33,6 +33,7 @@ struct CallRequest {
   void *routine;
   uint32_t nargs;
   kjit_arg args[KJIT_MAX_ARGS];
+  kjit_arg guard;       // kind 0: unconditional; else the byte that must be nonzero
 };
 
 // How the block ends when it ends before a natural control transfer.

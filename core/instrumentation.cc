@@ -47,6 +47,10 @@ void Instrumenter::resolve_args(const CallRequest &req, const x86::Insn &insn, I
         if (percpu_gs_address(a.value, &args->value[i])) args->is_percpu[i] = 1;
         else args->value[i] = to_exec_pointer(a.value);
         break;
+      case KJIT_ARG_KIND_PERCPU:
+        args->value[i] = a.value;
+        args->is_percpu[i] = 1;
+        break;
       case KJIT_ARG_KIND_INSN_PC: args->value[i] = insn.pc; break;
       case KJIT_ARG_KIND_BLOCK_PC: args->value[i] = g_build.pc; break;
       case KJIT_ARG_KIND_BRANCH_TARGET:
@@ -218,7 +222,55 @@ void Instrumenter::emit_outlined(const CallRequest &req, const InlineArgs &args,
   g_engine.stats.outlined_calls++;
 }
 
+// cmp byte [guard], 0, for a kjit_insert_call_if guard: gs-relative for
+// per-CPU data, absolute otherwise; through rax (saved, flag-free) when the
+// address does not fit a disp32.  Writes the flags.
+void Instrumenter::emit_guard_compare(const kjit_arg &guard) {
+  uint64_t addr = guard.value;
+  bool gs = guard.kind == KJIT_ARG_KIND_PERCPU;
+  if (guard.kind == KJIT_ARG_KIND_PTR) gs = percpu_gs_address(guard.value, &addr);
+  if (guard.kind == KJIT_ARG_KIND_PTR && !gs) addr = to_exec_pointer(guard.value);
+  if (x86::fits_simm32(addr)) {
+    const uint32_t d = static_cast<uint32_t>(addr);
+    const uint8_t cmp[] = {0x80, 0x3c, 0x25, static_cast<uint8_t>(d), static_cast<uint8_t>(d >> 8),
+                           static_cast<uint8_t>(d >> 16), static_cast<uint8_t>(d >> 24), 0x00};
+    if (gs) w_->byte(0x65);
+    w_->bytes(cmp, sizeof(cmp));
+    return;
+  }
+  w_->push_reg(KJIT_REG_RAX);
+  w_->mov_reg_imm(KJIT_REG_RAX, addr);
+  if (gs) w_->byte(0x65);
+  static const uint8_t cmp_rax[] = {0x80, 0x38, 0x00};  // cmp byte [rax], 0
+  w_->bytes(cmp_rax, sizeof(cmp_rax));
+  w_->pop_reg(KJIT_REG_RAX);
+}
+
 void Instrumenter::emit(const CallRequest &req, const x86::Insn &insn, LiveSet live) {
+  if (!req.guard.kind) {
+    emit_call(req, insn, live);
+    return;
+  }
+  // [pushfq] cmp byte [guard], 0; je skip; [popfq] call...; [jmp done;
+  // skip: popfq]; done:
+  const bool flags = !g_engine.opt.use_liveness || live.flags != 0;
+  if (flags) w_->pushfq();
+  emit_guard_compare(req.guard);
+  const int32_t skip = w_->jcc(0x4, w_->here());
+  if (flags) w_->popfq();
+  emit_call(req, insn, live);
+  if (skip < 0) return;  // out of room: the block is abandoned anyway
+  if (flags) {
+    const int32_t done = w_->jmp(w_->here());
+    w_->patch_rel32(static_cast<uint32_t>(skip), w_->here());
+    w_->popfq();
+    if (done >= 0) w_->patch_rel32(static_cast<uint32_t>(done), w_->here());
+  } else {
+    w_->patch_rel32(static_cast<uint32_t>(skip), w_->here());
+  }
+}
+
+void Instrumenter::emit_call(const CallRequest &req, const x86::Insn &insn, LiveSet live) {
   insn_ = &insn;
   InlineArgs args;
   uint8_t src[KJIT_MAX_ARGS];

@@ -35,6 +35,8 @@ class Instrumenter {
   };
   uint32_t save(SavedState st);
   void restore(SavedState st);
+  void emit_call(const CallRequest &req, const x86::Insn &insn, LiveSet live);
+  void emit_guard_compare(const kjit_arg &guard);
   void emit_outlined(const CallRequest &req, const InlineArgs &args, const uint8_t *src_reg,
                      LiveSet live);
   Epoch *epoch_;

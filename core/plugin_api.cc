@@ -35,6 +35,7 @@ bool arg_valid(const kjit_arg &a) {
   switch (a.kind) {
     case KJIT_ARG_KIND_CONST: case KJIT_ARG_KIND_PTR: case KJIT_ARG_KIND_INSN_PC:
     case KJIT_ARG_KIND_BRANCH_TARGET: case KJIT_ARG_KIND_BLOCK_PC: case KJIT_ARG_KIND_FLAGS:
+    case KJIT_ARG_KIND_PERCPU:
       return true;
     case KJIT_ARG_KIND_MEM_EA: case KJIT_ARG_KIND_MEM_SIZE:
       return true;  // checked against the instruction in kjit_insert_call_argv
@@ -146,8 +147,10 @@ struct kjit_insn *kjit_block_insn(kjit_block *b, uint32_t index) {
 }
 int kjit_block_is_routine_start(const kjit_block *b) { return b->ctx->routine_start; }
 
-int kjit_insert_call_argv(kjit_insn *insn, enum kjit_ipoint where, void *routine, uint32_t nargs,
-                          const kjit_arg *args) {
+namespace {
+
+int insert_request(kjit_insn *insn, enum kjit_ipoint where, void *routine, uint32_t nargs,
+                   const kjit_arg *args, kjit_arg guard) {
   if (!insn || !routine || nargs > KJIT_MAX_ARGS || (nargs && !args)) return kEINVAL;
   BuildContext &ctx = *insn->ctx;
   if (insn->index >= ctx.n || &ctx.insns[insn->index] != insn) return kEINVAL;
@@ -179,7 +182,27 @@ int kjit_insert_call_argv(kjit_insn *insn, enum kjit_ipoint where, void *routine
   r.routine = routine;
   r.nargs = nargs;
   for (uint32_t i = 0; i < nargs; i++) r.args[i] = args[i];
+  r.guard = guard;
   return 0;
+}
+
+}  // namespace
+
+int kjit_insert_call_argv(kjit_insn *insn, enum kjit_ipoint where, void *routine, uint32_t nargs,
+                          const kjit_arg *args) {
+  return insert_request(insn, where, routine, nargs, args, kjit_arg{});
+}
+
+int kjit_insert_call_if(kjit_insn *insn, enum kjit_ipoint where, kjit_arg guard, void *routine,
+                        uint32_t nargs, ...) {
+  if (nargs > KJIT_MAX_ARGS) return kEINVAL;
+  if (guard.kind != KJIT_ARG_KIND_PTR && guard.kind != KJIT_ARG_KIND_PERCPU) return kEINVAL;
+  kjit_arg args[KJIT_MAX_ARGS];
+  va_list ap;
+  va_start(ap, nargs);
+  for (uint32_t i = 0; i < nargs; i++) args[i] = va_arg(ap, kjit_arg);
+  va_end(ap);
+  return insert_request(insn, where, routine, nargs, args, guard);
 }
 
 int kjit_insert_call(kjit_insn *insn, enum kjit_ipoint where, void *routine, uint32_t nargs, ...) {

@@ -49,6 +49,10 @@ enum kjit_arg_kind {
                                * operand, without the segment base (add the
                                * GS/FS base for kjit_insn_mem_segment())    */
   KJIT_ARG_KIND_MEM_SIZE = 9, /* its size in bytes                          */
+  KJIT_ARG_KIND_PERCPU = 10,  /* the host's own per-CPU data: a gs-relative
+                               * address (x86-64 Linux: &var of a
+                               * DEFINE_PER_CPU variable), addressed like
+                               * kjit_alloc_percpu data (see there)         */
 };
 struct kjit_arg {
   uint32_t kind;
@@ -64,6 +68,7 @@ struct kjit_arg {
 #define KJIT_ARG_FLAGS() ((struct kjit_arg){KJIT_ARG_KIND_FLAGS, 0, 0})
 #define KJIT_ARG_MEM_EA() ((struct kjit_arg){KJIT_ARG_KIND_MEM_EA, 0, 0})
 #define KJIT_ARG_MEM_SIZE() ((struct kjit_arg){KJIT_ARG_KIND_MEM_SIZE, 0, 0})
+#define KJIT_ARG_PERCPU(a) ((struct kjit_arg){KJIT_ARG_KIND_PERCPU, 0, (uint64_t)(uintptr_t)(a)})
 #define KJIT_RFLAGS_ZF 0x40
 #define KJIT_MAX_ARGS 6
 
@@ -222,6 +227,15 @@ int kjit_insert_call(struct kjit_insn *insn, enum kjit_ipoint where, void *routi
                      uint32_t nargs, ...);
 int kjit_insert_call_argv(struct kjit_insn *insn, enum kjit_ipoint where, void *routine,
                           uint32_t nargs, const struct kjit_arg *args);
+/* As kjit_insert_call, but the call happens only when the byte `guard`
+ * names is nonzero when translated code reaches the point: `guard` is a
+ * KJIT_ARG_PTR (kjit_alloc or kjit_alloc_percpu data) or a KJIT_ARG_PERCPU.
+ * Code that finds it zero pays one compare and a branch (and a flags save
+ * where the flags are live), not the call's register saves: a routine that
+ * matters to a few tasks, or only in some mode, costs the others almost
+ * nothing.  -EINVAL for any other guard kind. */
+int kjit_insert_call_if(struct kjit_insn *insn, enum kjit_ipoint where, struct kjit_arg guard,
+                        void *routine, uint32_t nargs, ...);
 
 /* Plugin data that translated code may touch: counters, tables.  Zeroed.
  * Returns NULL when the data window is exhausted.  One copy shared by every

@@ -57,10 +57,25 @@ u64 kjit_tool_icount(void);
 void kjit_builtin_tools_exit(void);
 
 /* Whether the entry filter of `hooks` lets current's entry be redirected
- * (current is read only when a filter asks for it). */
+ * (current is read only when a filter asks for it).  entry_trampoline.S
+ * applies the same filter before any C runs. */
 static __always_inline bool kjit_tool_entry_filter(u32 hooks)
 {
-	return !(hooks & KJIT_ENTRY_FILTER_KCOV_TASKS) || kjit_kcov_task_enabled(current);
+	return !(hooks & KJIT_ENTRY_FILTER_KCOV_TASKS) || kjit_kcov_current_admitted();
+}
+
+/* Whether the entry filter of `hooks` is by task, kept per CPU in
+ * entry_table.h's admitted byte, which the trampoline reads itself. */
+static __always_inline bool kjit_tool_task_filter(u32 hooks)
+{
+	return hooks & KJIT_ENTRY_FILTER_KCOV_TASKS;
+}
+
+/* Whether an entry under `hooks` needs C beyond what the trampoline does
+ * (its task filter): an on-entry hook. */
+static __always_inline bool kjit_tool_entry_needs_c(u32 hooks)
+{
+	return hooks & ~KJIT_ENTRY_FILTER_KCOV_TASKS;
 }
 
 /* The on-entry hook of `hooks`, for a redirected entry to pc whose stack

@@ -59,6 +59,7 @@ static int start(const struct kjit_ioc_config *c)
 {
 	const struct kjit_builtin_tool *t = kjit_builtin_tool(c->tool);
 	struct kjit_engine_options opt;
+	u32 hooks;
 	int ret;
 
 	kjit_engine_default_options(&opt);
@@ -80,8 +81,9 @@ static int start(const struct kjit_ioc_config *c)
 	kjit_entry_reset_counts();
 	cfg = *c;
 	kjit_tool_started(c->tool);
+	hooks = kjit_tool_entry_hooks(c->tool);
 	kjit_entry_set_policy(c->pid, !!(c->flags & KJIT_CONFIG_PID_DESCENDANTS),
-			      c->flush_every_entry, kjit_tool_entry_hooks(c->tool));
+			      c->flush_every_entry, hooks, kjit_tool_task_filter(hooks));
 	return 0;
 }
 
@@ -178,7 +180,8 @@ void kjit_config_clear_pid(void)
 	mutex_lock(&kjit_config_mutex);
 	cfg.pid = 0;
 	cfg.flags &= ~KJIT_CONFIG_PID_DESCENDANTS;
-	kjit_entry_set_policy(0, false, cfg.flush_every_entry, kjit_tool_entry_hooks(cfg.tool));
+	kjit_entry_set_policy(0, false, cfg.flush_every_entry, kjit_tool_entry_hooks(cfg.tool),
+			      kjit_tool_task_filter(kjit_tool_entry_hooks(cfg.tool)));
 	mutex_unlock(&kjit_config_mutex);
 }
 

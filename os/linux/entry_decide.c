@@ -100,7 +100,7 @@ static bool pid_matches(u32 pid, bool descendants)
 static bool entry_needs_nothing_else(void)
 {
 	return READ_ONCE(kjit_entry_enabled) && !READ_ONCE(kjit_policy.pid) &&
-	       !READ_ONCE(kjit_policy.tool_hooks) &&
+	       !kjit_tool_entry_needs_c(READ_ONCE(kjit_policy.tool_hooks)) &&
 	       !READ_ONCE(kjit_policy.flush_every_entry) && !kjit_engine_has_entry_callbacks();
 }
 

@@ -15,14 +15,22 @@ struct task_struct *kjit_attach_owner;
 struct kjit_entry_policy kjit_policy;
 struct kjit_entry_counts kjit_counts;
 
-void kjit_entry_set_policy(u32 pid, bool descendants, u32 flush_every_entry, u32 tool_hooks)
+void kjit_entry_set_policy(u32 pid, bool descendants, u32 flush_every_entry, u32 tool_hooks,
+			   bool task_filter)
 {
+	/* The trampoline's filter goes on before, and off after, its stored
+	 * entries are forgotten: no stored entry outlives the filter it was
+	 * stored under. */
+	if (task_filter)
+		kjit_entry_table_set_task_filter(true);
 	WRITE_ONCE(kjit_policy.tool_hooks, tool_hooks);
 	WRITE_ONCE(kjit_policy.descendants, descendants);
 	WRITE_ONCE(kjit_policy.pid, pid);
 	WRITE_ONCE(kjit_policy.flush_every_entry, flush_every_entry);
-	/* the trampoline's fast path applies no policy: start again */
+	/* the trampoline's fast path applies no other policy: start again */
 	kjit_entry_table_invalidate();
+	if (!task_filter)
+		kjit_entry_table_set_task_filter(false);
 }
 
 /* The trampoline's entries, and every counter, at the last reset of the
@@ -54,7 +62,7 @@ void kjit_entry_counters(struct kjit_entry_counters *o)
 	o->entry_skipped = atomic64_read(&kjit_counts.skipped);
 	o->gate_escapes = atomic64_read(&kjit_counts.escapes);
 	o->reclaims = atomic64_read(&kjit_counts.reclaims);
-	o->filtered = atomic64_read(&kjit_counts.filtered);
+	o->filtered = atomic64_read(&kjit_counts.filtered) + kjit_entry_table_fast_filtered();
 	o->exits = atomic64_read(&kjit_counts.exits);
 	o->redirected = atomic64_read(&kjit_counts.redirected);
 	o->nested = kjit_guard_nested();

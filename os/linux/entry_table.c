@@ -28,6 +28,9 @@ struct kjit_entry_slot {
 struct kjit_entry_slot kjit_entry_slots[KJIT_ENTRY_SLOTS] __aligned(16);
 unsigned long kjit_stop_cache[KJIT_STOP_SLOTS];
 DEFINE_PER_CPU(u64, kjit_fast_entry_count);
+DEFINE_PER_CPU(u64, kjit_fast_filtered_count);
+u8 kjit_entry_task_filter;
+DEFINE_PER_CPU(u8, kjit_entry_task_admitted);
 
 static DEFINE_RAW_SPINLOCK(kjit_entry_table_lock);
 static u32 table_gen;
@@ -140,6 +143,7 @@ void kjit_entry_table_clear(void)
 	u32 i;
 
 	BUILD_BUG_ON(KJIT_NMI_MASK != NMI_MASK);
+	BUILD_BUG_ON(KJIT_NOT_TASK_MASK != (NMI_MASK | HARDIRQ_MASK | SOFTIRQ_OFFSET));
 	BUILD_BUG_ON(sizeof(struct kjit_entry_slot) != 16);
 	g = kjit_guard_lock(&kjit_entry_table_lock, &flags);
 	for (i = 0; i < KJIT_ENTRY_SLOTS; i++) {
@@ -226,4 +230,19 @@ u64 kjit_entry_table_fast_entries(void)
 	for_each_possible_cpu(cpu)
 		n += READ_ONCE(*per_cpu_ptr(&kjit_fast_entry_count, cpu));
 	return n;
+}
+
+u64 kjit_entry_table_fast_filtered(void)
+{
+	u64 n = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		n += READ_ONCE(*per_cpu_ptr(&kjit_fast_filtered_count, cpu));
+	return n;
+}
+
+void kjit_entry_table_set_task_filter(bool on)
+{
+	WRITE_ONCE(kjit_entry_task_filter, on);
 }

@@ -15,6 +15,9 @@
 #define KJIT_ENTRY_SLOTS (1 << 17)
 #define KJIT_STOP_SLOTS 4096           /* power of two */
 #define KJIT_NMI_MASK 0x00f00000       /* NMI_MASK of preempt_count (checked at build) */
+/* NMI_MASK | HARDIRQ_MASK | SOFTIRQ_OFFSET: in_task() is false (without
+ * PREEMPT_RT, where preempt_count holds them all; checked at build) */
+#define KJIT_NOT_TASK_MASK 0x00ff0100
 
 /* A slot is 16 bytes: a word, then the last stop address filled with it.
  * The word is the entry pc's low 32 bits above a state with bit 31
@@ -30,6 +33,7 @@
 
 #ifndef __ASSEMBLY__
 #include <linux/types.h>
+#include <linux/percpu.h>
 
 /* Insert or revive `ip5` (function + MCOUNT_INSN_SIZE) as attached; false
  * when the table is full.  Serialised by the caller (the attach mutex). */
@@ -53,6 +57,14 @@ void kjit_entry_table_invalidate(void);
 /* Entries the trampoline made without C since load (the engine does not
  * count them). */
 u64 kjit_entry_table_fast_entries(void);
+/* Entries the trampoline sent natively since load because the task filter
+ * is on and the task is not admitted (counted as filtered). */
+u64 kjit_entry_table_fast_filtered(void);
+/* While the task filter is on, the trampoline admits only a task whose
+ * CPU has kjit_entry_task_admitted set, in task context: the active tool's
+ * filter (builtin_tools.h) keeps the byte for the task on each CPU. */
+void kjit_entry_table_set_task_filter(bool on);
+DECLARE_PER_CPU(u8, kjit_entry_task_admitted);
 
 #endif /* __ASSEMBLY__ */
 #endif

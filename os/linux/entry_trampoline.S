@@ -11,8 +11,10 @@
  * slot's last one, else the stop cache), and this CPU is neither in an NMI
  * nor inside kjit in any context (the guard byte, entry_guard.h: the C path
  * declines an entry nested in kjit, which may hold the engine lock, and
- * lets an interrupt of kjit's task-context path in).  Everything else, the
- * entry policy included, is the C path's (kjit_direct_slow, entry_decide.c).
+ * lets an interrupt of kjit's task-context path in).  While the active tool
+ * filters by task (kcov: tasks with coverage), a task it does not admit goes
+ * on natively after one compare of a per-CPU byte, counted as filtered.  Everything else, the rest of the entry policy included, is the
+ * C path's (kjit_direct_slow, entry_decide.c).
  *
  * Clobbered: the flags, r10 and r11.  Nothing reads them at a function's
  * entry: they pass no argument, and ftrace's own ftrace_caller saves only
@@ -28,6 +30,9 @@
 SYM_FUNC_START(kjit_direct_tramp)
 	testl	$KJIT_NMI_MASK, PER_CPU_VAR(__preempt_count)
 	jnz	.Lslow
+	cmpb	$0, kjit_entry_task_filter(%rip)
+	jne	.Ltask_filter
+.Lunfiltered:
 	cmpb	$0, PER_CPU_VAR(kjit_guard)
 	jne	.Lslow
 	/* ip5's slot (home position only): 16 bytes, so the offset is ip5's
@@ -58,6 +63,23 @@ SYM_FUNC_START(kjit_direct_tramp)
 	movl	(%rsp), %r10d
 	andl	$KJIT_ENTRY_SLOT_MASK, %r10d
 	jmp	.Lstop_known
+/* A tool with a task filter admits only the tasks it marked, in task
+ * context (builtin_tools.h): any other runs natively after one compare.
+ * in_task() is read from preempt_count, except on PREEMPT_RT, where serving
+ * softirqs is counted in the task: the C path decides there. */
+.Ltask_filter:
+	cmpb	$0, PER_CPU_VAR(kjit_entry_task_admitted)
+	je	.Lfiltered
+#ifdef CONFIG_PREEMPT_RT
+	jmp	.Lslow
+#else
+	testl	$KJIT_NOT_TASK_MASK, PER_CPU_VAR(__preempt_count)
+	jnz	.Lslow
+	jmp	.Lunfiltered
+#endif
+.Lfiltered:
+	incq	PER_CPU_VAR(kjit_fast_filtered_count)
+	RET
 .Lslow:
 	pushq	%rax
 	pushq	%rcx

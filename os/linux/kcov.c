@@ -12,17 +12,29 @@
  * while a thread has it enabled, and a thread's exit disables it.
  *
  * The real KCOV keeps the enabled descriptor in task_struct.  Here a hash
- * table from task to descriptor, read under RCU, holds it: the entry filter
- * of the kcov tool admits only the tasks in it (every other task pays that
- * one lookup at each attached function), and the tool's block routine finds
- * the buffer of the task that runs the block.
+ * table from task to descriptor, read under RCU, holds it, and each CPU
+ * holds what translated code and the entry path need to know about the
+ * task running on it (struct kjit_kcov_cpu): its trace-PC buffer, whether
+ * it is in TRACE_CMP mode, whether it has coverage at all.  The
+ * sched_switch probe sets it for the task switched in; ENABLE, DISABLE and
+ * the exit set it for the task itself, on its own CPU.  A task preempted in
+ * translated code resumes there (maybe on another CPU) only through a
+ * switch in, so the CPU's state is always its own when its blocks run.
+ *  - the entry filter (entry_trampoline.S in assembly, builtin_tools.h in
+ *    C) reads one per-CPU byte: a task without coverage runs natively at
+ *    the cost of a compare;
+ *  - trace-PC is inlined into every block (kcov_trace_pc_inline): load the
+ *    CPU's buffer, bump the count, store the PC, as the compiler's
+ *    __sanitizer_cov_trace_pc does, with no call;
+ *  - comparison hooks are called only when the CPU's cmp byte is set
+ *    (kjit_insert_call_if): a trace-PC task pays a compare per comparison.
  *
  * Trace-PC records the original address of each block's first instruction
  * (the real KCOV records a return address inside each basic block, after
  * the compiler's own block split); the count is cover[0], written before
  * the PC, and records stop silently when the buffer is full.  Only task
- * context appends: interrupts never run translated code, and the routine
- * checks in_task() as check_kcov_mode() does.
+ * context appends, as check_kcov_mode() requires: interrupts never run
+ * translated code (the entry filter admits task context only).
  *
  * KCOV_REMOTE_ENABLE checks its argument as the real one does, then
  * answers -ENOTSUPP: remote coverage needs the kcov_remote_start() hooks
@@ -71,6 +83,17 @@ static DEFINE_HASHTABLE(kcov_tasks, 8);
 static DEFINE_SPINLOCK(kcov_tasks_lock);
 static atomic_t kcov_ntasks;
 
+/* The task running on this CPU, as translated code reads it. */
+struct kjit_kcov_cpu {
+	u64 *pc_area;   /* its buffer when it is in KCOV_TRACE_PC mode, else NULL */
+	u64 pc_size;    /* the buffer's size in words */
+	u8 cmp;         /* it is in KCOV_TRACE_CMP mode */
+};
+static DEFINE_PER_CPU(struct kjit_kcov_cpu, kcov_cpu);
+/* Both probes registered (kjit_kcov_init): without them no CPU's state
+ * would follow its task, and the device is not created. */
+static bool kcov_available;
+
 static struct kjit_kcov *task_kcov(struct task_struct *t)
 {
 	struct kcov_task *e;
@@ -81,7 +104,7 @@ static struct kjit_kcov *task_kcov(struct task_struct *t)
 	return NULL;
 }
 
-bool kjit_kcov_task_enabled(struct task_struct *t)
+static bool kjit_kcov_task_enabled(struct task_struct *t)
 {
 	bool on;
 
@@ -91,6 +114,28 @@ bool kjit_kcov_task_enabled(struct task_struct *t)
 	on = task_kcov(t) != NULL;
 	rcu_read_unlock();
 	return on;
+}
+
+/* This CPU's state for t, which runs here next (or now); preemption off. */
+static void kcov_cpu_set(struct task_struct *t)
+{
+	struct kjit_kcov_cpu *c = this_cpu_ptr(&kcov_cpu);
+	struct kjit_kcov *k = NULL;
+	enum kcov_mode mode = KCOV_DISABLED;
+
+	if (atomic_read(&kcov_ntasks)) {
+		rcu_read_lock();
+		k = task_kcov(t);
+		if (k)
+			mode = READ_ONCE(k->mode);
+		rcu_read_unlock();
+	} else if (!c->pc_area && !c->cmp && !__this_cpu_read(kjit_entry_task_admitted)) {
+		return;                 /* the common case: nobody is covered */
+	}
+	WRITE_ONCE(c->pc_size, k ? k->size : 0);
+	WRITE_ONCE(c->pc_area, mode == KCOV_PC ? k->area : NULL);
+	WRITE_ONCE(c->cmp, mode == KCOV_CMP);
+	__this_cpu_write(kjit_entry_task_admitted, (u8)(k ? 1 : 0));
 }
 
 u64 kjit_kcov_enabled_tasks(void)
@@ -216,6 +261,7 @@ static long kcov_enable_disable(struct kjit_kcov *k, unsigned int cmd, unsigned 
 		atomic_inc(&kcov_ntasks);
 		spin_unlock_irqrestore(&kcov_tasks_lock, flags);
 		*e = NULL;
+		kcov_cpu_set(t);              /* t == current; k->lock: preemption off */
 		return 0;
 	}
 	/* KCOV_DISABLE */
@@ -227,6 +273,7 @@ static long kcov_enable_disable(struct kjit_kcov *k, unsigned int cmd, unsigned 
 	if (WARN_ON(k->t != t))
 		return -EINVAL;
 	kcov_unbind(k);
+	kcov_cpu_set(t);
 	/* The enable's reference; the file still holds one. */
 	refcount_dec(&k->refcount);
 	return 0;
@@ -330,6 +377,8 @@ int kjit_kcov_device_create(void)
 
 	if (kcov_dentry)
 		return 0;
+	if (!kcov_available)
+		return -ENODEV;
 	d = debugfs_lookup("kcov", NULL);
 	if (d) {
 		dput(d);
@@ -372,30 +421,57 @@ static void kcov_exit_probe(void *data, struct task_struct *p)
 		kcov_unbind(k);
 		refcount_dec(&k->refcount);   /* the enable's reference */
 	}
+	if (p == current)
+		kcov_cpu_set(p);
 	spin_unlock_irqrestore(&k->lock, flags);
 	kcov_put(k);
 }
 
-static void find_exit_tp(struct tracepoint *tp, void *priv)
+/* sched_switch, on the CPU next is about to run on (interrupts off). */
+static void kcov_switch_probe(void *data, bool preempt, struct task_struct *prev,
+			      struct task_struct *next, unsigned int prev_state)
+{
+	kcov_cpu_set(next);
+}
+
+static struct tracepoint *tp_switch;
+
+static void find_tps(struct tracepoint *tp, void *priv)
 {
 	if (!strcmp(tp->name, "sched_process_exit"))
 		tp_exit = tp;
+	if (!strcmp(tp->name, "sched_switch"))
+		tp_switch = tp;
 }
 
 int kjit_kcov_init(void)
 {
-	for_each_kernel_tracepoint(find_exit_tp, NULL);
-	if (!tp_exit) {
-		pr_err("no sched_process_exit tracepoint: KCOV unavailable\n");
+	int ret;
+
+	for_each_kernel_tracepoint(find_tps, NULL);
+	if (!tp_exit || !tp_switch) {
+		pr_err("no sched_process_exit or sched_switch tracepoint: KCOV unavailable\n");
+		tp_exit = tp_switch = NULL;
 		return 0;
 	}
-	return tracepoint_probe_register(tp_exit, kcov_exit_probe, NULL);
+	ret = tracepoint_probe_register(tp_exit, kcov_exit_probe, NULL);
+	if (ret)
+		return ret;
+	ret = tracepoint_probe_register(tp_switch, kcov_switch_probe, NULL);
+	if (ret) {
+		tracepoint_probe_unregister(tp_exit, kcov_exit_probe, NULL);
+		tracepoint_synchronize_unregister();
+		return ret;
+	}
+	kcov_available = true;
+	return 0;
 }
 
 void kjit_kcov_exit(void)
 {
 	kjit_kcov_device_remove();
 	if (tp_exit) {
+		tracepoint_probe_unregister(tp_switch, kcov_switch_probe, NULL);
 		tracepoint_probe_unregister(tp_exit, kcov_exit_probe, NULL);
 		tracepoint_synchronize_unregister();
 	}
@@ -412,25 +488,24 @@ static u64 canonical_ip(u64 pc)
 	return pc - kjit_kaslr_offset();
 }
 
-/* __sanitizer_cov_trace_pc with the block's address. */
-static void kcov_trace_pc(u64 pc)
+/* __sanitizer_cov_trace_pc with the block's address, inlined by the engine
+ * into each block (c is this CPU's struct kjit_kcov_cpu, addressed
+ * gs-relative): no call, no lookup.  Kept a leaf without a stack frame so
+ * the engine's specialiser accepts it; if it ever could not, the engine
+ * calls it with this CPU's copy instead, which is as correct. */
+static void kcov_trace_pc_inline(struct kjit_kcov_cpu *c, u64 pc)
 {
-	struct kjit_kcov *k;
+	u64 *area = READ_ONCE(c->pc_area);
+	u64 pos;
 
-	if (!in_task())
+	if (!area)
 		return;
-	rcu_read_lock();
-	k = task_kcov(current);
-	if (k && READ_ONCE(k->mode) == KCOV_PC) {
-		u64 *area = k->area, pos = READ_ONCE(area[0]) + 1;
-
-		if (likely(pos < k->size)) {
-			WRITE_ONCE(area[0], pos);
-			barrier();
-			area[pos] = pc;
-		}
+	pos = READ_ONCE(area[0]) + 1;
+	if (likely(pos < READ_ONCE(c->pc_size))) {
+		WRITE_ONCE(area[0], pos);
+		barrier();
+		area[pos] = pc;
 	}
-	rcu_read_unlock();
 }
 
 /* write_comp_data: one 4-word record (type, arg1, arg2, pc). */
@@ -462,13 +537,13 @@ static void kcov_trace_cmp(u64 type, u64 arg1, u64 arg2, u64 pc)
 
 static void kcov_instrument_block(struct kjit_block *b, void *arg)
 {
-	kjit_insert_call(kjit_block_insn(b, 0), KJIT_IPOINT_BEFORE, (void *)kcov_trace_pc, 1,
-			 KJIT_ARG_CONST(canonical_ip(kjit_block_pc(b))));
+	kjit_insert_call(kjit_block_insn(b, 0), KJIT_IPOINT_BEFORE, (void *)kcov_trace_pc_inline, 2,
+			 KJIT_ARG_PERCPU(&kcov_cpu), KJIT_ARG_CONST(canonical_ip(kjit_block_pc(b))));
 }
 
 static void kcov_instrument_insn(struct kjit_insn *in, void *arg)
 {
-	kjit_kcov_cmp_instrument(in, (void *)kcov_trace_cmp);
+	kjit_kcov_cmp_instrument(in, KJIT_ARG_PERCPU(&kcov_cpu.cmp), (void *)kcov_trace_cmp);
 }
 
 static const struct kjit_plugin kcov_plugin = {

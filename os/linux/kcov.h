@@ -7,6 +7,9 @@
 #define KJIT_KCOV_H
 
 #include <linux/types.h>
+#include <linux/percpu.h>
+#include <linux/preempt.h>
+#include "entry_table.h"
 
 struct kjit_plugin;
 struct task_struct;
@@ -17,8 +20,13 @@ int kjit_kcov_device_create(void);
 void kjit_kcov_device_remove(void);
 int kjit_kcov_init(void);     /* the task-exit probe */
 void kjit_kcov_exit(void);
-/* Whether t has coverage enabled: the entry filter of the kcov tool. */
-bool kjit_kcov_task_enabled(struct task_struct *t);
+/* The kcov tool's entry filter: current has coverage enabled and runs in
+ * task context.  kcov.c keeps entry_table.h's per-CPU admitted byte for
+ * the task on each CPU, which entry_trampoline.S reads too. */
+static inline bool kjit_kcov_current_admitted(void)
+{
+	return in_task() && this_cpu_read(kjit_entry_task_admitted);
+}
 const struct kjit_plugin *kjit_kcov_plugin(void);
 /* Tasks with coverage enabled right now (the tool's scalar). */
 u64 kjit_kcov_enabled_tasks(void);

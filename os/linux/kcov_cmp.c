@@ -60,7 +60,7 @@ static struct kjit_arg operand_arg(const struct kjit_operand *op)
 	}
 }
 
-void kjit_kcov_cmp_instrument(struct kjit_insn *in, kjit_kcov_record_fn record)
+void kjit_kcov_cmp_instrument(struct kjit_insn *in, struct kjit_arg guard, kjit_kcov_record_fn record)
 {
 	struct kjit_operand ops[2], first, second;
 	uint32_t size;
@@ -88,6 +88,6 @@ void kjit_kcov_cmp_instrument(struct kjit_insn *in, kjit_kcov_record_fn record)
 		desc |= CMP_DESC_MEM_A;
 	if (second.kind == KJIT_OPERAND_MEM)
 		desc |= CMP_DESC_MEM_B;
-	kjit_insert_call(in, KJIT_IPOINT_BEFORE, (void *)kcov_cmp_hook, 5, KJIT_ARG_CONST((u64)record),
+	kjit_insert_call_if(in, KJIT_IPOINT_BEFORE, guard, (void *)kcov_cmp_hook, 5, KJIT_ARG_CONST((u64)record),
 			 KJIT_ARG_CONST(desc), operand_arg(&first), operand_arg(&second), KJIT_ARG_INSN_PC());
 }

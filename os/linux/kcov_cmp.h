@@ -6,10 +6,12 @@
 
 #include <linux/types.h>
 
-struct kjit_insn;
+#include "kjit/plugin.h"
+
 /* write_comp_data(type, arg1, arg2, pc) */
 typedef void (*kjit_kcov_record_fn)(u64 type, u64 arg1, u64 arg2, u64 pc);
-/* Instruments `in` when it is a comparison kcov records. */
-void kjit_kcov_cmp_instrument(struct kjit_insn *in, kjit_kcov_record_fn record);
+/* Instruments `in` when it is a comparison kcov records: the hook runs
+ * only while the byte `guard` names is set (kjit_insert_call_if). */
+void kjit_kcov_cmp_instrument(struct kjit_insn *in, struct kjit_arg guard, kjit_kcov_record_fn record);
 
 #endif

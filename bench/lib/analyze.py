@@ -16,46 +16,9 @@ measure keeps its row from RESULTS_DIR/summary.json (or RUNS_DIR) with its
 own, older stamp, and RESULTS.md marks it."""
 import json, math, os, statistics, sys
 
+import results_md
 import stamps
-import targets
-
-MICRO = ["null", "read", "write", "stat", "fstat", "openclose", "select",
-         "siginstall", "sigdeliver", "pipe", "fork", "exec"]
-CONFIGS = ["native", "kjit-none", "kjit-none-nofollow", "kjit-none-ipmodify", "kjit-none-notrace", "kjit-none-stackret", "kjit-syscount",
-           "kjit-calltrace", "kjit-bbcount", "kjit-bb-notrace", "kjit-icount", "kjit-icount-dynpcpu", "kjit-bb-noliveness", "kjit-bb-noinline", "kjit-bb-noopt",
-           "kjit-flush", "kjit-cache64", "kjit-cache256", "kjit-cache1024",
-           "kjit-kcov-pc", "kjit-kcov-cmp", "kjit-kcov-beside",
-           "kprobe-sys", "kprobe-call", "kprobe-bb", "ftrace-func", "bpftrace"]
-DESC = {
-    "native": "native (both runs native: the noise floor)",
-    "kjit-none": "kjit, no instrumentation",
-    "kjit-none-nofollow": "kjit, no instrumentation, invocations not followed through the scheduler (follow_sleeps=0: they leave the cache at their call into it)",
-    "kjit-none-ipmodify": "kjit, no instrumentation, entered through the IPMODIFY ftrace_ops instead of the direct-call trampoline (direct_entry=0)",
-    "kjit-none-notrace": "kjit, no instrumentation, every block on its own (trace_blocks=1: a jump at each block end instead of the next block laid after it)",
-    "kjit-none-stackret": "kjit, no instrumentation, every return through the general return site (abi_returns=0: a C function's ret does not compare with cmp)",
-    "kjit-syscount": "kjit, per-syscall counting (entry_count)",
-    "kjit-calltrace": "kjit, call tracing",
-    "kjit-bbcount": "kjit, block counting",
-    "kjit-bb-notrace": "kjit, block counting, every block on its own (trace_blocks=1)",
-    "kjit-icount": "kjit, instruction counting",
-    "kjit-icount-dynpcpu": "kjit, instruction counting, counter in a dynamic per-CPU window (percpu_kb=16: beyond disp32, through a register)",
-    "kjit-bb-noliveness": "kjit, block counting, liveness off",
-    "kjit-bb-noinline": "kjit, block counting, inlining off",
-    "kjit-bb-noopt": "kjit, block counting, liveness+inlining off",
-    "kjit-flush": "kjit, block counting, cache flushed after every entry",
-    "kjit-cache64": "kjit, block counting, 64 KiB code cache",
-    "kjit-cache256": "kjit, block counting, 256 KiB code cache",
-    "kjit-cache1024": "kjit, block counting, 1 MiB code cache",
-    "kjit-kcov-pc": "kjit's KCOV device (`kjitctl kcov enable`: every system call and handle_mm_fault), lmb covered with KCOV_TRACE_PC (`lmb -k pc`); macro: nginx and wrk uncovered",
-    "kjit-kcov-cmp": "the same with KCOV_TRACE_CMP (`lmb -k cmp`)",
-    "kjit-kcov-beside": "kjit's KCOV device with one other process covered (KCOV_TRACE_PC, blocked in pause()); lmb, nginx and wrk uncovered beside it",
-    "kprobe-sys": "kprobes, one per syscall entry",
-    "kprobe-call": "kprobes, one per called function",
-    "kprobe-bb": "kprobes, one per basic block",
-    "ftrace-func": "ftrace function tracer (call tracing)",
-    "bpftrace": "bpftrace, counting syscalls",
-}
-MODES = {"tcg": "TCG wall clock", "icount": "-icount shift=0,sleep=off (guest instructions)"}
+from configs import CONFIGS, MICRO, MODES
 
 
 def parse(path):
@@ -272,112 +235,9 @@ def main():
         "icount_caveat": "-icount counts guest instructions: it does not charge the hardware cost of int3 traps (kprobes) or of TCG's own work, so it flatters kprobes",
     }, "newest_run": newest, "runs": runs_index(modes, newest), "modes": modes}
     json.dump(summary, open(os.path.join(res, "summary.json"), "w"), indent=1, sort_keys=True)
-    open(os.path.join(res, "RESULTS.md"), "w").write("\n".join(markdown(summary, elapsed)) + "\n")
+    open(os.path.join(res, "RESULTS.md"), "w").write("\n".join(results_md.markdown(summary, elapsed)) + "\n")
     plots(summary, res)
     print("analyze: wrote", os.path.join(res, "RESULTS.md"))
-
-
-def runs_section(summary):
-    """Which run measured which rows."""
-    L = ["## Runs", "",
-         "Every row below carries the stamp of the run that measured it (column `run`): commit (`+dirty`: the tree "
-         "had uncommitted changes), start of the run (UTC), mode, repetitions. A row that is not from the newest run "
-         "is marked **(older run)**; rows measured before the bench wrote stamps say `%s`. A target is judged only "
-         "on rows of one run." % stamps.UNSTAMPED, ""]
-    newest = summary["newest_run"]
-    L.append("Newest run: %s." % (newest or "none (no row is stamped)"))
-    for key, e in sorted(summary["runs"].items(), key=lambda kv: (kv[0] == stamps.UNSTAMPED, kv[0])):
-        what = "; ".join("%s: %s" % (stamps.MODE_NAMES.get(m, m), ", ".join(cs)) for m, cs in e["configs"].items())
-        if key == stamps.UNSTAMPED:
-            L.append("- %s: %s" % (stamps.UNSTAMPED, what))
-        else:
-            L.append("- run %s (`%s`%s)%s: %s" % (key, e.get("commit", "?"), "+dirty" if e.get("dirty") else "",
-                                                   "" if e["newest"] else " **(older run)**", what))
-    return L + [""]
-
-
-def macro_cell(C, b):
-    r = C["ratios"].get(b)
-    if not r:
-        return "-"
-    s = "%.2f [%.2f-%.2f]" % (r["ratio"], r["min"], r["max"]) if r["n"] > 1 else "%.2f" % r["ratio"]
-    return s + (" (1 run)" if b == "macro-cold" and C.get("macro_single_run") else "")
-
-
-def markdown(summary, elapsed):
-    newest = summary["newest_run"]
-    L = ["# kjit bench results", "",
-         "Generated by `bench/lib/analyze.py` (`bench/run.sh BUILD_DIR`, `./kjit-lab bench`)%s. Every figure is a "
-         "**ratio to native measured in the same boot** (time per operation; macro: native requests/s over "
-         "configuration requests/s), median over the repetitions, [min-max] when there are several. Guest: the pinned "
-         "Debian 6.1 cloud kernel under QEMU TCG, one vCPU, KASLR on; Debian bookworm root (debootstrap minbase + "
-         "nginx-light, wrk, bpftrace)." % (", the last bench/run.sh in %s s" % elapsed if elapsed else ""),
-         "", "Micro: `bench/micro/lmb.c` (lmbench-style). Macro: nginx-light serving a 1 KiB file to wrk over loopback, "
-         "twice after kjit's cache is flushed: **macro cold** is the first run (it builds the cache), **macro warm** "
-         "the second (from the cache the first built); native runs twice too. `(1 run)`: the row was measured when "
-         "wrk ran once after the flush; that run is its cold figure and it has no warm one.",
-         "kjit attaches the `__x64_sys_*` wrappers the workloads use (`bench/guest/driver.sh`, SYSCALLS).", ""]
-    L += runs_section(summary)
-    for mode, mname in MODES.items():
-        if mode not in summary["modes"]:
-            continue
-        M = summary["modes"][mode]
-        L += ["## Mode: %s" % mname, ""]
-        if mode == "icount":
-            L += ["> -icount counts guest instructions: it does **not** charge the hardware cost of the int3 traps "
-                  "that kprobes take (nor TCG's own cost of self-modifying code), so it flatters kprobes.", ""]
-        cols = MICRO + ["geomean", "macro cold", "macro warm"]
-        key = {"macro cold": "macro-cold", "macro warm": "macro"}
-        L += ["| configuration | " + " | ".join(cols) + " | run |", "|---" * (len(cols) + 2) + "|"]
-        for cfg in CONFIGS:
-            if cfg not in M:
-                continue
-            C = M[cfg]
-            run = stamps.cell(C, newest)
-            if C["status"] != "ok" and not C["ratios"]:
-                L.append("| %s | %s |" % (cfg, ("not measured: " + C["status"] + " (" + "; ".join(C.get("notes", [])[-2:]) + ")").replace("|", "/"))
-                         + " |" * (len(cols) - 1) + " %s |" % run)
-                continue
-            row = []
-            for b in cols:
-                if b == "geomean":
-                    g = C.get("micro_geomean") or C.get("micro_geomean_partial")
-                    row.append("**%.2f**" % g if g else "-")
-                elif b in key:
-                    row.append(macro_cell(C, key[b]))
-                else:
-                    r = C["ratios"].get(b)
-                    row.append("-" if not r else "%.2f [%.2f-%.2f]" % (r["ratio"], r["min"], r["max"]) if r["n"] > 1
-                               else "%.2f" % r["ratio"])
-            L.append("| %s | " % cfg + " | ".join(row) + " | %s |" % run)
-        L += ["", "Memory (kjitctl stats after each workload; the cache is flushed between micro and macro; kprobes: probes registered/failed):", "",
-              "| configuration | micro cache B | micro arena B | macro cache B | macro arena B | flushes (micro/macro) | probes | run |",
-              "|---|---|---|---|---|---|---|---|"]
-        for cfg in CONFIGS:
-            C = M.get(cfg)
-            if not C or not C["memory"]:
-                continue
-            mi, ma = C["memory"].get("micro", {}), C["memory"].get("macro", {})
-            probes = "%s/%s" % (mi.get("registered", "-"), mi.get("failed", "-")) if "registered" in mi else "-"
-            L.append("| %s | %s | %s | %s | %s | %s/%s | %s | %s |" % (
-                cfg, mi.get("cache_bytes_used", "-"), mi.get("arena_bytes_used", "-"), ma.get("cache_bytes_used", "-"),
-                ma.get("arena_bytes_used", "-"), mi.get("flushes", "-"), ma.get("flushes", "-"), probes, stamps.cell(C, newest)))
-        rows = [(cfg, M[cfg]) for cfg in CONFIGS if M.get(cfg, {}).get("completion")]
-        if rows:
-            L += ["", "Completion (kjitctl stats after each workload: entries followed to their return or their "
-                  "task's exit in the cache, of the entries that ended; kjitctl's own calls left out):", "",
-                  "| configuration | micro | micro entries | macro | macro entries | sleeps followed (micro/macro) | run |",
-                  "|---|---|---|---|---|---|---|"]
-            for cfg, C in rows:
-                mi, ma = C["completion"].get("micro", {}), C["completion"].get("macro", {})
-                L.append("| %s | %s%% | %s | %s%% | %s | %s/%s | %s |" % (
-                    cfg, mi.get("percent", "-"), mi.get("ended", "-"), ma.get("percent", "-"), ma.get("ended", "-"),
-                    mi.get("sleeps_followed", "-"), ma.get("sleeps_followed", "-"), stamps.cell(C, newest)))
-        L += kcov_table(M, mode, newest)
-        L += ["", "![overview %s](overview-%s.svg)" % (mode, mode), ""]
-        L += targets.table(M, mode)
-    L += ["", "Configurations:", ""] + ["- `%s`: %s" % (c, DESC[c]) for c in CONFIGS]
-    return L
 
 
 def plots(summary, res):
@@ -409,44 +269,6 @@ def plots(summary, res):
             f.write('set logscale y\nset yrange [0.5:*]\nset ylabel "ratio to native (log)"\nset grid ytics\n')
             f.write('set xtics rotate by -40 noenhanced\nset key top left\n')
             f.write("plot " + ", ".join(using) + ', 1 notitle lc rgb "black"\n')
-
-
-def kcov_table(M, mode, newest):
-    """Per benchmark: the blocks one covered operation runs (trace-PC appends
-    one PC per block) and the comparison records it appends (trace-CMP), and
-    the time each mode adds per block executed.  The added time includes
-    running from the code cache (the kjit-none row's cost) and the entry
-    filter; both modes instrument every block, trace-CMP every comparison
-    as well."""
-    pc, cmp = M.get("kjit-kcov-pc", {}).get("kcov"), M.get("kjit-kcov-cmp", {}).get("kcov")
-    if not pc:
-        return []
-    unit = "guest instructions" if mode == "icount" else "ns"
-    L = ["", "KCOV (`kjit-kcov-pc`, `kjit-kcov-cmp`): per covered operation, the blocks run (trace-PC's PCs) and the "
-         "comparison records appended (trace-CMP), and the %s each mode adds per block: (configuration - native "
-         "time per operation) / blocks. It includes running from the code cache, which `kjit-none` costs alone. "
-         "`kjit-kcov-beside` (above) is what processes that are not covered pay while one is." % unit, "",
-         "Rows: %s." % "; ".join("`%s` %s" % (c, stamps.cell(M[c], newest)) for c in ("kjit-kcov-pc", "kjit-kcov-cmp") if c in M), "",
-         "| benchmark | blocks/op | trace-PC %s per block | CMP records/op | trace-CMP %s per block |" % (unit, unit),
-         "|---|---|---|---|---|"]
-    per_pc, per_cmp = [], []
-    for b in MICRO:
-        k = pc.get(b)
-        if not k:
-            continue
-        blocks = k["entries_per_op"]
-        a = k["added_ns_per_op"] / blocks
-        per_pc.append(a)
-        kc = (cmp or {}).get(b)
-        c = kc["added_ns_per_op"] / blocks if kc else None
-        if c is not None:
-            per_cmp.append(c)
-        L.append("| %s | %.1f%s | %.1f | %s | %s |" % (
-            b, blocks, " (buffer filled)" if k["buffer_filled"] else "", a,
-            "%.1f" % kc["entries_per_op"] if kc else "-", "%.1f" % c if c is not None else "-"))
-    L.append("| median over benchmarks | | **%.1f** | | **%s** |" % (
-        statistics.median(per_pc), "%.1f" % statistics.median(per_cmp) if per_cmp else "-"))
-    return L
 
 
 if __name__ == "__main__":

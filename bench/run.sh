@@ -3,12 +3,16 @@
 # kjit bench: kjit against kprobes, ftrace and bpftrace, in one boot
 # per configuration with its native baseline, in two modes (TCG wall clock,
 # -icount).  Regenerates bench/results/{RESULTS.md,summary.json,*.svg}.
+# Each (mode, configuration) boot gets stamp.json beside its results: the
+# run (this invocation's start, UTC), commit, dirty tree, boot date, mode,
+# repetitions (bench/lib/stamps.py); analyze.py puts the stamp on its row,
+# and rows this run did not measure keep their own, older stamps.
 #
 # Usage: bench/run.sh BUILD_DIR          (what `./kjit-lab bench` runs)
 #   BUILD_DIR holds module/kjit.ko (built here if missing); the bench caches
 #   its Debian guest root and its per-boot shares under BUILD_DIR/bench/.
 # Env: BENCH_CONFIGS (default: all, below), BENCH_MODES ("tcg icount"),
-#      BENCH_REPS_TCG (3), BENCH_REPS_ICOUNT (1), BENCH_SECS (0.15: lmb
+#      BENCH_REPS_TCG (3), BENCH_REPS_ICOUNT (3), BENCH_SECS (0.15: lmb
 #      budget per benchmark), BENCH_MACRO_SECS (2: wrk duration),
 #      BENCH_SMP (1: one vCPU, so pipe/fork ping-pong is not dominated by
 #      TCG's cross-vCPU wake-up latency, and -icount is single-threaded anyway),
@@ -25,6 +29,12 @@ ALL="native kjit-none kjit-none-nofollow kjit-none-ipmodify kjit-none-notrace kj
 CONFIGS="${BENCH_CONFIGS:-$ALL}"
 MODES="${BENCH_MODES:-tcg icount}"
 t0=$(date +%s)
+run_id="$(date -u -d "@$t0" +%Y-%m-%dT%H:%M:%SZ)"
+commit="$(git -C "$top" rev-parse --short HEAD 2>/dev/null || echo unknown)"
+# Dirty: tracked changes or new files that are not ignored (a new source
+# file is built too); bench/results is what this run rewrites, not an input.
+dirty=false
+[ -n "$(git -C "$top" status --porcelain -- . ':!bench/results' 2>/dev/null | head -1)" ] && dirty=true
 
 if [ "${BENCH_ANALYZE_ONLY:-0}" != 1 ]; then
   # --- build ------------------------------------------------------------------
@@ -40,6 +50,12 @@ if [ "${BENCH_ANALYZE_ONLY:-0}" != 1 ]; then
   cp "$B/guest-bin/lmb" "$B/guest-bin/lmb-hello" "$B/guest-bin/kjitctl" "$bin/" || exit 1
   "$top/bench/kprobes/build.sh" "$W/kprobes" >/dev/null || exit 1
   cp "$W/kprobes/kprobench.ko" "$B/module/kjit.ko" "$bin/"
+  ko_sha="$(sha256sum "$bin/kjit.ko" | cut -c1-16)"
+  # kjit.ko is built only when missing: say so when it predates the commit
+  # the stamps name (its sha256 is in every stamp).
+  if [ "$(stat -c %Y "$B/module/kjit.ko")" -lt "$(git -C "$top" log -1 --format=%ct 2>/dev/null || echo 0)" ]; then
+    echo "bench: warning: $B/module/kjit.ko is older than commit $commit (remove it to rebuild)" >&2
+  fi
   cp /bin/busybox "$bin/busybox"   # insmod/rmmod for the Debian minbase root
   for a in insmod rmmod lsmod; do ln -s busybox "$bin/$a"; done
   root="$("$top/bench/lib/make-root.sh" "$W")" || exit 1
@@ -47,7 +63,7 @@ if [ "${BENCH_ANALYZE_ONLY:-0}" != 1 ]; then
   # --- one boot per (mode, configuration) -----------------------------------
   for mode in $MODES; do
     reps="${BENCH_REPS_TCG:-3}"; flag=""
-    [ "$mode" = icount ] && { reps="${BENCH_REPS_ICOUNT:-1}"; flag=--icount; }
+    [ "$mode" = icount ] && { reps="${BENCH_REPS_ICOUNT:-3}"; flag=--icount; }
     for cfg in $CONFIGS; do
       share="$W/runs/$mode/$cfg"; rm -rf "$share"; mkdir -p "$share"
       cp -a "$bin" "$share/bin"
@@ -55,6 +71,9 @@ if [ "${BENCH_ANALYZE_ONLY:-0}" != 1 ]; then
       printf 'CONFIG=%s\nREPS=%s\nSECS=%s\nMACRO_SECS=%s\nMODE=%s\n' "$cfg" "$reps" \
         "${BENCH_SECS:-0.15}" "${BENCH_MACRO_SECS:-2}" "$mode" > "$share/config.env"
       s=$(date +%s)
+      printf '{"run": "%s", "commit": "%s", "dirty": %s, "date": "%s", "mode": "%s", "reps": %s, "secs": "%s", "macro_secs": "%s", "smp": "%s", "kjit_ko_sha256": "%s"}\n' \
+        "$run_id" "$commit" "$dirty" "$(date -u -d "@$s" +%Y-%m-%dT%H:%M:%SZ)" "$mode" "$reps" \
+        "${BENCH_SECS:-0.15}" "${BENCH_MACRO_SECS:-2}" "${BENCH_SMP:-1}" "$ko_sha" > "$share/stamp.json"
       "$top/bench/lib/boot.sh" --share "$share" --script "$top/bench/guest/run.sh" \
         --root "$root" $flag --smp "${BENCH_SMP:-1}" --timeout "${BENCH_TIMEOUT:-1200}" >"$share/boot.log" 2>&1
       rc=$?
@@ -65,7 +84,9 @@ if [ "${BENCH_ANALYZE_ONLY:-0}" != 1 ]; then
 fi
 
 # --- results -------------------------------------------------------------------
-python3 "$top/bench/lib/analyze.py" "$W/runs" "$top/bench/results" "$(( $(date +%s) - t0 ))" || exit 1
+# The elapsed time goes into RESULTS.md only when this invocation measured.
+elapsed=(); [ "${BENCH_ANALYZE_ONLY:-0}" != 1 ] && elapsed=("$(( $(date +%s) - t0 ))")
+python3 "$top/bench/lib/analyze.py" "$W/runs" "$top/bench/results" "${elapsed[@]}" || exit 1
 if command -v gnuplot >/dev/null; then
   (cd "$top/bench/results" && for g in *.gp; do [ -f "$g" ] && gnuplot "$g"; done)
 else

@@ -10,4 +10,4 @@ set ylabel "ratio to native (log)"
 set grid ytics
 set xtics rotate by -40 noenhanced
 set key top left
-plot "overview-icount.dat" using 2:xtic(1) title "micro geomean", "" using 3 title "macro (nginx+wrk)", 1 notitle lc rgb "black"
+plot "overview-icount.dat" using 2:xtic(1) title "micro geomean", "" using 3 title "macro cold (builds the cache)", "" using 4 title "macro warm (from the cache)", 1 notitle lc rgb "black"

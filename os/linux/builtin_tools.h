@@ -64,11 +64,11 @@ static __always_inline bool kjit_tool_entry_filter(u32 hooks)
 	return !(hooks & KJIT_ENTRY_FILTER_KCOV_TASKS) || kjit_kcov_current_admitted();
 }
 
-/* Whether the entry filter of `hooks` is by task, kept per CPU in
- * entry_table.h's admitted byte, which the trampoline reads itself. */
-static __always_inline bool kjit_tool_task_filter(u32 hooks)
+/* The filter by task of `hooks`, as entry_table.h's bit (kept per CPU in
+ * its admitted byte, which the trampoline reads itself), or 0: none. */
+static __always_inline u8 kjit_tool_task_filter(u32 hooks)
 {
-	return hooks & KJIT_ENTRY_FILTER_KCOV_TASKS;
+	return (hooks & KJIT_ENTRY_FILTER_KCOV_TASKS) ? KJIT_ENTRY_ADMIT_TOOL : 0;
 }
 
 /* Whether an entry under `hooks` needs C beyond what the trampoline does

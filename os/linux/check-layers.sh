@@ -30,6 +30,7 @@ LAYERS=(
   "entry_decide exit_gates"              # the entry decision (both paths), the gates' C side
   "builtin_tools"                        # the tools' table: what the entry path asks of the active tool
   "reclaim_work"                         # reclaiming a full cache epoch from a work item
+  "task_filter"                          # the policy's filter by task, kept per CPU at each switch-in
   "entry_policy"                         # what every entry applies and counts
   "entry_direct"                         # the direct ops
   "engine_host"                          # the engine's one owner

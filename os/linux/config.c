@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The configuration: which built-in tool runs, with which engine options,
- * cache size and entry policy (pid filter, flush-every-entry).
+ * cache size and entry policy (pid filter, filter by task, flush-every-entry).
  *
  * Choosing a tool or engine options (KJIT_IOC_CONFIG) re-creates the engine
  * over the same memory: allowed only with nothing attached and no plugin
@@ -23,6 +23,7 @@
 #include "sched_resume.h"
 #include "entry_attach.h"
 #include "entry_policy.h"
+#include "task_filter.h"
 #include "kjit/engine.h"
 
 static unsigned int tool = KJIT_TOOL_ICOUNT;
@@ -71,6 +72,14 @@ static int start(const struct kjit_ioc_config *c)
 		opt.max_block_insns = c->max_block_insns;
 	opt.max_trace_blocks = trace_blocks;
 	opt.abi_returns = !!abi_returns;
+	/* The tool's filter by task and the policy's share no task: kcov
+	 * admits the tasks that enabled coverage, nothing else. */
+	if (kjit_tool_task_filter(kjit_tool_entry_hooks(c->tool)) &&
+	    (c->tid || c->comm[0] || (c->flags & (KJIT_CONFIG_CGROUP | KJIT_CONFIG_CPUS))))
+		return -EINVAL;
+	ret = kjit_task_filter_set(c);
+	if (ret)
+		return ret;
 	kjit_sched_resume_pause();
 	ret = kjit_host_start(&opt, (u64)c->cache_kb << 10, t->init,
 			      t->plugin ? t->plugin() : NULL);
@@ -83,7 +92,8 @@ static int start(const struct kjit_ioc_config *c)
 	kjit_tool_started(c->tool);
 	hooks = kjit_tool_entry_hooks(c->tool);
 	kjit_entry_set_policy(c->pid, !!(c->flags & KJIT_CONFIG_PID_DESCENDANTS),
-			      c->flush_every_entry, hooks, kjit_tool_task_filter(hooks));
+			      c->flush_every_entry, hooks,
+			      kjit_tool_task_filter(hooks) | kjit_task_filter_bits());
 	return 0;
 }
 
@@ -107,6 +117,7 @@ void kjit_config_exit(void)
 {
 	mutex_lock(&kjit_config_mutex);
 	kjit_host_stop();
+	kjit_task_filter_clear();
 	mutex_unlock(&kjit_config_mutex);
 	kjit_builtin_tools_exit();
 }
@@ -173,15 +184,19 @@ int kjit_config_attach_many(const char __user *names, s32 __user *results, u32 c
 	return ret;
 }
 
-/* Drops the pid filter (a session's workload is gone); the tool and its
- * results stay for whoever reads them next. */
+/* Drops the pid filter and the filter by task (a session's workload is
+ * gone); the tool and its results stay for whoever reads them next. */
 void kjit_config_clear_pid(void)
 {
 	mutex_lock(&kjit_config_mutex);
 	cfg.pid = 0;
-	cfg.flags &= ~KJIT_CONFIG_PID_DESCENDANTS;
+	cfg.tid = 0;
+	memset(cfg.comm, 0, sizeof(cfg.comm));
+	cfg.flags &= ~(KJIT_CONFIG_PID_DESCENDANTS | KJIT_CONFIG_CGROUP | KJIT_CONFIG_CPUS);
+	/* the trampoline stops testing the policy's bit before it is cleared */
 	kjit_entry_set_policy(0, false, cfg.flush_every_entry, kjit_tool_entry_hooks(cfg.tool),
 			      kjit_tool_task_filter(kjit_tool_entry_hooks(cfg.tool)));
+	kjit_task_filter_clear();
 	mutex_unlock(&kjit_config_mutex);
 }
 

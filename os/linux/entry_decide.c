@@ -31,7 +31,9 @@
  *    as ftrace's own callbacks do.
  *
  * The active tool's filter and on-entry hook come from the tool table
- * (builtin_tools.h) through one word of the policy, tested inline. */
+ * (builtin_tools.h) through one word of the policy, tested inline.  The
+ * policy's filter by task (thread, comm, cgroup, CPUs: task_filter.c) is
+ * one bit of a per-CPU byte kept at every switch-in (entry_table.h). */
 #define pr_fmt(fmt) "kjit: " fmt
 
 #include <linux/kernel.h>
@@ -120,6 +122,7 @@ static __always_inline u64 entry_decide(unsigned long ip, unsigned long parent_i
 	}
 	pid = READ_ONCE(kjit_policy.pid);
 	if ((pid && !pid_matches(pid, READ_ONCE(kjit_policy.descendants))) ||
+	    !kjit_entry_policy_task_admitted() ||
 	    !kjit_tool_entry_filter(READ_ONCE(kjit_policy.tool_hooks))) {
 		atomic64_inc(&kjit_counts.filtered);
 		return 0;

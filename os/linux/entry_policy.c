@@ -16,21 +16,19 @@ struct kjit_entry_policy kjit_policy;
 struct kjit_entry_counts kjit_counts;
 
 void kjit_entry_set_policy(u32 pid, bool descendants, u32 flush_every_entry, u32 tool_hooks,
-			   bool task_filter)
+			   u8 task_filter_bits)
 {
-	/* The trampoline's filter goes on before, and off after, its stored
-	 * entries are forgotten: no stored entry outlives the filter it was
+	/* The trampoline's filters go on before, and off after, its stored
+	 * entries are forgotten: no stored entry outlives a filter it was
 	 * stored under. */
-	if (task_filter)
-		kjit_entry_table_set_task_filter(true);
+	kjit_entry_table_set_task_filter(READ_ONCE(kjit_entry_task_filter) | task_filter_bits);
 	WRITE_ONCE(kjit_policy.tool_hooks, tool_hooks);
 	WRITE_ONCE(kjit_policy.descendants, descendants);
 	WRITE_ONCE(kjit_policy.pid, pid);
 	WRITE_ONCE(kjit_policy.flush_every_entry, flush_every_entry);
 	/* the trampoline's fast path applies no other policy: start again */
 	kjit_entry_table_invalidate();
-	if (!task_filter)
-		kjit_entry_table_set_task_filter(false);
+	kjit_entry_table_set_task_filter(task_filter_bits);
 }
 
 /* The trampoline's entries, and every counter, at the last reset of the

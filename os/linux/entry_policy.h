@@ -51,10 +51,12 @@ extern struct kjit_entry_counts kjit_counts;
  * `pid` is redirected (0: all; with descendants, its descendants too), the
  * cache is flushed when an entry returns (flush_every_entry), and the
  * active tool's entry filter and on-entry hook run (tool_hooks:
- * kjit_tool_entry_hooks; task_filter: they hold a filter by task, which the
- * trampoline applies too).  Invalidates the trampoline's stored entries. */
+ * kjit_tool_entry_hooks), and the filters by task in task_filter_bits
+ * (KJIT_ENTRY_ADMIT_*, entry_table.h: the tool's, the policy's) are on,
+ * which the trampoline applies too.  Invalidates the trampoline's stored
+ * entries. */
 void kjit_entry_set_policy(u32 pid, bool descendants, u32 flush_every_entry, u32 tool_hooks,
-			   bool task_filter);
+			   u8 task_filter_bits);
 
 struct kjit_entry_counters {
 	u64 entries, entry_declined, entry_skipped, gate_escapes, reclaims, filtered, exits;

@@ -242,7 +242,7 @@ u64 kjit_entry_table_fast_filtered(void)
 	return n;
 }
 
-void kjit_entry_table_set_task_filter(bool on)
+void kjit_entry_table_set_task_filter(u8 bits)
 {
-	WRITE_ONCE(kjit_entry_task_filter, on);
+	WRITE_ONCE(kjit_entry_task_filter, bits);
 }

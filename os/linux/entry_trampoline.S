@@ -11,10 +11,11 @@
  * slot's last one, else the stop cache), and this CPU is neither in an NMI
  * nor inside kjit in any context (the guard byte, entry_guard.h: the C path
  * declines an entry nested in kjit, which may hold the engine lock, and
- * lets an interrupt of kjit's task-context path in).  While the active tool
- * filters by task (kcov: tasks with coverage), a task it does not admit goes
- * on natively after one compare of a per-CPU byte, counted as filtered.  Everything else, the rest of the entry policy included, is the
- * C path's (kjit_direct_slow, entry_decide.c).
+ * lets an interrupt of kjit's task-context path in).  While a filter by
+ * task is on (the active tool's, kcov: tasks with coverage; the policy's:
+ * a thread, comm, cgroup or CPUs), a task it does not admit goes on
+ * natively after a test of a per-CPU byte, counted as filtered.  Everything
+ * else, the rest of the entry policy included, is the C path's (kjit_direct_slow, entry_decide.c).
  *
  * Clobbered: the flags, r10 and r11.  Nothing reads them at a function's
  * entry: they pass no argument, and ftrace's own ftrace_caller saves only
@@ -63,13 +64,16 @@ SYM_FUNC_START(kjit_direct_tramp)
 	movl	(%rsp), %r10d
 	andl	$KJIT_ENTRY_SLOT_MASK, %r10d
 	jmp	.Lstop_known
-/* A tool with a task filter admits only the tasks it marked, in task
- * context (builtin_tools.h): any other runs natively after one compare.
+/* A filter by task (the tool's, the policy's: entry_table.h) admits only
+ * the tasks it marked, in task context: any other runs natively after a
+ * test of this CPU's admitted bits against the filters that are on.
  * in_task() is read from preempt_count, except on PREEMPT_RT, where serving
  * softirqs is counted in the task: the C path decides there. */
 .Ltask_filter:
-	cmpb	$0, PER_CPU_VAR(kjit_entry_task_admitted)
-	je	.Lfiltered
+	movzbl	PER_CPU_VAR(kjit_entry_task_admitted), %r10d
+	notl	%r10d
+	testb	%r10b, kjit_entry_task_filter(%rip)
+	jnz	.Lfiltered
 #ifdef CONFIG_PREEMPT_RT
 	jmp	.Lslow
 #else

@@ -129,13 +129,18 @@ static void kcov_cpu_set(struct task_struct *t)
 		if (k)
 			mode = READ_ONCE(k->mode);
 		rcu_read_unlock();
-	} else if (!c->pc_area && !c->cmp && !__this_cpu_read(kjit_entry_task_admitted)) {
+	} else if (!c->pc_area && !c->cmp &&
+		   !(__this_cpu_read(kjit_entry_task_admitted) & KJIT_ENTRY_ADMIT_TOOL)) {
 		return;                 /* the common case: nobody is covered */
 	}
 	WRITE_ONCE(c->pc_size, k ? k->size : 0);
 	WRITE_ONCE(c->pc_area, mode == KCOV_PC ? k->area : NULL);
 	WRITE_ONCE(c->cmp, mode == KCOV_CMP);
-	__this_cpu_write(kjit_entry_task_admitted, (u8)(k ? 1 : 0));
+	/* only the tool's bit: the policy's is task_filter.c's */
+	if (k)
+		this_cpu_or(kjit_entry_task_admitted, KJIT_ENTRY_ADMIT_TOOL);
+	else
+		this_cpu_and(kjit_entry_task_admitted, (u8)~KJIT_ENTRY_ADMIT_TOOL);
 }
 
 u64 kjit_kcov_enabled_tasks(void)

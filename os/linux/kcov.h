@@ -21,11 +21,12 @@ void kjit_kcov_device_remove(void);
 int kjit_kcov_init(void);     /* the task-exit probe */
 void kjit_kcov_exit(void);
 /* The kcov tool's entry filter: current has coverage enabled and runs in
- * task context.  kcov.c keeps entry_table.h's per-CPU admitted byte for
+ * task context.  kcov.c keeps the tool's bit of entry_table.h's per-CPU
+ * admitted byte for
  * the task on each CPU, which entry_trampoline.S reads too. */
 static inline bool kjit_kcov_current_admitted(void)
 {
-	return in_task() && this_cpu_read(kjit_entry_task_admitted);
+	return in_task() && (this_cpu_read(kjit_entry_task_admitted) & KJIT_ENTRY_ADMIT_TOOL);
 }
 const struct kjit_plugin *kjit_kcov_plugin(void);
 /* Tasks with coverage enabled right now (the tool's scalar). */

@@ -9,8 +9,13 @@
 
 const struct kjitctl_command kjitctl_commands[] = {
   {"record", cmd_record,
-   "kjitctl record [-t TOOL] [-e TARGETS] [-o kjit.data] [-d SECS] (-c 'CMD' | -p PID | -- CMD ARGS)\n",
-   record_help, record_options, 0},
+   "kjitctl record [-t TOOL] [-e TARGETS] [-o kjit.data] [-d SECS] [--tid TID] [--comm NAME]\n"
+   "               [--cgroup PATH] [-C CPUS] (-c 'CMD' | -p PID | -a | -- CMD ARGS)\n",
+   record_help, record_options, KJITCTL_LATE_DEVICE},
+  {"top", cmd_top,
+   "kjitctl top [-e TARGETS] [-i SECS] [-n COUNT] [-l LINES] [--blocks] [-p PID | -a]\n"
+   "               [--tid TID] [--comm NAME] [--cgroup PATH] [-C CPUS]   live rates, Ctrl-C detaches\n",
+   top_help, top_options, KJITCTL_LATE_DEVICE},
   {"report", cmd_report,
    "kjitctl report [-i kjit.data | --kcov FILE] [--vmlinux PATH] [--format F] [-o FILE]\n"
    "               [--debug-dir DIR]... [--source-root DIR] [--weight calls|time]\n"

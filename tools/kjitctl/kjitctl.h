@@ -25,6 +25,8 @@
 typedef int command_fn(int argc, char **argv);
 
 #define KJITCTL_NO_DEVICE 1u   /* runs without /dev/kjit */
+#define KJITCTL_LATE_DEVICE 2u /* opens /dev/kjit itself (open_dev) once its
+                                  options are parsed: a usage error needs no module */
 
 struct kjitctl_command {
   const char *name;
@@ -45,12 +47,13 @@ int usage(void);                   /* every command's usage on stderr; 2 */
 int parse_json_only(int argc, char **argv, const struct option *opts, int *json);
 
 command_fn cmd_attach, cmd_blocks, cmd_calls, cmd_capture, cmd_config, cmd_departures, cmd_detach,
-    cmd_flush, cmd_kcov, cmd_list, cmd_record, cmd_report, cmd_reset, cmd_show, cmd_stats;
+    cmd_flush, cmd_kcov, cmd_list, cmd_record, cmd_report, cmd_reset, cmd_show, cmd_stats, cmd_top;
 int record_help(FILE *to);
+int top_help(FILE *to);
 
 /* The option tables of the commands that take options (in their files). */
 extern const struct option attach_options[], blocks_options[], calls_options[], capture_options[],
-    config_options[], departures_options[], record_options[], show_options[];
+    config_options[], departures_options[], record_options[], show_options[], top_options[];
 
 /* ---- /dev/kjit (device.c) ----------------------------------------------- */
 extern int kjit_fd;
@@ -119,6 +122,30 @@ void buf_u64(struct buf *b, uint64_t v);
 void note_build_id(const char *path, char *hex, size_t len);
 void loaded_modules(struct buf *out);
 
+/* ---- filters by task, perf's options (task_filters.c) -------------------- */
+enum { OPT_TID = 512, OPT_COMM, OPT_CGROUP };
+/* The filters' options, in a command's getopt_long table:
+ *   {"all-cpus", no_argument, NULL, 'a'}, {"tid", required_argument, NULL, OPT_TID},
+ *   {"comm", required_argument, NULL, OPT_COMM}, {"cgroup", required_argument, NULL, OPT_CGROUP},
+ *   {"cpu", required_argument, NULL, 'C'}
+ * and "aC:" in its short options. */
+struct task_filters {
+  int all;                 /* -a: every task (no pid filter) */
+  pid_t tid;               /* --tid */
+  const char *comm, *cgroup, *cpu_list;
+  uint64_t cpus[4];        /* cpu_list as the module's bitmap */
+};
+/* 1 when opt is a filter's (stored in f), 0 when it is not, -1 after a
+ * message when its argument is wrong. */
+int task_filters_option(int opt, const char *arg, struct task_filters *f);
+/* Whether a filter other than -a is given. */
+int task_filters_narrow(const struct task_filters *f);
+/* Fills cf's tid, comm, cgroup_fd (opened here) and cpus; 0, or -1 after a
+ * message (no such thread, not a cgroup v2 directory). */
+int task_filters_apply(const struct task_filters *f, struct kjit_ioc_config *cf);
+/* "every task, comm X, CPUs 0-1" (pid: the pid filter, 0 for none). */
+void task_filters_describe(const struct task_filters *f, pid_t pid, char *out, size_t len);
+
 /* ---- a workload held until everything is armed (workload.c) ------------- */
 pid_t spawn_held(char **cmdv, int *go_w, int own_group);
 void release_held(int go_w);
@@ -152,6 +179,7 @@ int capture_all_syscalls(const struct capture_args *a);
 /* ---- kjit.data (record_file.c) ------------------------------------------- */
 struct record_info {
   const char *tool, *command;
+  const char *filter;            /* which tasks (task_filters_describe) */
   const struct names *targets;   /* attached */
   const struct buf *verdicts;    /* TARGETS section text */
   pid_t pid;

@@ -1,14 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0
 /* kjitctl record: one measurement in one command, like `perf record`.
  *
- *   kjitctl record [-t TOOL] [-e TARGETS] [-o FILE] [-d SECS]
- *                  (-c 'CMD ARGS' | -p PID | -- CMD ARGS...)
+ *   kjitctl record [-t TOOL] [-e TARGETS] [-o FILE] [-d SECS] [FILTERS]
+ *                  (-c 'CMD ARGS' | -p PID | -a | --tid TID | -- CMD ARGS...)
  *
  * Configures TOOL (bbcount by default) with a pid filter on the workload
- * and its descendants, attaches TARGETS (comma-separated system calls,
- * functions and globs; targets.c), runs the workload (held on a pipe until
- * everything is armed: spawn_held) or follows PID, stops when the workload
- * exits (or on Ctrl-C, SIGTERM, or after SECS), detaches, and writes FILE
+ * and its descendants (none with -a: every task), and the filters by task
+ * (task_filters.c: --tid, --comm, --cgroup, --cpu; all must match),
+ * attaches TARGETS (comma-separated system calls, functions and globs;
+ * targets.c), runs the workload (held on a pipe until everything is armed:
+ * spawn_held) or follows PID, stops when the workload exits (with -a and no
+ * command, when the --tid thread exits, or on Ctrl-C, SIGTERM, or after
+ * SECS, as `perf record -a`), detaches, and writes FILE
  * (kjit.data, record_file.c).  The device file is a session
  * (KJIT_IOC_SESSION): if kjitctl dies, the module detaches.  Exit status:
  * the workload's (128 + signal when it was killed), or 1-3 when kjitctl
@@ -32,7 +35,9 @@ const struct option record_options[] = {
   {"tool", required_argument, NULL, 't'}, {"targets", required_argument, NULL, 'e'},
   {"output", required_argument, NULL, 'o'}, {"duration", required_argument, NULL, 'd'},
   {"command", required_argument, NULL, 'c'}, {"pid", required_argument, NULL, 'p'},
-  {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
+  {"help", no_argument, NULL, 'h'}, {"all-cpus", no_argument, NULL, 'a'}, {"tid", required_argument, NULL, OPT_TID},
+  {"comm", required_argument, NULL, OPT_COMM}, {"cgroup", required_argument, NULL, OPT_CGROUP},
+  {"cpu", required_argument, NULL, 'C'}, {NULL, 0, NULL, 0}};
 
 struct record_args {
   const char *tool, *targets, *out, *command;
@@ -40,6 +45,8 @@ struct record_args {
   double duration;   /* seconds, 0: until the workload ends */
   pid_t follow;      /* -p */
   char **cmdv;       /* after -- */
+  struct task_filters filt;
+  int system_wide;   /* no pid filter: -a, or a filter without a workload */
 };
 
 static volatile sig_atomic_t rec_stop;
@@ -55,7 +62,8 @@ static uint64_t mono_ns(void)
 int record_help(FILE *to)
 {
   fprintf(to,
-          "usage: kjitctl record [-t TOOL] [-e TARGETS] [-o FILE] [-d SECS] (-c 'CMD ARGS' | -p PID | -- CMD ARGS...)\n"
+          "usage: kjitctl record [-t TOOL] [-e TARGETS] [-o FILE] [-d SECS] [--tid TID] [--comm NAME]\n"
+          "                      [--cgroup PATH] [-C LIST] (-c 'CMD ARGS' | -p PID | -a | -- CMD ARGS...)\n"
           "  -t, --tool TOOL        bbcount (default: blocks, coverage, annotate), branches (bbcount's\n"
           "                         blocks and each conditional branch's outcomes: lcov branch\n"
           "                         coverage, the branches format), callstack (graph, folded),\n"
@@ -66,8 +74,17 @@ int record_help(FILE *to)
           "  -d, --duration SECS    stop recording after SECS (the workload is sent SIGTERM)\n"
           "  -c, --command 'CMD'    run CMD with /bin/sh -c\n"
           "  -p, --pid PID          follow a running process and its children until it exits or Ctrl-C\n"
-          "Only the workload and its descendants are instrumented.  Exit status: the workload's\n"
-          "(128+N when killed by signal N); 1 kjit error, 2 usage or target error.\n");
+          "  -a, --all-cpus         every task (no pid filter); with no command, until Ctrl-C or -d\n"
+          "      --tid TID          only thread TID; alone, until it exits (or Ctrl-C, -d)\n"
+          "      --comm NAME        only tasks named NAME (its first 15 bytes, as the kernel keeps it)\n"
+          "      --cgroup PATH      only tasks in cgroup v2 PATH (under /sys/fs/cgroup) or below it\n"
+          "  -C, --cpu LIST         only while running on these CPUs (0,2-3)\n"
+          "Only the workload and its descendants are instrumented (every task with -a, or when a\n"
+          "filter is given without a workload).  Filters combine: all must match.  They are\n"
+          "evaluated when a task is switched in: a task that execs to another name or moves to\n"
+          "another cgroup while running is re-evaluated at its next switch-in; interrupts are not\n"
+          "recorded while one is given.  Exit status: the workload's (128+N when killed by\n"
+          "signal N); 1 kjit error, 2 usage or target error.\n");
   return to == stdout ? 0 : REC_EXIT_USAGE;
 }
 
@@ -79,8 +96,11 @@ static int parse_record_args(int argc, char **argv, struct record_args *a)
   int c;
   *a = (struct record_args){.tool = "bbcount", .out = "kjit.data"};
   optind = 1;
-  while ((c = getopt_long(argc, argv, "+t:e:o:d:c:p:h", record_options, NULL)) != -1) {
+  while ((c = getopt_long(argc, argv, "+t:e:o:d:c:p:haC:", record_options, NULL)) != -1) {
     char *end;
+    int f = task_filters_option(c, optarg, &a->filt);
+    if (f < 0) return REC_EXIT_USAGE;
+    if (f) continue;
     switch (c) {
       case 't': a->tool = optarg; break;
       case 'e': a->targets = optarg; break;
@@ -99,10 +119,19 @@ static int parse_record_args(int argc, char **argv, struct record_args *a)
     }
   }
   a->cmdv = optind < argc ? argv + optind : NULL;
-  if (!!a->command + !!a->follow + !!a->cmdv != 1) {
-    fprintf(stderr, "kjitctl record: give exactly one workload: -c 'CMD', -p PID or -- CMD ARGS\n");
+  /* perf's rules: -a records every task, while CMD runs or until Ctrl-C;
+   * a filter without a workload implies -a. */
+  int workloads = !!a->command + !!a->follow + !!a->cmdv;
+  if (workloads > 1 || (a->filt.all && a->follow) ||
+      (!workloads && !a->filt.all && !task_filters_narrow(&a->filt))) {
+    fprintf(stderr, "kjitctl record: give one workload: -c 'CMD', -p PID, -- CMD ARGS, or -a (every task)\n");
     return record_help(stderr);
   }
+  if (a->filt.tid && workloads && !a->follow && !a->filt.all) {
+    fprintf(stderr, "kjitctl record: --tid with a command needs -a (the thread is not the command's)\n");
+    return REC_EXIT_USAGE;
+  }
+  a->system_wide = a->filt.all || !workloads;
   int t = tool_by_name(a->tool);
   if (t < 0 || t > KJIT_TOOL_MAX || t == KJIT_TOOL_NONE || t == KJIT_TOOL_BRANCH_HINTS ||
       t == KJIT_TOOL_LOCK_CONTENTION) {
@@ -134,18 +163,23 @@ static int expand_targets(const char *targets, struct names *want)
   return bad;
 }
 
-/* The tool, with a pid filter on the workload and its descendants; 0, or
- * -1 after a message. */
+/* The tool, with a pid filter on the workload and its descendants (wpid
+ * 0: none) and the filters by task; 0, or -1 after a message. */
 static int configure(const struct record_args *a, pid_t wpid)
 {
   struct kjit_ioc_config cf = {.size = sizeof cf, .tool = (uint32_t)a->tool_id, .inline_instrumentation = 1,
                                .use_liveness = 1, .pid = (uint32_t)wpid,
-                               .flags = KJIT_CONFIG_PID_DESCENDANTS};
+                               .flags = wpid ? KJIT_CONFIG_PID_DESCENDANTS : 0, .cgroup_fd = -1};
+  if (task_filters_apply(&a->filt, &cf)) return -1;
   uint64_t config_start = mono_ns();
-  if (ioctl(kjit_fd, KJIT_IOC_CONFIG, &cf) < 0) {
-    fprintf(stderr, "kjitctl record: configure %s: %s%s\n", a->tool, strerror(errno),
-            errno == EBUSY ? " (something is attached or a capture runs: `kjitctl list`,"
-                             " `kjitctl detach all`)" : "");
+  int rc = ioctl(kjit_fd, KJIT_IOC_CONFIG, &cf), err = errno;
+  if (cf.cgroup_fd >= 0) close(cf.cgroup_fd);   /* the module holds the cgroup */
+  if (rc < 0) {
+    fprintf(stderr, "kjitctl record: configure %s: %s%s\n", a->tool, strerror(err),
+            err == EBUSY ? " (something is attached or a capture runs: `kjitctl list`,"
+                           " `kjitctl detach all`)" :
+            err == EINVAL && task_filters_narrow(&a->filt) && a->tool_id == KJIT_TOOL_KCOV
+                ? " (kcov admits the tasks that enabled coverage: no other filter)" : "");
     return -1;
   }
   /* The module proves the code cache unused before it re-creates the
@@ -164,7 +198,7 @@ static int configure(const struct record_args *a, pid_t wpid)
  * are reported, not fatal, unless nothing is left.  0, or -1 after a
  * message. */
 static int attach_targets(const struct record_args *a, const struct names *want, struct names *got,
-                          struct buf *verdicts, pid_t wpid)
+                          struct buf *verdicts, const char *who)
 {
   char *buf = calloc(want->n, KJIT_NAME_MAX);
   int32_t *res = calloc(want->n, sizeof *res);
@@ -195,8 +229,8 @@ static int attach_targets(const struct record_args *a, const struct names *want,
     fprintf(stderr, "kjitctl record: kjit refused every target (`kjitctl list GLOB` says why)\n");
     return -1;
   }
-  fprintf(stderr, "kjitctl record: %s on %zu function%s%s (%zu refused), pid %d and its children\n",
-          a->tool, got->n, got->n == 1 ? "" : "s", got->n == 1 ? "" : "", refused, (int)wpid);
+  fprintf(stderr, "kjitctl record: %s on %zu function%s (%zu refused), %s\n",
+          a->tool, got->n, got->n == 1 ? "" : "s", refused, who);
   return 0;
 }
 
@@ -210,9 +244,18 @@ static char *joined(char **cmdv)
   return s;
 }
 
-/* Lets the held child go (or follows a->follow) until it ends, or a
- * signal (Ctrl-C, SIGTERM, the end of --duration) stops the recording;
- * the signal that stopped it, or 0. */
+/* Whether thread or process `id` still exists (/proc/ID names threads
+ * too). */
+static int task_exists(pid_t id)
+{
+  char p[64];
+  snprintf(p, sizeof p, "/proc/%d/status", (int)id);
+  return !access(p, F_OK);
+}
+
+/* Lets the held child go (or follows a->follow, or the --tid thread, or
+ * nothing with -a) until it ends, or a signal (Ctrl-C, SIGTERM, the end of
+ * --duration) stops the recording; the signal that stopped it, or 0. */
 static int run_workload(const struct record_args *a, pid_t child, int go_w, struct record_info *info)
 {
   struct sigaction sa = {0};
@@ -233,8 +276,11 @@ static int run_workload(const struct record_args *a, pid_t child, int go_w, stru
       pid_t w = waitpid(child, &info->status, 0);
       if (w == child) { info->status_known = 1; break; }
       if (w < 0 && errno != EINTR) break;
-    } else {
+    } else if (a->follow) {
       if (kill(a->follow, 0) && errno == ESRCH) break;
+      usleep(20000);
+    } else {
+      if (a->filt.tid && !task_exists(a->filt.tid)) break;
       usleep(20000);
     }
     if (rec_stop && !stopped_by) {
@@ -288,6 +334,7 @@ int cmd_record(int argc, char **argv)
   struct record_args a;
   int rc = parse_record_args(argc, argv, &a);
   if (rc >= 0) return rc;
+  if (open_dev()) return REC_EXIT_ERROR;
   struct names want = {0};
   if (expand_targets(a.targets, &want)) return REC_EXIT_USAGE;
 
@@ -299,15 +346,17 @@ int cmd_record(int argc, char **argv)
     child = spawn_held(a.command ? shv : a.cmdv, &go_w, 0);
     if (child < 0) return REC_EXIT_ERROR;
   }
-  pid_t wpid = child ? child : a.follow;
+  pid_t wpid = a.system_wide ? 0 : child ? child : a.follow;
+  char who[512];
+  task_filters_describe(&a.filt, wpid, who, sizeof who);
   struct names got = {0};
   struct buf verdicts = {0};
-  if (configure(&a, wpid) || attach_targets(&a, &want, &got, &verdicts, wpid)) {
+  if (configure(&a, wpid) || attach_targets(&a, &want, &got, &verdicts, who)) {
     /* a failure must not leave the held child behind */
     if (child) { kill(child, SIGKILL); waitpid(child, NULL, 0); }
     return REC_EXIT_ERROR;
   }
-  struct record_info info = {a.tool, a.command, &got, &verdicts, wpid, 0, 0, 0, 0};
+  struct record_info info = {a.tool, a.command, who, &got, &verdicts, wpid, 0, 0, 0, 0};
   int stopped_by = run_workload(&a, child, go_w, &info);
   return finish(&a, &info, stopped_by);
 }

@@ -78,6 +78,7 @@ static void meta_section(struct data_out *o, const struct record_info *in)
   }
   kv(&b, "command", "%s", in->command ? in->command : "");
   kv(&b, "pid", "%d", (int)in->pid);
+  kv(&b, "filter", "%s", in->filter ? in->filter : "");
   if (in->status_known && WIFEXITED(in->status)) kv(&b, "exit_status", "%d", WEXITSTATUS(in->status));
   if (in->status_known && WIFSIGNALED(in->status)) kv(&b, "exit_signal", "%d", WTERMSIG(in->status));
   kv(&b, "start_ns", "%llu", (unsigned long long)in->t0);

@@ -171,12 +171,30 @@ struct kjit_ioc_config {
   __u32 pid;                   /* only this thread group is redirected, 0 = all */
   __u32 max_block_insns;       /* 0 = default */
   __u32 flags;                 /* KJIT_CONFIG_* */
+  /* Filters by task, all of which must match (and the pid filter): */
+  __u32 tid;                   /* only this thread, 0 = any */
+  __s32 cgroup_fd;             /* KJIT_CONFIG_CGROUP: an open cgroup v2
+                                  directory; tasks in it or below it */
+  char comm[16];               /* non-empty: only tasks with this comm
+                                  (exactly, as TASK_COMM_LEN cuts it) */
+  __u64 cpus[4];               /* KJIT_CONFIG_CPUS: only on these CPUs
+                                  (bit N of cpus[N / 64]; CPUs 0..255) */
 };
 /* The pid filter also takes tasks whose parent, or an ancestor up to 16
  * generations up, belongs to thread group `pid` (a workload's children,
  * as KJIT_CAPTURE_DESCENDANTS does for a capture). */
 #define KJIT_CONFIG_PID_DESCENDANTS 1u
-#define KJIT_CONFIG_FLAGS KJIT_CONFIG_PID_DESCENDANTS
+#define KJIT_CONFIG_CGROUP 2u
+#define KJIT_CONFIG_CPUS 4u
+#define KJIT_CONFIG_FLAGS (KJIT_CONFIG_PID_DESCENDANTS | KJIT_CONFIG_CGROUP | KJIT_CONFIG_CPUS)
+/* tid, comm, cgroup and cpus are evaluated for a task each time it is
+ * switched in (a sched_switch probe), and for the task running on each CPU
+ * when the configuration is made: a task that execs to another comm or
+ * moves to another cgroup while it runs is re-evaluated at its next
+ * switch-in.  While any of them is set, only task context is redirected
+ * (interrupts run natively).  Not with a tool that filters by task itself
+ * (kcov): -EINVAL. */
+#define KJIT_CONFIG_CPUS_MAX 256
 
 /* Results of the active tool.  scalars: icount [0]=count; bbcount [0]=total
  * (blocks that end in a control transfer),
@@ -233,7 +251,7 @@ struct kjit_ioc_results {
 /* The version handshake: kjitctl asks first, and names both versions when
  * the ABI differs (an older module answers -ENOTTY).  KJIT_ABI_VERSION
  * changes with every incompatible change of this file. */
-#define KJIT_ABI_VERSION 5u
+#define KJIT_ABI_VERSION 6u
 #define KJIT_VERSION "0.2.0"   /* kjit.ko and kjitctl, built from one tree */
 struct kjit_ioc_version {
   __u32 size;

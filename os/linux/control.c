@@ -49,7 +49,7 @@ static int kjit_ctl_release(struct inode *inode, struct file *file)
 	if (ret && ret != -ENOENT)
 		pr_warn("session close: detach all: %d\n", ret);
 	else
-		pr_info("session closed: everything detached, pid filter off\n");
+		pr_info("session closed: everything detached, pid and task filters off\n");
 	return 0;
 }
 

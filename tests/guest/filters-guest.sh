@@ -95,6 +95,7 @@ chk top_intervals [ "$(grep -c '^kjitctl top: interval' top.out)" = 3 ]
 # a function's own address prints as its bare name
 in_top() { grep -qE " __x64_sys_$2(\+0x0)?\$" "$1"; }
 if in_top top.out getppid && in_top top.out newuname; then pass top_both_functions; else fail top_both_functions; fi
+# shellcheck disable=SC2016  # an awk program
 chk top_sorted awk '/^kjitctl top: interval/ {prev = -1; next}
                     $1 ~ /^[0-9]+$/ {if (prev >= 0 && $1 > prev) bad = 1; prev = $1}
                     END {exit bad}' top.out

@@ -9,7 +9,7 @@
 # console log (by its rules, tests/guest/oops_title.py) must name
 # kjit_hazard_entry, neither report corrupted; everything before the
 # deliberate WARN must be clean.  The console log stays in
-# BUILD_DIR/guest-oops-names/console.log (tests/syzkaller/crash-title.sh
+# BUILD_DIR/guest-oops-names/console.log (tests/syzkaller/report-titles.sh
 # runs syzkaller's own parser on it).
 # Usage: tests/guest/oops-names.sh [BUILD_DIR]
 set -euo pipefail

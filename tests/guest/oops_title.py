@@ -34,7 +34,7 @@ The rules, as syzkaller applies them:
 It models what decides these titles for kjit, not every report: four
 formats, part of the skip list, no per-task (printk caller) filtering;
 another report prints "TITLE: (not modelled) <its first line>".
-tests/syzkaller/crash-title.sh checks that it agrees with the real parser.
+tests/syzkaller/report-titles.sh checks that it agrees with the real parser.
 """
 import re
 import sys

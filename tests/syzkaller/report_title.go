@@ -4,7 +4,7 @@
 // tools/syz-symbolize call them, for linux/amd64 without kernel objects
 // (titles come from the log alone).  syz-symbolize itself needs the
 // generated syscall descriptions only to load its config; this does not.
-// Built inside a syzkaller tree by tests/syzkaller/crash-title.sh.
+// Built inside a syzkaller tree by tests/syzkaller/report-titles.sh.
 package main
 
 import (

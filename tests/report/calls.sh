@@ -16,23 +16,22 @@ trap 'rm -rf "$T"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
 A=0xffffffff81001000 B=0xffffffff81001100 C=0xffffffff81001200 D=0xffffffff81001300
-syms=(--symbol A $A 0x100 --symbol B $B 0x100 --symbol C $C 0x100 --symbol D $D 0x100)
+syms=(--symbol A "$A" 0x100 --symbol B "$B" 0x100 --symbol C "$C" 0x100 --symbol D "$D" 0x100)
 # Thread 100: A calls B three times (3, 5, 6 ns), then C (2048 ns), which
 # calls D (0 ns); A lasts 4000 ns.  Thread 200: A (never returns) calls B (1 ns).
 # An entry or call's sp is rsp before the call; a return's is rsp at the ret.
-ev() { echo --event "$@"; }
-events=(
-  $(ev entry $A 0x8000 1000 100 0)
-  $(ev call $B 0x7f00 1100 100 0) $(ev return 0xffffffff81001110 0x7ef8 1103 100 0)
-  $(ev call $B 0x7f00 1200 100 0) $(ev return 0xffffffff81001110 0x7ef8 1205 100 0)
-  $(ev call $B 0x7f00 1300 100 1) $(ev return 0xffffffff81001110 0x7ef8 1306 100 1)
-  $(ev call $C 0x7f00 1400 100 1)
-  $(ev call $D 0x7e00 1500 100 1) $(ev return 0xffffffff81001310 0x7df8 1500 100 1)
-  $(ev return 0xffffffff81001210 0x7ef8 3448 100 1)
-  $(ev entry $A 0x9000 2000 200 1)
-  $(ev call $B 0x8f00 2001 200 1) $(ev return 0xffffffff81001110 0x8ef8 2002 200 1)
-  $(ev return 0xffffffff81001010 0x7ff8 5000 100 1)
-)
+events=()
+ev() { events+=(--event "$@"); }
+ev entry "$A" 0x8000 1000 100 0
+ev call "$B" 0x7f00 1100 100 0; ev return 0xffffffff81001110 0x7ef8 1103 100 0
+ev call "$B" 0x7f00 1200 100 0; ev return 0xffffffff81001110 0x7ef8 1205 100 0
+ev call "$B" 0x7f00 1300 100 1; ev return 0xffffffff81001110 0x7ef8 1306 100 1
+ev call "$C" 0x7f00 1400 100 1
+ev call "$D" 0x7e00 1500 100 1; ev return 0xffffffff81001310 0x7df8 1500 100 1
+ev return 0xffffffff81001210 0x7ef8 3448 100 1
+ev entry "$A" 0x9000 2000 200 1
+ev call "$B" 0x8f00 2001 200 1; ev return 0xffffffff81001110 0x8ef8 2002 200 1
+ev return 0xffffffff81001010 0x7ff8 5000 100 1
 python3 "$here/write-data.py" "$T/cs.data" --meta tool=callstack --meta 'command=ls "/"' "${syms[@]}" "${events[@]}"
 
 "$report" -i "$T/cs.data" -f perfetto -o "$T/trace.json" 2> "$T/err" || { cat "$T/err"; fail "perfetto"; }
@@ -95,8 +94,8 @@ PY
 echo "ok perfetto: every call, its thread, ts and dur (us, ns precision)"
 
 # Names JSON cannot hold raw: a control byte, a quote, a byte that is not UTF-8.
-python3 "$here/write-data.py" "$T/odd.data" --meta tool=callstack --symbol 'we\x01ird\xff"q' $A 0x100 \
-  --event entry $A 0x8000 1000 7 0 --event return 0xffffffff81001010 0x7ff8 1500 7 0
+python3 "$here/write-data.py" "$T/odd.data" --meta tool=callstack --symbol 'we\x01ird\xff"q' "$A" 0x100 \
+  --event entry "$A" 0x8000 1000 7 0 --event return 0xffffffff81001010 0x7ff8 1500 7 0
 "$report" -i "$T/odd.data" -f perfetto -o "$T/odd.json" 2> "$T/err" || { cat "$T/err"; fail "perfetto: odd names"; }
 grep -q 'we\\u0001ird\\ufffd\\"q' "$T/odd.json" || { cat "$T/odd.json"; fail "perfetto: escaping"; }
 python3 "$T/rules.py" "$T/odd.json" > /dev/null || fail "perfetto: escaped names break the rules"
@@ -127,9 +126,9 @@ diff "$T/want" "$T/hist" || fail "latency: buckets"
 echo "ok latency: bpftrace hist() buckets of the known durations"
 
 # Both need callstack events.
-python3 "$here/write-data.py" "$T/bb.data" "${syms[@]}" --block $A 4 1 1
+python3 "$here/write-data.py" "$T/bb.data" "${syms[@]}" --block "$A" 4 1 1
 for f in perfetto latency; do
-  if "$report" -i "$T/bb.data" -f $f > /dev/null 2> "$T/err"; then fail "$f of a bbcount recording"; fi
+  if "$report" -i "$T/bb.data" -f "$f" > /dev/null 2> "$T/err"; then fail "$f of a bbcount recording"; fi
   grep -q 'need a callstack recording' "$T/err" || { cat "$T/err"; fail "$f: message"; }
 done
 echo "ok perfetto and latency refuse a bbcount recording"

@@ -58,7 +58,7 @@ line_addr() {
 hex() { printf '0x%x' "$1"; }
 read -r one one_size <<< "$(sym one)"; read -r two two_size <<< "$(sym two)"
 l8="$(line_addr 8)"; l9="$(line_addr 9)"
-[ -n "$one" ] && [ -n "$two" ] && [ -n "$l8" ] && [ -n "$l9" ] || fail "test object: no symbols or lines"
+if [ -z "$one" ] || [ -z "$two" ] || [ -z "$l8" ] || [ -z "$l9" ]; then fail "test object: no symbols or lines"; fi
 # one: run 3 times whole; two: run twice, but not its line 8 (x > 3 never held).
 python3 "$here/write-data.py" "$T/k.data" \
   --symbol one "$one" "$one_size" --symbol two "$two" "$two_size" \

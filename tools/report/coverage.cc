@@ -59,7 +59,7 @@ void add_unit(const RecordedUnit &u, const Coverage &c, std::map<std::string, Fi
   for (const auto &[k, n] : per_function) files[std::get<1>(k)].lines[std::get<2>(k)] += n;
   for (size_t i = 0; i < u.unit.functions.size(); i++) {
     const UnitFunction &f = u.unit.functions[i];
-    auto [it, fresh] = files[f.file].functions.emplace(f.name, std::make_pair(f.line, 0));
+    auto it = files[f.file].functions.emplace(f.name, std::make_pair(f.line, 0)).first;
     if (!u.mapped[i]) continue;
     it->second.second += entries(c, f.entry);
     for (const auto &[lo, hi] : f.ranges) listed[lo] = hi;

@@ -28,7 +28,7 @@ Coverage make_coverage(const Recording &r);
 struct FileLines {
   std::map<int, uint64_t> lines;                      // line -> count
   std::map<std::string, std::pair<int, uint64_t>> functions;  // name -> line, entry count
-  // Every function and statement line of the file is listed: it is the
+  // Every function and line with code of the file is listed: it is the
   // primary source of a compilation unit read whole.  A header is not
   // (the other units it is inlined into were not read).
   bool complete = false;
@@ -36,7 +36,7 @@ struct FileLines {
 
 // Per source file, as gcov lists them: for every compilation unit holding
 // an entered function, every function with code in it (0: not entered)
-// and every statement line (is_stmt rows of the line table) of those
+// and every line with code (DebugInfo::unit_at's rows) of those
 // functions, in the file the line table names (a header's lines in its
 // own file).  A line's count is the most any of its rows ran within one
 // function, summed over the functions it is compiled into (its inlined

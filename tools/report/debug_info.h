@@ -22,7 +22,8 @@ struct LineRow {
 // One compilation unit as gcov would list its source: every function with
 // code in it (DWARF subprograms with address ranges; in a unit without
 // them, an assembly file, the ELF function symbols inside the unit), and
-// the statement rows (is_stmt) of the line table inside those functions.
+// the rows of the line table inside those functions that are statements
+// (is_stmt) or own instructions (the next row starts at a higher address).
 struct UnitFunction {
   std::string name;   // the ELF symbol at its entry, else DWARF's name
   std::string file;   // where it is defined (relative, as LineRow::file)

@@ -21,7 +21,7 @@ set -u
 step() { echo "== $*"; }
 
 insmod ./kjit.ko || { fail insmod; guest_done RT-GUEST-DONE; exit 1; }
-insmod ./kjit_rtlock.ko || fail insmod_rtlock
+insmod ./kjit_rtlock.ko hold_us=100 || fail insmod_rtlock   # 160 ms of holding: ticks preempt holders
 note_modules
 chk preempt_rt sh -c "uname -v | grep -q PREEMPT_RT"
 

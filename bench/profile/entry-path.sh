@@ -5,7 +5,7 @@
 # getppid system calls from entry_SYSCALL_64 to sysret through the gdbstub,
 # then does the same natively (detached) in the same boot, and breaks the
 # instructions down per kernel symbol (the guest's /proc/kallsyms: the
-# module, the code cache `kjit_cache_area`, ftrace's trampoline).
+# module, the code cache `kjit-code-cache`, ftrace's trampoline).
 # Usage: bench/profile/entry-path.sh [BUILD_DIR]   (needs BUILD_DIR/module/kjit.ko)
 # Writes bench/results/entry-path.md.  Env: PROFILE_SAMPLES (7), PROFILE_PORT (12345),
 #   PROFILE_KO_ARGS (kjit.ko parameters, e.g. direct_entry=0 for the IPMODIFY path),

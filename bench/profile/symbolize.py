@@ -28,7 +28,7 @@ def load_syms(path, cache_bytes):
             continue
         name = f[2] + (" " + f[3] if len(f) > 3 else "")
         syms.append((int(f[0], 16), name))
-        if f[2] == "kjit_cache_area":
+        if f[2] == "kjit-code-cache":
             syms.append((int(f[0], 16) + cache_bytes, NO_SYMBOL))
     syms.sort()
     return [a for a, _ in syms], [n for _, n in syms]

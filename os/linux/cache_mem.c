@@ -3,7 +3,7 @@
  * window and the arena.
  *
  * Code cache: a NOBITS section with SHF_EXECINSTR in this module
- * (.kjit_cache, "ax", see cache_area.S).  The module loader lays
+ * (.kjit_cache, "ax", symbol "kjit-code-cache", see cache_area.S).  The module loader lays
  * SHF_EXECINSTR sections out in the module's core text, so the cache is
  * within +/-2 GiB of kernel and module text (rel32 displacements reach) and
  * zero-filled at load (the loader zeroes the whole core image and does not
@@ -47,8 +47,9 @@ static unsigned int arena_kb = 32768;
 module_param(arena_kb, uint, 0444);
 MODULE_PARM_DESC(arena_kb, "engine arena size in KiB");
 
-/* cache_area.S: .kjit_cache (NOBITS, "ax"), KJIT_CACHE_MAX bytes, page aligned. */
-extern u8 kjit_cache_area[];
+/* cache_area.S: .kjit_cache (NOBITS, "ax"), KJIT_CACHE_MAX bytes, page
+ * aligned; its symbol is not a C identifier, this is its address. */
+extern u8 *const kjit_code_cache;
 
 static u8 kjit_data_area[KJIT_DATA_MAX] __aligned(PAGE_SIZE);
 
@@ -60,13 +61,13 @@ int kjit_mem_init(struct kjit_os_memory *mem)
 {
 	unsigned long npages, i;
 	struct page **pages;
-	unsigned long base = (unsigned long)kjit_cache_area;
+	unsigned long base = (unsigned long)kjit_code_cache;
 
 	cache_bytes = min_t(unsigned long, (unsigned long)cache_kb << 10, KJIT_CACHE_MAX);
 	cache_bytes &= PAGE_MASK;
 	if (cache_bytes < 64 * 1024 || (base & ~PAGE_MASK)) {
 		pr_err("bad cache size %lu or misaligned cache %px\n", cache_bytes,
-		       kjit_cache_area);
+		       kjit_code_cache);
 		return -EINVAL;
 	}
 	npages = cache_bytes >> PAGE_SHIFT;
@@ -102,7 +103,7 @@ int kjit_mem_init(struct kjit_os_memory *mem)
 	mem->data_exec_base = (u64)(unsigned long)kjit_data_area;
 	mem->data_size = min_t(u64, (u64)data_kb << 10, KJIT_DATA_MAX);
 	pr_info("code cache %px (%lu KiB, RW alias %px), data %px, arena %lu KiB\n",
-		kjit_cache_area, cache_bytes >> 10, cache_alias, kjit_data_area,
+		kjit_code_cache, cache_bytes >> 10, cache_alias, kjit_data_area,
 		(unsigned long)arena_kb);
 	return 0;
 }
@@ -119,13 +120,13 @@ void kjit_mem_exit(void)
 /* The whole cache section, whatever part of it the engine uses. */
 void kjit_mem_cache_range(unsigned long *lo, unsigned long *hi)
 {
-	*lo = (unsigned long)kjit_cache_area;
+	*lo = (unsigned long)kjit_code_cache;
 	*hi = *lo + KJIT_CACHE_MAX;
 }
 
 int kjit_mem_is_cache(unsigned long addr)
 {
-	return addr - (unsigned long)kjit_cache_area < cache_bytes;
+	return addr - (unsigned long)kjit_code_cache < cache_bytes;
 }
 
 static const char *prot_str(unsigned long addr, char *buf)
@@ -147,7 +148,7 @@ int kjit_mem_selftest(void)
 {
 	static const u8 code[] = { 0xb8, 0x2a, 0x00, 0x00, 0x00, 0xc3 };
 	unsigned long off = cache_bytes - PAGE_SIZE;
-	u8 *exec = kjit_cache_area + off;
+	u8 *exec = kjit_code_cache + off;
 	int (*fn)(void) = (int (*)(void))exec;
 	char b1[8], b2[8];
 	const char *pe, *pa;

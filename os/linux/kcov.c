@@ -12,17 +12,20 @@
  * while a thread has it enabled, and a thread's exit disables it.
  *
  * The real KCOV keeps the enabled descriptor in task_struct.  Here a hash
- * table from task to descriptor, read under RCU, holds it, and each CPU
- * holds what translated code and the entry path need to know about the
- * task running on it (struct kjit_kcov_cpu): its trace-PC buffer, whether
- * it is in TRACE_CMP mode, whether it has coverage at all.  The
- * sched_switch probe sets it for the task switched in; ENABLE, DISABLE and
- * the exit set it for the task itself, on its own CPU.  A task preempted in
- * translated code resumes there (maybe on another CPU) only through a
- * switch in, so the CPU's state is always its own when its blocks run.
+ * table from task to descriptor, read under RCU, holds it for the device's
+ * bookkeeping, and each CPU holds what translated code and the entry path
+ * need to know about the task running on it (struct kjit_kcov_cpu): its
+ * buffer, its mode, whether it has coverage at all.  A task with coverage
+ * carries a preempt notifier (the kernel's per-task switch hooks, as KVM's
+ * vCPU threads do): switched in, it loads its state into the CPU's;
+ * switched out, it clears it.  Tasks without coverage have no notifier and
+ * pay nothing at a switch but the scheduler's check of an empty list.  A
+ * task preempted in translated code resumes there (maybe on another CPU)
+ * only through a switch in, so the CPU's state is always its own when its
+ * blocks run.
  *  - the entry filter (entry_trampoline.S in assembly, builtin_tools.h in
- *    C) reads one per-CPU byte: a task without coverage runs natively at
- *    the cost of a compare;
+ *    C) reads the tool's bit of one per-CPU byte (entry_table.h): a task
+ *    without coverage runs natively at the cost of a test;
  *  - trace-PC is inlined into every block (kcov_trace_pc_inline): load the
  *    CPU's buffer, bump the count, store the PC, as the compiler's
  *    __sanitizer_cov_trace_pc does, with no call;
@@ -76,6 +79,7 @@ struct kcov_task {
 	struct hlist_node node;
 	struct task_struct *task;
 	struct kjit_kcov *kcov;
+	struct preempt_notifier switches;   /* registered on task while enabled */
 	struct rcu_head rcu;
 };
 
@@ -86,12 +90,13 @@ static atomic_t kcov_ntasks;
 /* The task running on this CPU, as translated code reads it. */
 struct kjit_kcov_cpu {
 	u64 *pc_area;   /* its buffer when it is in KCOV_TRACE_PC mode, else NULL */
-	u64 pc_size;    /* the buffer's size in words */
+	u64 pc_size;    /* the buffer's size in words (either mode) */
+	u64 *cmp_area;  /* its buffer when it is in KCOV_TRACE_CMP mode, else NULL */
 	u8 cmp;         /* it is in KCOV_TRACE_CMP mode */
 };
 static DEFINE_PER_CPU(struct kjit_kcov_cpu, kcov_cpu);
-/* Both probes registered (kjit_kcov_init): without them no CPU's state
- * would follow its task, and the device is not created. */
+/* The exit probe and the preempt notifiers' key (kjit_kcov_init): without
+ * them a task's state would outlive it, and the device is not created. */
 static bool kcov_available;
 
 static struct kjit_kcov *task_kcov(struct task_struct *t)
@@ -116,25 +121,16 @@ static bool kjit_kcov_task_enabled(struct task_struct *t)
 	return on;
 }
 
-/* This CPU's state for t, which runs here next (or now); preemption off. */
-static void kcov_cpu_set(struct task_struct *t)
+/* This CPU's state for a task with descriptor k (NULL: without coverage)
+ * that runs here now or next; preemption off. */
+static void kcov_cpu_load(struct kjit_kcov *k)
 {
 	struct kjit_kcov_cpu *c = this_cpu_ptr(&kcov_cpu);
-	struct kjit_kcov *k = NULL;
-	enum kcov_mode mode = KCOV_DISABLED;
+	enum kcov_mode mode = k ? READ_ONCE(k->mode) : KCOV_DISABLED;
 
-	if (atomic_read(&kcov_ntasks)) {
-		rcu_read_lock();
-		k = task_kcov(t);
-		if (k)
-			mode = READ_ONCE(k->mode);
-		rcu_read_unlock();
-	} else if (!c->pc_area && !c->cmp &&
-		   !(__this_cpu_read(kjit_entry_task_admitted) & KJIT_ENTRY_ADMIT_TOOL)) {
-		return;                 /* the common case: nobody is covered */
-	}
 	WRITE_ONCE(c->pc_size, k ? k->size : 0);
 	WRITE_ONCE(c->pc_area, mode == KCOV_PC ? k->area : NULL);
+	WRITE_ONCE(c->cmp_area, mode == KCOV_CMP ? k->area : NULL);
 	WRITE_ONCE(c->cmp, mode == KCOV_CMP);
 	/* only the tool's bit: the policy's is task_filter.c's */
 	if (k)
@@ -142,6 +138,22 @@ static void kcov_cpu_set(struct task_struct *t)
 	else
 		this_cpu_and(kjit_entry_task_admitted, (u8)~KJIT_ENTRY_ADMIT_TOOL);
 }
+
+/* The task's notifier: its state follows it onto each CPU it runs on. */
+static void kcov_sched_in(struct preempt_notifier *pn, int cpu)
+{
+	kcov_cpu_load(container_of(pn, struct kcov_task, switches)->kcov);
+}
+
+static void kcov_sched_out(struct preempt_notifier *pn, struct task_struct *next)
+{
+	kcov_cpu_load(NULL);       /* next's own notifier, if any, loads it */
+}
+
+static struct preempt_ops kcov_switch_ops = {
+	.sched_in = kcov_sched_in,
+	.sched_out = kcov_sched_out,
+};
 
 u64 kjit_kcov_enabled_tasks(void)
 {
@@ -172,14 +184,22 @@ static void kcov_unbind(struct kjit_kcov *k)
 	struct hlist_node *tmp;
 	unsigned long flags;
 
+	/* Only the task itself unbinds (DISABLE, its exit): its notifier list
+	 * is its own, changed with preemption off as the scheduler reads it. */
+	WARN_ON_ONCE(k->t != current);
+	preempt_disable();
 	spin_lock_irqsave(&kcov_tasks_lock, flags);
 	hash_for_each_possible_safe(kcov_tasks, e, tmp, node, (unsigned long)k->t)
 		if (e->task == k->t && e->kcov == k) {
 			hash_del_rcu(&e->node);
+			preempt_notifier_unregister(&e->switches);
 			atomic_dec(&kcov_ntasks);
 			kfree_rcu(e, rcu);
 		}
 	spin_unlock_irqrestore(&kcov_tasks_lock, flags);
+	kcov_cpu_load(NULL);
+	preempt_enable();
+	module_put(THIS_MODULE);          /* ENABLE's */
 	k->t = NULL;
 	k->mode = KCOV_INIT;
 }
@@ -265,8 +285,16 @@ static long kcov_enable_disable(struct kjit_kcov *k, unsigned int cmd, unsigned 
 		hash_add_rcu(kcov_tasks, &(*e)->node, (unsigned long)t);
 		atomic_inc(&kcov_ntasks);
 		spin_unlock_irqrestore(&kcov_tasks_lock, flags);
+		/* t is current: from here its switches carry its state.  The
+		 * notifier calls this module at every switch of t: the module
+		 * stays until t's unbind, even after the file is closed. */
+		__module_get(THIS_MODULE);
+		preempt_notifier_init(&(*e)->switches, &kcov_switch_ops);
+		preempt_disable();
+		preempt_notifier_register(&(*e)->switches);
+		kcov_cpu_load(k);
+		preempt_enable();
 		*e = NULL;
-		kcov_cpu_set(t);              /* t == current; k->lock: preemption off */
 		return 0;
 	}
 	/* KCOV_DISABLE */
@@ -278,7 +306,6 @@ static long kcov_enable_disable(struct kjit_kcov *k, unsigned int cmd, unsigned 
 	if (WARN_ON(k->t != t))
 		return -EINVAL;
 	kcov_unbind(k);
-	kcov_cpu_set(t);
 	/* The enable's reference; the file still holds one. */
 	refcount_dec(&k->refcount);
 	return 0;
@@ -426,27 +453,14 @@ static void kcov_exit_probe(void *data, struct task_struct *p)
 		kcov_unbind(k);
 		refcount_dec(&k->refcount);   /* the enable's reference */
 	}
-	if (p == current)
-		kcov_cpu_set(p);
 	spin_unlock_irqrestore(&k->lock, flags);
 	kcov_put(k);
 }
-
-/* sched_switch, on the CPU next is about to run on (interrupts off). */
-static void kcov_switch_probe(void *data, bool preempt, struct task_struct *prev,
-			      struct task_struct *next, unsigned int prev_state)
-{
-	kcov_cpu_set(next);
-}
-
-static struct tracepoint *tp_switch;
 
 static void find_tps(struct tracepoint *tp, void *priv)
 {
 	if (!strcmp(tp->name, "sched_process_exit"))
 		tp_exit = tp;
-	if (!strcmp(tp->name, "sched_switch"))
-		tp_switch = tp;
 }
 
 int kjit_kcov_init(void)
@@ -454,20 +468,17 @@ int kjit_kcov_init(void)
 	int ret;
 
 	for_each_kernel_tracepoint(find_tps, NULL);
-	if (!tp_exit || !tp_switch) {
-		pr_err("no sched_process_exit or sched_switch tracepoint: KCOV unavailable\n");
-		tp_exit = tp_switch = NULL;
+	if (!tp_exit) {
+		pr_err("no sched_process_exit tracepoint: KCOV unavailable\n");
 		return 0;
 	}
 	ret = tracepoint_probe_register(tp_exit, kcov_exit_probe, NULL);
 	if (ret)
 		return ret;
-	ret = tracepoint_probe_register(tp_switch, kcov_switch_probe, NULL);
-	if (ret) {
-		tracepoint_probe_unregister(tp_exit, kcov_exit_probe, NULL);
-		tracepoint_synchronize_unregister();
-		return ret;
-	}
+	/* The scheduler calls preempt notifiers only while some user holds
+	 * this key: kjit does from load to unload (an empty list per task,
+	 * checked at each switch, is what it costs a task without coverage). */
+	preempt_notifier_inc();
 	kcov_available = true;
 	return 0;
 }
@@ -476,10 +487,11 @@ void kjit_kcov_exit(void)
 {
 	kjit_kcov_device_remove();
 	if (tp_exit) {
-		tracepoint_probe_unregister(tp_switch, kcov_switch_probe, NULL);
 		tracepoint_probe_unregister(tp_exit, kcov_exit_probe, NULL);
 		tracepoint_synchronize_unregister();
 	}
+	if (kcov_available)
+		preempt_notifier_dec();   /* every notifier went with its task's unbind */
 	rcu_barrier();                    /* kcov_free_rcu and kfree_rcu callbacks */
 }
 
@@ -513,31 +525,35 @@ static void kcov_trace_pc_inline(struct kjit_kcov_cpu *c, u64 pc)
 	}
 }
 
-/* write_comp_data: one 4-word record (type, arg1, arg2, pc). */
+/* write_comp_data: one 4-word record (type, arg1, arg2, pc), called only
+ * while this CPU's task is in TRACE_CMP mode (the hook's guard). */
 static void kcov_trace_cmp(u64 type, u64 arg1, u64 arg2, u64 pc)
 {
-	struct kjit_kcov *k;
+	const struct kjit_kcov_cpu *c;
+	u64 *area, size, count, start;
 
 	if (!in_task())
 		return;
-	rcu_read_lock();
-	k = task_kcov(current);
-	if (k && READ_ONCE(k->mode) == KCOV_CMP) {
-		u64 *area = k->area, count = READ_ONCE(area[0]);
-		u64 start = 1 + count * 4;
-
-		/* count comes from user space: bounded before any arithmetic
-		 * on it (1 + count * 4 wraps for large counts). */
-		if (likely(count < (k->size - 1) / 4)) {
-			WRITE_ONCE(area[0], count + 1);
-			barrier();
-			area[start] = type;
-			area[start + 1] = arg1;
-			area[start + 2] = arg2;
-			area[start + 3] = canonical_ip(pc);
-		}
+	/* the buffer and its size of one task: no switch between the loads */
+	preempt_disable();
+	c = this_cpu_ptr(&kcov_cpu);
+	area = READ_ONCE(c->cmp_area);
+	size = READ_ONCE(c->pc_size);
+	preempt_enable();
+	if (!area)
+		return;
+	count = READ_ONCE(area[0]);
+	start = 1 + count * 4;
+	/* count comes from user space: bounded before any arithmetic on it
+	 * (1 + count * 4 wraps for large counts). */
+	if (likely(count < (size - 1) / 4)) {
+		WRITE_ONCE(area[0], count + 1);
+		barrier();
+		area[start] = type;
+		area[start + 1] = arg1;
+		area[start + 2] = arg2;
+		area[start + 3] = canonical_ip(pc);
 	}
-	rcu_read_unlock();
 }
 
 static void kcov_instrument_block(struct kjit_block *b, void *arg)

@@ -1,10 +1,16 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# An oops in translated code names the original function: one boot
-# (tests/guest/oops-names-guest.sh) with kjit_hazard's deliberate NULL store
-# inside an attached function.  The console must hold the kernel's oops
-# (RIP in kjit_cache_area) and kjit's line naming kjit_hazard_entry+0x..;
-# everything before the deliberate oops must be clean.
+# A WARN and an oops in translated code name the original function: one
+# boot (tests/guest/oops-names-guest.sh) with kjit_hazard's deliberate
+# WARN_ON_ONCE and NULL store inside an attached function.  The console
+# must hold the kernel's WARN at kjit_hazard_entry+0x.., its oops (RIP in
+# kjit-code-cache), kjit's line naming kjit_hazard_entry+0x.. and the
+# original's frames; the titles syzkaller's report parser gives that
+# console log (by its rules, tests/guest/oops_title.py) must name
+# kjit_hazard_entry, neither report corrupted; everything before the
+# deliberate WARN must be clean.  The console log stays in
+# BUILD_DIR/guest-oops-names/console.log (tests/syzkaller/report-titles.sh
+# runs syzkaller's own parser on it).
 # Usage: tests/guest/oops-names.sh [BUILD_DIR]
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -33,7 +39,14 @@ share_script "$share" "$root/tests/guest/oops-names-guest.sh"
 rc=0
 "$root/tools/lab/run-guest.sh" --share "$share" --script "$share/run.sh" --smp 2 --timeout 300 || rc=$?
 verdict_begin oops-names
-VERDICT_LIST_CHECKS=1 VERDICT_LOG_UNTIL='kjit-crash: step oops' verdict_boot "$share" "$rc" OOPS-GUEST-DONE
-grep -q 'kjit: RIP .* is the translation of kjit_hazard_entry+0x' "$share/console.log" ||
+VERDICT_LIST_CHECKS=1 VERDICT_LOG_UNTIL='kjit-crash: step warn' verdict_boot "$share" "$rc" OOPS-GUEST-DONE
+grep -q 'kjit: RIP: 0010:kjit_hazard_entry+0x' "$share/console.log" ||
   verdict_bad "the console does not name kjit_hazard_entry"
+want="TITLE: WARNING in kjit_hazard_entry
+CORRUPTED: false
+TITLE: BUG: unable to handle kernel NULL pointer dereference in kjit_hazard_entry
+CORRUPTED: false"
+titles="$(python3 "$root/tests/guest/oops_title.py" "$share/console.log" 2>&1)" || true
+echo "oops-names: syzkaller's rules give: $(echo "$titles" | tr '\n' ' ')"
+[ "$titles" = "$want" ] || verdict_bad "crash titles are not: $(echo "$want" | tr '\n' ' ')"
 verdict_end; exit $?

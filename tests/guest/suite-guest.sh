@@ -78,7 +78,7 @@ $K attach kjit_hazard_entry > /dev/null
 echo warn > /sys/module/kjit_hazard/parameters/cmd
 $K detach all > /dev/null
 dmesg | grep -A3 'WARNING:' > warn.txt
-if grep -q 'kjit_hazard_entry+0x' warn.txt && ! grep -q 'kjit_cache_area' warn.txt; then
+if grep -q 'kjit_hazard_entry+0x' warn.txt && ! grep -q 'kjit-code-cache' warn.txt; then
   pass warn_reports_original_address "$(grep -m1 -E 'RIP|WARNING' warn.txt)"
 else
   fail warn_reports_original_address "$(head -2 warn.txt | tr '\n' ' ')"

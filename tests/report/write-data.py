@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""Writes a kjit.data file (include/uapi/kjit/data_format.h) from the command
+r"""Writes a kjit.data file (include/uapi/kjit/data_format.h) from the command
 line, for tests of kjit-report that need no guest.
 
   write-data.py OUT [--meta K=V]... [--symbol NAME ADDR SIZE]...
                 [--block ADDR LEN NINSN COUNT]... [--modules-line TEXT]...
-                [--no-modules]
+                [--event TYPE PC SP NS PID CPU]... [--no-modules]
+TYPE is entry, call or return (EVENTS, data_format.h); a NAME may hold
+\xNN escapes (bytes a kernel would not use, for escaping tests).
 Addresses are hex or decimal.  META gets tool=bbcount, kernel_release=test
 and stext=0xffffffff81000000 unless given."""
 import struct
@@ -33,7 +35,8 @@ def section(stype, payload):
 def main(argv):
     out, args = argv[1], argv[2:]
     meta = {"tool": "bbcount", "kernel_release": "test", "stext": "0xffffffff81000000"}
-    symbols, blocks, modules, with_modules = [], [], [], True
+    symbols, blocks, modules, events, with_modules = [], [], [], [], True
+    ev_types = {"entry": 1, "call": 2, "return": 3}
     i = 0
     while i < len(args):
         a = args[i]
@@ -47,6 +50,11 @@ def main(argv):
         elif a == "--block":
             blocks.append(tuple(int(x, 0) for x in args[i + 1:i + 5]))
             i += 5
+        elif a == "--event":
+            t = ev_types[args[i + 1]]
+            pc, sp, ns, pid, cpu = (int(x, 0) for x in args[i + 2:i + 7])
+            events.append(struct.pack("<QQQIHBB", pc, sp, ns, pid, cpu, t, 0))
+            i += 7
         elif a == "--modules-line":
             modules.append(args[i + 1])
             i += 2
@@ -57,9 +65,11 @@ def main(argv):
             sys.exit("write-data.py: unknown argument " + a)
     secs = [section(1, "".join(f"{k}={v}\n" for k, v in meta.items()).encode())]
     secs.append(section(3, b"".join(struct.pack("<QQIHH", a, c, ln, n, 0) for a, ln, n, c in blocks)))
+    if events:
+        secs.append(section(4, b"".join(events)))
     sym = b""
     for name, addr, size in symbols:
-        nb = name.encode()
+        nb = name.encode("latin-1").decode("unicode_escape").encode("latin-1")
         sym += struct.pack("<QIHBB", addr, size, len(nb), ord("t"), 0) + nb + b"\0" * (-len(nb) % 8)
     secs.append(section(6, sym))
     if with_modules:

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <set>
+#include <tuple>
 
 namespace kjit::report {
 
@@ -37,21 +38,71 @@ std::vector<const Symbol *> Coverage::entered(const Recording &r) const {
   return v;
 }
 
+namespace {
+
+// Executions of a function: its first block, or the one after the 5-byte
+// ftrace call at its entry (entry redirection starts there).
+uint64_t entries(const Coverage &c, uint64_t entry) {
+  return std::max(c.count_at(entry), c.count_at(entry + 5));
+}
+
+// One unit's functions and lines into files.
+void add_unit(const RecordedUnit &u, const Coverage &c, std::map<std::string, FileLines> &files,
+              std::map<uint64_t, uint64_t> &listed) {
+  // (function, file, line) -> the most any of its rows ran
+  std::map<std::tuple<size_t, std::string, int>, uint64_t> per_function;
+  for (const UnitRow &row : u.unit.rows) {
+    uint64_t n = u.mapped[row.function] ? c.count_at(row.row.addr) : 0;
+    uint64_t &v = per_function[{row.function, row.row.file, row.row.line}];
+    v = std::max(v, n);
+  }
+  for (const auto &[k, n] : per_function) files[std::get<1>(k)].lines[std::get<2>(k)] += n;
+  for (size_t i = 0; i < u.unit.functions.size(); i++) {
+    const UnitFunction &f = u.unit.functions[i];
+    auto it = files[f.file].functions.emplace(f.name, std::make_pair(f.line, 0)).first;
+    if (!u.mapped[i]) continue;
+    it->second.second += entries(c, f.entry);
+    for (const auto &[lo, hi] : f.ranges) listed[lo] = hi;
+  }
+}
+
+bool is_listed(const std::map<uint64_t, uint64_t> &listed, uint64_t a) {
+  auto it = listed.upper_bound(a);
+  return it != listed.begin() && a < (--it)->second;
+}
+
+}  // namespace
+
 std::map<std::string, FileLines> line_coverage(const Recording &r, const Coverage &c,
                                                const DebugImages &dbg) {
   std::map<std::string, FileLines> files;
-  for (const Symbol *s : c.entered(r)) {
+  std::set<std::pair<const DebugInfo *, uint64_t>> units;
+  std::set<std::string> primary, partial;
+  std::map<uint64_t, uint64_t> listed;   // recorded ranges of the listed functions
+  std::vector<const Symbol *> entered = c.entered(r);
+  for (const Symbol *s : entered) {
+    auto key = dbg.unit_key(s->addr);
+    if (!key.first || !units.insert(key).second) continue;
+    RecordedUnit u;
+    if (!dbg.unit_at(s->addr, u)) continue;
+    add_unit(u, c, files, listed);
+    primary.insert(u.unit.file);
+  }
+  for (const Symbol *s : entered) {
+    if (is_listed(listed, s->addr)) continue;
     uint64_t lo = s->addr, hi = lo + s->size;
-    std::vector<LineRow> rows = dbg.rows_in(lo, hi);
-    for (const LineRow &row : rows) {
-      uint64_t n = c.count_at(row.addr);
+    for (const LineRow &row : dbg.rows_in(lo, hi)) {
       uint64_t &line = files[row.file].lines[row.line];
-      line = std::max(line, n);
+      line = std::max(line, c.count_at(row.addr));
+      partial.insert(row.file);
     }
     LineRow first;
-    if (dbg.line_at(lo, first))
-      files[first.file].functions[s->name] = {first.line, std::max(c.count_at(s->addr), c.count_at(s->addr + 5))};
+    if (dbg.line_at(lo, first)) {
+      files[first.file].functions[s->name] = {first.line, entries(c, s->addr)};
+      partial.insert(first.file);
+    }
   }
+  for (auto &[file, fl] : files) fl.complete = primary.count(file) && !partial.count(file);
   return files;
 }
 

@@ -26,11 +26,23 @@ struct Coverage {
 Coverage make_coverage(const Recording &r);
 
 struct FileLines {
-  std::map<int, uint64_t> lines;                      // line -> count (max over its rows)
-  std::map<std::string, std::pair<int, uint64_t>> functions;  // name -> first line, entry count
+  std::map<int, uint64_t> lines;                      // line -> count
+  std::map<std::string, std::pair<int, uint64_t>> functions;  // name -> line, entry count
+  // Every function and line with code of the file is listed: it is the
+  // primary source of a compilation unit read whole.  A header is not
+  // (the other units it is inlined into were not read).
+  bool complete = false;
 };
 
-// Per source file, the lines of the entered functions, executed or not.
+// Per source file, as gcov lists them: for every compilation unit holding
+// an entered function, every function with code in it (0: not entered)
+// and every line with code (DebugInfo::unit_at's rows) of those
+// functions, in the file the line table names (a header's lines in its
+// own file).  A line's count is the most any of its rows ran within one
+// function, summed over the functions it is compiled into (its inlined
+// copies), as gcov counts a line of an inline function.
+// An entered function no unit lists (no DWARF for it) gets the rows of its
+// symbol's extent, and its file is not complete.
 std::map<std::string, FileLines> line_coverage(const Recording &r, const Coverage &c,
                                                const DebugImages &dbg);
 

@@ -154,6 +154,40 @@ std::vector<LineRow> DebugImages::rows_in(uint64_t lo, uint64_t hi) const {
   return rows;
 }
 
+std::pair<const DebugInfo *, uint64_t> DebugImages::unit_key(uint64_t addr) const {
+  uint64_t a;
+  const DebugInfo *d = locate(addr, a);
+  uint64_t off = d ? d->unit_offset(a) : 0;
+  return {off ? d : nullptr, off};
+}
+
+bool DebugImages::unit_at(uint64_t addr, RecordedUnit &out) const {
+  uint64_t a;
+  const DebugInfo *d = locate(addr, a);
+  if (!d || !d->unit_at(a, out.unit)) return false;
+  out.key = {d, out.unit.offset};
+  const Module *m = rec_.module_at(addr);
+  if (m && recorded_.empty())
+    for (const Symbol &s : rec_.symbols)
+      if (!s.module.empty()) recorded_.emplace(std::make_pair(s.module, s.name), s.addr);
+  // recorded = file address + delta, per function
+  std::vector<int64_t> delta(out.unit.functions.size(), m ? 0 : slide_);
+  out.mapped.assign(out.unit.functions.size(), !m);
+  for (size_t i = 0; m && i < out.unit.functions.size(); i++) {
+    auto it = recorded_.find({m->name, out.unit.functions[i].name});
+    if (it == recorded_.end()) continue;
+    delta[i] = (int64_t)(it->second - out.unit.functions[i].entry);
+    out.mapped[i] = true;
+  }
+  for (size_t i = 0; i < out.unit.functions.size(); i++) {
+    UnitFunction &f = out.unit.functions[i];
+    f.entry += delta[i];
+    for (auto &[lo, hi] : f.ranges) lo += delta[i], hi += delta[i];
+  }
+  for (UnitRow &r : out.unit.rows) r.row.addr += delta[r.function];
+  return true;
+}
+
 bool DebugImages::read(uint64_t addr, size_t n, std::vector<uint8_t> &out) const {
   uint64_t a;
   const DebugInfo *d = locate(addr, a);

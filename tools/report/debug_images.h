@@ -23,6 +23,15 @@ struct DebugSearch {
   bool check_build_id = true;
 };
 
+// A compilation unit (DebugInfo::unit_at) in recorded addresses: each
+// function moved to where it ran.  A module's function the recording has
+// no symbol of is not mapped (no block ran in it: its lines count 0).
+struct RecordedUnit {
+  std::pair<const DebugInfo *, uint64_t> key;   // which file, which unit
+  UnitLines unit;
+  std::vector<bool> mapped;                     // per function
+};
+
 class DebugImages {
  public:
   // vmlinux may be nullptr; slide = recorded - vmlinux address.
@@ -37,6 +46,10 @@ class DebugImages {
   // Rows in [lo, hi) of one function, with recorded addresses.
   std::vector<LineRow> rows_in(uint64_t lo, uint64_t hi) const;
   bool read(uint64_t addr, size_t n, std::vector<uint8_t> &out) const;
+  // Which unit holds a recorded address ({nullptr, 0}: none), cheap.
+  std::pair<const DebugInfo *, uint64_t> unit_key(uint64_t addr) const;
+  // That unit, read whole.
+  bool unit_at(uint64_t addr, RecordedUnit &out) const;
   // The debug file of a module, opened on first use; nullptr when none is found.
   const DebugInfo *module_file(const Module &m) const;
   // Where module_file found it ("" when it did not).
@@ -54,6 +67,7 @@ class DebugImages {
   mutable std::map<std::string, std::unique_ptr<DebugInfo>> modules_;   // null: not found
   mutable std::map<std::string, std::string> paths_;
   mutable std::map<std::string, std::map<std::string, std::string>> index_;   // dir -> name -> .ko
+  mutable std::map<std::pair<std::string, std::string>, uint64_t> recorded_;   // (module, name) -> addr
 };
 
 }  // namespace kjit::report

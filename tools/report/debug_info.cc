@@ -170,6 +170,124 @@ std::vector<LineRow> DebugInfo::rows_in(uint64_t lo, uint64_t hi) const {
   return rows;
 }
 
+const std::vector<DebugInfo::FunctionSymbol> &DebugInfo::by_address() const {
+  if (!by_address_.empty()) return by_address_;
+  std::vector<std::pair<FunctionSymbol, bool>> all;   // bool: global
+  int nsym = dwfl_module_getsymtab(mod_);
+  for (int i = 0; i < nsym; i++) {
+    GElf_Sym sym;
+    const char *n = dwfl_module_getsym(mod_, i, &sym, nullptr);
+    if (n && *n && GELF_ST_TYPE(sym.st_info) == STT_FUNC && sym.st_value)
+      all.push_back({{sym.st_value, sym.st_size, n}, GELF_ST_BIND(sym.st_info) == STB_GLOBAL});
+  }
+  std::stable_sort(all.begin(), all.end(), [](const auto &a, const auto &b) {
+    return a.first.addr != b.first.addr ? a.first.addr < b.first.addr : a.second > b.second;
+  });
+  for (auto &[s, global] : all)
+    if (by_address_.empty() || by_address_.back().addr != s.addr) by_address_.push_back(std::move(s));
+  return by_address_;
+}
+
+uint64_t DebugInfo::unit_offset(uint64_t addr) const {
+  Dwarf_Addr bias;
+  Dwarf_Die *cu = dwfl_module_addrdie(mod_, addr, &bias);
+  return cu ? dwarf_dieoffset(cu) : 0;
+}
+
+namespace {
+
+// The subprograms of a unit (C: its top-level children; C++ namespaces are
+// walked too).
+void subprograms(Dwarf_Die *parent, std::vector<Dwarf_Die> &out) {
+  Dwarf_Die child;
+  if (dwarf_child(parent, &child)) return;
+  do {
+    int tag = dwarf_tag(&child);
+    if (tag == DW_TAG_subprogram) out.push_back(child);
+    else if (tag == DW_TAG_namespace) subprograms(&child, out);
+  } while (!dwarf_siblingof(&child, &child));
+}
+
+std::vector<std::pair<uint64_t, uint64_t>> die_ranges(Dwarf_Die *die, Dwarf_Addr bias) {
+  std::vector<std::pair<uint64_t, uint64_t>> out;
+  Dwarf_Addr base, lo, hi;
+  for (ptrdiff_t off = 0; (off = dwarf_ranges(die, off, &base, &lo, &hi)) > 0;)
+    if (hi > lo) out.emplace_back(lo + bias, hi + bias);
+  return out;
+}
+
+}  // namespace
+
+bool DebugInfo::unit_at(uint64_t addr, UnitLines &out) const {
+  Dwarf_Addr bias;
+  Dwarf_Die *cu = dwfl_module_addrdie(mod_, addr, &bias);
+  if (!cu) return false;
+  out = UnitLines{};
+  out.offset = dwarf_dieoffset(cu);
+  Dwarf_Attribute at;
+  const char *comp = dwarf_formstring(dwarf_attr(cu, DW_AT_comp_dir, &at));
+  out.file = relative(dwarf_diename(cu), comp);
+  const std::vector<FunctionSymbol> &syms = by_address();
+  std::vector<Dwarf_Die> dies;
+  subprograms(cu, dies);
+  for (Dwarf_Die &d : dies) {
+    UnitFunction f;
+    f.ranges = die_ranges(&d, bias);
+    Dwarf_Addr entry;
+    if (f.ranges.empty() || dwarf_entrypc(&d, &entry)) continue;   // a declaration, or inlined only
+    f.entry = entry + bias;
+    auto sym = std::lower_bound(syms.begin(), syms.end(), f.entry,
+                                [](const FunctionSymbol &s, uint64_t a) { return s.addr < a; });
+    if (sym != syms.end() && sym->addr == f.entry) f.name = sym->name;
+    else if (const char *n = dwarf_formstring(dwarf_attr_integrate(&d, DW_AT_name, &at))) f.name = n;
+    else continue;
+    const char *decl = dwarf_decl_file(&d);
+    f.file = decl ? relative(decl, comp) : out.file;
+    dwarf_decl_line(&d, &f.line);
+    out.functions.push_back(std::move(f));
+  }
+  if (out.functions.empty()) {
+    // No subprograms (an assembly file): its ELF function symbols.
+    for (const auto &[lo, hi] : die_ranges(cu, bias))
+      for (auto s = std::lower_bound(syms.begin(), syms.end(), lo,
+                                     [](const FunctionSymbol &x, uint64_t a) { return x.addr < a; });
+           s != syms.end() && s->addr < hi; ++s)
+        if (s->size && (out.functions.empty() || out.functions.back().entry != s->addr))
+          out.functions.push_back({s->name, out.file, 0, s->addr, {{s->addr, std::min(s->addr + s->size, hi)}}});
+  }
+  // Which function holds an address: the ranges in address order.
+  struct Span { uint64_t lo, hi; size_t fn; };
+  std::vector<Span> spans;
+  for (size_t i = 0; i < out.functions.size(); i++)
+    for (const auto &[lo, hi] : out.functions[i].ranges) spans.push_back({lo, hi, i});
+  std::sort(spans.begin(), spans.end(), [](const Span &a, const Span &b) { return a.lo < b.lo; });
+  Dwarf_Lines *lines;
+  size_t n;
+  if (dwarf_getsrclines(cu, &lines, &n)) n = 0;
+  for (size_t i = 0; i < n; i++) {
+    Dwarf_Line *l = dwarf_onesrcline(lines, i);
+    Dwarf_Addr a;
+    int line;
+    bool end = false, stmt = false;
+    if (dwarf_lineaddr(l, &a) || dwarf_lineno(l, &line) || line <= 0) continue;
+    dwarf_lineendsequence(l, &end);
+    dwarf_linebeginstatement(l, &stmt);
+    if (end) continue;
+    // A statement row, or any row that owns instructions (the next row of
+    // its sequence starts later): a line whose code is all in non-statement
+    // rows (a closing brace's epilogue) still ran when they did.
+    Dwarf_Addr next;
+    if (!stmt && (i + 1 == n || dwarf_lineaddr(dwarf_onesrcline(lines, i + 1), &next) || next <= a)) continue;
+    a += bias;
+    auto it = std::upper_bound(spans.begin(), spans.end(), a, [](uint64_t x, const Span &s) { return x < s.lo; });
+    if (it == spans.begin() || a >= (--it)->hi) continue;
+    out.rows.push_back({{a, relative(dwarf_linesrc(l, nullptr, nullptr), comp), line}, it->fn});
+  }
+  for (const UnitRow &r : out.rows)   // a function without a decl_line: its first row's
+    if (UnitFunction &f = out.functions[r.function]; !f.line && r.row.addr == f.entry) f.line = r.row.line;
+  return true;
+}
+
 bool DebugInfo::read(uint64_t addr, size_t n, std::vector<uint8_t> &out) const {
   GElf_Addr bias;
   Elf *elf = dwfl_module_getelf(mod_, &bias);

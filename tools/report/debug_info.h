@@ -19,6 +19,31 @@ struct LineRow {
   int line;
 };
 
+// One compilation unit as gcov would list its source: every function with
+// code in it (DWARF subprograms with address ranges; in a unit without
+// them, an assembly file, the ELF function symbols inside the unit), and
+// the rows of the line table inside those functions that are statements
+// (is_stmt) or own instructions (the next row starts at a higher address).
+struct UnitFunction {
+  std::string name;   // the ELF symbol at its entry, else DWARF's name
+  std::string file;   // where it is defined (relative, as LineRow::file)
+  int line = 0;       // the line of its definition
+  uint64_t entry = 0;
+  std::vector<std::pair<uint64_t, uint64_t>> ranges;   // [lo, hi)
+};
+
+struct UnitRow {
+  LineRow row;
+  size_t function;    // index into UnitLines::functions
+};
+
+struct UnitLines {
+  uint64_t offset = 0;   // the unit's DIE offset: which unit it is
+  std::string file;      // its primary source file (relative)
+  std::vector<UnitFunction> functions;
+  std::vector<UnitRow> rows;   // in line-table order
+};
+
 class DebugInfo {
  public:
   DebugInfo() = default;
@@ -48,6 +73,10 @@ class DebugInfo {
   std::string function_at(uint64_t addr) const;
   // The line-table rows whose address is in [lo, hi), in address order.
   std::vector<LineRow> rows_in(uint64_t lo, uint64_t hi) const;
+  // Which compilation unit holds addr (its DIE offset; 0: none), cheap.
+  uint64_t unit_offset(uint64_t addr) const;
+  // The compilation unit holding addr, read whole; false when DWARF has none.
+  bool unit_at(uint64_t addr, UnitLines &out) const;
   // Bytes of the file's text at [addr, addr + n); false outside it.
   bool read(uint64_t addr, size_t n, std::vector<uint8_t> &out) const;
 
@@ -59,7 +88,11 @@ class DebugInfo {
   std::string build_id_;
   uint64_t stext_ = 0;
   bool has_lines_ = false;
+  // The function symbols by address (aliases: a global one first), built once.
+  struct FunctionSymbol { uint64_t addr, size; std::string name; };
+  const std::vector<FunctionSymbol> &by_address() const;
   mutable std::map<std::string, uint64_t> functions_;   // symbol_address's index, built once
+  mutable std::vector<FunctionSymbol> by_address_;
   int fd_ = -1;
 };
 

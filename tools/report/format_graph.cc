@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
-// graph and folded, from callstack events (call_tree.h).
+// graph and folded, from callstack events (call_tree.h); perfetto and
+// latency (format_perfetto.cc, format_latency.cc) read the same trees.
 //   graph:  ftrace's function_graph layout, " CPU) duration | func() {"
 //   folded: "a;b;c weight" lines for flamegraph.pl, weighted by calls or by
 //           self time in ns (--weight)
@@ -35,19 +36,17 @@ void graph_node(const Context &c, const CallNode &n, int depth) {
 }
 
 
-bool need_events(const Context &c) {
-  if (c.rec.tool() != "callstack") {
-    fprintf(stderr, "kjit-report: graph and folded need a callstack recording (kjitctl record -t callstack);"
-                    " this one is %s\n", c.rec.tool().c_str());
-    return false;
-  }
-  return true;
-}
-
 }  // namespace
 
+bool has_call_events(const Context &c, const char *format) {
+  if (c.rec.tool() == "callstack") return true;
+  fprintf(stderr, "kjit-report: --format %s: graph, folded, perfetto and latency need a callstack recording"
+                  " (kjitctl record -t callstack); this one is %s\n", format, c.rec.tool().c_str());
+  return false;
+}
+
 int format_graph(const Context &c) {
-  if (!need_events(c)) return 2;
+  if (!has_call_events(c, "graph")) return 2;
   auto threads = call_trees(c.rec);
   fprintf(c.out, "# tracer: kjit function_graph\n#\n# CPU  DURATION                  FUNCTION CALLS\n# |     |   |                     |   |   |   |\n");
   for (const auto &[pid, t] : threads) {
@@ -58,7 +57,7 @@ int format_graph(const Context &c) {
 }
 
 int format_folded(const Context &c) {
-  if (!need_events(c)) return 2;
+  if (!has_call_events(c, "folded")) return 2;
   if (c.weight != "calls" && c.weight != "time") {
     fprintf(stderr, "kjit-report: --weight is calls or time\n");
     return 2;

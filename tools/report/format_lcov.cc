@@ -1,10 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
-// lcov: a tracefile (geninfo(1) format) with function and line coverage of
-// every function that was entered; its lines that did not run are 0, so
-// genhtml shows what the workload missed.  A -t branches recording adds
-// branch coverage: per conditional branch of an entered function, BRDA
-// with branch 0 its taken edge and 1 its fall-through, block the branch's
-// index among its line's branches, "-" for a branch whose block never ran.
+// lcov: a tracefile (geninfo(1) format) with function and line coverage as
+// gcov would give it for every compilation unit with an entered function
+// (coverage.h line_coverage): all its functions and lines with code, 0
+// when they did not run, so genhtml's percentages are over whole files.
+// Comment lines at the top ('#', skipped by lcov and genhtml) say which
+// files are complete and which (headers) hold only some of their lines.
+// A -t branches recording adds branch coverage: per conditional branch of
+// an entered function (only those: not yet whole files), BRDA with branch 0
+// its taken edge and 1 its fall-through, block the branch's index among its
+// line's branches, "-" for a branch whose block never ran.
 #include <map>
 
 #include "branch_sites.h"
@@ -64,8 +68,17 @@ int format_lcov(const Context &c) {
   }
   Coverage cov = make_coverage(c.rec);
   BranchLines branches = branch_lines(c, cov);
+  std::map<std::string, FileLines> files = line_coverage(c.rec, cov, *c.dbg);
+  fprintf(c.out, "# kjit-report lcov: every function and line with code of a complete file (0: not run);\n"
+                 "# a partial file (a header) has only the lines compiled into the units of entered functions\n");
+  for (bool complete : {true, false}) {
+    fprintf(c.out, "# %s:", complete ? "complete" : "partial");
+    for (const auto &[file, fl] : files)
+      if (fl.complete == complete) fprintf(c.out, " %s", file.c_str());
+    fprintf(c.out, "\n");
+  }
   fprintf(c.out, "TN:kjit\n");
-  for (const auto &[file, fl] : line_coverage(c.rec, cov, *c.dbg)) {
+  for (const auto &[file, fl] : files) {
     fprintf(c.out, "SF:%s%s\n", c.source_root.c_str(), file.c_str());
     size_t fnh = 0;
     for (const auto &[name, e] : fl.functions) fprintf(c.out, "FN:%d,%s\n", e.first, name.c_str());

@@ -26,8 +26,15 @@ int format_annotate(const Context &c, const std::string &func);
 int format_graph(const Context &c);
 int format_folded(const Context &c);
 int format_branches(const Context &c);
+int format_perfetto(const Context &c);
+int format_latency(const Context &c);
 
-// JSON string literal (RFC 8259 escaping).
+// Whether the recording holds callstack events (graph, folded, perfetto,
+// latency need them); says so on stderr when it does not.
+bool has_call_events(const Context &c, const char *format);
+
+// JSON string literal (RFC 8259): the one escaper of kjit-report's JSON
+// (control characters as \u00XX, invalid UTF-8 as U+FFFD).
 std::string json_string(const std::string &s);
 
 }  // namespace kjit::report

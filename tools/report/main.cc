@@ -36,8 +36,9 @@ static int usage(FILE *to) {
           "                         or DIR/.build-id/); also $KJIT_DEBUG_DIR (colon-separated), the\n"
           "                         vmlinux's modules/ and /usr/lib/debug/lib/modules/RELEASE\n"
           "  -f, --format F         text (default), lcov, drcov, json, annotate FUNC|GLOB,\n"
-          "                         graph, folded (graph and folded: -t callstack recordings),\n"
-          "                         branches (-t branches recordings)\n"
+          "                         graph, folded, perfetto (Chrome trace-event JSON for ui.perfetto.dev),\n"
+          "                         latency (bpftrace hist() of call durations per function): the last\n"
+          "                         four need -t callstack recordings; branches (-t branches recordings)\n"
           "  -o, --output FILE      default stdout\n"
           "      --source-root DIR  lcov: prefix of the source paths (the kernel tree for genhtml)\n"
           "      --weight W         folded: calls (default) or time (self time, ns)\n"
@@ -80,7 +81,8 @@ int main(int argc, char **argv) {
     func = argv[optind++];
   }
   if (optind < argc) { fprintf(stderr, "kjit-report: unexpected %s\n", argv[optind]); return usage(stderr); }
-  static const char *const formats[] = {"text", "lcov", "drcov", "json", "annotate", "graph", "folded", "branches"};
+  static const char *const formats[] = {"text", "lcov", "drcov", "json", "annotate", "graph", "folded", "branches",
+                                          "perfetto", "latency"};
   bool known = false;
   for (const char *f : formats) known |= format == f;
   if (!known) { fprintf(stderr, "kjit-report: unknown format %s\n", format.c_str()); return usage(stderr); }
@@ -144,6 +146,8 @@ int main(int argc, char **argv) {
            : format == "graph"  ? format_graph(c)
            : format == "folded" ? format_folded(c)
            : format == "branches" ? format_branches(c)
+           : format == "perfetto" ? format_perfetto(c)
+           : format == "latency" ? format_latency(c)
                                 : format_annotate(c, func);
   if (out != stdout && fclose(out)) { fprintf(stderr, "kjit-report: %s: write error\n", output.c_str()); return 1; }
   return rc;

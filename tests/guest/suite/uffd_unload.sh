@@ -20,7 +20,7 @@ while [ $try -lt 5 ] && [ $in_cache = 0 ]; do
   ./uffd_fault . > uffd.txt 2>&1 & up=$!
   n=0; while [ ! -f uffd-blocked ] && [ $n -lt 200 ]; do sleep 0.1; n=$((n + 1)); done
   cat /proc/$up/task/*/stack > uffd-stack.txt 2>/dev/null
-  grep -q kjit_cache_area uffd-stack.txt && in_cache=1
+  grep -q kjit-code-cache uffd-stack.txt && in_cache=1
   [ $in_cache = 1 ] || { touch uffd-release; wait "$up"; }
   try=$((try + 1))
 done

@@ -1,0 +1,48 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# What only PREEMPT_RT has, on Debian's rt flavour (6.1.0-56-rt-amd64; its
+# image and kjit.ko in BUILD_DIR/flavours/ABI, as tests/guest/flavours.sh
+# keeps them), one boot with two vCPUs (tests/guest/rt-guest.sh):
+# sleeping spinlocks (kjit_rtlock's contended spinlock_t section, an
+# rtmutex on RT) blocked on from translated code, and threaded interrupts
+# (the NVMe completion handler translated in its irq thread).
+# Usage: tests/guest/rt.sh BUILD_DIR
+# Env: KJIT_RT_KERNEL (default 6.1.0-56-rt-amd64).
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+B="$(cd "${1:-$root/build}" && pwd)"
+f="${KJIT_RT_KERNEL:-6.1.0-56-rt-amd64}"
+d="$B/flavours/$f"
+engine="$B/kernel-objs/kjit_engine_kernel.o"
+[ -f "$engine" ] || { echo "rt: $engine missing (cmake target kjit_engine_kernel)" >&2; exit 2; }
+mkdir -p "$d/lab"
+export KJIT_KERNEL="$f" KJIT_BUILD="$d/lab"
+"$root/tools/lab/fetch-kernel.sh" "$d/lab/kernel" > "$d/fetch.log" 2>&1 \
+  || { tail -n 20 "$d/fetch.log" >&2; echo "rt: FAIL: fetching the $f image" >&2; exit 1; }
+grep -qx 'CONFIG_PREEMPT_RT=y' "$d/lab/kernel/config" || { echo "rt: $f is not a PREEMPT_RT kernel" >&2; exit 2; }
+KJIT_ENGINE_OBJ="$engine" "$root/os/linux/build.sh" "$d" > "$d/module.log" 2>&1 \
+  || { tail -n 20 "$d/module.log" >&2; echo "rt: FAIL: building kjit.ko for $f" >&2; exit 1; }
+# shellcheck source=tools/lab/abi.sh
+. "$root/tools/lab/abi.sh"
+m="$d/rtlock-module"; mkdir -p "$m"
+cp "$root/tests/guest/rtlock/kjit_rtlock.c" "$m/"
+echo 'obj-m := kjit_rtlock.o' > "$m/Kbuild"
+make -C "/usr/src/linux-headers-$f" M="$m" -j2 modules > "$m/build.log" 2>&1 || { cat "$m/build.log" >&2; exit 1; }
+
+# shellcheck source=tests/guest/share.sh
+. "$root/tests/guest/share.sh"
+# shellcheck source=tests/guest/verdict.sh
+. "$root/tests/guest/verdict.sh"
+share_guest_bin "$B"
+share="$d/guest-rt"
+share_new "$share"
+share_kjit "$share" "$d/module/kjit.ko" "$root"
+cp "$m/kjit_rtlock.ko" "$share/"
+mkdir -p "$share/data"
+head -c 4194304 /dev/urandom > "$share/data/blob"   # 4 MiB read with O_DIRECT: ~1,000 completions
+share_script "$share" "$root/tests/guest/rt-guest.sh"
+rc=0
+"$root/tools/lab/run-guest.sh" --share "$share" --script "$share/run.sh" --smp 2 --timeout 420 || rc=$?
+verdict_begin rt
+VERDICT_LIST_CHECKS=1 verdict_boot "$share" "$rc" RT-GUEST-DONE
+verdict_end; exit $?

@@ -1,0 +1,135 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# kjit-report's views of a callstack recording that need no guest: a fake
+# recording with known calls and durations (write-data.py --event).
+#   perfetto: Chrome trace-event JSON, checked by the trace-event rules
+#             (every event has ph/ts/pid/tid/name; X events dur >= 0; B/E
+#             balanced; per tid, ts monotonic and events nested) and by
+#             its content; names escaped (control bytes, invalid UTF-8).
+#   latency:  bpftrace hist() buckets of the known durations, byte for byte.
+# Usage: tests/report/calls.sh KJIT_REPORT
+set -euo pipefail
+report="$1"
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+T="$(mktemp -d)"
+trap 'rm -rf "$T"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+A=0xffffffff81001000 B=0xffffffff81001100 C=0xffffffff81001200 D=0xffffffff81001300
+syms=(--symbol A "$A" 0x100 --symbol B "$B" 0x100 --symbol C "$C" 0x100 --symbol D "$D" 0x100)
+# Thread 100: A calls B three times (3, 5, 6 ns), then C (2048 ns), which
+# calls D (0 ns); A lasts 4000 ns.  Thread 200: A (never returns) calls B (1 ns).
+# An entry or call's sp is rsp before the call; a return's is rsp at the ret.
+events=()
+ev() { events+=(--event "$@"); }
+ev entry "$A" 0x8000 1000 100 0
+ev call "$B" 0x7f00 1100 100 0; ev return 0xffffffff81001110 0x7ef8 1103 100 0
+ev call "$B" 0x7f00 1200 100 0; ev return 0xffffffff81001110 0x7ef8 1205 100 0
+ev call "$B" 0x7f00 1300 100 1; ev return 0xffffffff81001110 0x7ef8 1306 100 1
+ev call "$C" 0x7f00 1400 100 1
+ev call "$D" 0x7e00 1500 100 1; ev return 0xffffffff81001310 0x7df8 1500 100 1
+ev return 0xffffffff81001210 0x7ef8 3448 100 1
+ev entry "$A" 0x9000 2000 200 1
+ev call "$B" 0x8f00 2001 200 1; ev return 0xffffffff81001110 0x8ef8 2002 200 1
+ev return 0xffffffff81001010 0x7ff8 5000 100 1
+python3 "$here/write-data.py" "$T/cs.data" --meta tool=callstack --meta 'command=ls "/"' "${syms[@]}" "${events[@]}"
+
+"$report" -i "$T/cs.data" -f perfetto -o "$T/trace.json" 2> "$T/err" || { cat "$T/err"; fail "perfetto"; }
+cat > "$T/rules.py" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert isinstance(d, dict) and isinstance(d["traceEvents"], list), "not the JSON Object Format"
+assert d.get("displayTimeUnit") in ("ms", "ns"), d.get("displayTimeUnit")
+stacks, last = {}, {}
+for e in d["traceEvents"]:
+    for k in ("ph", "ts", "pid", "tid", "name"):
+        assert k in e, ("missing", k, e)
+    assert isinstance(e["name"], str) and isinstance(e["ts"], (int, float)), e
+    assert isinstance(e["pid"], int) and isinstance(e["tid"], int), e
+    assert e["ph"] in ("B", "E", "X"), e
+    tid = (e["pid"], e["tid"])
+    ts = round(e["ts"] * 1000)   # ns
+    assert ts >= last.get(tid, ts), ("ts goes back", e)
+    last[tid] = ts
+    st = stacks.setdefault(tid, [])
+    # X events still open on this thread end where they end
+    while st and st[-1][0] == "X" and st[-1][1] <= ts:
+        st.pop()
+    if e["ph"] == "X":
+        assert e["dur"] >= 0, e
+        end = ts + round(e["dur"] * 1000)
+        assert not st or st[-1][0] != "X" or end <= st[-1][1], ("not nested in its caller", e, st[-1])
+        st.append(("X", end, e["name"]))
+    elif e["ph"] == "B":
+        st.append(("B", None, e["name"]))
+    else:
+        assert st and st[-1][0] == "B" and st[-1][2] == e["name"], ("E without its B", e)
+        st.pop()
+for tid, st in stacks.items():
+    assert all(s[0] == "X" for s in st), ("B without E", tid, st)
+print(len(d["traceEvents"]))
+PY
+python3 "$T/rules.py" "$T/trace.json" > /dev/null || fail "perfetto: trace-event rules"
+# The rules catch what they must: a callee outliving its caller, an E
+# without its B, a missing field, time going back.
+for bad in '{"ph":"X","ts":1,"dur":2,"pid":1,"tid":1,"name":"a"},{"ph":"X","ts":2,"dur":5,"pid":1,"tid":1,"name":"b"}' \
+           '{"ph":"E","ts":1,"pid":1,"tid":1,"name":"a"}' '{"ph":"X","ts":1,"dur":2,"pid":1,"name":"a"}' \
+           '{"ph":"X","ts":3,"dur":0,"pid":1,"tid":1,"name":"a"},{"ph":"X","ts":2,"dur":0,"pid":1,"tid":1,"name":"b"}'; do
+  echo "{\"traceEvents\": [$bad], \"displayTimeUnit\": \"ns\"}" > "$T/bad.json"
+  if python3 "$T/rules.py" "$T/bad.json" > /dev/null 2>&1; then fail "the rules accept $bad"; fi
+done
+echo "ok perfetto: trace-event rules hold"
+python3 - "$T/trace.json" <<'PY' || fail "perfetto: content"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["otherData"]["command"] == 'ls "/"', d["otherData"]
+got = [(e["tid"], e["name"], round(e["ts"] * 1000), round(e["dur"] * 1000), e["args"]["finished"])
+       for e in d["traceEvents"]]
+want = [(100, "A", 1000, 4000, True), (100, "B", 1100, 3, True), (100, "B", 1200, 5, True),
+        (100, "B", 1300, 6, True), (100, "C", 1400, 2048, True), (100, "D", 1500, 0, True),
+        (200, "A", 2000, 2, False), (200, "B", 2001, 1, True)]
+assert got == want, got
+assert all(e["ph"] == "X" and e["pid"] == e["tid"] for e in d["traceEvents"])
+PY
+echo "ok perfetto: every call, its thread, ts and dur (us, ns precision)"
+
+# Names JSON cannot hold raw: a control byte, a quote, a byte that is not UTF-8.
+python3 "$here/write-data.py" "$T/odd.data" --meta tool=callstack --symbol 'we\x01ird\xff"q' "$A" 0x100 \
+  --event entry "$A" 0x8000 1000 7 0 --event return 0xffffffff81001010 0x7ff8 1500 7 0
+"$report" -i "$T/odd.data" -f perfetto -o "$T/odd.json" 2> "$T/err" || { cat "$T/err"; fail "perfetto: odd names"; }
+grep -q 'we\\u0001ird\\ufffd\\"q' "$T/odd.json" || { cat "$T/odd.json"; fail "perfetto: escaping"; }
+python3 "$T/rules.py" "$T/odd.json" > /dev/null || fail "perfetto: escaped names break the rules"
+python3 -c 'import json,sys; n=json.load(open(sys.argv[1]))["traceEvents"][0]["name"]; assert n == "we\x01ird\ufffd\"q", n' \
+  "$T/odd.json" || fail "perfetto: escaped name reads back wrong"
+echo "ok perfetto: control bytes as \\u0001, invalid UTF-8 as U+FFFD"
+
+"$report" -i "$T/cs.data" -f latency > "$T/hist" 2> "$T/err" || { cat "$T/err"; fail "latency"; }
+cat > "$T/want" <<'W'
+# kjit latency: call durations in ns per function; 1 calls without a return left out; instructions per call are not recorded
+
+@duration_ns[A]:
+[2K, 4K)               1 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|
+
+@duration_ns[C]:
+[2K, 4K)               1 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|
+
+@duration_ns[D]:
+[0]                    1 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|
+
+@duration_ns[B]:
+[1]                    1 |@@@@@@@@@@@@@@@@@@@@@@@@@@                          |
+[2, 4)                 1 |@@@@@@@@@@@@@@@@@@@@@@@@@@                          |
+[4, 8)                 2 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|
+
+W
+diff "$T/want" "$T/hist" || fail "latency: buckets"
+echo "ok latency: bpftrace hist() buckets of the known durations"
+
+# Both need callstack events.
+python3 "$here/write-data.py" "$T/bb.data" "${syms[@]}" --block "$A" 4 1 1
+for f in perfetto latency; do
+  if "$report" -i "$T/bb.data" -f "$f" > /dev/null 2> "$T/err"; then fail "$f of a bbcount recording"; fi
+  grep -q 'need a callstack recording' "$T/err" || { cat "$T/err"; fail "$f: message"; }
+done
+echo "ok perfetto and latency refuse a bbcount recording"
+echo "PASS report.calls"

@@ -79,7 +79,7 @@ expect record_cgroup $? cg.txt getppid newuname
 $K record -e $T --cgroup /nonexistent-kjit -d 1 2> cgbad.err
 rc=$?
 chk record_cgroup_missing sh -c "[ $rc = 1 ] && grep -q 'No such file' cgbad.err"
-$K record -e $T --cgroup /sys/fs/cgroup/../../proc -d 1 2> cgproc.err
+$K record -e $T --cgroup /sys/fs/cgroup/../../../proc -d 1 2> cgproc.err
 rc=$?
 chk record_cgroup_not_v2 sh -c "[ $rc = 1 ] && grep -q 'not a cgroup v2' cgproc.err"
 chk nothing_attached_after_records sh -c "[ \$($K list 2>/dev/null | wc -l) = 0 ]"

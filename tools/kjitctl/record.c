@@ -291,6 +291,9 @@ static int run_workload(const struct record_args *a, pid_t child, int go_w, stru
       if (!child) break;
     }
   }
+  /* Ctrl-C reaches the workload too: when the workload ends of it before kjitctl's
+   * wait sees the signal, the recording was still stopped by it. */
+  if (rec_stop && !stopped_by) stopped_by = rec_stop;
   info->t1 = mono_ns();
   struct itimerval off = {{0, 0}, {0, 0}};
   setitimer(ITIMER_REAL, &off, NULL);

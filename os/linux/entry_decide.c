@@ -97,6 +97,17 @@ static bool pid_matches(u32 pid, bool descendants)
 	return match;
 }
 
+/* Whether the policy's filter by task (entry_table.h's policy bit, kept
+ * by task_filter.c) lets current's entry in: in task context and admitted
+ * on this CPU; true while the filter is off.  Here, not in entry_table.h:
+ * in_task() reads current on PREEMPT_RT. */
+static __always_inline bool policy_task_admitted(void)
+{
+	if (!(READ_ONCE(kjit_entry_task_filter) & KJIT_ENTRY_ADMIT_POLICY))
+		return true;
+	return in_task() && (this_cpu_read(kjit_entry_task_admitted) & KJIT_ENTRY_ADMIT_POLICY);
+}
+
 /* Whether an entry to ip may take the trampoline's fast path next time:
  * nothing but the jump into the cache is needed for it. */
 static bool entry_needs_nothing_else(void)
@@ -122,7 +133,7 @@ static __always_inline u64 entry_decide(unsigned long ip, unsigned long parent_i
 	}
 	pid = READ_ONCE(kjit_policy.pid);
 	if ((pid && !pid_matches(pid, READ_ONCE(kjit_policy.descendants))) ||
-	    !kjit_entry_policy_task_admitted() ||
+	    !policy_task_admitted() ||
 	    !kjit_tool_entry_filter(READ_ONCE(kjit_policy.tool_hooks))) {
 		atomic64_inc(&kjit_counts.filtered);
 		return 0;

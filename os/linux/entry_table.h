@@ -34,7 +34,6 @@
 #ifndef __ASSEMBLY__
 #include <linux/types.h>
 #include <linux/percpu.h>
-#include <linux/preempt.h>
 
 /* Insert or revive `ip5` (function + MCOUNT_INSN_SIZE) as attached; false
  * when the table is full.  Serialised by the caller (the attach mutex). */
@@ -67,22 +66,14 @@ u64 kjit_entry_table_fast_filtered(void);
  * thread, comm, cgroup or CPU list).  kjit_entry_task_filter holds the bits
  * that are on; the trampoline admits only a task whose CPU has every one of
  * them set in kjit_entry_task_admitted, in task context, and the C path
- * checks the policy's bit again (entry_decide.c).  Each bit's owner sets
- * and clears only its own bit, with a per-CPU or/and (interrupt-safe). */
+ * checks the policy's bit again (entry_decide.c: policy_task_admitted).
+ * Each bit's owner sets and clears only its own bit, with a per-CPU or/and
+ * (interrupt-safe). */
 #define KJIT_ENTRY_ADMIT_TOOL 1u
 #define KJIT_ENTRY_ADMIT_POLICY 2u
 void kjit_entry_table_set_task_filter(u8 bits);
 extern u8 kjit_entry_task_filter;
 DECLARE_PER_CPU(u8, kjit_entry_task_admitted);
-
-/* Whether the policy's filter by task lets current's entry in (in task
- * context and admitted on this CPU), or is off. */
-static __always_inline bool kjit_entry_policy_task_admitted(void)
-{
-	if (!(READ_ONCE(kjit_entry_task_filter) & KJIT_ENTRY_ADMIT_POLICY))
-		return true;
-	return in_task() && (this_cpu_read(kjit_entry_task_admitted) & KJIT_ENTRY_ADMIT_POLICY);
-}
 
 #endif /* __ASSEMBLY__ */
 #endif

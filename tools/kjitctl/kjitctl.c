@@ -66,6 +66,13 @@ int main(int argc, char **argv)
     printf("usage: %s", cmd->usage);
     return 0;
   }
-  if (!(cmd->flags & KJITCTL_NO_DEVICE) && open_dev()) return 1;
+  if (cmd->flags & KJITCTL_NO_DEVICE) return cmd->run(argc - 1, argv + 1);
+  int bad = check_arguments(cmd, argc - 1, argv + 1);
+  if (bad) return bad;
+  if (cmd->flags & KJITCTL_DEVICE_OPTIONAL) {
+    if (open_dev_optional() < 0) return 1;
+  } else if (open_dev()) {
+    return 1;
+  }
   return cmd->run(argc - 1, argv + 1);
 }

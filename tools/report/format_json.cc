@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 // json: the recording in one documented schema (docs/data-format.md,
-// "JSON"), schema_version 2: meta, stats, blocks, calls, events, and what
+// "JSON"), schema_version 3 (json_escape.h): meta, stats, blocks, calls, events, and what
 // the other formats show: branches, graph and folded (callstack), lines and
 // annotate (with a vmlinux).
 #include <cinttypes>
@@ -10,24 +10,15 @@
 #include "branch_sites.h"
 #include "call_tree.h"
 #include "formats.h"
+#include "json_escape.h"
 
 namespace kjit::report {
 
+// kjitctl's escaper (tools/common/json_escape.c): one for every JSON kjit prints.
 std::string json_string(const std::string &s) {
-  std::string o = "\"";
-  for (unsigned char ch : s) {
-    switch (ch) {
-      case '"': o += "\\\""; break;
-      case '\\': o += "\\\\"; break;
-      case '\n': o += "\\n"; break;
-      case '\t': o += "\\t"; break;
-      case '\r': o += "\\r"; break;
-      default:
-        if (ch < 0x20) { char b[8]; snprintf(b, sizeof b, "\\u%04x", ch); o += b; }
-        else o += (char)ch;
-    }
-  }
-  return o + "\"";
+  std::string o(json_format_string(nullptr, 0, s.data(), s.size()) + 1, '\0');
+  o.resize(json_format_string(o.data(), o.size(), s.data(), s.size()));
+  return o;
 }
 
 namespace {
@@ -129,7 +120,7 @@ void print_annotate(const Context &c, const Coverage &cov, FILE *o) {
 
 int format_json(const Context &c) {
   FILE *o = c.out;
-  fprintf(o, "{\"schema_version\": 2,\n \"meta\": ");
+  fprintf(o, "{\"schema_version\": %d, \"document\": \"report\",\n \"meta\": ", KJIT_JSON_SCHEMA_VERSION);
   kv_object(o, c.rec.meta);
   fprintf(o, ",\n \"stats\": ");
   kv_object(o, c.rec.stats);

@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* A progress line on stderr for work that takes more than a second
+ * (kjitctl record and capture waiting, kjit-report reading debug info and
+ * writing a big recording): shown only when stderr is a terminal, first
+ * after a second, redrawn in place ("\r") at most four times a second, and
+ * erased when the work ends, so nothing of it stays in the output and
+ * nothing at all reaches a file or a pipe. */
+#ifndef KJIT_PROGRESS_H
+#define KJIT_PROGRESS_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Starts timing the work; what: its name ("kjitctl record"). */
+void progress_begin(const char *what);
+/* The current state, printf-style ("12345 entries"): drawn when due. */
+void progress_update(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Whether a line would be drawn now: callers with costly state to gather
+ * (an ioctl) ask first. */
+int progress_due(void);
+/* Erases the line, if one was drawn. */
+void progress_end(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

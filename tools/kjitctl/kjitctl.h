@@ -156,6 +156,12 @@ void loaded_modules(struct buf *out);
 /* ---- a workload held until everything is armed (workload.c) ------------- */
 pid_t spawn_held(char **cmdv, int *go_w, int own_group);
 void release_held(int go_w);
+/* waitpid(child, status, 0), except while the progress line is on
+ * (stderr a terminal, progress.h): then it draws the line and returns 0
+ * after 50 ms while the child runs. */
+pid_t waitpid_progress(pid_t child, int *status);
+/* Draws "DOING, kjit entered N times" when a redraw is due. */
+void progress_entries(const char *doing);
 
 /* ---- capture files (capture_file.c) -------------------------------------- */
 struct capf_code { uint64_t pc; uint32_t len; const unsigned char *bytes; };

@@ -16,12 +16,18 @@ static void *need(void *p)
   return p;
 }
 
-/* FNV-1a */
+/* FNV-1a, then mixed (murmur3's finaliser): the index takes the low bits,
+ * which FNV alone leaves clustered for names that share a long suffix. */
 static size_t name_hash(const char *s)
 {
-  size_t h = 1469598103934665603ull;
+  uint64_t h = 1469598103934665603ull;
   for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ull;
-  return h;
+  h ^= h >> 33;
+  h *= 0xff51afd7ed558ccdull;
+  h ^= h >> 33;
+  h *= 0xc4ceb9fe1a85ec53ull;
+  h ^= h >> 33;
+  return (size_t)h;
 }
 
 /* Rebuilds the index (open addressing, names' positions + 1, 0 empty) at

@@ -24,6 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "kjitctl.h"
+#include "progress.h"
 
 #define REC_EXIT_ERROR 1     /* kjit refused, I/O error */
 #define REC_EXIT_USAGE 2     /* bad arguments or targets */
@@ -228,13 +229,15 @@ static int run_workload(const struct record_args *a, pid_t child, int go_w, stru
   if (a->cmdv) info->command = joined(a->cmdv);
   if (child) release_held(go_w);
   int stopped_by = 0;
+  progress_begin("kjitctl record");
   for (;;) {
     if (child) {
-      pid_t w = waitpid(child, &info->status, 0);
+      pid_t w = waitpid_progress(child, &info->status);
       if (w == child) { info->status_known = 1; break; }
       if (w < 0 && errno != EINTR) break;
     } else {
       if (kill(a->follow, 0) && errno == ESRCH) break;
+      progress_entries("following the process");
       usleep(20000);
     }
     if (rec_stop && !stopped_by) {
@@ -246,6 +249,7 @@ static int run_workload(const struct record_args *a, pid_t child, int go_w, stru
     }
   }
   info->t1 = mono_ns();
+  progress_end();
   struct itimerval off = {{0, 0}, {0, 0}};
   setitimer(ITIMER_REAL, &off, NULL);
   return stopped_by;

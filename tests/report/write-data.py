@@ -55,11 +55,12 @@ def main(argv):
             i += 1
         else:
             sys.exit("write-data.py: unknown argument " + a)
-    secs = [section(1, "".join(f"{k}={v}\n" for k, v in meta.items()).encode())]
+    # argv's bytes as given (surrogateescape): tests write invalid UTF-8
+    secs = [section(1, "".join(f"{k}={v}\n" for k, v in meta.items()).encode("utf-8", "surrogateescape"))]
     secs.append(section(3, b"".join(struct.pack("<QQIHH", a, c, ln, n, 0) for a, ln, n, c in blocks)))
     sym = b""
     for name, addr, size in symbols:
-        nb = name.encode()
+        nb = name.encode("utf-8", "surrogateescape")
         sym += struct.pack("<QIHBB", addr, size, len(nb), ord("t"), 0) + nb + b"\0" * (-len(nb) % 8)
     secs.append(section(6, sym))
     if with_modules:

@@ -67,7 +67,8 @@ int record_help(FILE *to)
           "  -d, --duration SECS    stop recording after SECS (the workload is sent SIGTERM)\n"
           "  -c, --command 'CMD'    run CMD with /bin/sh -c\n"
           "  -p, --pid PID          follow a running process and its children until it exits or Ctrl-C\n"
-          "Only the workload and its descendants are instrumented.  Exit status: the workload's\n"
+          "Only the workload and its descendants are instrumented.  On a terminal, stderr shows a\n"
+          "progress line while the workload runs (erased at the end).  Exit status: the workload's\n"
           "(128+N when killed by signal N); 1 kjit error, 2 usage or target error.\n");
   return to == stdout ? 0 : REC_EXIT_USAGE;
 }

@@ -32,7 +32,9 @@ ms=$(( ($(date +%s%N) - t0) / 1000000 ))
 n=$(wc -l < "$root/all.txt")
 [ "$n" -gt 40000 ] || bad "only $n candidates listed"
 [ "$(sort "$root/all.txt" | uniq -d | wc -l)" = 0 ] || bad "names listed twice: $(sort "$root/all.txt" | uniq -d | head -3)"
-grep -q 'not loaded' "$root/all.err" && grep -q 'candidates' "$root/all.err" || bad "stderr does not say it lists candidates: $(cat "$root/all.err")"
+if ! grep -q 'not loaded' "$root/all.err" || ! grep -q 'candidates' "$root/all.err"; then
+  bad "stderr does not say it lists candidates: $(cat "$root/all.err")"
+fi
 grep -qx 'vfs_read' "$root/all.txt" || bad "vfs_read is not a candidate"
 grep -qx '__x64_sys_openat' "$root/all.txt" || bad "__x64_sys_openat (from kallsyms) is not a candidate"
 # noinstr: a function between __noinstr_text_start and _end

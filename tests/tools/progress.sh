@@ -16,7 +16,7 @@ trap 'rm -rf "$tmp"' EXIT
 
 # off a terminal: stderr a file
 "$P" 2.5 > "$tmp/out" 2> "$tmp/err" || bad "probe failed"
-[ "$(cat "$tmp/out")" = done ] || bad "output: $(cat "$tmp/out")"
+[ "$(cat "$tmp/out")" = "done" ] || bad "output: $(cat "$tmp/out")"
 [ -s "$tmp/err" ] && bad "progress written off a terminal: $(od -c "$tmp/err" | head -3)"
 
 # on a terminal: the typescript holds what the terminal got
@@ -28,7 +28,7 @@ grep -q '^probe: [0-9.]* s, blocking' "$tmp/lines" || bad "no line from the bloc
 first=$(grep -m1 -o '^probe: [0-9.]*' "$tmp/lines" | cut -d' ' -f2)
 awk -v f="$first" 'BEGIN { exit !(f >= 1.0) }' || bad "a line before a second: $first s"
 # 1.5 s of lines at most four a second (and a few of scheduling slack)
-[ "$n" -ge 3 ] && [ "$n" -le 9 ] || bad "$n lines drawn in 1.5 s"
+if [ "$n" -lt 3 ] || [ "$n" -gt 9 ]; then bad "$n lines drawn in 1.5 s"; fi
 # the last thing before "done" is the erasure: CR, clear to the end of line
 printf '\r\033[K' > "$tmp/erase"
 grep -qF "$(cat "$tmp/erase")done" "$tmp/tty" || bad "the line is not erased before the output: $(tail -c 80 "$tmp/tty" | od -c | tail -4)"

@@ -90,8 +90,8 @@ static int list_candidates(char **globs, int nglobs)
                   " attaching; refusals known from %s\n", why, offline_verdict_sources());
   size_t refused = 0;
   for (size_t i = 0; i < m.n; i++) {
-    const char *why = offline_refusal(m.v[i]);
-    if (why) { printf("%s refused: %s\n", m.v[i], why); refused++; }
+    const char *refusal_known = offline_refusal(m.v[i]);
+    if (refusal_known) { printf("%s refused: %s\n", m.v[i], refusal_known); refused++; }
     else printf("%s\n", m.v[i]);
   }
   fprintf(stderr, "%zu matching, %zu candidates, %zu refused (without kjit.ko)\n", m.n, m.n - refused, refused);
@@ -100,6 +100,7 @@ static int list_candidates(char **globs, int nglobs)
 
 int cmd_list(int argc, char **argv)
 {
+  if (argc > 1 && !strcmp(argv[1], "--")) { argv++; argc--; }   /* globs that start with - */
   if (kjit_fd < 0) return list_candidates(argv + 1, argc - 1);
   return argc > 1 ? list_globs(argv + 1, argc - 1) : list_attached();
 }

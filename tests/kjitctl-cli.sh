@@ -1,8 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # kjitctl's command line without the module: every command's --help exits 0
-# with its own usage line, --version names the ABI, an unknown command is a
-# usage error, and the man page renders without groff warnings.
+# with its own usage line, --version names the ABI, an unknown command and
+# junk arguments to every command are usage errors, and the man page
+# renders without groff warnings.
 # Usage: tests/kjitctl-cli.sh KJITCTL MANPAGE
 set -uo pipefail
 K="$1" M="$2"
@@ -23,6 +24,43 @@ done
 "$K" --help | grep -q '^usage: kjitctl record' || bad "--help"
 "$K" no-such-command > /dev/null 2>&1; rc=$?
 [ "$rc" = 2 ] || bad "an unknown command exits $rc, not 2"
+# Junk arguments are usage errors (exit 2, the command's usage on stderr)
+# before kjitctl looks for /dev/kjit: unknown options, options without
+# their value, operands a command does not take or misses.
+# "CMD ARGS...|what stderr must say"
+while IFS='|' read -r args says; do
+  read -ra av <<< "$args"
+  err=$("$K" "${av[@]}" 2>&1 > /dev/null); rc=$?
+  [ "$rc" = 2 ] || bad "kjitctl $args exits $rc, not 2: $err"
+  grep -q "^usage: kjitctl ${av[0]}" <<< "$err" || bad "kjitctl $args: no usage of ${av[0]}: $err"
+  grep -qF -- "$says" <<< "$err" || bad "kjitctl $args does not say '$says': $err"
+done <<'EOF_CASES'
+show --junk|unknown option --junk
+show extra|unexpected extra
+show -x|unknown option -x
+config --inline|--inline needs a value
+config --bogus 1|unknown option --bogus
+config stray|unexpected stray
+stats --json|unknown option --json
+stats now|unexpected now
+flush -f|unknown option -f
+reset all|unexpected all
+icount-reset --all|unknown option --all
+blocks --folded|unknown option --folded
+calls --all|unknown option --all
+departures --trace|unknown option --trace
+detach|missing operand
+detach openat read|unexpected read
+kcov|missing operand
+kcov enable now|unexpected now
+list --json|unknown option --json
+attach --batch|--batch needs a value
+attach -x openat|unknown option -x
+record -t|-t needs a value
+record --no-such -- true|unknown option --no-such
+capture -o|-o needs a value
+capture --bogus|unknown option --bogus
+EOF_CASES
 warnings=$(groff -ww -z -man "$M" 2>&1)
 [ -z "$warnings" ] || bad "groff warnings in $M: $warnings"
 MANWIDTH=80 man -l "$M" 2>/dev/null | grep -q 'kjitctl record' || bad "man -l $M does not render the record section"

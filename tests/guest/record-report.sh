@@ -197,7 +197,7 @@ import json, sys
 d = json.load(sys.stdin)
 def lines(path):
     return {l.rsplit(" ", 1)[0]: int(l.rsplit(" ", 1)[1]) for l in open(path) if l.strip()}
-assert d["schema_version"] == 2
+assert d["schema_version"] == 3 and d["document"] == "report"
 assert d["folded"]["calls"] == lines(sys.argv[1]), "calls"
 assert d["folded"]["time_ns"] == lines(sys.argv[2]), "time"
 top = sum(c["duration_ns"] for t in d["graph"] for c in t["calls"])
@@ -220,7 +220,7 @@ for f in "$S"/*.data; do
   if ! "$K" report -i "$f" --format json 2> "$R/json.err" | python3 -c '
 import json, sys
 d = json.load(sys.stdin)
-assert d["schema_version"] == 2 and {"meta", "stats", "blocks", "calls", "events"} <= set(d), sorted(d)
+assert d["schema_version"] == 3 and d["document"] == "report" and {"meta", "stats", "blocks", "calls", "events"} <= set(d), sorted(d)
 '; then bad "json_$(basename "$f" .data)" "$(cat "$R/json.err")"; json_bad=1; fi
 done
 [ "$json_bad" = 1 ] || pass json_every_recording "$n files"

@@ -63,13 +63,16 @@ def main(argv):
             i += 1
         else:
             sys.exit("write-data.py: unknown argument " + a)
-    secs = [section(1, "".join(f"{k}={v}\n" for k, v in meta.items()).encode())]
+    # argv's bytes as given (surrogateescape): tests write invalid UTF-8
+    secs = [section(1, "".join(f"{k}={v}\n" for k, v in meta.items()).encode("utf-8", "surrogateescape"))]
     secs.append(section(3, b"".join(struct.pack("<QQIHH", a, c, ln, n, 0) for a, ln, n, c in blocks)))
     if events:
         secs.append(section(4, b"".join(events)))
     sym = b""
     for name, addr, size in symbols:
-        nb = name.encode("latin-1").decode("unicode_escape").encode("latin-1")
+        # argv's bytes as given (surrogateescape), then \xNN escapes: tests
+        # write control characters and invalid UTF-8 either way
+        nb = name.encode("utf-8", "surrogateescape").decode("unicode_escape").encode("latin-1")
         sym += struct.pack("<QIHBB", addr, size, len(nb), ord("t"), 0) + nb + b"\0" * (-len(nb) % 8)
     secs.append(section(6, sym))
     if with_modules:

@@ -176,7 +176,12 @@ int cmd_attach(int argc, char **argv)
   while ((c = getopt_long(argc, argv, ":f:", attach_options, NULL)) != -1) {
     switch (c) {
       case 'f': rc |= names_from_file(optarg, bulk); bulk_asked = 1; break;
-      case OPT_BATCH: batch = strtoul(optarg, NULL, 10); break;
+      case OPT_BATCH: {
+        unsigned b;
+        if (option_uint("attach", "--batch", optarg, UINT32_MAX, &b)) { free(named); return 2; }
+        batch = b;
+        break;
+      }
       default: free(named); return usage();
     }
   }

@@ -66,6 +66,6 @@ int main(int argc, char **argv)
     printf("usage: %s", cmd->usage);
     return 0;
   }
-  if (!(cmd->flags & KJITCTL_NO_DEVICE) && open_dev()) return 1;
+  if (!(cmd->flags & (KJITCTL_NO_DEVICE | KJITCTL_OPENS_DEVICE)) && open_dev()) return 1;
   return cmd->run(argc - 1, argv + 1);
 }

@@ -24,7 +24,8 @@
 /* argv[0] is the command's name; the result is the exit status. */
 typedef int command_fn(int argc, char **argv);
 
-#define KJITCTL_NO_DEVICE 1u   /* runs without /dev/kjit */
+#define KJITCTL_NO_DEVICE 1u      /* runs without /dev/kjit */
+#define KJITCTL_OPENS_DEVICE 2u   /* opens /dev/kjit itself, once its options parse */
 
 struct kjitctl_command {
   const char *name;
@@ -32,7 +33,7 @@ struct kjitctl_command {
   const char *usage;              /* its lines of `kjitctl --help` */
   int (*help)(FILE *to);          /* `kjitctl NAME --help` when more than usage */
   const struct option *options;   /* the getopt_long table it parses, or NULL */
-  unsigned flags;                 /* KJITCTL_NO_DEVICE */
+  unsigned flags;                 /* KJITCTL_NO_DEVICE, KJITCTL_OPENS_DEVICE */
 };
 extern const struct kjitctl_command kjitctl_commands[];
 extern const size_t kjitctl_ncommands;
@@ -46,11 +47,11 @@ int parse_json_only(int argc, char **argv, const struct option *opts, int *json)
 
 command_fn cmd_attach, cmd_blocks, cmd_calls, cmd_capture, cmd_config, cmd_departures, cmd_detach,
     cmd_flush, cmd_kcov, cmd_list, cmd_record, cmd_report, cmd_reset, cmd_show, cmd_stats;
-int record_help(FILE *to);
+int record_help(FILE *to), kcov_help(FILE *to);
 
 /* The option tables of the commands that take options (in their files). */
 extern const struct option attach_options[], blocks_options[], calls_options[], capture_options[],
-    config_options[], departures_options[], record_options[], show_options[];
+    config_options[], departures_options[], kcov_options[], record_options[], show_options[];
 
 /* ---- /dev/kjit (device.c) ----------------------------------------------- */
 extern int kjit_fd;
@@ -95,6 +96,9 @@ int check_names(const struct names *s, int32_t *res);
 /* Every __x64_sys_* in one request; see targets.c for `attached`. */
 int attach_syscalls(char **attached, size_t *nattached);
 int attach_all_syscalls(void);
+/* Attaches attachable names, `batch` a request (0: all in one), as
+ * `kjitctl attach GLOB` does (attach.c); 0 when none was refused. */
+int attach_bulk(struct names *s, size_t batch);
 
 /* ---- results of the configured tool (results.c) -------------------------- */
 unsigned long long unknown_departures(const struct kjit_ioc_stats *s);

@@ -90,7 +90,8 @@ fi
 
 # kjit-kcov.service: where systemd finds a package's units, with the keys
 # that make it what docs/kjitctl.8 says; neither enabled nor started by the
-# maintainer scripts (a fuzzing machine opts in), disabled on purge; its
+# maintainer scripts (a fuzzing machine opts in), stopped on remove,
+# disabled on purge; its
 # options a conffile.  systemd-analyze verify (when the host has it) with
 # the package's kjitctl for /usr/bin/kjitctl, which the host lacks: any
 # warning fails too.
@@ -118,13 +119,23 @@ else
   echo "NOTE unit_verify not run: no systemd-analyze on this host (unit_keys checked the keys)"
 fi
 dpkg-deb -e "$tools_deb" "$t/tools-ctrl"
-if grep -q 'deb-systemd-helper purge .kjit-kcov.service' "$t/tools-ctrl/postrm" 2>/dev/null &&
-   ! grep -qE 'deb-systemd-helper enable|deb-systemd-invoke .*start' "$t/tools-ctrl/postinst" 2>/dev/null; then
+# debhelper's --no-enable snippet enables the unit again on upgrade only
+# when the admin had (debian-installed, was-enabled); nothing starts it.
+ctl="$t/tools-ctrl"
+if grep -q "deb-systemd-helper debian-installed 'kjit-kcov.service'" "$ctl/postinst" 2>/dev/null &&
+   ! grep -q 'deb-systemd-invoke' "$ctl/postinst" 2>/dev/null &&
+   grep -q 'deb-systemd-helper purge .kjit-kcov.service' "$ctl/postrm" 2>/dev/null; then
   pass unit_not_enabled_on_install
 else
-  bad unit_not_enabled_on_install "$(cat "$t/tools-ctrl/postinst" "$t/tools-ctrl/postrm" 2>/dev/null | grep -E 'systemd' | tr '\n' ' ')"
+  bad unit_not_enabled_on_install "$(cat "$ctl/postinst" "$ctl/postrm" 2>/dev/null | grep -E 'systemd' | tr '\n' ' ')"
 fi
-if [ -f "$t/tools/etc/default/kjit-kcov" ] && grep -qx /etc/default/kjit-kcov "$t/tools-ctrl/conffiles" 2>/dev/null &&
+if grep -q 'deb-systemd-invoke stop kjit-kcov.service' "$ctl/prerm" 2>/dev/null &&
+   sh -n "$ctl/prerm"; then
+  pass unit_stopped_on_remove
+else
+  bad unit_stopped_on_remove "no stop of kjit-kcov.service in prerm"
+fi
+if [ -f "$t/tools/etc/default/kjit-kcov" ] && grep -qx /etc/default/kjit-kcov "$ctl/conffiles" 2>/dev/null &&
    grep -qx 'KJIT_KCOV_OPTS=""' "$t/tools/etc/default/kjit-kcov"; then
   pass unit_options_conffile /etc/default/kjit-kcov
 else

@@ -114,7 +114,7 @@ static double now_ms(void)
  * with its reason on stderr.  A name already attached (before, or as
  * another name of the same function: __x64_sys_fork and __do_sys_fork
  * share an address) is not a refusal.  0 when no name was refused. */
-static int attach_bulk(struct names *s, size_t batch)
+int attach_bulk(struct names *s, size_t batch)
 {
   names_uniq(s);
   if (!batch || batch > s->n) batch = s->n;

@@ -43,8 +43,12 @@ const struct kjitctl_command kjitctl_commands[] = {
    NULL, calls_options, 0, NULL, 0, 0},
   {"departures", cmd_departures, "kjitctl departures [--json] [--all]   where entries left the cache\n",
    NULL, departures_options, 0, NULL, 0, 0},
-  {"kcov", cmd_kcov, "kjitctl kcov enable|disable   a KCOV device (/sys/kernel/debug/kcov) on this stock kernel\n",
-   NULL, NULL, 0, NULL, 1, 1},
+  /* kcov parses its own subcommand and options, then opens the device */
+  {"kcov", cmd_kcov,
+   "kjitctl kcov enable [--attach TARGET]... [--no-syscalls] [--no-faults]\n"
+   "       kjitctl kcov disable   a KCOV device (/sys/kernel/debug/kcov) on this stock kernel,\n"
+   "               covering every system call, page faults and the TARGETs\n",
+   kcov_help, kcov_options, KJITCTL_NO_DEVICE, NULL, 1, -1},
   {"capture", cmd_capture,
    "kjitctl capture --syscall NAME|--func FUNC [--pid P] [--count N] [--first-complete]\n"
    "                [--timeout S] [--buf-kb KB] -o FILE [-- CMD...]\n"

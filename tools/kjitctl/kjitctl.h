@@ -57,11 +57,11 @@ int parse_json_only(int argc, char **argv, const struct option *opts, int *json)
 
 command_fn cmd_attach, cmd_blocks, cmd_calls, cmd_capture, cmd_config, cmd_departures, cmd_detach,
     cmd_flush, cmd_kcov, cmd_list, cmd_record, cmd_report, cmd_reset, cmd_show, cmd_stats;
-int record_help(FILE *to);
+int record_help(FILE *to), kcov_help(FILE *to);
 
 /* The option tables of the commands that take options (in their files). */
 extern const struct option attach_options[], blocks_options[], calls_options[], capture_options[],
-    config_options[], departures_options[], record_options[], show_options[];
+    config_options[], departures_options[], kcov_options[], record_options[], show_options[];
 
 /* ---- /dev/kjit (device.c) ----------------------------------------------- */
 extern int kjit_fd;
@@ -125,6 +125,9 @@ const char *offline_verdict_sources(void);
 /* Every __x64_sys_* in one request; see targets.c for `attached`. */
 int attach_syscalls(char **attached, size_t *nattached);
 int attach_all_syscalls(void);
+/* Attaches attachable names, `batch` a request (0: all in one), as
+ * `kjitctl attach GLOB` does (attach.c); 0 when none was refused. */
+int attach_bulk(struct names *s, size_t batch);
 
 /* ---- results of the configured tool (results.c) -------------------------- */
 unsigned long long unknown_departures(const struct kjit_ioc_stats *s);

@@ -62,8 +62,9 @@ int main(int argc, char **argv)
     fprintf(stderr, "kjitctl: unknown command %s\n", name);
     return usage();
   }
-  /* report's help is kjit-report's: it runs with its arguments as given */
-  if (!(cmd->flags & KJITCTL_NO_DEVICE) && wants_help(argc, argv)) {
+  /* report's help is kjit-report's: it runs with its arguments as given;
+   * kcov, which parses its own, has a help of kjitctl's */
+  if ((!(cmd->flags & KJITCTL_NO_DEVICE) || cmd->help) && wants_help(argc, argv)) {
     if (cmd->help) return cmd->help(stdout);
     printf("usage: %s", cmd->usage);
     return 0;

@@ -245,6 +245,45 @@ else
   bad graph_equals_calltrace "$out"
 fi
 
+# Instructions per call from a real recording: every measured call ran at
+# least one translated instruction (its ret), most of the 20 getppid calls
+# are measured (nothing sleeps in it) and each runs a plausible number
+# (its body and task_tgid_vnr's: tens, not thousands).
+"$K" report -i "$S/cs-calls.data" --format latency > "$R/latency-calls.txt" 2> "$R/latency-calls.err" \
+  || bad report_latency_calls "$(cat "$R/latency-calls.err")"
+if out=$(python3 - "$R/latency-calls.txt" <<'PY' 2>&1
+import re, sys
+text = open(sys.argv[1]).read()
+head = text.splitlines()[0]
+m = re.search(r"(\d+) calls not measured", head)
+assert m, head
+hists, cur = {}, None
+for line in text.splitlines()[1:]:
+    h = re.match(r"@(\w+)\[(.*)\]:$", line)
+    if h:
+        cur = hists.setdefault(h.group(1), {}).setdefault(h.group(2), [])
+        continue
+    b = re.match(r"\[(\d+)([KMG]?)(?:, (\d+)([KMG]?)\))?\]?\s+(\d+) \|", line)
+    if b and cur is not None:
+        mul = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
+        lo = int(b.group(1)) * mul[b.group(2)]
+        hi = int(b.group(3)) * mul[b.group(4)] if b.group(3) else lo + 1
+        cur.append((lo, hi, int(b.group(5))))
+insns = hists.get("insns", {})
+assert insns, "no @insns histogram"
+for fn, buckets in insns.items():
+    assert all(lo > 0 for lo, hi, n in buckets if n), (fn, "a measured call of 0 instructions")
+g = next((b for fn, b in insns.items() if fn.endswith("sys_getppid")), None)
+assert g, ("no @insns[__x64_sys_getppid]", sorted(insns))
+calls = sum(n for lo, hi, n in g)
+assert calls >= 10, ("only %d getppid calls measured" % calls)
+assert all(lo >= 4 and hi <= 1024 for lo, hi, n in g if n), ("getppid", g)
+measured = sum(n for b in insns.values() for lo, hi, n in b)
+print("%d calls measured, %s not; getppid: %d calls in %s" % (measured, m.group(1), calls,
+      [(lo, hi) for lo, hi, n in g if n]))
+PY
+); then pass latency_insns "$out"; else bad latency_insns "$out"; fi
+
 # --- the workload's children, not another process ----------------------------
 "$K" report -i "$S/fork.data" > "$R/fork.txt"
 if grep -q '__x64_sys_newuname' "$R/fork.txt"; then pass record_follows_forks; else bad record_follows_forks; fi

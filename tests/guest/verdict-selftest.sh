@@ -46,4 +46,20 @@ expect fail no_taint_file "rm tainted.txt"
 # Errors after the marked start of deliberate errors are the test's own.
 UNTIL='== deliberate' expect pass deliberate_after_mark "printf '== deliberate\\nBUG: on purpose\\n' >> console.log"
 UNTIL='== deliberate' expect fail error_before_mark "printf 'BUG: early\\n== deliberate\\n' >> console.log"
+# The check names against a list in the tree.
+list="$(mktemp)"; trap 'rm -f "$list"' EXIT
+printf '# the list\none\n' > "$list"
+expect_list() {
+  local want="$1" name="$2" s got
+  shift 2
+  s="$(boot "$name")"
+  (cd "$s" && eval "$*") || true
+  if (verdict_begin "$name"; verdict_expect_checks "$s" "$list"; verdict_end) >/dev/null 2>&1
+  then got=pass; else got=fail; fi
+  if [ "$got" = "$want" ]; then echo "CHECK $name PASS"; else echo "CHECK $name FAIL: verdict $got, expected $want"; bad=1; fi
+}
+expect_list pass list_exact true
+expect_list fail list_check_missing "echo 'CHECK x PASS' > checks.txt"
+expect_list fail list_check_unlisted "echo 'CHECK two PASS' >> checks.txt"
+expect_list fail list_check_twice "echo 'CHECK one PASS' >> checks.txt"
 exit "$bad"

@@ -24,6 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "kjitctl.h"
+#include "progress.h"
 
 #define REC_EXIT_ERROR 1     /* kjit refused, I/O error */
 #define REC_EXIT_USAGE 2     /* bad arguments or targets */
@@ -66,7 +67,8 @@ int record_help(FILE *to)
           "  -d, --duration SECS    stop recording after SECS (the workload is sent SIGTERM)\n"
           "  -c, --command 'CMD'    run CMD with /bin/sh -c\n"
           "  -p, --pid PID          follow a running process and its children until it exits or Ctrl-C\n"
-          "Only the workload and its descendants are instrumented.  Exit status: the workload's\n"
+          "Only the workload and its descendants are instrumented.  On a terminal, stderr shows a\n"
+          "progress line while the workload runs (erased at the end).  Exit status: the workload's\n"
           "(128+N when killed by signal N); 1 kjit error, 2 usage or target error.\n");
   return to == stdout ? 0 : REC_EXIT_USAGE;
 }
@@ -228,13 +230,15 @@ static int run_workload(const struct record_args *a, pid_t child, int go_w, stru
   if (a->cmdv) info->command = joined(a->cmdv);
   if (child) release_held(go_w);
   int stopped_by = 0;
+  progress_begin("kjitctl record");
   for (;;) {
     if (child) {
-      pid_t w = waitpid(child, &info->status, 0);
+      pid_t w = waitpid_progress(child, &info->status);
       if (w == child) { info->status_known = 1; break; }
       if (w < 0 && errno != EINTR) break;
     } else {
       if (kill(a->follow, 0) && errno == ESRCH) break;
+      progress_entries("following the process");
       usleep(20000);
     }
     if (rec_stop && !stopped_by) {
@@ -246,6 +250,7 @@ static int run_workload(const struct record_args *a, pid_t child, int go_w, stru
     }
   }
   info->t1 = mono_ns();
+  progress_end();
   struct itimerval off = {{0, 0}, {0, 0}};
   setitimer(ITIMER_REAL, &off, NULL);
   return stopped_by;

@@ -52,7 +52,7 @@ for f in "$syz/bin/syz-manager" "$syz/bin/linux_amd64/syz-fuzzer" "$syz/bin/linu
   [ -f "$f" ] || { echo "manager.sh: $f missing" >&2; exit 2; }
 done
 kdir="$("$root/tools/lab/fetch-kernel.sh" "$lab/kernel" | tail -n1)"
-kdeb="$(ls "$kdir"/linux-image-*.deb | head -n1)"
+kdeb="$(find "$kdir" -maxdepth 1 -name "linux-image-*.deb" | head -n1)"
 out="${KJIT_SYZ_OUT:-$B/syzkaller-manager}"
 mkdir -p "$out"
 rootcache="${KJIT_SYZ_ROOT:-$out/root}"
@@ -108,7 +108,8 @@ EOC
 
 exec 9>"${KJIT_QEMU_LOCK:-/tmp/kjit-qemu.lock}"
 flock 9
-for run in $runs; do run_one "$run"; done
+read -ra run_list <<< "$runs"
+for run in "${run_list[@]}"; do run_one "$run"; done
 flock -u 9
 
-"$root/tests/syzkaller/manager-summary.py" "$out" $runs | tee "$out/summary.txt"
+"$root/tests/syzkaller/manager-summary.py" "$out" "${run_list[@]}" | tee "$out/summary.txt"

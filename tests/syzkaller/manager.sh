@@ -14,8 +14,8 @@
 # on virtio-net and a unit that loads kjit.ko and runs `kjitctl kcov
 # enable` before sshd. QEMU user networking only: syzkaller's qemu VM type
 # itself passes `-netdev user,restrict=on,hostfwd=tcp:127.0.0.1:PORT-:22`
-# and reaches the fuzzer through ssh's reverse forwarding; its web UI
-# listens on 127.0.0.1. One vCPU per VM, TCG.
+# and reaches the fuzzer through ssh's reverse forwarding; its web UI and
+# RPC server listen on 127.0.0.1 only. One vCPU per VM, TCG.
 # The runs:
 #   cover     kjit loaded and enabled, `cover: true`: syzkaller's coverage
 #             feedback comes from kjit.
@@ -78,6 +78,7 @@ run_one() {
   "name": "kjit-$run",
   "target": "linux/amd64",
   "http": "127.0.0.1:$(free_port)",
+  "rpc": "127.0.0.1:0",
   "workdir": "$dir/workdir",
   "image": "$img",
   "sshkey": "$rootcache/id_rsa",

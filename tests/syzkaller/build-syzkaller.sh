@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # Builds syz-manager, syz-fuzzer, syz-execprog and syz-executor offline from
-# a syzkaller source tree of bfc478367 (2023-07-01, the last commits that
+# a syzkaller source tree of bfc478367 (among the last commits that
 # vendor every module Debian 12's Go 1.19 needs), into a copy of that tree.
 #
 #   tests/syzkaller/build-syzkaller.sh SYZKALLER_SRC [BUILD_DIR] [GITREV]

@@ -13,11 +13,8 @@
 #             reads, with durations only.
 # Usage: tests/report/calls.sh KJIT_REPORT
 set -euo pipefail
-report="$1"
-here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-T="$(mktemp -d)"
-trap 'rm -rf "$T"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
+# shellcheck source=tests/report/common.sh
+. "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
 A=0xffffffff81001000 B=0xffffffff81001100 C=0xffffffff81001200 D=0xffffffff81001300
 syms=(--symbol A "$A" 0x100 --symbol B "$B" 0x100 --symbol C "$C" 0x100 --symbol D "$D" 0x100)

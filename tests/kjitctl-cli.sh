@@ -1,9 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # kjitctl's command line without the module: every command's --help exits 0
-# with its own usage line, --version names the ABI, an unknown command is a
-# usage error, record's and top's option errors are usage errors (2), and the
-# man page renders without groff warnings.
+# with its own usage line, --version names the ABI, an unknown command and
+# junk arguments to every command are usage errors, record's and top's
+# option values and kcov's attach-set options are checked before the device
+# is opened, and the man page renders without groff warnings.
 # Usage: tests/kjitctl-cli.sh KJITCTL MANPAGE
 set -uo pipefail
 K="$1" M="$2"
@@ -24,6 +25,66 @@ done
 "$K" --help | grep -q '^usage: kjitctl record' || bad "--help"
 "$K" no-such-command > /dev/null 2>&1; rc=$?
 [ "$rc" = 2 ] || bad "an unknown command exits $rc, not 2"
+# Junk arguments are usage errors (exit 2, the command's usage on stderr)
+# before kjitctl looks for /dev/kjit: unknown options, options without
+# their value, operands a command does not take or misses.
+# "CMD ARGS...|what stderr must say"
+while IFS='|' read -r args says; do
+  read -ra av <<< "$args"
+  err=$("$K" "${av[@]}" 2>&1 > /dev/null); rc=$?
+  [ "$rc" = 2 ] || bad "kjitctl $args exits $rc, not 2: $err"
+  grep -q "^usage: kjitctl ${av[0]}" <<< "$err" || bad "kjitctl $args: no usage of ${av[0]}: $err"
+  grep -qF -- "$says" <<< "$err" || bad "kjitctl $args does not say '$says': $err"
+done <<'EOF_CASES'
+show --junk|unknown option --junk
+show extra|unexpected extra
+show -x|unknown option -x
+config --inline|--inline needs a value
+config --bogus 1|unknown option --bogus
+config stray|unexpected stray
+stats --json|unknown option --json
+stats now|unexpected now
+flush -f|unknown option -f
+reset all|unexpected all
+icount-reset --all|unknown option --all
+blocks --folded|unknown option --folded
+calls --all|unknown option --all
+departures --trace|unknown option --trace
+detach|missing operand
+detach openat read|unexpected read
+list --json|unknown option --json
+attach --batch|--batch needs a value
+attach -x openat|unknown option -x
+record -t|-t needs a value
+record --no-such -- true|unknown option --no-such
+capture -o|-o needs a value
+capture --bogus|unknown option --bogus
+EOF_CASES
+# kjitctl kcov parses its attach set before it opens /dev/kjit: a wrong
+# command line is a usage error (2, with the usage) on any machine, saying
+# what is wrong; a right one gets as far as the device.
+kcov_usage() {
+  local want="$1"; shift
+  out=$("$K" kcov "$@" 2>&1); rc=$?
+  { [ "$rc" = 2 ] && grep -q '^usage: kjitctl' <<< "$out" && grep -q -- "$want" <<< "$out"; } ||
+    bad "kjitctl kcov $*: status $rc, not 2 with the usage and '$want': $(head -n 2 <<< "$out" | tr '\n' ' ')"
+}
+kcov_usage 'kjitctl kcov enable'
+kcov_usage 'kjitctl kcov enable' frob
+kcov_usage 'kjitctl kcov enable' enable disable
+kcov_usage 'unknown option --bogus' enable --bogus
+kcov_usage 'unknown option -x' enable -x
+kcov_usage 'missing the argument of --attach' enable --attach
+kcov_usage 'disable takes no options' disable --no-faults
+kcov_usage 'disable takes no options' --attach 'tcp_*' disable
+kcov_usage 'an empty attach set' enable --no-syscalls --no-faults
+if [ ! -e /dev/kjit ]; then
+  out=$("$K" kcov enable --no-faults --attach 'tcp_*' --attach openat 2>&1); rc=$?
+  { [ "$rc" = 1 ] && grep -q '/dev/kjit' <<< "$out"; } ||
+    bad "kjitctl kcov enable with a valid attach set and no kjit.ko: status $rc: $out"
+else
+  echo "kjitctl-cli: NOTE: /dev/kjit exists: a valid kcov command line is not run here"
+fi
 # Option errors of record and top are usage errors (2, with the usage) before
 # the module is asked anything: this host has no /dev/kjit.
 for args in "record --bogus -a" "record -a -p 1" "record" "record --cpu 1,x -a" "record -C 100000 -a" \

@@ -31,7 +31,7 @@ def newest_run(modes):
 
 
 def label(stamp):
-    """`34bb455`+dirty, run 2026-11-27 10:49Z, -icount, 3 reps"""
+    """The stamp as a table shows it: `COMMIT`[+dirty], run DATE TIMEZ, MODE, N reps."""
     if not is_stamped(stamp):
         return UNSTAMPED
     run = stamp["run"].replace("T", " ")[:16] + "Z"

@@ -306,7 +306,10 @@ static void fill_cs(u64 i, struct kjit_ioc_rec *r, const void *ctx)
 	r->pc = e->pc;
 	r->sp = e->sp;
 	r->count = e->ts;
-	r->pid_type = ((u64)e->cpu << 40) | ((u64)e->pid << 8) | type;
+	r->pid_type = ((u64)(e->insns_valid ? KJIT_REC_INSNS : 0) << 56) | ((u64)e->cpu << 40) |
+		      ((u64)e->pid << 8) | type;
+	r->insns = e->insns;
+	r->switches = e->switches;
 }
 
 static int callstack_results(struct kjit_ioc_results *res, struct kjit_ioc_rec __user *u, u64 cap)

@@ -7,7 +7,19 @@
  * its ret, and a frame whose call was made at S is over as soon as the same
  * thread makes a call at S' >= S (it returned through code that was not
  * translated).  kjitctl rebuilds the stacks from that (tools/kjitctl).
- * Events from interrupt context are dropped. */
+ * Events from interrupt context are dropped.
+ *
+ * Instructions per call: every block adds its instruction count to a
+ * per-CPU counter (inlined, `add qword gs:[...], n` as plugins/icount.c),
+ * and every event stores the running CPU's counter and the thread's
+ * context-switch count.  A call's instructions are its return's counter
+ * minus its call's when the thread was not switched out in between (same
+ * switch count, hence the same CPU and no other thread's translated code
+ * between the two); otherwise the count would mix threads and the report
+ * says the call was not measured.  Interrupts that run translated code
+ * meanwhile are counted in.  Per-task counters (preempt notifiers, as
+ * kcov.c) would also measure calls that sleep, but need a notifier on
+ * every recorded task; the switch count costs one load per event. */
 #define pr_fmt(fmt) "kjit: " fmt
 
 #include <linux/kernel.h>
@@ -22,6 +34,18 @@
 static struct kjit_cs_event *cs_ring;
 static u64 cs_mask;
 static atomic64_t cs_head;
+/* Instructions run in translated code, per CPU (kjit_alloc_percpu); NULL
+ * when the engine has no per-CPU window (events then carry no count). */
+static u64 *cs_insns;
+
+/* The running CPU's count; preemption is off in the caller. */
+static u64 cs_insns_now(u32 cpu, u16 *valid)
+{
+	const u64 *c = cs_insns ? kjit_percpu_copy(cs_insns, cpu) : NULL;
+
+	*valid = c != NULL;
+	return c ? READ_ONCE(*c) : 0;
+}
 
 static noinline void cs_put(u64 pc, u64 sp, u32 type)
 {
@@ -37,7 +61,11 @@ static noinline void cs_put(u64 pc, u64 sp, u32 type)
 	e->pc = pc;
 	e->sp = sp;
 	e->pid = current->pid;
-	e->cpu = (u16)raw_smp_processor_id();
+	e->switches = (u32)(current->nvcsw + current->nivcsw);
+	preempt_disable();   /* the counter read is the CPU recorded */
+	e->cpu = (u16)smp_processor_id();
+	e->insns = cs_insns_now(e->cpu, &e->insns_valid);
+	preempt_enable();
 	e->ts = ktime_get_mono_fast_ns();
 	smp_wmb();
 	WRITE_ONCE(e->type, type);
@@ -64,8 +92,23 @@ static void cs_instrument(struct kjit_insn *insn, void *arg)
 				 KJIT_ARG_INSN_PC(), KJIT_ARG_REG(KJIT_REG_RSP));
 }
 
+/* Inlined by the engine into one gs-relative add (plain: no call inside). */
+static void cs_count(u64 *counter, u64 n)
+{
+	*counter += n;
+}
+
+static void cs_instrument_block(struct kjit_block *block, void *arg)
+{
+	if (cs_insns)
+		kjit_insert_call(kjit_block_insn(block, 0), KJIT_IPOINT_BEFORE, (void *)cs_count, 2,
+				 KJIT_ARG_PTR(cs_insns),
+				 KJIT_ARG_CONST(kjit_block_insn_count(block)));
+}
+
 static const struct kjit_plugin cs_plugin = {
 	.name = "callstack",
+	.on_block = cs_instrument_block,
 	.on_insn = cs_instrument,
 };
 
@@ -86,6 +129,8 @@ int kjit_callstack_init(u32 capacity_pow2)
 			return -ENOMEM;
 		cs_mask = capacity_pow2 - 1;
 	}
+	/* The engine's data window is handed out again for every tool start. */
+	cs_insns = kjit_alloc_percpu(sizeof(*cs_insns));
 	kjit_callstack_reset();
 	return 0;
 }

@@ -222,24 +222,25 @@ void kjit_entry_table_invalidate(void)
 	kjit_guard_unlock(&kjit_entry_table_lock, flags, g);
 }
 
-u64 kjit_entry_table_fast_entries(void)
+/* A per-CPU counter the trampoline increments, summed over every CPU. */
+static u64 sum_over_cpus(u64 __percpu *counter)
 {
 	u64 n = 0;
 	int cpu;
 
 	for_each_possible_cpu(cpu)
-		n += READ_ONCE(*per_cpu_ptr(&kjit_fast_entry_count, cpu));
+		n += READ_ONCE(*per_cpu_ptr(counter, cpu));
 	return n;
+}
+
+u64 kjit_entry_table_fast_entries(void)
+{
+	return sum_over_cpus(&kjit_fast_entry_count);
 }
 
 u64 kjit_entry_table_fast_filtered(void)
 {
-	u64 n = 0;
-	int cpu;
-
-	for_each_possible_cpu(cpu)
-		n += READ_ONCE(*per_cpu_ptr(&kjit_fast_filtered_count, cpu));
-	return n;
+	return sum_over_cpus(&kjit_fast_filtered_count);
 }
 
 void kjit_entry_table_set_task_filter(u8 bits)

@@ -8,7 +8,9 @@
 #   install (boot 1): readme-install.txt, the apt-get install line: DKMS
 #            builds and signs kjit.ko.  Loads nothing: this boot runs
 #            multi-threaded TCG (see the host script).
-#   use (boot 2, the same root rebooted): readme-use.txt (modprobe, record,
+#            Enables kjit-kcov.service (not enabled by the install).
+#   use (boot 2, the same root rebooted): first the kjit-kcov unit (up at
+#            boot, a KCOV client, stopped), then readme-use.txt (modprobe, record,
 #            reports), then lockdown (integrity) switched on at run time,
 #            the same policy as lockdown=integrity on the command line for
 #            everything that follows, then readme-remove.txt (the purge).
@@ -60,6 +62,16 @@ install)
     chk dkms_module_path test "$ko" = "/lib/modules/$rel/updates/dkms/kjit.ko"
     signer=$(modinfo -F signer kjit 2>/dev/null)
     if [ -n "$signer" ]; then pass module_signed "signer: $signer"; else fail module_signed "no signer"; fi
+    # kjit-kcov.service: installed, neither enabled nor started (checked
+    # just below: no kjit.ko loaded); enabled here as a fuzzing machine
+    # would, with an attach set from its options file (a glob, unquoted as
+    # the file says): boot 2 checks it is up before anything else runs.
+    chk kcov_unit_installed test -f /lib/systemd/system/kjit-kcov.service
+    enabled=$(systemctl is-enabled kjit-kcov 2>&1)
+    chk kcov_unit_not_enabled_by_install test "$enabled" = disabled
+    sed -i 's/^KJIT_KCOV_OPTS=.*/KJIT_KCOV_OPTS="--attach vfs_fsync*"/' /etc/default/kjit-kcov
+    chk kcov_unit_options grep -qx 'KJIT_KCOV_OPTS="--attach vfs_fsync\*"' /etc/default/kjit-kcov
+    chk kcov_unit_enable sh -c 'systemctl enable kjit-kcov > out/kcov-enable.txt 2>&1'
     # What makes multi-threaded TCG safe here: nothing patched kernel text
     # on kjit's behalf in this boot.
     chk install_loads_nothing sh -c '! grep -q "^kjit " /proc/modules'
@@ -81,6 +93,49 @@ esac
 # Boot 2: the module DKMS built in boot 1, in a new KASLR layout.
 dkms status > out/dkms-status.txt 2>&1
 chk dkms_installed_after_reboot grep -q "^kjit/.*, $rel, x86_64: installed" out/dkms-status.txt
+# kjit-kcov.service, enabled in boot 1, ran in this boot alongside this
+# script (both start after basic.target; a fuzzer's sshd starts after it):
+# active, the device there, the attach set with the options file's glob,
+# and a KCOV client gets read(-1)'s PCs (canonical: LINK_TEXT names them).
+# Then stopped (kjitctl kcov disable), as the README's lines need nothing
+# attached.
+waited=0
+while [ "$(systemctl is-active kjit-kcov)" = activating ] && [ "$waited" -lt 300 ]; do
+  sleep 1; waited=$((waited + 1))
+done
+echo "kcov_unit_waited ${waited}s" >> times.txt
+echo "uptime_kcov_unit_settled $(now)" >> times.txt
+state=$(systemctl is-active kjit-kcov)
+unit_us() { systemctl show -p "$1" --value kjit-kcov; }
+unit_start=$(awk -v a="$(unit_us InactiveExitTimestampMonotonic)" -v b="$(unit_us ActiveEnterTimestampMonotonic)" \
+  'BEGIN { printf "%.1fs, active at uptime %.1fs", (b - a) / 1e6, b / 1e6 }')
+echo "kcov_unit_start $unit_start" >> times.txt
+if [ "$state" = active ]; then
+  pass kcov_unit_active_at_boot "$unit_start"
+else
+  fail kcov_unit_active_at_boot "$state: $(journalctl -b -u kjit-kcov --no-pager 2>&1 | tail -n 8 | tr '\n' ' ')"
+fi
+journalctl -b -u kjit-kcov --no-pager > out/kcov-unit-journal.txt 2>&1
+chk kcov_device_at_boot test -e /sys/kernel/debug/kcov
+for f in __x64_sys_openat handle_mm_fault 'vfs_fsync*'; do kjitctl list "$f"; done > out/kcov-attached.txt 2>&1
+chk kcov_unit_attached_syscalls grep -qx '__x64_sys_openat attached' out/kcov-attached.txt
+chk kcov_unit_attached_faults grep -qx 'handle_mm_fault attached' out/kcov-attached.txt
+chk kcov_unit_attached_options sh -c 'grep -qx "vfs_fsync attached" out/kcov-attached.txt &&
+                                      grep -qx "vfs_fsync_range attached" out/kcov-attached.txt'
+LINK_TEXT=$(cat link-text.txt) ./kcov_client pc read > out/kcov-read.txt 2> out/kcov-read.err
+n=$(grep -c '^0x' out/kcov-read.txt)
+if [ "$n" -gt 0 ] && grep -q ' ksys_read+0x' out/kcov-read.txt; then
+  pass kcov_client_at_boot "read(-1): $n PCs"
+else
+  fail kcov_client_at_boot "read(-1): $n PCs, none in ksys_read: $(head -c 300 out/kcov-read.err)"
+fi
+systemctl stop kjit-kcov > out/kcov-stop.txt 2>&1
+state=$(systemctl is-active kjit-kcov)
+chk kcov_unit_stopped test "$state" = inactive
+kjitctl list > out/kcov-after-stop.txt 2>&1
+chk kcov_unit_stop_detached sh -c '! grep -q "^0x" out/kcov-after-stop.txt'
+echo "uptime_after_kcov_unit $(now)" >> times.txt
+
 # What linux-image-$rel-dbg installs (the lab's copy of its vmlinux).
 mkdir -p /usr/lib/debug/boot
 ln -sf "$S/vmlinux-dbg" "/usr/lib/debug/boot/vmlinux-$rel"

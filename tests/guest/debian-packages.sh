@@ -7,9 +7,10 @@
 # its guest.debian_packages markers; tests/guest/debian-packages-guest.sh):
 #   boot 1 (install): the apt-get install line: the guest installs the two
 #     .debs from files and DKMS builds and signs kjit.ko;
-#   boot 2 (use): the same root rebooted into a new KASLR layout: the other
-#     lines (modprobe, record, reports), lockdown, then the purge, checked
-#     to leave nothing.
+#   boot 2 (use): the same root rebooted into a new KASLR layout: first the
+#     kjit-kcov unit boot 1 enabled (up at boot, a KCOV client's PCs,
+#     stopped), then the other lines (modprobe, record, reports), lockdown,
+#     then the purge, checked to leave nothing.
 # The root's writes persist from boot 1 to boot 2 in a qcow2 overlay in a
 # temporary directory; the cached root image is never written.
 # Usage: tests/guest/debian-packages.sh [BUILD_DIR]
@@ -23,6 +24,8 @@ B="$(cd "${1:-$root/build}" && pwd)"
 export KJIT_BUILD="${KJIT_BUILD:-$B/lab}"
 # shellcheck source=tools/lab/abi.sh
 . "$root/tools/lab/abi.sh"
+# shellcheck source=tests/guest/share.sh
+. "$root/tests/guest/share.sh"
 # shellcheck source=tests/guest/verdict.sh
 . "$root/tests/guest/verdict.sh"
 verdict_begin debian_packages
@@ -73,6 +76,11 @@ grep -qx 'modprobe kjit' "$shares/use/readme-use.txt" \
 grep -q '^apt-get purge' "$shares/use/readme-remove.txt" || verdict_bad "README.md: no apt-get purge between the remove markers"
 cp "$dkms_deb" "$tools_deb" "$shares/install/debs/"
 ln "$dbg/vmlinux-dbg" "$shares/use/vmlinux-dbg" 2>/dev/null || cp "$dbg/vmlinux-dbg" "$shares/use/vmlinux-dbg"
+# Boot 2's KCOV client (kjit-kcov.service) and the vmlinux's _text, which
+# names its canonical PCs.
+share_guest_bin "$B"
+cp "$KJIT_GUEST_BIN/kcov_client" "$shares/use/"
+nm "$dbg/vmlinux-dbg" | awk '$3 == "_text" {print "0x" $1}' > "$shares/use/link-text.txt"
 for boot in install use; do
   used_kb="$(du -sk "$shares/$boot" | cut -f1)"
   rm -f "$shares/$boot.img"; truncate -s "$(( used_kb / 1024 + 256 ))M" "$shares/$boot.img"

@@ -197,7 +197,7 @@ import json, sys
 d = json.load(sys.stdin)
 def lines(path):
     return {l.rsplit(" ", 1)[0]: int(l.rsplit(" ", 1)[1]) for l in open(path) if l.strip()}
-assert d["schema_version"] == 2
+assert d["schema_version"] == 3 and d["document"] == "report"
 assert d["folded"]["calls"] == lines(sys.argv[1]), "calls"
 assert d["folded"]["time_ns"] == lines(sys.argv[2]), "time"
 top = sum(c["duration_ns"] for t in d["graph"] for c in t["calls"])
@@ -220,7 +220,7 @@ for f in "$S"/*.data; do
   if ! "$K" report -i "$f" --format json 2> "$R/json.err" | python3 -c '
 import json, sys
 d = json.load(sys.stdin)
-assert d["schema_version"] == 2 and {"meta", "stats", "blocks", "calls", "events"} <= set(d), sorted(d)
+assert d["schema_version"] == 3 and d["document"] == "report" and {"meta", "stats", "blocks", "calls", "events"} <= set(d), sorted(d)
 '; then bad "json_$(basename "$f" .data)" "$(cat "$R/json.err")"; json_bad=1; fi
 done
 [ "$json_bad" = 1 ] || pass json_every_recording "$n files"
@@ -244,6 +244,45 @@ if out=$(python3 "$root/tests/guest/graph_check.py" calltrace "$R/graph-calls.tx
 else
   bad graph_equals_calltrace "$out"
 fi
+
+# Instructions per call from a real recording: every measured call ran at
+# least one translated instruction (its ret), most of the 20 getppid calls
+# are measured (nothing sleeps in it) and each runs a plausible number
+# (its body and task_tgid_vnr's: tens, not thousands).
+"$K" report -i "$S/cs-calls.data" --format latency > "$R/latency-calls.txt" 2> "$R/latency-calls.err" \
+  || bad report_latency_calls "$(cat "$R/latency-calls.err")"
+if out=$(python3 - "$R/latency-calls.txt" <<'PY' 2>&1
+import re, sys
+text = open(sys.argv[1]).read()
+head = text.splitlines()[0]
+m = re.search(r"(\d+) calls not measured", head)
+assert m, head
+hists, cur = {}, None
+for line in text.splitlines()[1:]:
+    h = re.match(r"@(\w+)\[(.*)\]:$", line)
+    if h:
+        cur = hists.setdefault(h.group(1), {}).setdefault(h.group(2), [])
+        continue
+    b = re.match(r"\[(\d+)([KMG]?)(?:, (\d+)([KMG]?)\))?\]?\s+(\d+) \|", line)
+    if b and cur is not None:
+        mul = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
+        lo = int(b.group(1)) * mul[b.group(2)]
+        hi = int(b.group(3)) * mul[b.group(4)] if b.group(3) else lo + 1
+        cur.append((lo, hi, int(b.group(5))))
+insns = hists.get("insns", {})
+assert insns, "no @insns histogram"
+for fn, buckets in insns.items():
+    assert all(lo > 0 for lo, hi, n in buckets if n), (fn, "a measured call of 0 instructions")
+g = next((b for fn, b in insns.items() if fn.endswith("sys_getppid")), None)
+assert g, ("no @insns[__x64_sys_getppid]", sorted(insns))
+calls = sum(n for lo, hi, n in g)
+assert calls >= 10, ("only %d getppid calls measured" % calls)
+assert all(lo >= 4 and hi <= 1024 for lo, hi, n in g if n), ("getppid", g)
+measured = sum(n for b in insns.values() for lo, hi, n in b)
+print("%d calls measured, %s not; getppid: %d calls in %s" % (measured, m.group(1), calls,
+      [(lo, hi) for lo, hi, n in g if n]))
+PY
+); then pass latency_insns "$out"; else bad latency_insns "$out"; fi
 
 # --- the workload's children, not another process ----------------------------
 "$K" report -i "$S/fork.data" > "$R/fork.txt"

@@ -30,8 +30,8 @@ $K config --tool bbcount > /dev/null || fail config_bbcount
 chk attach_section "$K" attach kjit_rtlock_section
 $K reset > /dev/null 2>&1
 c0=$(cat /sys/module/kjit_rtlock/parameters/count)
-for w in 1 2 3 4; do
-  (for r in 1 2 3 4 5 6 7 8; do echo 50 > /sys/module/kjit_rtlock/parameters/enter; done) &
+for _ in 1 2 3 4; do
+  (for _ in 1 2 3 4 5 6 7 8; do echo 50 > /sys/module/kjit_rtlock/parameters/enter; done) &
 done
 wait
 c1=$(cat /sys/module/kjit_rtlock/parameters/count)

@@ -91,6 +91,8 @@ for mode in $MODES; do
   # the log up to the deliberate WARN, the last phase (the guest's
   # log_snapshot was taken before it)
   VERDICT_LOG_UNTIL='== WARN at the original address' verdict_boot "$share" "$rc" SUITE-GUEST-DONE "$mode"
+  if [ "$PHASES" = all ]; then verdict_expect_checks "$share" "$root/tests/guest/suite/checks.list" "$mode"
+  else echo "run-suite: $mode: phases $PHASES: the check list (tests/guest/suite/checks.list) is for all phases, not compared"; fi
   if [ -f "$share/cost.txt" ]; then echo "run-suite: $mode: entry/exit cost: $(cat "$share/cost.txt")"; fi
   for t in icount bbcount; do
     if [ -f "$share/stats-$t.txt" ]; then

@@ -21,16 +21,21 @@ boot() {
   echo "$s"
 }
 
-# expect pass|fail NAME [VAR=VALUE] SETUP...: judges the boot after SETUP.
-expect() {
-  local want="$1" name="$2" s got
-  shift 2
+# judged_by JUDGE pass|fail NAME SETUP...: JUDGE (a function of the share)
+# on a boot changed by SETUP must give the verdict wanted.
+judged_by() {
+  local judge="$1" want="$2" name="$3" s got
+  shift 3
   s="$(boot "$name")"
   (cd "$s" && eval "$*") || true
-  if (verdict_begin "$name"; VERDICT_LOG_UNTIL="${UNTIL:-}" verdict_boot "$s" 0 TEST-DONE; verdict_end) >/dev/null 2>&1
+  if (verdict_begin "$name"; "$judge" "$s"; verdict_end) >/dev/null 2>&1
   then got=pass; else got=fail; fi
   if [ "$got" = "$want" ]; then echo "CHECK $name PASS"; else echo "CHECK $name FAIL: verdict $got, expected $want"; bad=1; fi
 }
+# expect pass|fail NAME SETUP...: the whole boot's verdict (UNTIL: the mark).
+# shellcheck disable=SC2317  # called through judged_by
+boot_verdict() { VERDICT_LOG_UNTIL="${UNTIL:-}" verdict_boot "$1" 0 TEST-DONE; }
+expect() { judged_by boot_verdict "$@"; }
 
 expect pass clean true
 expect fail console_bug "echo 'BUG: kernel NULL pointer dereference, address: 0000000000000000' >> console.log"
@@ -46,4 +51,14 @@ expect fail no_taint_file "rm tainted.txt"
 # Errors after the marked start of deliberate errors are the test's own.
 UNTIL='== deliberate' expect pass deliberate_after_mark "printf '== deliberate\\nBUG: on purpose\\n' >> console.log"
 UNTIL='== deliberate' expect fail error_before_mark "printf 'BUG: early\\n== deliberate\\n' >> console.log"
+# The check names against a list in the tree.
+list="$(mktemp)"; trap 'rm -f "$list"' EXIT
+printf '# the list\none\n' > "$list"
+# shellcheck disable=SC2317  # called through judged_by
+list_verdict() { verdict_expect_checks "$1" "$list"; }
+expect_list() { judged_by list_verdict "$@"; }
+expect_list pass list_exact true
+expect_list fail list_check_missing "echo 'CHECK x PASS' > checks.txt"
+expect_list fail list_check_unlisted "echo 'CHECK two PASS' >> checks.txt"
+expect_list fail list_check_twice "echo 'CHECK one PASS' >> checks.txt"
 exit "$bad"

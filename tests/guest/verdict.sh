@@ -65,6 +65,24 @@ verdict_checks() {
   if grep ' FAIL' "$share/checks.txt" >&2; then VERDICT_FAIL=1; fi
 }
 
+# The guest's check names (CHECK lines of checks.txt) must be exactly the
+# ones LIST names (one per line, # comments), each once: a guest that
+# skipped or lost a check, or grew one the tree does not list, fails here
+# rather than passing on whatever it chose to run.
+verdict_expect_checks() {
+  local share="$1" list="$2" label got want missing extra
+  label="$(_verdict_label "${3:-}")"
+  [ -f "$share/checks.txt" ] || return 0      # verdict_checks says so
+  got=$(awk '$1 == "CHECK" {print $2}' "$share/checks.txt" | sort)
+  want=$(sed 's/#.*//; /^[[:space:]]*$/d' "$list" | sort)
+  missing=$(comm -13 <(echo "$got" | sort -u) <(echo "$want") | tr '\n' ' ')
+  extra=$(comm -23 <(echo "$got" | sort -u) <(echo "$want") | tr '\n' ' ')
+  [ -z "$missing" ] || verdict_bad "checks missing$label (${list#"$VERDICT_ROOT"/}): $missing"
+  [ -z "$extra" ] || verdict_bad "checks not in ${list#"$VERDICT_ROOT"/}$label: $extra"
+  [ "$(echo "$got" | uniq -d | wc -w)" = 0 ] || verdict_bad "checks run twice$label: $(echo "$got" | uniq -d | tr '\n' ' ')"
+  echo "$VERDICT_NAME:${3:+ $3:} $(echo "$got" | wc -w) checks, the $(echo "$want" | wc -w) of ${list#"$VERDICT_ROOT"/}"
+}
+
 # The console, up to a line the test marks as the start of deliberate
 # errors (VERDICT_LOG_UNTIL, a sed address regex), and the guest's dmesg.txt
 # if it wrote one (it stops there too: the guest writes it before).

@@ -88,6 +88,60 @@ else
   bad tools_run
 fi
 
+# kjit-kcov.service: where systemd finds a package's units, with the keys
+# that make it what docs/kjitctl.8 says; neither enabled nor started by the
+# maintainer scripts (a fuzzing machine opts in), stopped on remove,
+# disabled on purge; its
+# options a conffile.  systemd-analyze verify (when the host has it) with
+# the package's kjitctl for /usr/bin/kjitctl, which the host lacks: any
+# warning fails too.
+unit="$t/tools/lib/systemd/system/kjit-kcov.service"
+if [ -f "$unit" ]; then pass unit_in_package /lib/systemd/system/kjit-kcov.service
+else bad unit_in_package "no lib/systemd/system/kjit-kcov.service in $(basename "$tools_deb")"; fi
+missing=""
+# shellcheck disable=SC2016  # the unit's literal $KJIT_KCOV_OPTS
+for k in '^\[Unit\]$' '^\[Service\]$' '^\[Install\]$' '^Type=oneshot$' '^RemainAfterExit=yes$' \
+         '^Before=.*ssh\.service' '^EnvironmentFile=-/etc/default/kjit-kcov$' '^ExecStart=/sbin/modprobe kjit$' \
+         '^ExecStart=/usr/bin/kjitctl kcov enable \$KJIT_KCOV_OPTS$' '^ExecStop=/usr/bin/kjitctl kcov disable$' \
+         '^WantedBy=multi-user\.target$'; do
+  grep -qE "$k" "$unit" 2>/dev/null || missing="$missing $k"
+done
+if [ -z "$missing" ]; then pass unit_keys; else bad unit_keys "missing:$missing"; fi
+if command -v systemd-analyze >/dev/null; then
+  mkdir -p "$t/unit"
+  sed "s|/usr/bin/kjitctl|$t/tools/usr/bin/kjitctl|" "$unit" > "$t/unit/kjit-kcov.service" 2>/dev/null
+  if out="$(systemd-analyze verify --man=no "$t/unit/kjit-kcov.service" 2>&1)" && [ -z "$out" ]; then
+    pass unit_verify "systemd-analyze verify"
+  else
+    bad unit_verify "$(tr '\n' ' ' <<< "$out")"
+  fi
+else
+  echo "NOTE unit_verify not run: no systemd-analyze on this host (unit_keys checked the keys)"
+fi
+dpkg-deb -e "$tools_deb" "$t/tools-ctrl"
+# debhelper's --no-enable snippet enables the unit again on upgrade only
+# when the admin had (debian-installed, was-enabled); nothing starts it.
+ctl="$t/tools-ctrl"
+if grep -q "deb-systemd-helper debian-installed 'kjit-kcov.service'" "$ctl/postinst" 2>/dev/null &&
+   ! grep -q 'deb-systemd-invoke' "$ctl/postinst" 2>/dev/null &&
+   grep -q 'deb-systemd-helper purge .kjit-kcov.service' "$ctl/postrm" 2>/dev/null; then
+  pass unit_not_enabled_on_install
+else
+  bad unit_not_enabled_on_install "$(cat "$ctl/postinst" "$ctl/postrm" 2>/dev/null | grep -E 'systemd' | tr '\n' ' ')"
+fi
+if grep -q 'deb-systemd-invoke stop kjit-kcov.service' "$ctl/prerm" 2>/dev/null &&
+   sh -n "$ctl/prerm"; then
+  pass unit_stopped_on_remove
+else
+  bad unit_stopped_on_remove "no stop of kjit-kcov.service in prerm"
+fi
+if [ -f "$t/tools/etc/default/kjit-kcov" ] && grep -qx /etc/default/kjit-kcov "$ctl/conffiles" 2>/dev/null &&
+   grep -qx 'KJIT_KCOV_OPTS=""' "$t/tools/etc/default/kjit-kcov"; then
+  pass unit_options_conffile /etc/default/kjit-kcov
+else
+  bad unit_options_conffile "etc/default/kjit-kcov missing, not a conffile or without KJIT_KCOV_OPTS"
+fi
+
 # The build DKMS runs for each kernel with headers (dkms.conf's
 # BUILD_EXCLUSIVE_CONFIG, then its MAKE with kernel_source_dir), offline:
 # the pinned kernel and the other flavours (tools/kernel-flavours), whose

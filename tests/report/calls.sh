@@ -6,14 +6,15 @@
 #             (every event has ph/ts/pid/tid/name; X events dur >= 0; B/E
 #             balanced; per tid, ts monotonic and events nested) and by
 #             its content; names escaped (control bytes, invalid UTF-8).
-#   latency:  bpftrace hist() buckets of the known durations, byte for byte.
+#   latency:  bpftrace hist() buckets of the known durations, byte for byte;
+#             of the known instructions per call (write-data.py --event ...
+#             INSNS SWITCHES), with the calls that cannot be measured
+#             counted, not guessed; a version 1 file (no counts) still
+#             reads, with durations only.
 # Usage: tests/report/calls.sh KJIT_REPORT
 set -euo pipefail
-report="$1"
-here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-T="$(mktemp -d)"
-trap 'rm -rf "$T"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
+# shellcheck source=tests/report/common.sh
+. "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
 A=0xffffffff81001000 B=0xffffffff81001100 C=0xffffffff81001200 D=0xffffffff81001300
 syms=(--symbol A "$A" 0x100 --symbol B "$B" 0x100 --symbol C "$C" 0x100 --symbol D "$D" 0x100)
@@ -105,7 +106,7 @@ echo "ok perfetto: control bytes as \\u0001, invalid UTF-8 as U+FFFD"
 
 "$report" -i "$T/cs.data" -f latency > "$T/hist" 2> "$T/err" || { cat "$T/err"; fail "latency"; }
 cat > "$T/want" <<'W'
-# kjit latency: call durations in ns per function; 1 calls without a return left out; instructions per call are not recorded
+# kjit latency: call durations in ns per function; 1 calls without a return left out; instructions per call are absent (the module counted none: no per-CPU data window)
 
 @duration_ns[A]:
 [2K, 4K)               1 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|
@@ -124,6 +125,86 @@ cat > "$T/want" <<'W'
 W
 diff "$T/want" "$T/hist" || fail "latency: buckets"
 echo "ok latency: bpftrace hist() buckets of the known durations"
+
+# The same calls in a version 1 file: read, the same durations, and the
+# header says why there are no instruction counts.
+python3 "$here/write-data.py" "$T/v1.data" --version 1 --meta tool=callstack "${syms[@]}" "${events[@]}"
+"$report" -i "$T/v1.data" -f latency > "$T/hist1" 2> "$T/err" || { cat "$T/err"; fail "latency: version 1 file"; }
+head -1 "$T/hist1" | grep -q 'instructions per call are absent (data format version 1 has no instruction counts)' ||
+  { head -1 "$T/hist1"; fail "latency: version 1 header"; }
+diff <(tail -n +2 "$T/want") <(tail -n +2 "$T/hist1") || fail "latency: version 1 durations"
+grep -q '@insns' "$T/hist1" && fail "latency: instruction histogram from a version 1 file"
+python3 "$here/write-data.py" "$T/v3.data" --version 3 --meta tool=callstack "${syms[@]}" "${events[@]}"
+if "$report" -i "$T/v3.data" -f latency > /dev/null 2> "$T/err"; then fail "a version 3 file is read"; fi
+grep -q 'data file version 3; this kjit-report reads versions 1 to 2' "$T/err" || { cat "$T/err"; fail "version 3: message"; }
+echo "ok latency: version 1 recordings read (durations only), version 3 refused"
+
+# Instructions per call: TYPE PC SP NS PID CPU INSNS SWITCHES.  Thread 100:
+# B runs 3 instructions; B is switched out (switches 5 -> 6, and moves to
+# CPU 1): not measured; B runs 6; C (1024) calls D (0); A spans the switch:
+# not measured.  Thread 200: B runs 1, A never returns.  Thread 300: A
+# runs 50, its call of B returns through code that was not translated (no
+# return event of its own): not measured.  3 not measured, 1 unfinished.
+ievents=()
+iev() { ievents+=(--event "$@"); }
+iev entry "$A" 0x8000 1000 100 0 0 5
+iev call "$B" 0x7f00 1100 100 0 10 5; iev return 0xffffffff81001110 0x7ef8 1103 100 0 13 5
+iev call "$B" 0x7f00 1200 100 0 20 5; iev return 0xffffffff81001110 0x7ef8 1205 100 1 90 6
+iev call "$B" 0x7f00 1300 100 1 100 6; iev return 0xffffffff81001110 0x7ef8 1306 100 1 106 6
+iev call "$C" 0x7f00 1400 100 1 200 6
+iev call "$D" 0x7e00 1500 100 1 250 6; iev return 0xffffffff81001310 0x7df8 1500 100 1 250 6
+iev return 0xffffffff81001210 0x7ef8 3448 100 1 1224 6
+iev entry "$A" 0x9000 2000 200 1 300 9
+iev call "$B" 0x8f00 2001 200 1 500 9; iev return 0xffffffff81001110 0x8ef8 2002 200 1 501 9
+iev return 0xffffffff81001010 0x7ff8 5000 100 1 2000 6
+iev entry "$A" 0xa000 6000 300 0 3000 1
+iev call "$B" 0x9f00 6010 300 0 3005 1
+iev return 0xffffffff81001010 0x9ff8 6100 300 0 3050 1
+python3 "$here/write-data.py" "$T/ic.data" --meta tool=callstack "${syms[@]}" "${ievents[@]}"
+"$report" -i "$T/ic.data" -f latency > "$T/ihist" 2> "$T/err" || { cat "$T/err"; fail "latency: instructions"; }
+cat > "$T/iwant" <<'W'
+# kjit latency: call durations in ns per function; 1 calls without a return left out; instructions per call (run in translated code): 3 calls not measured (thread switched out mid-call, or returned through code not translated)
+
+@duration_ns[C]:
+[2K, 4K)               1 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|
+
+@duration_ns[D]:
+[0]                    1 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|
+
+@duration_ns[A]:
+[64, 128)              1 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|
+[128, 256)             0 |                                                    |
+[256, 512)             0 |                                                    |
+[512, 1K)              0 |                                                    |
+[1K, 2K)               0 |                                                    |
+[2K, 4K)               1 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|
+
+@duration_ns[B]:
+[1]                    1 |@@@@@@@@@@@@@@@@@@@@@@@@@@                          |
+[2, 4)                 1 |@@@@@@@@@@@@@@@@@@@@@@@@@@                          |
+[4, 8)                 2 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|
+[8, 16)                0 |                                                    |
+[16, 32)               0 |                                                    |
+[32, 64)               0 |                                                    |
+[64, 128)              1 |@@@@@@@@@@@@@@@@@@@@@@@@@@                          |
+
+@insns[A]:
+[32, 64)               1 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|
+
+@insns[C]:
+[1K, 2K)               1 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|
+
+@insns[D]:
+[0]                    1 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|
+
+@insns[B]:
+[1]                    1 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|
+[2, 4)                 1 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|
+[4, 8)                 1 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|
+
+W
+diff "$T/iwant" "$T/ihist" || fail "latency: instruction buckets"
+echo "ok latency: instructions per call in hist() buckets, 3 calls not measured (switched out, no own return)"
 
 # Both need callstack events.
 python3 "$here/write-data.py" "$T/bb.data" "${syms[@]}" --block "$A" 4 1 1

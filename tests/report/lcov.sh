@@ -8,11 +8,8 @@
 # lines, and the percentages lcov --summary and genhtml compute from it.
 # Usage: tests/report/lcov.sh KJIT_REPORT
 set -euo pipefail
-report="$1"
-here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-T="$(mktemp -d)"
-trap 'rm -rf "$T"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
+# shellcheck source=tests/report/common.sh
+. "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
 mkdir -p "$T/src/lib"
 cat > "$T/src/lib/helper.h" <<'C'

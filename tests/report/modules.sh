@@ -10,11 +10,8 @@
 # MODULES section is an error.
 # Usage: tests/report/modules.sh KJIT_REPORT
 set -euo pipefail
-report="$1"
-here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-T="$(mktemp -d)"
-trap 'rm -rf "$T"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
+# shellcheck source=tests/report/common.sh
+. "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
 # The module's source, in a tree as the kernel's (paths relative to it).
 mkdir -p "$T/src/drivers/fakemod" "$T/debug/kernel/drivers/fakemod"

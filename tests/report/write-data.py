@@ -5,8 +5,12 @@ line, for tests of kjit-report that need no guest.
 
   write-data.py OUT [--meta K=V]... [--symbol NAME ADDR SIZE]...
                 [--block ADDR LEN NINSN COUNT]... [--modules-line TEXT]...
-                [--event TYPE PC SP NS PID CPU]... [--no-modules]
-TYPE is entry, call or return (EVENTS, data_format.h); a NAME may hold
+                [--event TYPE PC SP NS PID CPU [INSNS SWITCHES]]...
+                [--no-modules] [--version N]
+TYPE is entry, call or return (EVENTS, data_format.h); INSNS and SWITCHES
+(given together, as `--event ... INSNS SWITCHES`) are the CPU's instruction
+count and the thread's context switches, flag KJIT_DATA_EV_INSNS.  The
+format version is 2 unless given (1: 32-byte events, no counts); a NAME may hold
 \xNN escapes (bytes a kernel would not use, for escaping tests).
 Addresses are hex or decimal.  META gets tool=bbcount, kernel_release=test
 and stext=0xffffffff81000000 unless given."""
@@ -35,7 +39,7 @@ def section(stype, payload):
 def main(argv):
     out, args = argv[1], argv[2:]
     meta = {"tool": "bbcount", "kernel_release": "test", "stext": "0xffffffff81000000"}
-    symbols, blocks, modules, events, with_modules = [], [], [], [], True
+    symbols, blocks, modules, events, with_modules, version = [], [], [], [], True, 2
     ev_types = {"entry": 1, "call": 2, "return": 3}
     i = 0
     while i < len(args):
@@ -53,8 +57,15 @@ def main(argv):
         elif a == "--event":
             t = ev_types[args[i + 1]]
             pc, sp, ns, pid, cpu = (int(x, 0) for x in args[i + 2:i + 7])
-            events.append(struct.pack("<QQQIHBB", pc, sp, ns, pid, cpu, t, 0))
             i += 7
+            counts = None
+            if i + 1 < len(args) and not args[i].startswith("--"):
+                counts = (int(args[i], 0), int(args[i + 1], 0))
+                i += 2
+            events.append((pc, sp, ns, pid, cpu, t, counts))
+        elif a == "--version":
+            version = int(args[i + 1])
+            i += 2
         elif a == "--modules-line":
             modules.append(args[i + 1])
             i += 2
@@ -63,19 +74,31 @@ def main(argv):
             i += 1
         else:
             sys.exit("write-data.py: unknown argument " + a)
-    secs = [section(1, "".join(f"{k}={v}\n" for k, v in meta.items()).encode())]
+    # argv's bytes as given (surrogateescape): tests write invalid UTF-8
+    secs = [section(1, "".join(f"{k}={v}\n" for k, v in meta.items()).encode("utf-8", "surrogateescape"))]
     secs.append(section(3, b"".join(struct.pack("<QQIHH", a, c, ln, n, 0) for a, ln, n, c in blocks)))
     if events:
-        secs.append(section(4, b"".join(events)))
+        payload = b""
+        for pc, sp, ns, pid, cpu, t, counts in events:
+            if version == 1:
+                assert counts is None, "version 1 events have no counts"
+                payload += struct.pack("<QQQIHBB", pc, sp, ns, pid, cpu, t, 0)
+            else:
+                insns, switches = counts or (0, 0)
+                payload += struct.pack("<QQQIHBBQII", pc, sp, ns, pid, cpu, t, 1 if counts else 0,
+                                       insns, switches, 0)
+        secs.append(section(4, payload))
     sym = b""
     for name, addr, size in symbols:
-        nb = name.encode("latin-1").decode("unicode_escape").encode("latin-1")
+        # argv's bytes as given (surrogateescape), then \xNN escapes: tests
+        # write control characters and invalid UTF-8 either way
+        nb = name.encode("utf-8", "surrogateescape").decode("unicode_escape").encode("latin-1")
         sym += struct.pack("<QIHBB", addr, size, len(nb), ord("t"), 0) + nb + b"\0" * (-len(nb) % 8)
     secs.append(section(6, sym))
     if with_modules:
         secs.append(section(9, "".join(m + "\n" for m in modules).encode()))
     with open(out, "wb") as f:
-        f.write(b"KJITDATA" + struct.pack("<IIQ", 1, len(secs), 0) + b"".join(secs))
+        f.write(b"KJITDATA" + struct.pack("<IIQ", version, len(secs), 0) + b"".join(secs))
 
 
 if __name__ == "__main__":

@@ -114,7 +114,7 @@ static double now_ms(void)
  * with its reason on stderr.  A name already attached (before, or as
  * another name of the same function: __x64_sys_fork and __do_sys_fork
  * share an address) is not a refusal.  0 when no name was refused. */
-static int attach_bulk(struct names *s, size_t batch)
+int attach_bulk(struct names *s, size_t batch)
 {
   names_uniq(s);
   if (!batch || batch > s->n) batch = s->n;
@@ -176,7 +176,12 @@ int cmd_attach(int argc, char **argv)
   while ((c = getopt_long(argc, argv, ":f:", attach_options, NULL)) != -1) {
     switch (c) {
       case 'f': rc |= names_from_file(optarg, bulk); bulk_asked = 1; break;
-      case OPT_BATCH: batch = strtoul(optarg, NULL, 10); break;
+      case OPT_BATCH: {
+        unsigned b;
+        if (option_uint("attach", "--batch", optarg, UINT32_MAX, &b)) { free(named); return 2; }
+        batch = b;
+        break;
+      }
       default: free(named); return usage();
     }
   }

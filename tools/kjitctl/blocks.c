@@ -18,6 +18,6 @@ int cmd_blocks(int argc, char **argv)
   uint64_t n = r.nrec;
   struct pcnt *p = calloc(n + 1, sizeof *p);
   size_t k = aggregate(recs, n, p);
-  print_pcnt("blocks", p, k, json, 1, dropped_of(&r));
+  print_pcnt("blocks", p, k, json ? PCNT_JSON_DOCUMENT : PCNT_TEXT, 1, dropped_of(&r));
   return 0;
 }

@@ -29,6 +29,6 @@ int cmd_calls(int argc, char **argv)
     for (size_t i = 0; i < k; i++) { tmp[i].pc = p[i].pc; tmp[i].count = 1; }
     k = aggregate(tmp, k, p);
   } else { fprintf(stderr, "kjitctl: calls needs --tool entry_count, calltrace or callstack\n"); return 1; }
-  print_pcnt("calls", p, k, json, 1, dropped_of(&r));
+  print_pcnt("calls", p, k, json ? PCNT_JSON_DOCUMENT : PCNT_TEXT, 1, dropped_of(&r));
   return 0;
 }

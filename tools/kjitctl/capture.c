@@ -28,6 +28,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include "kjitctl.h"
+#include "progress.h"
 
 enum { OPT_SYSCALL = 256, OPT_FUNC, OPT_PID, OPT_COUNT, OPT_TIMEOUT, OPT_BUF_KB, OPT_FIRST_COMPLETE,
        OPT_ALL_SYSCALLS, OPT_CODE_KB, OPT_ALL_CODE };
@@ -116,13 +117,15 @@ static int capture_call(const struct capture_args *a, const char *name, unsigned
     if (child) kill(child, SIGKILL);
     return 1;
   }
+  progress_begin("kjitctl capture");
   if (child) {
     int st;
     release_held(go_w);
-    waitpid(child, &st, 0);
+    while (waitpid_progress(child, &st) == 0) {}
   } else {
     capture_wait_done(a->timeout);
   }
+  progress_end();
   ioctl(kjit_fd, KJIT_IOC_CAPTURE_STOP, 0);
   if (capture_read(r, evb, cob)) return 1;
   if (attached) ioctl(kjit_fd, KJIT_IOC_DETACH, &t);

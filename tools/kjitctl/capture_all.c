@@ -37,6 +37,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "kjitctl.h"
+#include "progress.h"
 
 #define CAPA_FENTRY_CALL_SIZE 5   /* the entry block starts after the call to __fentry__ */
 
@@ -156,7 +157,9 @@ static int capa_wait(pid_t child, unsigned timeout_s, int *timed_out)
   int st = 0;
   clock_gettime(CLOCK_MONOTONIC, &t0);
   for (;;) {
-    pid_t w = waitpid(child, &st, timeout_s ? WNOHANG : 0);
+    pid_t w = timeout_s ? waitpid(child, &st, WNOHANG) : waitpid_progress(child, &st);
+    if (!w && !timeout_s) continue;   /* waitpid_progress drew the line and waited */
+    progress_entries("the workload runs");
     if (w == child || (w < 0 && errno != EINTR)) return st;
     clock_gettime(CLOCK_MONOTONIC, &t1);
     if (timeout_s && t1.tv_sec - t0.tv_sec >= (long)timeout_s) {
@@ -213,12 +216,14 @@ static int capa_record(const struct capture_args *a, unsigned timeout, const str
     rc = 1;
   }
   out->has_workload = child != 0;
+  progress_begin("kjitctl capture");
   if (!rc && child) {
     release_held(go_w);
     out->wstatus = capa_wait(child, timeout, &out->timed_out);
   } else if (!rc) {
     capture_wait_done(timeout);
   }
+  progress_end();
   ioctl(kjit_fd, KJIT_IOC_CAPTURE_STOP, 0);
   struct kjit_ioc_stats st_end;
   out->declined = get_stats(&st_end) == 0 ? st_end.entry_declined - st->entry_declined : 0;

@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "kjitctl.h"
+#include "progress.h"
 
 #define CAPF_SENTINEL 0xfffffffff0000000ull
 
@@ -308,6 +309,8 @@ void capture_wait_done(unsigned timeout_s)
     memset(&r, 0, sizeof r);
     r.size = sizeof r;
     if (ioctl(kjit_fd, KJIT_IOC_CAPTURE_READ, &r) < 0 || r.state == KJIT_CAP_STATE_DONE) break;
+    progress_update("%u invocations captured, %llu KiB of events", r.ncaptured,
+                    (unsigned long long)r.event_bytes / 1024);
     clock_gettime(CLOCK_MONOTONIC, &t1);
     if (t1.tv_sec - t0.tv_sec >= (long)timeout_s) break;
     usleep(20000);

@@ -26,7 +26,7 @@ int cmd_config(int argc, char **argv)
     .size = sizeof c, .tool = s.tool, .inline_instrumentation = s.inline_instrumentation,
     .use_liveness = s.use_liveness, .flush_every_entry = s.flush_every_entry, .pid = s.pid,
   };
-  int o;
+  int o, bad = 0;
   opterr = 0;
   optind = 1;
   while ((o = getopt_long(argc, argv, "+:", config_options, NULL)) != -1) {
@@ -38,17 +38,16 @@ int cmd_config(int argc, char **argv)
         c.tool = (uint32_t)t;
         break;
       }
-      case OPT_INLINE: c.inline_instrumentation = atoi(v); break;
-      case OPT_LIVENESS: c.use_liveness = atoi(v); break;
-      case OPT_CACHE_KB: c.cache_kb = atoi(v); break;
-      case OPT_FLUSH_EVERY_ENTRY: c.flush_every_entry = atoi(v); break;
-      case OPT_PID: c.pid = atoi(v); break;
-      case OPT_MAX_BLOCK_INSNS: c.max_block_insns = atoi(v); break;
-      case ':': fprintf(stderr, "kjitctl: %s needs a value\n", argv[optind - 1]); return 2;
-      default: fprintf(stderr, "kjitctl: unknown option %s\n", argv[optind - 1]); return 2;
+      case OPT_INLINE: bad = option_uint("config", "--inline", v, 1, &c.inline_instrumentation); break;
+      case OPT_LIVENESS: bad = option_uint("config", "--liveness", v, 1, &c.use_liveness); break;
+      case OPT_CACHE_KB: bad = option_uint("config", "--cache-kb", v, UINT32_MAX, &c.cache_kb); break;
+      case OPT_FLUSH_EVERY_ENTRY: bad = option_uint("config", "--flush-every-entry", v, 1, &c.flush_every_entry); break;
+      case OPT_PID: bad = option_uint("config", "--pid", v, INT32_MAX, &c.pid); break;
+      case OPT_MAX_BLOCK_INSNS: bad = option_uint("config", "--max-block-insns", v, UINT32_MAX, &c.max_block_insns); break;
+      default: return usage();   /* check_arguments let nothing else through */
     }
+    if (bad) return bad;
   }
-  if (optind < argc) { fprintf(stderr, "kjitctl: unknown option %s\n", argv[optind]); return 2; }
   if (ioctl(kjit_fd, KJIT_IOC_CONFIG, &c) < 0) {
     /* The module logs which of these it was; a capture holds its plugin
      * until `kjitctl capture` has stopped it, even after its last

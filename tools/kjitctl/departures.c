@@ -38,7 +38,7 @@ int cmd_departures(int argc, char **argv)
   if (!recs || ioctl(kjit_fd, KJIT_IOC_DEPARTURES, &r) < 0) { perror("kjitctl: departures"); return 1; }
   uint64_t n = r.nrec < cap ? r.nrec : cap;
   qsort(recs, n, sizeof *recs, rec_count_desc);
-  if (json) printf("{\"departures\": [");
+  if (json) { json_begin("departures"); printf(", \"departures\": ["); }
   else printf("%-12s %12s  %s\n", "reason", "count", "target");
   int first = 1;
   for (uint64_t i = 0; i < n; i++) {

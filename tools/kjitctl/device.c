@@ -46,13 +46,18 @@ static void explain_lockdown(void)
           lb + 1);
 }
 
+int kjit_dev_errno;
+
 /* Opens /dev/kjit and checks that the module speaks this kjitctl's ABI;
- * every failure says what to do about it. */
-int open_dev(void)
+ * every failure says what to do about it, except, when `optional`, that
+ * the module is not loaded or kjitctl is not root (1, kjit_dev_errno). */
+static int open_dev_as(int optional)
 {
-  kjit_fd = open("/dev/kjit", O_RDWR | O_CLOEXEC);
+  kjit_fd = open(kernel_path("/dev/kjit"), O_RDWR | O_CLOEXEC);
   if (kjit_fd < 0) {
     int e = errno;
+    kjit_dev_errno = e;
+    if (optional && (e == ENOENT || e == EACCES || e == EPERM)) return 1;
     if (e == ENOENT) {
       fprintf(stderr, "kjitctl: /dev/kjit does not exist: kjit.ko is not loaded (modprobe kjit, or insmod kjit.ko)\n");
       explain_lockdown();
@@ -79,6 +84,9 @@ int open_dev(void)
   kjit_kaslr_offset = v.kaslr_offset;
   return 0;
 }
+
+int open_dev(void) { return open_dev_as(0); }
+int open_dev_optional(void) { return open_dev_as(1); }
 
 int get_stats(struct kjit_ioc_stats *s)
 {

@@ -18,7 +18,9 @@ static int usage_to(FILE *to)
   fprintf(to,
           "       kjitctl --version | COMMAND --help\n"
           "tools: none icount bbcount calltrace branch_hints lock_contention entry_count callstack branches kcov\n"
-          "exit status: 0 ok, 1 kjit or I/O error, 2 usage error; record: the workload's status\n"
+          "exit status: 0 ok, 1 kjit or I/O error, 2 usage error (unknown option, missing value or\n"
+          "operand: checked before /dev/kjit); record: the workload's status\n"
+          "record, capture and report draw a progress line on stderr when it is a terminal\n"
           "see kjitctl(8): man -l docs/kjitctl.8\n");
   return to == stdout ? 0 : 2;
 }
@@ -60,12 +62,21 @@ int main(int argc, char **argv)
     fprintf(stderr, "kjitctl: unknown command %s\n", name);
     return usage();
   }
-  /* report's help is kjit-report's: it runs with its arguments as given */
-  if (!(cmd->flags & KJITCTL_NO_DEVICE) && wants_help(argc, argv)) {
+  /* report's help is kjit-report's: it runs with its arguments as given;
+   * kcov, which parses its own, has a help of kjitctl's */
+  if ((!(cmd->flags & KJITCTL_NO_DEVICE) || cmd->help) && wants_help(argc, argv)) {
     if (cmd->help) return cmd->help(stdout);
     printf("usage: %s", cmd->usage);
     return 0;
   }
-  if (!(cmd->flags & (KJITCTL_NO_DEVICE | KJITCTL_LATE_DEVICE)) && open_dev()) return 1;
+  if (cmd->flags & KJITCTL_NO_DEVICE) return cmd->run(argc - 1, argv + 1);
+  int bad = check_arguments(cmd, argc - 1, argv + 1);
+  if (bad) return bad;
+  if (cmd->flags & KJITCTL_LATE_DEVICE) return cmd->run(argc - 1, argv + 1);
+  if (cmd->flags & KJITCTL_DEVICE_OPTIONAL) {
+    if (open_dev_optional() < 0) return 1;
+  } else if (open_dev()) {
+    return 1;
+  }
   return cmd->run(argc - 1, argv + 1);
 }

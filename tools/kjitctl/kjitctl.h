@@ -24,9 +24,10 @@
 /* argv[0] is the command's name; the result is the exit status. */
 typedef int command_fn(int argc, char **argv);
 
-#define KJITCTL_NO_DEVICE 1u   /* runs without /dev/kjit */
-#define KJITCTL_LATE_DEVICE 2u /* opens /dev/kjit itself (open_dev) once its
-                                  options are parsed: a usage error needs no module */
+#define KJITCTL_NO_DEVICE 1u        /* runs without /dev/kjit (its arguments are its own) */
+#define KJITCTL_DEVICE_OPTIONAL 2u  /* runs without /dev/kjit too (kjit_fd -1) */
+#define KJITCTL_LATE_DEVICE 4u      /* opens /dev/kjit itself (open_dev) once its option
+                                       values are checked: a usage error needs no module */
 
 struct kjitctl_command {
   const char *name;
@@ -34,11 +35,21 @@ struct kjitctl_command {
   const char *usage;              /* its lines of `kjitctl --help` */
   int (*help)(FILE *to);          /* `kjitctl NAME --help` when more than usage */
   const struct option *options;   /* the getopt_long table it parses, or NULL */
-  unsigned flags;                 /* KJITCTL_NO_DEVICE */
+  unsigned flags;                 /* KJITCTL_NO_DEVICE, KJITCTL_DEVICE_OPTIONAL */
+  const char *shortopts;          /* getopt's string it parses with, or NULL */
+  int min_operands, max_operands; /* after the options; max -1: any number */
 };
 extern const struct kjitctl_command kjitctl_commands[];
 extern const size_t kjitctl_ncommands;
 const struct kjitctl_command *find_command(const char *name);
+
+/* The arguments checked against the command's entry (options.c): 0, or
+ * 2 after a message and the command's usage. */
+int check_arguments(const struct kjitctl_command *cmd, int argc, char **argv);
+int command_usage_error(const struct kjitctl_command *cmd);
+/* A number option's value, strictly (0x.. too), at most max: 0, or 2 after
+ * a message. */
+int option_uint(const char *cmd, const char *opt, const char *v, unsigned long max, unsigned *out);
 
 extern const char *kjitctl_path;   /* argv[0] of kjitctl */
 int usage(void);                   /* every command's usage on stderr; 2 */
@@ -48,16 +59,22 @@ int parse_json_only(int argc, char **argv, const struct option *opts, int *json)
 
 command_fn cmd_attach, cmd_blocks, cmd_calls, cmd_capture, cmd_config, cmd_departures, cmd_detach,
     cmd_flush, cmd_kcov, cmd_list, cmd_record, cmd_report, cmd_reset, cmd_show, cmd_stats, cmd_top;
-int record_help(FILE *to);
-int top_help(FILE *to);
+int record_help(FILE *to), kcov_help(FILE *to), top_help(FILE *to);
 
 /* The option tables of the commands that take options (in their files). */
 extern const struct option attach_options[], blocks_options[], calls_options[], capture_options[],
-    config_options[], departures_options[], record_options[], show_options[], top_options[];
+    config_options[], departures_options[], kcov_options[], record_options[], show_options[],
+    top_options[];
 
 /* ---- /dev/kjit (device.c) ----------------------------------------------- */
 extern int kjit_fd;
 int open_dev(void);   /* with the version handshake; -1 after a message */
+/* The same, but 1 without a message when the module is not loaded or
+ * kjitctl is not root (kjit_dev_errno says which). */
+int open_dev_optional(void);
+extern int kjit_dev_errno;
+/* A kernel file's path: below $KJITCTL_SYSROOT when set (sysroot.c). */
+const char *kernel_path(const char *path);
 int get_stats(struct kjit_ioc_stats *s);
 /* The configured tool's records (a buffer reused by the next call). */
 struct kjit_ioc_rec *get_results(struct kjit_ioc_results *r);
@@ -82,30 +99,50 @@ void kernel_image_range(unsigned long long *lo, unsigned long long *hi);
 /* A kernel image address without the KASLR offset; others unchanged. */
 unsigned long long canonical_addr(unsigned long long a);
 
-/* ---- targets: names, globs, kjit's verdicts (targets.c) ------------------ */
-struct names { char **v; size_t n, cap; };
+/* ---- lists of names with a hash index (names.c) ------------------------- */
+struct names {
+  char **v;
+  size_t n, cap;
+  size_t *index, index_cap;   /* positions + 1 by hash; names.c keeps it */
+};
 struct names *names_new(void);
 void names_add(struct names *s, const char *name);
+void names_add_new(struct names *s, const char *name);   /* unless it is there */
+int names_has(const struct names *s, const char *name);
+void names_uniq(struct names *s);   /* sorted, each once */
+
+/* ---- targets: globs, kjit's verdicts (targets.c) ------------------------- */
+extern const char *const filter_functions_paths[2];   /* tracefs, then debugfs */
 int names_from_glob(const char *glob, struct names *out);
 int names_from_file(const char *path, struct names *out);
-void names_uniq(struct names *s);   /* sorted, each once */
 const struct names *attachable(void);   /* what ftrace can attach, sorted */
 int is_glob(const char *t);
 int expand_target(const char *t, struct names *out);
 const char *refusal(int err);           /* why kjit refuses a function */
 const char *attach_refusal(int err);    /* the same, as a parenthesis after strerror */
 int check_names(const struct names *s, int32_t *res);
+/* Without the module (offline_verdicts.c): why kjit would refuse the
+ * function, when kallsyms or debugfs tell, else NULL; and what told. */
+const char *offline_refusal(const char *name);
+const char *offline_verdict_sources(void);
 /* Every __x64_sys_* in one request; see targets.c for `attached`. */
 int attach_syscalls(char **attached, size_t *nattached);
 int attach_all_syscalls(void);
+/* Attaches attachable names, `batch` a request (0: all in one), as
+ * `kjitctl attach GLOB` does (attach.c); 0 when none was refused. */
+int attach_bulk(struct names *s, size_t batch);
 
 /* ---- results of the configured tool (results.c) -------------------------- */
 unsigned long long unknown_departures(const struct kjit_ioc_stats *s);
 void print_completion(FILE *out, const struct kjit_ioc_stats *s);
+/* JSON (schema: docs/data-format.md, "JSON"; strings: json_escape.h) */
 void json_str(const char *s);
+/* Opens a document: {"schema_version": N, "document": "NAME" */
+void json_begin(const char *document);
 void json_open(const char *tool, const struct kjit_ioc_stats *completion);
 struct pcnt { unsigned long long pc, count; };   /* aggregated, sorted by pc */
 size_t aggregate(struct kjit_ioc_rec *recs, uint64_t n, struct pcnt *out);
+enum { PCNT_TEXT, PCNT_JSON_DOCUMENT, PCNT_JSON_VALUE };   /* print_pcnt's json */
 void print_pcnt(const char *what, struct pcnt *p, size_t n, int json, int nonzero, long long dropped);
 long long dropped_of(const struct kjit_ioc_results *r);
 
@@ -149,6 +186,12 @@ void task_filters_describe(const struct task_filters *f, pid_t pid, char *out, s
 /* ---- a workload held until everything is armed (workload.c) ------------- */
 pid_t spawn_held(char **cmdv, int *go_w, int own_group);
 void release_held(int go_w);
+/* waitpid(child, status, 0), except while the progress line is on
+ * (stderr a terminal, progress.h): then it draws the line and returns 0
+ * after 50 ms while the child runs. */
+pid_t waitpid_progress(pid_t child, int *status);
+/* Draws "DOING, kjit entered N times" when a redraw is due. */
+void progress_entries(const char *doing);
 
 /* ---- capture files (capture_file.c) -------------------------------------- */
 struct capf_code { uint64_t pc; uint32_t len; const unsigned char *bytes; };

@@ -18,7 +18,7 @@ static int sym_cmp(const void *a, const void *b)
 void load_syms(void)
 {
   if (syms) return;
-  FILE *f = fopen("/proc/kallsyms", "r");
+  FILE *f = fopen(kernel_path("/proc/kallsyms"), "r");
   if (!f) return;
   char line[512];
   size_t cap = 0;
@@ -51,12 +51,39 @@ const char *symbolize(unsigned long long a, char *buf, size_t len)
   return buf;
 }
 
-unsigned long long ksym_addr(const char *name)
+/* The symbols by name (then address), built on the first lookup by name:
+ * a recording of every function asks for each one's address. */
+static struct sym **by_name;
+
+static int name_cmp(const void *a, const void *b)
+{
+  const struct sym *x = *(struct sym *const *)a, *y = *(struct sym *const *)b;
+  int c = strcmp(x->name, y->name);
+  return c ? c : (x->addr > y->addr) - (x->addr < y->addr);
+}
+
+/* The lowest-addressed symbol of that name, or NULL. */
+static const struct sym *ksym_by_name(const char *name)
 {
   load_syms();
-  for (size_t i = 0; i < nsyms; i++)
-    if (!strcmp(syms[i].name, name)) return syms[i].addr;
-  return 0;
+  if (!by_name && nsyms) {
+    by_name = malloc(nsyms * sizeof *by_name);
+    if (!by_name) return NULL;
+    for (size_t i = 0; i < nsyms; i++) by_name[i] = &syms[i];
+    qsort(by_name, nsyms, sizeof *by_name, name_cmp);
+  }
+  size_t lo = 0, hi = nsyms;
+  while (lo < hi) {
+    size_t mid = (lo + hi) / 2;
+    if (strcmp(by_name[mid]->name, name) < 0) lo = mid + 1; else hi = mid;
+  }
+  return lo < nsyms && !strcmp(by_name[lo]->name, name) ? by_name[lo] : NULL;
+}
+
+unsigned long long ksym_addr(const char *name)
+{
+  const struct sym *s = ksym_by_name(name);
+  return s ? s->addr : 0;
 }
 
 long sym_index(unsigned long long a)
@@ -69,10 +96,4 @@ long sym_index(unsigned long long a)
   return lo ? (long)lo - 1 : -1;
 }
 
-int kjit_ksym_exists(const char *name)
-{
-  load_syms();
-  for (size_t i = 0; i < nsyms; i++)
-    if (!strcmp(syms[i].name, name)) return 1;
-  return 0;
-}
+int kjit_ksym_exists(const char *name) { return ksym_by_name(name) != NULL; }

@@ -27,6 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "kjitctl.h"
+#include "progress.h"
 
 #define REC_EXIT_ERROR 1     /* kjit refused, I/O error */
 #define REC_EXIT_USAGE 2     /* bad arguments or targets */
@@ -83,7 +84,8 @@ int record_help(FILE *to)
           "filter is given without a workload).  Filters combine: all must match.  They are\n"
           "evaluated when a task is switched in: a task that execs to another name or moves to\n"
           "another cgroup while running is re-evaluated at its next switch-in; interrupts are not\n"
-          "recorded while one is given.  Exit status: the workload's (128+N when killed by\n"
+          "recorded while one is given.  On a terminal, stderr shows a progress line while the\n"
+          "workload runs (erased at the end).  Exit status: the workload's (128+N when killed by\n"
           "signal N); 1 kjit error, 2 usage or target error.\n");
   return to == stdout ? 0 : REC_EXIT_USAGE;
 }
@@ -271,13 +273,15 @@ static int run_workload(const struct record_args *a, pid_t child, int go_w, stru
   if (a->cmdv) info->command = joined(a->cmdv);
   if (child) release_held(go_w);
   int stopped_by = 0;
+  progress_begin("kjitctl record");
   for (;;) {
     if (child) {
-      pid_t w = waitpid(child, &info->status, 0);
+      pid_t w = waitpid_progress(child, &info->status);
       if (w == child) { info->status_known = 1; break; }
       if (w < 0 && errno != EINTR) break;
     } else if (a->follow) {
       if (kill(a->follow, 0) && errno == ESRCH) break;
+      progress_entries("following the process");
       usleep(20000);
     } else {
       if (a->filt.tid && !task_exists(a->filt.tid)) break;
@@ -295,6 +299,7 @@ static int run_workload(const struct record_args *a, pid_t child, int go_w, stru
    * wait sees the signal, the recording was still stopped by it. */
   if (rec_stop && !stopped_by) stopped_by = rec_stop;
   info->t1 = mono_ns();
+  progress_end();
   struct itimerval off = {{0, 0}, {0, 0}};
   setitimer(ITIMER_REAL, &off, NULL);
   return stopped_by;

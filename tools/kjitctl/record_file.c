@@ -152,9 +152,11 @@ static void record_sections(struct data_out *o, const struct kjit_ioc_results *r
     for (uint64_t i = 0; i < n; i++) {
       unsigned type = recs[i].pid_type & 0xff;
       if (type < KJIT_DATA_EV_ENTRY || type > KJIT_DATA_EV_RETURN) continue;
+      uint8_t flags = (recs[i].pid_type >> 56) & KJIT_REC_INSNS ? KJIT_DATA_EV_INSNS : 0;
       struct kjit_data_event e = {canonical_addr(recs[i].pc), recs[i].sp, recs[i].count,
                                   (uint32_t)(recs[i].pid_type >> 8), (uint16_t)(recs[i].pid_type >> 40),
-                                  (uint8_t)type, 0};
+                                  (uint8_t)type, flags, flags ? recs[i].insns : 0,
+                                  flags ? (uint32_t)recs[i].switches : 0, 0};
       buf_put(&b, &e, sizeof e);
       want_sym(want, recs[i].pc);
     }

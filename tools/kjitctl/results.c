@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "json_escape.h"
 #include "kjitctl.h"
 
 /* Entries that ended in none of the ways the module counts (or are still
@@ -61,14 +62,12 @@ void print_completion(FILE *out, const struct kjit_ioc_stats *s)
           (unsigned long long)s->kjit_control);
 }
 
-void json_str(const char *s)
+void json_str(const char *s) { json_write_string(stdout, s, strlen(s)); }
+
+void json_begin(const char *document)
 {
-  putchar('"');
-  for (; *s; s++) {
-    if (*s == '"' || *s == '\\') putchar('\\');
-    putchar(*s);
-  }
-  putchar('"');
+  printf("{\"schema_version\": %d, \"document\": ", KJIT_JSON_SCHEMA_VERSION);
+  json_str(document);
 }
 
 /* Opens a JSON report: {"tool": NAME, "completion": {...} (without
@@ -76,7 +75,9 @@ void json_str(const char *s)
  * with ", ..." and closes the object). */
 void json_open(const char *tool, const struct kjit_ioc_stats *s)
 {
-  printf("{\"tool\": \"%s\"", tool);
+  json_begin("show");
+  printf(", \"tool\": ");
+  json_str(tool);
   if (!s) return;
   printf(", \"completion\": {\"entered\": %llu, \"completed\": %llu, \"left_native_call\": %llu,"
          " \"left_native_insn\": %llu, \"left_declined\": %llu, \"left_cache_full\": %llu, \"left_hooked\": %llu,"
@@ -119,7 +120,8 @@ void print_pcnt(const char *what, struct pcnt *p, size_t n, int json, int nonzer
 {
   char b[512];
   if (json) {
-    printf("{\"%s\": [", what);
+    if (json == PCNT_JSON_DOCUMENT) { json_begin(what); printf(", "); } else printf("{");
+    printf("\"%s\": [", what);
     int first = 1;
     for (size_t i = 0; i < n; i++) {
       if (nonzero && !p[i].count) continue;

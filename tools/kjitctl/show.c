@@ -138,7 +138,8 @@ int cmd_show(int argc, char **argv)
       if (!json) printf("tool %s: %s %llu, distinct %zu, counters %llu%s\n", tn, r.tool == KJIT_TOOL_BBCOUNT ? "blocks executed" : "routines", (unsigned long long)(r.tool == KJIT_TOOL_BBCOUNT ? r.scalars[0] : k), k, (unsigned long long)n, storage);
       else if (r.tool == KJIT_TOOL_BBCOUNT) { json_open("bbcount", completion); printf(", \"total\": %llu, \"counters\": %llu, \"counters_percpu\": %s, \"dropped\": %llu, \"data\": ", (unsigned long long)r.scalars[0], (unsigned long long)n, r.scalars[2] ? "true" : "false", (unsigned long long)r.scalars[1]); }
       else { json_open("entry_count", completion); printf(", \"counters\": %llu, \"dropped\": %llu, \"data\": ", (unsigned long long)n, (unsigned long long)r.scalars[1]); }
-      print_pcnt(r.tool == KJIT_TOOL_BBCOUNT ? "blocks" : "calls", p, k, json, 0, json ? -1 : dropped_of(&r));
+      print_pcnt(r.tool == KJIT_TOOL_BBCOUNT ? "blocks" : "calls", p, k, json ? PCNT_JSON_VALUE : PCNT_TEXT, 0,
+                 json ? -1 : dropped_of(&r));
       if (json) printf("}\n");
       return 0;
     }

@@ -11,43 +11,6 @@
 #include <sys/ioctl.h>
 #include "kjitctl.h"
 
-struct names *names_new(void) { return calloc(1, sizeof(struct names)); }
-
-void names_add(struct names *s, const char *name)
-{
-  if (s->n == s->cap) {
-    s->cap = s->cap ? s->cap * 2 : 256;
-    s->v = realloc(s->v, s->cap * sizeof *s->v);
-    if (!s->v) { fprintf(stderr, "kjitctl: out of memory\n"); exit(1); }
-  }
-  s->v[s->n++] = strdup(name);
-}
-
-/* Whether one of the first `upto` names is `name`. */
-static int names_has_upto(const struct names *s, size_t upto, const char *name)
-{
-  for (size_t i = 0; i < upto && i < s->n; i++)
-    if (!strcmp(s->v[i], name)) return 1;
-  return 0;
-}
-
-static int names_has(const struct names *s, const char *name) { return names_has_upto(s, s->n, name); }
-
-static int str_cmp(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
-
-/* Sorts the names and drops repeats. */
-void names_uniq(struct names *s)
-{
-  if (!s->n) return;
-  qsort(s->v, s->n, sizeof *s->v, str_cmp);
-  size_t k = 1;
-  for (size_t i = 1; i < s->n; i++) {
-    if (!strcmp(s->v[k - 1], s->v[i])) { free(s->v[i]); continue; }
-    s->v[k++] = s->v[i];
-  }
-  s->n = k;
-}
-
 /* The attachable functions of the kernel and its loaded modules, sorted,
  * each once (static functions of one name appear once per copy in tracefs;
  * a module's are listed as "name [mod]": kjit attaches them by name, as
@@ -58,10 +21,8 @@ const struct names *attachable(void)
   static int loaded;
   if (loaded) return &all;
   loaded = 1;
-  const char *paths[] = {"/sys/kernel/tracing/available_filter_functions",
-                         "/sys/kernel/debug/tracing/available_filter_functions"};
   FILE *f = NULL;
-  for (unsigned i = 0; i < 2 && !f; i++) f = fopen(paths[i], "r");
+  for (unsigned i = 0; i < 2 && !f; i++) f = fopen(kernel_path(filter_functions_paths[i]), "r");
   if (!f) {
     fprintf(stderr, "kjitctl: cannot read available_filter_functions (%s); mount tracefs:"
                     " mount -t tracefs nodev /sys/kernel/tracing\n", strerror(errno));
@@ -81,21 +42,11 @@ const struct names *attachable(void)
   load_syms();
   for (size_t i = 0; i < nsyms; i++)
     if (!strncmp(syms[i].name, "__x64_sys_", 10)) names_add(&all, syms[i].name);
-  qsort(all.v, all.n, sizeof *all.v, str_cmp);
-  size_t k = 0;
-  for (size_t i = 0; i < all.n; i++) {
-    if (k && !strcmp(all.v[k - 1], all.v[i])) { free(all.v[i]); continue; }
-    all.v[k++] = all.v[i];
-  }
-  all.n = k;
+  names_uniq(&all);
   return &all;
 }
 
-static int is_attachable(const char *name)
-{
-  const struct names *a = attachable();
-  return bsearch(&name, a->v, a->n, sizeof *a->v, str_cmp) != NULL;
-}
+static int is_attachable(const char *name) { return names_has(attachable(), name); }
 
 int is_glob(const char *t) { return strpbrk(t, "*?[") != NULL; }
 
@@ -145,11 +96,11 @@ int expand_target(const char *t, struct names *out)
   if (!is_glob(t)) {
     snprintf(buf, sizeof buf, "__x64_sys_%s", t);
     if (strncmp(t, "__x64_sys_", 10) && is_attachable(buf)) {
-      if (!names_has(out, buf)) names_add(out, buf);
+      names_add_new(out, buf);
       return 0;
     }
     if (is_attachable(t)) {
-      if (!names_has(out, t)) names_add(out, t);
+      names_add_new(out, t);
       return 0;
     }
     const char *m = did_you_mean(t);
@@ -165,9 +116,8 @@ int expand_target(const char *t, struct names *out)
   for (int pass = 0; pass < 2 && out->n == before; pass++) {
     const char *g = t;
     if (pass) { snprintf(buf, sizeof buf, "__x64_sys_%s", t); g = buf; }
-    /* the attachable names are unique: only those there before can repeat */
     for (size_t i = 0; i < a->n; i++)
-      if (!fnmatch(g, a->v[i], 0) && !names_has_upto(out, before, a->v[i])) names_add(out, a->v[i]);
+      if (!fnmatch(g, a->v[i], 0)) names_add_new(out, a->v[i]);
   }
   if (out->n == before) {
     fprintf(stderr, "kjitctl: '%s' matches no attachable function or system call\n", t);
@@ -177,6 +127,9 @@ int expand_target(const char *t, struct names *out)
 }
 
 /* Why kjit refuses a function (an -errno of KJIT_IOC_ATTACH/CHECK_MANY). */
+const char *const filter_functions_paths[2] = {"/sys/kernel/tracing/available_filter_functions",
+                                               "/sys/kernel/debug/tracing/available_filter_functions"};
+
 const char *refusal(int err)
 {
   switch (err) {

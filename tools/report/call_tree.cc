@@ -26,24 +26,32 @@ std::map<uint32_t, CallThread> call_trees(const Recording &r) {
   for (const auto &e : r.events) {
     CallThread &t = threads[e.pid];
     t.last = std::max(t.last, e.ns);
-    auto close_top = [&](uint64_t ns) {
+    // own_return: e is the frame's own return (else the frame returned
+    // through code that was not translated, and e is some later event).
+    auto close_top = [&](uint64_t ns, bool own_return) {
       CallNode *n = t.stack.back();
+      const kjit_data_event *open = t.opened.back();
       n->end = std::max(ns, n->start);
       n->closed = true;
+      n->insns_measured = own_return && (open->flags & e.flags & KJIT_DATA_EV_INSNS) &&
+                          open->switches == e.switches && open->cpu == e.cpu && e.insns >= open->insns;
+      n->insns = n->insns_measured ? e.insns - open->insns : 0;
       t.stack.pop_back();
+      t.opened.pop_back();
     };
     if (e.type == KJIT_DATA_EV_ENTRY || e.type == KJIT_DATA_EV_CALL) {
-      while (!t.stack.empty() && t.stack.back()->sp <= e.sp) close_top(e.ns);
+      while (!t.stack.empty() && t.stack.back()->sp <= e.sp) close_top(e.ns, false);
       if (e.type == KJIT_DATA_EV_CALL && t.stack.empty()) continue;  // outside any entry
       auto n = std::make_unique<CallNode>();
       n->fn = e.pc; n->sp = e.sp; n->start = e.ns; n->cpu = e.cpu;
       CallNode *raw = n.get();
       (t.stack.empty() ? t.roots : t.stack.back()->children).push_back(std::move(n));
       t.stack.push_back(raw);
+      t.opened.push_back(&e);
     } else {
       while (!t.stack.empty() && t.stack.back()->sp <= e.sp + 8) {
         bool mine = t.stack.back()->sp == e.sp + 8;
-        close_top(e.ns);
+        close_top(e.ns, mine);
         if (mine) break;
       }
     }

@@ -17,6 +17,11 @@ struct CallNode {
   uint64_t fn = 0, sp = 0, start = 0, end = 0;  // end: the thread's last event when unfinished
   uint16_t cpu = 0;
   bool closed = false;                          // its return was seen
+  // Instructions in translated code from its entry or call event to its
+  // own return event; measured only when both events carry counts and the
+  // thread was not switched out in between (data_format.h).
+  bool insns_measured = false;
+  uint64_t insns = 0;
   std::vector<std::unique_ptr<CallNode>> children;
   uint64_t duration() const { return end - start; }
   // Time in the function itself, not in its callees.
@@ -26,6 +31,7 @@ struct CallNode {
 struct CallThread {
   std::vector<std::unique_ptr<CallNode>> roots;
   std::vector<CallNode *> stack;
+  std::vector<const kjit_data_event *> opened;  // the event that opened each frame of stack
   uint64_t last = 0;
 };
 

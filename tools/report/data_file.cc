@@ -48,6 +48,15 @@ bool parse_array(const uint8_t *p, size_t n, std::vector<T> &out, const char *wh
   return true;
 }
 
+// EVENTS of a version 1 file: no instruction counts (flags 0).
+bool parse_events_v1(const uint8_t *p, size_t n, std::vector<kjit_data_event> &out, std::string &error) {
+  std::vector<kjit_data_event_v1> v1;
+  if (!parse_array(p, n, v1, "EVENTS", error)) return false;
+  out.reserve(v1.size());
+  for (const auto &e : v1) out.push_back(kjit_data_event{e.pc, e.sp, e.ns, e.pid, e.cpu, e.type, 0, 0, 0, 0});
+  return true;
+}
+
 bool parse_symbols(const uint8_t *p, size_t n, std::vector<Symbol> &out, std::string &error) {
   size_t off = 0;
   while (off < n) {
@@ -146,10 +155,11 @@ bool parse_recording(const uint8_t *d, size_t size, Recording &out, std::string 
   uint32_t version, nsec;
   memcpy(&version, d + 8, 4);
   memcpy(&nsec, d + 12, 4);
-  if (version != KJIT_DATA_VERSION) {
-    error = fmt("data file version %llu; this kjit-report reads version %llu", version, KJIT_DATA_VERSION);
+  if (version < 1 || version > KJIT_DATA_VERSION) {
+    error = fmt("data file version %llu; this kjit-report reads versions 1 to %llu", version, KJIT_DATA_VERSION);
     return false;
   }
+  out.version = version;
   size_t off = KJIT_DATA_HEADER_SIZE;
   uint32_t seen = 0;
   for (uint32_t i = 0; i < nsec; i++) {
@@ -183,7 +193,9 @@ bool parse_recording(const uint8_t *d, size_t size, Recording &out, std::string 
       case KJIT_DATA_META: ok = parse_kv(p, len, out.meta, "META", error); break;
       case KJIT_DATA_STATS: ok = parse_kv(p, len, out.stats, "STATS", error); break;
       case KJIT_DATA_BLOCKS: ok = parse_array(p, len, out.blocks, "BLOCKS", error); break;
-      case KJIT_DATA_EVENTS: ok = parse_array(p, len, out.events, "EVENTS", error); break;
+      case KJIT_DATA_EVENTS:
+        ok = version == 1 ? parse_events_v1(p, len, out.events, error) : parse_array(p, len, out.events, "EVENTS", error);
+        break;
       case KJIT_DATA_CALLS: ok = parse_array(p, len, out.calls, "CALLS", error); break;
       case KJIT_DATA_BRANCHES: ok = parse_array(p, len, out.branches, "BRANCHES", error); break;
       case KJIT_DATA_SYMBOLS: ok = parse_symbols(p, len, out.symbols, error); break;
@@ -217,8 +229,8 @@ bool parse_recording(const uint8_t *d, size_t size, Recording &out, std::string 
       return false;
     }
   for (const auto &e : out.events)
-    if (e.type < KJIT_DATA_EV_ENTRY || e.type > KJIT_DATA_EV_RETURN) {
-      error = fmt("EVENTS: event type %llu", e.type);
+    if (e.type < KJIT_DATA_EV_ENTRY || e.type > KJIT_DATA_EV_RETURN || (e.flags & ~KJIT_DATA_EV_INSNS)) {
+      error = fmt("EVENTS: event type %llu, flags %llu", e.type, e.flags);
       return false;
     }
   return true;

@@ -38,6 +38,7 @@ struct Recording {
   std::vector<Module> modules;            // sorted by base (MODULES)
   std::string targets;                    // TARGETS text
   uint64_t stext = 0;                     // META stext, the running kernel's
+  uint32_t version = 0;                   // the file's format version
 
   const std::string &tool() const;
   // The symbol holding a running-kernel address, or nullptr.

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 // json: the recording in one documented schema (docs/data-format.md,
-// "JSON"), schema_version 2: meta, stats, blocks, calls, events, and what
+// "JSON"), schema_version 3 (json_escape.h): meta, stats, blocks, calls, events, and what
 // the other formats show: branches, graph and folded (callstack), lines and
 // annotate (with a vmlinux).
 #include <cinttypes>
@@ -10,57 +10,15 @@
 #include "branch_sites.h"
 #include "call_tree.h"
 #include "formats.h"
+#include "json_escape.h"
 
 namespace kjit::report {
 
-namespace {
-
-// Bytes of the well-formed UTF-8 sequence at p (RFC 3629: no overlong
-// forms, no surrogates, nothing above U+10FFFF); 0 when it is not one.
-size_t utf8_length(const unsigned char *p, size_t left) {
-  size_t n = p[0] < 0x80 ? 1 : p[0] >= 0xc2 && p[0] <= 0xdf ? 2 : p[0] >= 0xe0 && p[0] <= 0xef ? 3
-             : p[0] >= 0xf0 && p[0] <= 0xf4 ? 4 : 0;
-  if (!n || n > left) return 0;
-  for (size_t i = 1; i < n; i++)
-    if ((p[i] & 0xc0) != 0x80) return 0;
-  if ((p[0] == 0xe0 && p[1] < 0xa0) || (p[0] == 0xed && p[1] > 0x9f) || (p[0] == 0xf0 && p[1] < 0x90) ||
-      (p[0] == 0xf4 && p[1] > 0x8f))
-    return 0;
-  return n;
-}
-
-}  // namespace
-
-// Every JSON string kjit-report writes goes through here: control
-// characters as \uXXXX (\n, \t, \r by name), a byte that is not part of
-// well-formed UTF-8 as U+FFFD, so the output is always valid JSON.
+// kjitctl's escaper (tools/common/json_escape.c): one for every JSON kjit prints.
 std::string json_string(const std::string &s) {
-  std::string o = "\"";
-  const auto *p = reinterpret_cast<const unsigned char *>(s.data());
-  for (size_t i = 0; i < s.size();) {
-    unsigned char ch = p[i];
-    switch (ch) {
-      case '"': o += "\\\""; i++; continue;
-      case '\\': o += "\\\\"; i++; continue;
-      case '\n': o += "\\n"; i++; continue;
-      case '\t': o += "\\t"; i++; continue;
-      case '\r': o += "\\r"; i++; continue;
-      default: break;
-    }
-    if (ch < 0x20) {
-      char b[8];
-      snprintf(b, sizeof b, "\\u%04x", ch);
-      o += b;
-      i++;
-    } else if (size_t n = utf8_length(p + i, s.size() - i)) {
-      o.append(s, i, n);
-      i += n;
-    } else {
-      o += "\\ufffd";
-      i++;
-    }
-  }
-  return o + "\"";
+  std::string o(json_format_string(nullptr, 0, s.data(), s.size()) + 1, '\0');
+  o.resize(json_format_string(o.data(), o.size(), s.data(), s.size()));
+  return o;
 }
 
 namespace {
@@ -162,7 +120,7 @@ void print_annotate(const Context &c, const Coverage &cov, FILE *o) {
 
 int format_json(const Context &c) {
   FILE *o = c.out;
-  fprintf(o, "{\"schema_version\": 2,\n \"meta\": ");
+  fprintf(o, "{\"schema_version\": %d, \"document\": \"report\",\n \"meta\": ", KJIT_JSON_SCHEMA_VERSION);
   kv_object(o, c.rec.meta);
   fprintf(o, ",\n \"stats\": ");
   kv_object(o, c.rec.stats);

@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
-// latency: per function, a histogram of its call durations (ns) in
-// bpftrace's hist() layout: "@duration_ns[func]:", then power-of-two
-// buckets "[4, 8)   12 |@@@@@   |" from the lowest to the highest bucket
-// that holds a call, functions with fewer calls first (as bpftrace prints
-// a map).  Durations come from a callstack recording's call trees
-// (call_tree.h); calls whose return was not seen are left out and counted
-// on the first line.  Instructions per call are not in any recording (the
-// callstack tool's events carry no instruction count, bbcount's counts
-// are per block over the whole run), so there is no histogram of them.
+// latency: per function, a histogram of its call durations (ns) and one of
+// its instructions per call, in bpftrace's hist() layout:
+// "@duration_ns[func]:" / "@insns[func]:", then power-of-two buckets
+// "[4, 8)   12 |@@@@@   |" from the lowest to the highest bucket that
+// holds a call, functions with fewer calls first (as bpftrace prints a
+// map).  Both come from a callstack recording's call trees (call_tree.h);
+// calls whose return was not seen are left out and counted on the first
+// line.  Instructions are those run in translated code between the call
+// and its own return on one CPU (data_format.h): a call whose thread was
+// switched out meanwhile has no honest count, so it is counted as not
+// measured, never estimated.  Version 1 recordings have no counts.
 #include <algorithm>
 #include <cinttypes>
 #include <map>
@@ -59,28 +61,33 @@ void print_hist(FILE *o, const std::string &title, const std::vector<uint64_t> &
   fprintf(o, "\n");
 }
 
-void collect(const Recording &r, const CallNode &n, std::map<std::string, std::vector<uint64_t>> &hists,
-             uint64_t &unfinished) {
+using Hists = std::map<std::string, std::vector<uint64_t>>;
+
+struct Tally {
+  Hists durations, insns;
+  uint64_t unfinished = 0, unmeasured = 0;
+};
+
+void collect(const Recording &r, const CallNode &n, Tally &t) {
   if (n.closed) {
-    std::vector<uint64_t> &h = hists[r.name_of(n.fn)];
+    std::vector<uint64_t> &h = t.durations[r.name_of(n.fn)];
     h.resize(65);
     h[bucket(n.duration())]++;
+    if (n.insns_measured) {
+      std::vector<uint64_t> &hi = t.insns[r.name_of(n.fn)];
+      hi.resize(65);
+      hi[bucket(n.insns)]++;
+    } else {
+      t.unmeasured++;
+    }
   } else {
-    unfinished++;
+    t.unfinished++;
   }
-  for (const auto &ch : n.children) collect(r, *ch, hists, unfinished);
+  for (const auto &ch : n.children) collect(r, *ch, t);
 }
 
-}  // namespace
-
-int format_latency(const Context &c) {
-  if (!has_call_events(c, "latency")) return 2;
-  std::map<std::string, std::vector<uint64_t>> hists;
-  uint64_t unfinished = 0;
-  for (const auto &[tid, t] : call_trees(c.rec))
-    for (const auto &root : t.roots) collect(c.rec, *root, hists, unfinished);
-  fprintf(c.out, "# kjit latency: call durations in ns per function; %" PRIu64 " calls without a return left out;"
-          " instructions per call are not recorded\n\n", unfinished);
+// Every map in bpftrace's order: functions with fewer calls first.
+void print_map(FILE *o, const char *map, Hists &hists) {
   std::vector<std::pair<uint64_t, std::string>> order;
   for (const auto &[name, h] : hists) {
     uint64_t n = 0;
@@ -88,7 +95,31 @@ int format_latency(const Context &c) {
     order.push_back({n, name});
   }
   std::sort(order.begin(), order.end());
-  for (const auto &[n, name] : order) print_hist(c.out, "@duration_ns[" + name + "]", hists[name]);
+  for (const auto &[n, name] : order) print_hist(o, std::string(map) + "[" + name + "]", hists[name]);
+}
+
+}  // namespace
+
+int format_latency(const Context &c) {
+  if (!has_call_events(c, "latency")) return 2;
+  Tally t;
+  for (const auto &[tid, th] : call_trees(c.rec))
+    for (const auto &root : th.roots) collect(c.rec, *root, t);
+  bool counted = std::any_of(c.rec.events.begin(), c.rec.events.end(),
+                             [](const kjit_data_event &e) { return e.flags & KJIT_DATA_EV_INSNS; });
+  fprintf(c.out, "# kjit latency: call durations in ns per function; %" PRIu64 " calls without a return left out;",
+          t.unfinished);
+  if (counted)
+    fprintf(c.out, " instructions per call (run in translated code): %" PRIu64
+            " calls not measured (thread switched out mid-call, or returned through code not translated)\n\n",
+            t.unmeasured);
+  else if (c.rec.version < 2)
+    fprintf(c.out, " instructions per call are absent (data format version %u has no instruction counts)\n\n",
+            c.rec.version);
+  else
+    fprintf(c.out, " instructions per call are absent (the module counted none: no per-CPU data window)\n\n");
+  print_map(c.out, "@duration_ns", t.durations);
+  if (counted) print_map(c.out, "@insns", t.insns);
   return 0;
 }
 

@@ -18,6 +18,7 @@
 #include "debug_info.h"
 #include "formats.h"
 #include "kcov_input.h"
+#include "progress.h"
 #include "uapi/kjit/ioctl.h"
 
 using namespace kjit::report;
@@ -37,8 +38,9 @@ static int usage(FILE *to) {
           "                         vmlinux's modules/ and /usr/lib/debug/lib/modules/RELEASE\n"
           "  -f, --format F         text (default), lcov, drcov, json, annotate FUNC|GLOB,\n"
           "                         graph, folded, perfetto (Chrome trace-event JSON for ui.perfetto.dev),\n"
-          "                         latency (bpftrace hist() of call durations per function): the last\n"
-          "                         four need -t callstack recordings; branches (-t branches recordings)\n"
+          "                         latency (bpftrace hist() of call durations and instructions per\n"
+          "                         call per function): the last four need -t callstack recordings;\n"
+          "                         branches (-t branches recordings)\n"
           "  -o, --output FILE      default stdout\n"
           "      --source-root DIR  lcov: prefix of the source paths (the kernel tree for genhtml)\n"
           "      --weight W         folded: calls (default) or time (self time, ns)\n"
@@ -90,6 +92,11 @@ int main(int argc, char **argv) {
   Recording rec;
   std::string err;
   DebugInfo dbg;
+  // A line on a terminal's stderr while a big recording or a vmlinux's
+  // DWARF is read (progress.h); erased before anything else is said.
+  progress_begin("kjitctl report");
+  progress_phase("reading %s", kcov.empty() ? input.c_str() : kcov.c_str());
+  struct ProgressEnd { ~ProgressEnd() { progress_end(); } } progress_end_at_return;
   if (!kcov.empty()) {
     if (vmlinux.empty()) { fprintf(stderr, "kjit-report: --kcov needs --vmlinux (blocks are read from it)\n"); return 2; }
     if (!dbg.open(vmlinux, err) || !recording_from_kcov(kcov, dbg, rec, err)) {
@@ -103,6 +110,7 @@ int main(int argc, char **argv) {
   if (vmlinux.empty()) {
     // Not told: the recorded kernel's debug info where Debian, the
     // build-id tree or debuginfod has it (debug_find.h).
+    progress_clear();
     if (find_vmlinux(rec.meta["kernel_release"], rec.meta["build_id"], vmlinux, err))
       fprintf(stderr, "kjit-report: debug info: %s\n", vmlinux.c_str());
     else
@@ -110,6 +118,7 @@ int main(int argc, char **argv) {
   }
   int64_t slide = 0;
   if (!vmlinux.empty()) {
+    progress_phase("reading debug info %s", vmlinux.c_str());
     if (kcov.empty() && !dbg.open(vmlinux, err)) { fprintf(stderr, "kjit-report: %s\n", err.c_str()); return 1; }
     const std::string &want = rec.meta["build_id"];
     if (check_id && !want.empty() && dbg.build_id() != want) {
@@ -139,6 +148,7 @@ int main(int argc, char **argv) {
   search.check_build_id = check_id;
   DebugImages images(rec, vmlinux.empty() ? nullptr : &dbg, slide, search);
   Context c{rec, images.any() ? &images : nullptr, root, weight, out};
+  progress_phase("writing %s", format.c_str());
   int rc = format == "text"     ? format_text(c)
            : format == "lcov"   ? format_lcov(c)
            : format == "drcov"  ? format_drcov(c)

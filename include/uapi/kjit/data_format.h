@@ -14,6 +14,7 @@
  *            tool's scalars
  *   BLOCKS   struct kjit_data_block[]      (bbcount, branches)
  *   EVENTS   struct kjit_data_event[]      (callstack), oldest first
+ *            (version 1 files: struct kjit_data_event_v1[])
  *   CALLS    struct kjit_data_call[]       (entry_count, calltrace)
  *   SYMBOLS  struct kjit_data_symbol records, each followed by its name
  *            and zero padding to 8 bytes: the kernel's text symbols (from
@@ -39,7 +40,9 @@
 #include <stdint.h>
 
 #define KJIT_DATA_MAGIC "KJITDATA"
-#define KJIT_DATA_VERSION 1u
+/* 2: EVENTS carry instruction and context-switch counts (48-byte events);
+ * readers still read version 1 (32-byte events without them). */
+#define KJIT_DATA_VERSION 2u
 #define KJIT_DATA_HEADER_SIZE 24u
 #define KJIT_DATA_SECTION_HEADER_SIZE 16u
 /* Readers refuse bigger sections and files (nothing real comes close). */
@@ -69,6 +72,13 @@ struct kjit_data_block {
 };
 
 enum { KJIT_DATA_EV_ENTRY = 1, KJIT_DATA_EV_CALL = 2, KJIT_DATA_EV_RETURN = 3 };
+/* flags */
+#define KJIT_DATA_EV_INSNS 1u  /* insns and switches hold counts */
+/* A call's instructions are its return's insns minus its entry or call's,
+ * when both have KJIT_DATA_EV_INSNS and the same switches (the thread
+ * stayed on its CPU, and no other thread ran there, in between); else the
+ * call was not measured.  Instructions are those executed in translated
+ * code on that CPU, interrupts included. */
 struct kjit_data_event {
   uint64_t pc;       /* entry / call: the function; return: the ret's address */
   uint64_t sp;       /* entry / call: rsp before the call; return: rsp at the ret */
@@ -76,7 +86,17 @@ struct kjit_data_event {
   uint32_t pid;      /* thread id */
   uint16_t cpu;
   uint8_t type;      /* KJIT_DATA_EV_* */
-  uint8_t pad;
+  uint8_t flags;     /* KJIT_DATA_EV_INSNS (version 1: pad, 0) */
+  uint64_t insns;    /* the CPU's instructions run in translated code so far */
+  uint32_t switches; /* the thread's context switches so far, mod 2^32 */
+  uint32_t pad;
+};
+/* Version 1's event: the first 32 bytes of kjit_data_event. */
+struct kjit_data_event_v1 {
+  uint64_t pc, sp, ns;
+  uint32_t pid;
+  uint16_t cpu;
+  uint8_t type, pad;
 };
 
 struct kjit_data_call {

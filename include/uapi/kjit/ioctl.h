@@ -215,16 +215,20 @@ struct kjit_ioc_config {
  * = KJIT_REC_BB_FRAGMENT for a block the engine cut (its own counter, not
  * in the total); calltrace (target) oldest first; entry_count (pc,count);
  * callstack (pc, sp, count = ktime_get_mono_fast_ns() at the event,
- * pid_type = cpu << 40 | pid << 8 | type: 1 entry, 2 call, 3 return)
- * oldest first; branches: bbcount's block records, then one per
+ * pid_type = KJIT_REC_INSNS << 56 | cpu << 40 | pid << 8 | type: 1 entry,
+ * 2 call, 3 return; insns = the CPU's count of instructions run in
+ * translated code, valid with KJIT_REC_INSNS; switches = the thread's
+ * context switches (nvcsw + nivcsw)) oldest first; branches: bbcount's block records, then one per
  * conditional branch with pc = the branch, count = times taken, sp =
  * times not taken, pid_type = KJIT_REC_BRANCH | (u32)(target - pc) << 32
  * (the target as a signed 32-bit distance from the branch). */
 struct kjit_ioc_rec {
   __u64 pc, count, sp, pid_type;   /* pid_type = pid << 8 | type */
+  __u64 insns, switches;           /* callstack only (0 for other tools) */
 };
 #define KJIT_REC_BB_FRAGMENT 1u
 #define KJIT_REC_BRANCH 2u
+#define KJIT_REC_INSNS 1u          /* callstack: insns holds a count (<< 56) */
 struct kjit_ioc_results {
   __u32 size;
   __u32 tool;                  /* out */
@@ -251,7 +255,7 @@ struct kjit_ioc_results {
 /* The version handshake: kjitctl asks first, and names both versions when
  * the ABI differs (an older module answers -ENOTTY).  KJIT_ABI_VERSION
  * changes with every incompatible change of this file. */
-#define KJIT_ABI_VERSION 6u
+#define KJIT_ABI_VERSION 7u
 #define KJIT_VERSION "0.2.0"   /* kjit.ko and kjitctl, built from one tree */
 struct kjit_ioc_version {
   __u32 size;

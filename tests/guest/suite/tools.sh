@@ -62,6 +62,7 @@ chk report_text_calls_first sh -c "head -n1 report-icount.txt | grep -q '^calls 
 chk report_text_completion grep -q '^completion [0-9.]*% ([1-9]' report-icount.txt
 chk report_json_completion grep -q '"completion": {"entered": [1-9]' report-icount.json
 chk report_json_calls grep -q '"calls": {"entered": [1-9]' report-icount.json
+chk report_json_schema grep -q '^{"schema_version": 3, "document": "show", "tool": "icount"' report-icount.json
 if grep -q '^instructions *[1-9]' report-icount.txt; then pass icount_nonzero "$(cat report-icount.txt)"; else fail icount_nonzero; fi
 if grep -q 'blocks executed [1-9]' report-bbcount.txt; then pass bbcount_nonzero "$(head -1 report-bbcount.txt)"; else fail bbcount_nonzero; fi
 chk branch_hints_nonzero grep -q '^executed *[1-9]' report-branch_hints.txt

@@ -19,27 +19,23 @@ B="$(cd "${1:-$root/build}" && pwd)"
 . "$root/tools/lab/abi.sh"
 flavours="${KJIT_FLAVOURS:-$({ echo "$kjit_default_abi"; cat "$root/tools/kernel-flavours"; } | grep -vxF "$ABI" || true)}"
 [ -n "$flavours" ] || { echo "flavours: no other flavour to run" >&2; exit 1; }
-engine="$B/kernel-objs/kjit_engine_kernel.o"
-[ -f "$engine" ] || { echo "flavours: $engine missing (cmake target kjit_engine_kernel)" >&2; exit 2; }
+# shellcheck source=tests/guest/flavour-lab.sh
+. "$root/tests/guest/flavour-lab.sh"
 
 fail=0
 for f in $flavours; do
-  d="$B/flavours/$f"
-  mkdir -p "$d/lab"
   echo "flavours: $f"
-  export KJIT_KERNEL="$f" KJIT_BUILD="$d/lab"
-  if ! "$root/tools/lab/fetch-kernel.sh" "$d/lab/kernel" > "$d/fetch.log" 2>&1; then
-    echo "flavours: FAIL: $f: fetching the image" >&2; tail -n 20 "$d/fetch.log" >&2; fail=1; continue
-  fi
+  lab_rc=0; flavour_lab flavours "$B" "$f" || lab_rc=$?
+  [ "$lab_rc" != 2 ] || exit 2
+  [ "$lab_rc" = 0 ] || { fail=1; continue; }
+  d="$flavour_dir"
   if "$root/tests/sim/check-sweep.sh" "$B/tools/kjit-sim/kjit-sim" "$d/lab/kernel/vmlinux" \
        "$root/tests/data/kallsyms-$f.txt.xz" > "$d/sweep.log" 2>&1; then
     grep '^sweep: ' "$d/sweep.log" | sed "s/^/flavours: $f: /"
   else
     echo "flavours: FAIL: $f: sweep" >&2; tail -n 20 "$d/sweep.log" >&2; fail=1
   fi
-  if ! KJIT_ENGINE_OBJ="$engine" "$root/os/linux/build.sh" "$d" > "$d/module.log" 2>&1; then
-    echo "flavours: FAIL: $f: building kjit.ko" >&2; tail -n 20 "$d/module.log" >&2; fail=1; continue
-  fi
+  flavour_module flavours "$f" || { fail=1; continue; }
   if KJIT_SMOKE_KO="$d/module/kjit.ko" KJIT_SMOKE_SHARE="$d/guest-smoke" KJIT_SMOKE_ALL=1 \
        "$root/tests/guest/smoke.sh" "$B" > "$d/smoke.log" 2>&1; then
     grep -E '^smoke: all system calls' "$d/smoke.log" | sed "s/^smoke:/flavours: $f:/"

@@ -18,20 +18,16 @@ set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 B="$(cd "${1:-$root/build}" && pwd)"
 f="${KJIT_MODULES_KERNEL:-6.1.0-56-amd64}"
-d="$B/flavours/$f"
-engine="$B/kernel-objs/kjit_engine_kernel.o"
-[ -f "$engine" ] || { echo "modules: $engine missing (cmake target kjit_engine_kernel)" >&2; exit 2; }
 report="$B/guest-bin/kjit-report"
 [ -x "$report" ] || { echo "modules: $report missing (cmake target kjit-report)" >&2; exit 2; }
-mkdir -p "$d/lab"
-export KJIT_KERNEL="$f" KJIT_BUILD="$d/lab"
-"$root/tools/lab/fetch-kernel.sh" "$d/lab/kernel" > "$d/fetch.log" 2>&1 \
-  || { tail -n 20 "$d/fetch.log" >&2; echo "modules: FAIL: fetching the $f image" >&2; exit 1; }
+# shellcheck source=tests/guest/flavour-lab.sh
+. "$root/tests/guest/flavour-lab.sh"
+flavour_lab modules "$B" "$f" || exit $?
+d="$flavour_dir"
 grep -qx 'CONFIG_EXT4_FS=m' "$d/lab/kernel/config" || { echo "modules: $f builds ext4 in: no module to test" >&2; exit 2; }
 dbg="$(KJIT_DEBUG_MODULES=ext4 KJIT_DEBUG_SOURCE=0 "$root/tools/lab/fetch-debug.sh" "$d/lab/debug" 2> "$d/fetch-debug.log" | tail -n1)" \
   || { tail -n 20 "$d/fetch-debug.log" >&2; echo "modules: FAIL: fetching the $f debug files" >&2; exit 1; }
-KJIT_ENGINE_OBJ="$engine" "$root/os/linux/build.sh" "$d" > "$d/module.log" 2>&1 \
-  || { tail -n 20 "$d/module.log" >&2; echo "modules: FAIL: building kjit.ko for $f" >&2; exit 1; }
+flavour_module modules "$f" || exit 1
 
 # shellcheck source=tests/guest/share.sh
 . "$root/tests/guest/share.sh"

@@ -12,16 +12,12 @@ set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 B="$(cd "${1:-$root/build}" && pwd)"
 f="${KJIT_RT_KERNEL:-6.1.0-56-rt-amd64}"
-d="$B/flavours/$f"
-engine="$B/kernel-objs/kjit_engine_kernel.o"
-[ -f "$engine" ] || { echo "rt: $engine missing (cmake target kjit_engine_kernel)" >&2; exit 2; }
-mkdir -p "$d/lab"
-export KJIT_KERNEL="$f" KJIT_BUILD="$d/lab"
-"$root/tools/lab/fetch-kernel.sh" "$d/lab/kernel" > "$d/fetch.log" 2>&1 \
-  || { tail -n 20 "$d/fetch.log" >&2; echo "rt: FAIL: fetching the $f image" >&2; exit 1; }
+# shellcheck source=tests/guest/flavour-lab.sh
+. "$root/tests/guest/flavour-lab.sh"
+flavour_lab rt "$B" "$f" || exit $?
+d="$flavour_dir"
 grep -qx 'CONFIG_PREEMPT_RT=y' "$d/lab/kernel/config" || { echo "rt: $f is not a PREEMPT_RT kernel" >&2; exit 2; }
-KJIT_ENGINE_OBJ="$engine" "$root/os/linux/build.sh" "$d" > "$d/module.log" 2>&1 \
-  || { tail -n 20 "$d/module.log" >&2; echo "rt: FAIL: building kjit.ko for $f" >&2; exit 1; }
+flavour_module rt "$f" || exit 1
 # shellcheck source=tools/lab/abi.sh
 . "$root/tools/lab/abi.sh"
 m="$d/rtlock-module"; mkdir -p "$m"

@@ -109,6 +109,7 @@ struct names *names_new(void);
 void names_add(struct names *s, const char *name);
 void names_add_new(struct names *s, const char *name);   /* unless it is there */
 int names_has(const struct names *s, const char *name);
+size_t names_find(const struct names *s, const char *name);   /* position + 1, or 0 */
 void names_uniq(struct names *s);   /* sorted, each once */
 
 /* ---- targets: globs, kjit's verdicts (targets.c) ------------------------- */

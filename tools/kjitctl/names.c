@@ -44,8 +44,7 @@ static void index_rebuild(struct names *s)
   }
 }
 
-/* The position of name + 1, or 0. */
-static size_t names_find(const struct names *s, const char *name)
+size_t names_find(const struct names *s, const char *name)
 {
   if (!s->index_cap) return 0;
   for (size_t h = name_hash(name) & (s->index_cap - 1); s->index[h]; h = (h + 1) & (s->index_cap - 1))

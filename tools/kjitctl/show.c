@@ -20,18 +20,27 @@ static const struct kjit_ioc_stats *completion;
  * rsp >= its own, or returns with rsp >= call-rsp - 8. */
 struct frame { unsigned long long fn, sp; };
 struct thr { unsigned pid; int depth; struct frame st[256]; };
-struct fold { char *key; unsigned long long n; };
-static struct fold *folds; static size_t nfolds, capfolds;
+/* Each distinct stack once (a hash index: a long trace has a few distinct
+ * stacks and many events) and its count. */
+static struct names *fold_keys;
+static unsigned long long *fold_counts;
+static size_t fold_cap;
 static void fold_add(const char *key)
 {
-  for (size_t i = 0; i < nfolds; i++)
-    if (!strcmp(folds[i].key, key)) { folds[i].n++; return; }
-  if (nfolds == capfolds) { capfolds = capfolds ? capfolds * 2 : 1024; folds = realloc(folds, capfolds * sizeof *folds); }
-  folds[nfolds].key = strdup(key);
-  folds[nfolds].n = 1;
-  nfolds++;
+  if (!fold_keys && !(fold_keys = names_new())) { perror("kjitctl show"); exit(1); }
+  size_t at = names_find(fold_keys, key);
+  if (at) { fold_counts[at - 1]++; return; }
+  if (fold_keys->n == fold_cap) {
+    fold_cap = fold_cap ? fold_cap * 2 : 1024;
+    if (!(fold_counts = realloc(fold_counts, fold_cap * sizeof *fold_counts))) { perror("kjitctl show"); exit(1); }
+  }
+  names_add(fold_keys, key);
+  fold_counts[fold_keys->n - 1] = 1;
 }
-static int fold_cmp(const void *a, const void *b) { return strcmp(((const struct fold *)a)->key, ((const struct fold *)b)->key); }
+static int fold_cmp(const void *a, const void *b)
+{
+  return strcmp(fold_keys->v[*(const size_t *)a], fold_keys->v[*(const size_t *)b]);
+}
 
 /* dropped: events the ring overwrote (JSON field; the text forms are
  * `a;b;c count` lines for flamegraph.pl, so the caller says it elsewhere). */
@@ -76,18 +85,23 @@ static void folded(struct kjit_ioc_rec *recs, uint64_t n, int json, int depth_li
     }
   }
   if (depth_listing) return;
-  qsort(folds, nfolds, sizeof *folds, fold_cmp);
+  size_t nfolds = fold_keys ? fold_keys->n : 0;
+  size_t *order = malloc((nfolds ? nfolds : 1) * sizeof *order);
+  if (!order) { perror("kjitctl show"); exit(1); }
+  for (size_t i = 0; i < nfolds; i++) order[i] = i;
+  qsort(order, nfolds, sizeof *order, fold_cmp);
   if (json) {
     json_open("callstack", completion); printf(", \"folded\": [");
     for (size_t i = 0; i < nfolds; i++) {
       printf("%s\n  {\"stack\": ", i ? "," : "");
-      json_str(folds[i].key);
-      printf(", \"count\": %llu}", folds[i].n);
+      json_str(fold_keys->v[order[i]]);
+      printf(", \"count\": %llu}", fold_counts[order[i]]);
     }
     printf("\n], \"dropped\": %lld}\n", dropped);
   } else {
-    for (size_t i = 0; i < nfolds; i++) printf("%s %llu\n", folds[i].key, folds[i].n);
+    for (size_t i = 0; i < nfolds; i++) printf("%s %llu\n", fold_keys->v[order[i]], fold_counts[order[i]]);
   }
+  free(order);
 }
 
 int cmd_show(int argc, char **argv)

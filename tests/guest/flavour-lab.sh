@@ -1,0 +1,32 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash disable=SC2154  # root: set by the sourcing script
+# Another kernel flavour's lab beside BUILD's, for the tests that boot one
+# (flavours.sh, modules.sh, rt.sh): BUILD/flavours/F/lab holds F's image
+# (tools/lab/fetch-kernel.sh), BUILD/flavours/F/module its kjit.ko, built
+# from BUILD's one engine object.  Sourced after root is set.
+
+# flavour_lab WHO BUILD F: sets flavour_dir, exports KJIT_KERNEL and
+# KJIT_BUILD for F and fetches its image.  0; 2 when BUILD has no engine
+# object; 1 when the fetch failed (the reason on stderr).
+flavour_lab() {
+  local who=$1 build=$2 f=$3
+  flavour_engine="$build/kernel-objs/kjit_engine_kernel.o"
+  [ -f "$flavour_engine" ] || { echo "$who: $flavour_engine missing (cmake target kjit_engine_kernel)" >&2; return 2; }
+  flavour_dir="$build/flavours/$f"
+  mkdir -p "$flavour_dir/lab"
+  export KJIT_KERNEL="$f" KJIT_BUILD="$flavour_dir/lab"
+  "$root/tools/lab/fetch-kernel.sh" "$flavour_dir/lab/kernel" > "$flavour_dir/fetch.log" 2>&1 && return 0
+  tail -n 20 "$flavour_dir/fetch.log" >&2
+  echo "$who: FAIL: $f: fetching the image" >&2
+  return 1
+}
+
+# flavour_module WHO F: kjit.ko for F (after flavour_lab) in
+# flavour_dir/module; 0, or 1 after the build's last lines.
+flavour_module() {
+  local who=$1 f=$2
+  KJIT_ENGINE_OBJ="$flavour_engine" "$root/os/linux/build.sh" "$flavour_dir" > "$flavour_dir/module.log" 2>&1 && return 0
+  tail -n 20 "$flavour_dir/module.log" >&2
+  echo "$who: FAIL: $f: building kjit.ko" >&2
+  return 1
+}

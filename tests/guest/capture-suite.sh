@@ -8,7 +8,7 @@
 #        all), KJIT_CAPTURE_ALL (the all-syscalls workloads,
 #        DIR=COMMAND with `+` for spaces; empty: none), KJIT_CAPTURE_ALL_FLAGS
 #        (more `kjitctl capture --all-syscalls` options), KJIT_CAPTURE_ALL_MIN_N
-#        (120) and KJIT_CAPTURE_ALL_MIN_PCT (98): see below.
+#        (120): see below.
 # In the guest (tests/guest/capture-guest.sh): insmod kjit.ko, then for each system call
 #   kjitctl capture --syscall NAME --count 4 --first-complete -o caps/NAME.kjitcap \
 #           -- ./capture_workload NAME 4
@@ -33,7 +33,7 @@
 # has none).  A name captured by both counts once and passes only if every
 # capture of it replays.  N is the number of names with a capture, P of
 # them pass; names without a complete invocation are listed, not counted.
-# Fails when N < KJIT_CAPTURE_ALL_MIN_N, P < KJIT_CAPTURE_ALL_MIN_PCT% of N,
+# Fails when N < KJIT_CAPTURE_ALL_MIN_N, P < N (every recorded call replays),
 # kjitctl failed, or broad_workload reported a failing call.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -41,7 +41,6 @@ B="$(cd "${1:-$root/build}" && pwd)"
 SYSCALLS="${KJIT_CAPTURE_SYSCALLS:-getppid getpid getuid umask newuname read write pipe2 openat close newfstat lseek dup fcntl ioctl brk mprotect munmap kill rt_sigaction rt_sigprocmask socket getsockname sendto recvfrom poll epoll_create1 clock_gettime clock_getres gettimeofday timerfd_create timerfd_settime getitimer times sysinfo getrusage getcwd read_wait=read nanosleep clock_nanosleep futex_wait=futex futex_wake=futex getrandom}"
 ALL_WORKLOADS="${KJIT_CAPTURE_ALL-suite=./capture_workload+all broad=./broad_workload}"
 ALL_MIN_N="${KJIT_CAPTURE_ALL_MIN_N:-120}"
-ALL_MIN_PCT="${KJIT_CAPTURE_ALL_MIN_PCT:-98}"
 read -r -a syscalls <<< "$SYSCALLS"
 MIN="${KJIT_CAPTURE_MIN:-${#syscalls[@]}}"
 ko="$B/module/kjit.ko"
@@ -162,8 +161,8 @@ while IFS= read -r n; do
 done < <(printf '%s\n' "${!seen[@]}" | sort)
 if [ -n "$ALL_WORKLOADS" ]; then
   echo "capture-suite: all-syscalls: $all_pass of $all_total distinct system calls replay exactly" \
-       "(need $ALL_MIN_N or more calls and $ALL_MIN_PCT%; $all_none more had no complete invocation)"
+       "(need $ALL_MIN_N or more calls, all replaying; $all_none more had no complete invocation)"
   [ "$all_total" -ge "$ALL_MIN_N" ] || bad "all-syscalls: only $all_total distinct system calls captured"
-  [ $((all_pass * 100)) -ge $((all_total * ALL_MIN_PCT)) ] || bad "all-syscalls: fewer than $ALL_MIN_PCT% replay"
+  [ "$all_pass" = "$all_total" ] || bad "all-syscalls: $((all_total - all_pass)) recorded system calls do not replay"
 fi
 verdict_end; exit $?

@@ -10,6 +10,20 @@ chk() { name=$1; shift; if "$@"; then pass "$name"; else fail "$name"; fi; }
 # (tools/lab/guest-hang-dump.py) to name addresses inside modules.
 note_modules() { sed 's/^/module-text: /' /proc/modules; }
 stat_of() { $K stats | awk -v k="$1" '$1==k{print $2}'; }
+# covered_at_least CHECK STATS_FILE PCT: the share of the calls of the
+# attached functions that entered the cache, from the "calls covered ...
+# (N of M calls ...)" line of a `kjitctl stats` output, must be PCT% or
+# more of M, with M > 0 (a count that stays 0 proves nothing).
+covered_at_least() {
+  cv_line=$(grep -m1 '^calls covered ' "$2")
+  cv_n=$(echo "$cv_line" | sed -n 's/^calls covered [0-9.]*% (\([0-9]*\) of \([0-9]*\) calls .*/\1/p')
+  cv_m=$(echo "$cv_line" | sed -n 's/^calls covered [0-9.]*% (\([0-9]*\) of \([0-9]*\) calls .*/\2/p')
+  if [ -n "$cv_n" ] && [ -n "$cv_m" ] && [ "$cv_m" -gt 0 ] && [ $((cv_n * 100)) -ge $((cv_m * $3)) ]; then
+    pass "$1" "$3% or more: $cv_line"
+  else
+    fail "$1" "want $3% or more: ${cv_line:-no calls covered line in $2}"
+  fi
+}
 
 # config CHECK_NAME TOOL [CACHE_KB]: `kjitctl config`, then `kjitctl stats`
 # must show the tool and the cache size (CACHE_KB 0 or none: the size the

@@ -38,6 +38,12 @@ if [ "${r:-0}" -ge 10 ]; then
 else
   fail reclaims "reclaims=${r:-?} flushes=${f:-?} entries=${e:-?}"
 fi
+# Entries declined while a full half of the cache is reclaimed run
+# natively; 96.2-97.9% of the calls entered the cache in the runs measured
+# (256 KiB, 90-180 reclaims, 5-11 million calls).  Below 90% the reclaims
+# leave the cache unusable too long (a grace period that drags, a half not
+# handed back), and the stressors' results say little about translated code.
+covered_at_least calls_covered stats.txt 90
 $K detach all > /dev/null
 if rmmod kjit; then pass rmmod; else fail rmmod; fi
 # WARN splats and stalls print below the console's `quiet` level: the host

@@ -9,7 +9,9 @@
 #   and another CPU's fetch of it really overlap, which round-robin TCG never
 #   shows) once per preemption mode, and fails on a stressor failure
 #   (--verify and stress-ng's metrics check catch silent corruption), an
-#   error in the kernel log (console and dmesg), too few reclaims, or a guest that did not finish.
+#   error in the kernel log (console and dmesg), too few reclaims, fewer
+#   than 90% of the calls entering the cache (stress-guest.sh's
+#   calls_covered), or a guest that did not finish.
 # Env: KJIT_STRESS_MODES (tools/lab/preempt-modes.sh: "voluntary full", "rt"), KJIT_STRESS_SECS (8),
 #   KJIT_STRESS_CACHE_KB (256), KJIT_STRESS_TOOL (bbcount).
 set -euo pipefail
@@ -42,5 +44,6 @@ for mode in $MODES; do
      --timeout 900 ${append:+--append "$append"} || rc=$?
   verdict_boot "$share" "$rc" STRESS-GUEST-DONE "$mode"
   echo "stress-reclaim: $mode: $(grep ' reclaims ' "$share/checks.txt" 2>/dev/null | cut -d' ' -f4-)"
+  echo "stress-reclaim: $mode: $(grep -m1 '^calls covered ' "$share/stats.txt" 2>/dev/null)"
 done
 verdict_end; exit $?

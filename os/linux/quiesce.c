@@ -15,8 +15,8 @@
  * So after the grace period every other task is checked:
  *  - not on a CPU: its stack is unwound (ORC) and every frame, exception
  *    frames included, must lie outside the range;
- *  - on a CPU: an IPI to that CPU looks at the interrupted context (user
- *    mode is clean; kernel mode is unwound from the IRQ frame).
+ *  - on a CPU: an IPI to that CPU unwinds from its handler into the
+ *    interrupted context (user mode is clean).
  * A task that switched while it was looked at is looked at again, alone:
  * under load (TCG especially) a whole pass rarely sees every task still.
  * The wait has no time limit (unloading under a userfaultfd stall must stay
@@ -30,8 +30,8 @@
 #include <linux/sched/task.h>
 #include <linux/mm.h>
 #include <linux/slab.h>
+#include <linux/stacktrace.h>
 #include <linux/smp.h>
-#include <asm/irq_regs.h>
 #include <asm/ptrace.h>
 #include "quiesce.h"
 #include "entry_table.h"
@@ -42,8 +42,6 @@
 
 static unsigned int (*p_save_tsk)(struct task_struct *t, unsigned long *store, unsigned int size,
 				  unsigned int skip);
-static unsigned int (*p_save_regs)(struct pt_regs *regs, unsigned long *store, unsigned int size,
-				   unsigned int skip);
 
 struct kjit_range {
 	unsigned long lo, hi;
@@ -82,28 +80,25 @@ static unsigned long switches(struct task_struct *t)
 	return READ_ONCE(t->nvcsw) + READ_ONCE(t->nivcsw);
 }
 
-/* IPI handler: the task this CPU was running when interrupted. */
+/* IPI handler: the task this CPU was running when interrupted.  The
+ * call-function IPI does not set irq_regs (only the timer and device
+ * interrupts do), so the interrupted context is reached by unwinding from
+ * here: the IPI's own frames, then its exception frame's ip (the
+ * interrupted instruction) and that context's callers; an interrupted user
+ * mode ends the trace.  Judging a running task by irq_regs made every task
+ * that was on a CPU at each look "hold" the range: a reclaim waited for as
+ * long as a busy task kept running, declining every entry meanwhile. */
 static void look_here(void *arg)
 {
 	struct cpu_look *c = arg;
-	struct pt_regs *regs = get_irq_regs();
 	unsigned int n;
 
 	if (current != c->task) {
 		c->result = CHANGED;
 		return;
 	}
-	if (!regs) {            /* not from an interrupt: be conservative */
-		c->result = HOLDS;
-		return;
-	}
-	if (user_mode(regs)) {
-		c->result = CLEAN;
-		return;
-	}
-	c->store[0] = regs->ip;
-	n = p_save_regs(regs, c->store + 1, KJIT_QUIESCE_DEPTH - 1, 0);
-	c->result = judge(c->store, n + 1, &c->r);
+	n = stack_trace_save(c->store, KJIT_QUIESCE_DEPTH, 0);
+	c->result = judge(c->store, n, &c->r);
 }
 
 /* A task preempted (runnable, off its CPU) inside a kretprobed function:
@@ -224,9 +219,8 @@ void kjit_quiesce_range(unsigned long lo, unsigned long hi)
 int kjit_quiesce_init(void)
 {
 	p_save_tsk = (void *)kjit_ksym("stack_trace_save_tsk");
-	p_save_regs = (void *)kjit_ksym("stack_trace_save_regs");
-	if (!p_save_tsk || !p_save_regs) {
-		pr_err("stack_trace_save_tsk/regs not found: cannot prove the cache unused\n");
+	if (!p_save_tsk) {
+		pr_err("stack_trace_save_tsk not found: cannot prove the cache unused\n");
 		return -ENOENT;
 	}
 	return 0;

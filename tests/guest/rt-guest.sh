@@ -66,7 +66,7 @@ i=0
 while :; do
   $K stats > stats-irq.txt
   e=$(awk '$1=="calls_entered"{print $2}' stats-irq.txt); c=$(awk '$1=="completed"{print $2}' stats-irq.txt)
-  [ "${e:-0}" != "${c:-0}" ] && [ $i -lt 50 ] || break
+  if [ "${e:-0}" = "${c:-0}" ] || [ $i -ge 50 ]; then break; fi
   sleep 0.1; i=$((i + 1))
 done
 if [ "${e:-0}" -gt 0 ] && [ "$e" = "$c" ]; then pass irq_thread_calls "nvme_irq entered $e, completed $c"; else fail irq_thread_calls "nvme_irq entered ${e:-?}, completed ${c:-?}"; fi

@@ -10,9 +10,9 @@
  *
  * Unload safety: no task can sleep with a code-cache address as its resume
  * point (translated calls push original return addresses and __schedule is
- * never translated, see shim.c), so after the ftrace ops are gone an
- * RCU-tasks grace period (tasks preempted in the cache) plus an RCU grace
- * period (irq/softirq code in the cache) leave the cache unused.
+ * never translated, see shim.c), so after the ftrace ops are gone the
+ * quiescence of quiesce.c (every task's stack, after an RCU grace period)
+ * leaves the cache unused.
  *
  * Module functions: attached only while their module is LIVE, always
  * through kjit_ops, also in a request whose other functions go direct (a

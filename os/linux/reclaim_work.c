@@ -18,12 +18,12 @@
 #include "engine_host.h"
 
 /* Set by the kick until the reclaim it queued has run: one kick per
- * reclaim.  A reclaim waits for a grace period (RCU-tasks: every task must
- * switch), and entries keep arriving meanwhile; with a kick per entry, an
- * attached function that the kick itself runs through (irq_exit_rcu after
- * the irq_work's interrupt) raised the irq_work again from its own
- * interrupt, for ever, and the task it kept interrupting never switched:
- * the grace period never ended.  A half retired while the reclaim ran is
+ * reclaim.  A reclaim waits until no task is in the retired half, and
+ * entries keep arriving meanwhile; with a kick per entry, an attached
+ * function that the kick itself runs through (irq_exit_rcu after the
+ * irq_work's interrupt) raised the irq_work again from its own interrupt,
+ * for ever, and the task it kept interrupting never left the code it was
+ * interrupted in.  A half retired while the reclaim ran is
  * kicked by the next entry. */
 atomic_t kjit_reclaim_queued;
 
@@ -46,9 +46,9 @@ static void kjit_reclaim_kick_fn(struct irq_work *w)
  * plain one runs in a thread: the gate after __schedule kicks on every pass
  * while a reclaim is pending, each kick woke the thread and set
  * need_resched, and a task in preempt_schedule()'s loop went through
- * __schedule and the gate again for ever, never switching voluntarily, so
- * RCU-tasks (which the reclaim waits for) never ended.  Queueing the work
- * from the interrupt takes only raw locks. */
+ * __schedule and the gate again for ever, never switching voluntarily
+ * (which the reclaim then waited for).  Queueing the work from the
+ * interrupt takes only raw locks. */
 static struct irq_work kjit_reclaim_kick_work = IRQ_WORK_INIT_HARD(kjit_reclaim_kick_fn);
 
 void kjit_reclaim_raise(void)

@@ -487,7 +487,7 @@ uint32_t kjit_os_cpu(void)
 
 void kjit_os_quiesce(uint64_t exec_lo, uint64_t exec_hi)
 {
-	/* Sleeps (RCU-tasks, then stack checks: quiesce.c); it cannot be
+	/* Sleeps (a grace period, then stack checks: quiesce.c); it cannot be
 	 * honoured in atomic context, where the engine never calls it. */
 	if (preemptible()) {
 		kjit_quiesce_range((unsigned long)exec_lo, (unsigned long)exec_hi);

@@ -26,7 +26,7 @@ ko="$B/module/kjit.ko"
 . "$root/tests/guest/verdict.sh"
 share_guest_bin "$B"
 # Stressor orders: the one that first oopsed, and two others.
-ORDERS="flock lockf clock fork timer futex|clock flock lockf|fork futex timer clock"
+ORDERS="${KJIT_STRESS_ORDERS:-flock lockf clock fork timer futex|clock flock lockf|fork futex timer clock}"
 
 verdict_begin stress-reclaim
 for mode in $MODES; do

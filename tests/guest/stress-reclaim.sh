@@ -13,7 +13,8 @@
 #   than 90% of the calls entering the cache (stress-guest.sh's
 #   calls_covered), or a guest that did not finish.
 # Env: KJIT_STRESS_MODES (tools/lab/preempt-modes.sh: "voluntary full", "rt"), KJIT_STRESS_SECS (8),
-#   KJIT_STRESS_CACHE_KB (256), KJIT_STRESS_TOOL (bbcount).
+#   KJIT_STRESS_CACHE_KB (256), KJIT_STRESS_TOOL (bbcount), KJIT_STRESS_ORDERS (the stressor
+#   orders below, separated by '|').
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 B="$(cd "${1:-$root/build}" && pwd)"

@@ -39,7 +39,7 @@ else
   fail reclaims "reclaims=${r:-?} flushes=${f:-?} entries=${e:-?}"
 fi
 # Entries declined while a full half of the cache is reclaimed run
-# natively; 96.2-97.9% of the calls entered the cache in the runs measured
+# natively; 96.2-98.4% of the calls entered the cache in the runs measured
 # (256 KiB, 90-180 reclaims, 5-11 million calls).  Below 90% the reclaims
 # leave the cache unusable too long (a grace period that drags, a half not
 # handed back), and the stressors' results say little about translated code.

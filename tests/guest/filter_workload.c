@@ -8,7 +8,7 @@
  *                                       "tid N" (the second) on stdout
  * CPU: pinned there (sched_setaffinity) before the loop.  Every 1000 calls
  * the task sleeps 1 ms, so that it is switched in often (the filters are
- * evaluated at switch-in) and RCU-tasks grace periods end. */
+ * evaluated at switch-in). */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <sched.h>

@@ -82,8 +82,8 @@ wait 2>/dev/null
 step follow a running process, --duration, Ctrl-C
 # Long enough to outlast the attach (kallsyms and the attachable set are
 # read first, seconds under TCG).  It sleeps now and then: configuring
-# waits for an RCU-tasks grace period, which a task that never leaves
-# system calls voluntarily holds up until it exits.
+# quiesces the cache, and a task seen in translated code at every look
+# holds that up.
 ./record_workload busy 10 & spinner=$!
 $K record -t icount -e getppid -o follow.data -p "$spinner" 2> follow.err
 rc=$?

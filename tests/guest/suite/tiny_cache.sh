@@ -9,7 +9,7 @@ step "tiny cache"
 config config_bbcount_tiny bbcount 16
 $K attach all-syscalls > /dev/null
 # Rounds of two concurrent workloads until at least 5 reclaims happened
-# (each waits for an RCU-tasks grace period, ~0.15 s under TCG); every
+# (at most one every 500 ms: reclaim_work.c); every
 # round's results must equal native.  A full cache declines entries until
 # the reclaim work item has run, so how many reclaims a round triggers
 # depends on timing: up to 40 rounds (a round takes about 0.4 s).
@@ -29,7 +29,7 @@ chk tiny_cache_same [ $tiny_bad -eq 0 ]
 echo "tiny cache: $round rounds, $fl reclaims, $(grep '^calls covered ' stats-tiny.txt)"
 chk tiny_cache_flushed [ "${fl:-0}" -ge 5 ]
 # A 16 KiB cache is full most of the time, so most calls are declined at
-# entry and run natively: 2.9-8.2% of them entered the cache in the runs
+# entry and run natively: 2.9-8.6% of them entered the cache in the runs
 # measured (3,000-5,000 calls).  1% is the floor: below it the cache stays
 # full after its reclaims (a reclaim that frees nothing, or one that never
 # ends), and the rounds above compared mostly native runs with native.

@@ -5,7 +5,7 @@
 # shellcheck disable=SC2034,SC2154,SC2086
 # Suite phase "uffd_unload": unload while a task sleeps in a page fault taken in the cache.
 # Sourced by tests/guest/suite-guest.sh (its helpers, W, K, ITERS, native.txt).
-# RCU-tasks counts a task sleeping in a fault handler as quiescent, but the
+# A task sleeping in a fault handler has switched voluntarily, but the
 # fault's frame holds a cache address: detach/rmmod must wait for it.
 step "unload waits for a task asleep in a fault taken in the cache"
 config config_icount_uffd icount

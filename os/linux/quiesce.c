@@ -55,7 +55,9 @@
 #include "cache_mem.h"
 #include "symbols.h"
 
-#define KJIT_QUIESCE_DEPTH 96
+/* Frames walked before the stack is searched instead (a task has some 10
+ * to 40). */
+#define KJIT_QUIESCE_DEPTH 256
 
 static void (*p_put_task_stack)(struct task_struct *t);
 static struct module *(*p_module_text_address)(unsigned long addr);
@@ -126,7 +128,7 @@ static enum holds search_stack(struct task_struct *t, unsigned long live_lo, con
  *  - where the unwinder is lost (a frame in no text) of a task that runs on.
  * Otherwise the task is clean: a task blocked for long (a kthread, a
  * userfaultfd stall) is not held by a stale word in a frame's padding.
- * skip_own: the walk starts in this module (the IPI handler), and its own
+ * For current (the IPI handler) the walk starts in this module, and its own
  * frames are not the interrupted context's. */
 static enum holds walk(struct task_struct *t, const struct kjit_range *r, bool runs_on,
 		       unsigned long live_lo)
@@ -143,9 +145,9 @@ static enum holds walk(struct task_struct *t, const struct kjit_range *r, bool r
 		if (regs && user_mode(regs))
 			break;
 		if (++frames > KJIT_QUIESCE_DEPTH)
-			return CHANGED;
+			return search_stack(t, live_lo, r);
 		a = unwind_get_return_address(&s);
-		if (own && a && within_module(a, THIS_MODULE))
+		if (own && a && within_module(a, THIS_MODULE) && !(a >= cache_lo && a < cache_hi))
 			continue;
 		own = false;
 		if (regs && !live_lo)

@@ -124,6 +124,10 @@ void count_entry() {
   if (g_engine.departures) add(&g_engine.departures->entered);
 }
 
+void count_entry_declined(kjit_departure why) {
+  if (g_engine.departures && why < KJIT_DEPART_COUNT) add(&g_engine.departures->declined_at_entry[why]);
+}
+
 uint64_t native_exit_trampoline(Epoch &epoch, uint64_t target, kjit_departure why,
                                 bool keep_flags) {
   if (!g_engine.departures) return target;
@@ -152,8 +156,10 @@ extern "C" void kjit_engine_get_departures(kjit_engine_departures *out) {
   __builtin_memset(out, 0, sizeof(*out));
   if (!g.initialized || !g.departures) return;
   out->entered = __atomic_load_n(&g.departures->entered, __ATOMIC_RELAXED);
-  for (uint32_t i = 0; i < KJIT_DEPART_COUNT; i++)
+  for (uint32_t i = 0; i < KJIT_DEPART_COUNT; i++) {
     out->count[i] = __atomic_load_n(&g.departures->count[i], __ATOMIC_RELAXED);
+    out->declined_at_entry[i] = __atomic_load_n(&g.departures->declined_at_entry[i], __ATOMIC_RELAXED);
+  }
   uint32_t n = __atomic_load_n(&g.ndeparture_sites, __ATOMIC_ACQUIRE);
   for (uint32_t i = 0; i < n; i++) {
     const kjit_departure_site &s = g.departure_sites[i];
@@ -166,7 +172,10 @@ extern "C" void kjit_engine_reset_departures(void) {
   EngineState &g = g_engine;
   if (!g.initialized || !g.departures) return;
   __atomic_store_n(&g.departures->entered, 0, __ATOMIC_RELAXED);
-  for (uint32_t i = 0; i < KJIT_DEPART_COUNT; i++) __atomic_store_n(&g.departures->count[i], 0, __ATOMIC_RELAXED);
+  for (uint32_t i = 0; i < KJIT_DEPART_COUNT; i++) {
+    __atomic_store_n(&g.departures->count[i], 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&g.departures->declined_at_entry[i], 0, __ATOMIC_RELAXED);
+  }
   uint32_t n = __atomic_load_n(&g.ndeparture_sites, __ATOMIC_ACQUIRE);
   for (uint32_t i = 0; i < n; i++) __atomic_store_n(&g.departure_sites[i].count, 0, __ATOMIC_RELAXED);
   uint32_t cells = __atomic_load_n(&g.ncompletion_cells, __ATOMIC_ACQUIRE);

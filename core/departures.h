@@ -47,6 +47,8 @@ void emit_departure_count(x86::CodeWriter &w, uint64_t target, kjit_departure wh
 void count_departure(uint64_t target, kjit_departure why);
 // kjit_engine_enter let a task into the cache.
 void count_entry();
+// kjit_engine_enter sent a task to the original pc, for `why` (lock-free).
+void count_entry_declined(kjit_departure why);
 
 // A counting trampoline in `epoch` that jumps to native `target` (one per
 // target, kind and flags handling per epoch); its exec address, or `target`

@@ -193,12 +193,17 @@ uint64_t kjit_engine_enter(uint64_t orig_pc) {
   // one, which takes a grace period: nothing can be translated, and every
   // entry of every attached function would otherwise queue on the lock.
   if (cur.load_state() == EpochState::kRetired &&
-      g.epochs[(&cur - g.epochs) ^ 1].load_state() == EpochState::kRetired)
+      g.epochs[(&cur - g.epochs) ^ 1].load_state() == EpochState::kRetired) {
+    count_entry_declined(KJIT_DEPART_CACHE_FULL);
     return orig_pc;
+  }
   EngineLock lock;
   kjit_departure why;
   Block *b = lookup_or_build_locked(orig_pc, true, &why);
-  if (!b) return orig_pc;
+  if (!b) {
+    count_entry_declined(why);
+    return orig_pc;
+  }
   ibl_insert(g.epoch(), orig_pc, b->exec);
   count_entry();
   return b->exec;
@@ -343,14 +348,18 @@ int kjit_engine_retire(void) {
   if (!g.initialized) return 0;
   EngineLock lock;
   Epoch &e = g.epoch();
-  if (e.state != EpochState::kActive || e.nblocks == 0) return 0;
-  if (!switch_epoch_locked()) {
-    // The other half still waits for its reclaim: translate nothing until
-    // then (ensure_active_locked).
-    e.store_state(EpochState::kRetired);
-    g.reclaim_pending = 1;
-    g.stats.flushes++;
+  if (e.state != EpochState::kActive || e.generation_empty()) return 0;
+  if (switch_epoch_locked()) return 1;
+  // The other half still waits for its reclaim: a new generation here, or
+  // failing that (no room left) nothing translated until the reclaim
+  // (ensure_active_locked).
+  g.stats.flushes++;
+  if (e.renew()) {
+    g.stats.generations++;
+    return 1;
   }
+  e.store_state(EpochState::kRetired);
+  g.reclaim_pending = 1;
   return 1;
 }
 

@@ -11,6 +11,7 @@ bool Epoch::reset() {
   arena.reset();
   code_used = 0;
   nblocks = 0;
+  generation_start = 0;
   ibl_setup(*this);
   // Sizing: a block averages well over 64 bytes of code, so code_size/64
   // bounds the number of blocks; the table keeps twice that many slots.
@@ -25,6 +26,21 @@ bool Epoch::reset() {
   if (!native_exits) return false;
   if (!table.init(&arena, max_blocks * 2)) return false;
   return inline_cache.init(&arena, 1024);
+}
+
+bool Epoch::renew() {
+  // Room for the blocks the rest of the code region can hold, as reset()
+  // sizes it for the whole region.
+  uint32_t room = code_size - code_used;
+  BlockTable fresh;
+  if (room < 4096 || !fresh.init(&arena, (room / 64 + 16) * 2)) return false;
+  if (!ibl_renew(*this)) return false;
+  table = fresh;
+  generation_start = nblocks;
+  // Liveness was computed from the code as it was; decodes are checked
+  // against the bytes they came from (decode_cache.h).
+  forget_liveness();
+  return true;
 }
 
 Block *Epoch::block_containing(uint64_t exec) const {

@@ -15,6 +15,14 @@
 // (kjit_engine_reclaim in core/engine.cc).  A full epoch flushes the same
 // way; when the other half is still retired, the engine declines to
 // translate (native execution) until the host reclaims it.
+//
+// A retirement for a text change while the other half still waits for its
+// reclaim does not stop translation: the active epoch starts a new
+// generation in place (renew()).  What the old generation built stays where
+// it is and keeps running for the tasks inside it, but nothing can reach it
+// any more from outside: the block table and the IBL table are new, and
+// every later translation and link comes from them.  Its memory comes back
+// with the whole epoch's, after the epoch fills and retires.
 #pragma once
 #include "core/arena.h"
 #include "core/block.h"
@@ -52,9 +60,14 @@ struct Epoch {
   Block **blocks;       // in code order (bump allocation keeps them sorted)
   uint32_t nblocks;
   uint32_t max_blocks;
+  uint32_t generation_start;  // blocks[] index of the generation's first block
 
   // Resets the epoch to empty; false if its arena cannot hold the tables.
   bool reset();
+  // Starts a new generation (above); false, and nothing changed, if the
+  // epoch has no room left for a block table and an IBL table.
+  bool renew();
+  bool generation_empty() const { return nblocks == generation_start; }
   // The state as the lock-free entry path reads it (kjit_engine_enter),
   // and its writers under the engine lock.
   EpochState load_state() const {

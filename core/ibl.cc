@@ -15,9 +15,14 @@ constexpr uint32_t kMinCodeForIbl = 16 * 1024;
 constexpr uint64_t kHashMul = 0x9e3779b97f4a7c15ull;
 uint32_t hash_index(uint64_t pc, uint32_t mask) { return static_cast<uint32_t>((pc * kHashMul) >> 32) & mask; }
 
+// The offset changes when the epoch renews (ibl_renew), under lock-free
+// readers: the new table is complete and empty before it is published, and
+// the old one stays intact for the code that still uses it.
 IblEntry *table_of(const Epoch &e) {
-  return reinterpret_cast<IblEntry *>(e.write_at(e.ibl_table_offset));
+  return reinterpret_cast<IblEntry *>(e.write_at(__atomic_load_n(&e.ibl_table_offset, __ATOMIC_ACQUIRE)));
 }
+
+uint32_t table_bytes(uint32_t mask) { return (mask + 1 + kIblProbes) * sizeof(IblEntry); }
 
 // The shared routine.  On entry: rcx = original target, [rsp] = the site's
 // miss stub, [rsp+8] = the program's rcx (the chain protocol).  A hit
@@ -72,6 +77,22 @@ void emit_routine(x86::CodeWriter &w, uint64_t table_exec, uint32_t mask) {
   w.bytes(kHit, sizeof(kHit));
 }
 
+// A zeroed table and its routine at `at` (64-aligned) of `e`'s code region;
+// the routine's offset, or 0 when they do not fit.
+uint32_t place_table(Epoch &e, uint32_t at, uint32_t mask) {
+  uint32_t bytes = table_bytes(mask);
+  uint64_t table_exec = e.exec_at(at);
+  if (at + bytes > e.code_size || !x86::fits_simm32(table_exec) || !x86::fits_simm32(table_exec + bytes)) return 0;
+  __builtin_memset(e.write_at(at), 0, bytes);
+  uint32_t start = (at + bytes + 63) & ~63u;
+  if (start >= e.code_size) return 0;
+  x86::CodeWriter w(e.write_at(start), e.exec_at(start), e.code_size - start);
+  emit_routine(w, table_exec, mask);
+  if (w.overflowed()) return 0;
+  e.code_used = start + w.size();
+  return start;
+}
+
 }  // namespace
 
 void ibl_setup(Epoch &e) {
@@ -79,18 +100,25 @@ void ibl_setup(Epoch &e) {
   if (e.code_size < kMinCodeForIbl) return;
   uint32_t entries = 64;
   while (entries * 2 <= e.code_size / 256) entries *= 2;
-  uint32_t table_bytes = (entries + kIblProbes) * sizeof(IblEntry);
-  uint64_t table_exec = e.exec_at(0);
-  if (!x86::fits_simm32(table_exec) || !x86::fits_simm32(table_exec + table_bytes)) return;
-  __builtin_memset(e.write_at(0), 0, table_bytes);
-  e.ibl_table_offset = 0;
   e.ibl_mask = entries - 1;
-  uint32_t start = (table_bytes + 63) & ~63u;
-  x86::CodeWriter w(e.write_at(start), e.exec_at(start), e.code_size - start);
-  emit_routine(w, table_exec, e.ibl_mask);
-  if (w.overflowed()) return;
-  e.ibl_routine = start;
-  e.code_used = start + w.size();
+  e.ibl_table_offset = 0;
+  e.ibl_routine = place_table(e, 0, e.ibl_mask);
+  if (!e.ibl_routine) e.code_used = 0;
+}
+
+bool ibl_renew(Epoch &e) {
+  if (!e.ibl_routine) return true;  // no IBL in this epoch: nothing to renew
+  // The same size: a reader may pair the new offset with the mask it read.
+  uint32_t used = e.code_used;
+  uint32_t at = (e.code_used + 63) & ~63u;
+  uint32_t routine = place_table(e, at, e.ibl_mask);
+  if (!routine) {
+    e.code_used = used;
+    return false;
+  }
+  __atomic_store_n(&e.ibl_table_offset, at, __ATOMIC_RELEASE);
+  e.ibl_routine = routine;
+  return true;
 }
 
 void ibl_insert(Epoch &e, uint64_t pc, uint64_t dest) {

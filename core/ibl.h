@@ -23,6 +23,10 @@ constexpr uint32_t kIblProbes = 4;  // slots tried from the hash position
 // reset epoch (advances code_used).  Leaves the IBL off for caches too small
 // to afford it.
 void ibl_setup(Epoch &epoch);
+// A new, empty table and routine at the end of the epoch's code (a new
+// generation, epoch.h): translated code and entries already using the old
+// ones go on using them.  False when there is no room.
+bool ibl_renew(Epoch &epoch);
 void ibl_insert(Epoch &epoch, uint64_t pc, uint64_t dest);
 // The slot pc's probes start at.
 uint32_t ibl_home(const Epoch &epoch, uint64_t pc);

@@ -133,6 +133,9 @@ enum kjit_departure {
 struct kjit_engine_departures {
   uint64_t entered;            /* kjit_engine_enter calls that returned cache code */
   uint64_t count[KJIT_DEPART_COUNT];
+  /* kjit_engine_enter calls that returned the original pc, by reason: the
+   * call ran natively from its first instruction (never COMPLETED) */
+  uint64_t declined_at_entry[KJIT_DEPART_COUNT];
 };
 /* Reads (lock-free) or zeroes the counts since the engine was created. */
 void kjit_engine_get_departures(struct kjit_engine_departures *out);
@@ -179,6 +182,8 @@ struct kjit_engine_stats {
                                   their sites' misses go to the dispatcher   */
   uint64_t predicted_returns;  /* returns compiled as a compare with the return
                                   address their trace's call pushed        */
+  uint64_t generations;        /* retirements served by a new generation in the
+                                  active half (the other awaited its reclaim) */
 };
 void kjit_engine_get_stats(struct kjit_engine_stats *out);
 

@@ -168,6 +168,11 @@ static void fill_departures(struct kjit_ioc_stats *s)
 	s->left_declined = d.count[KJIT_DEPART_DECLINED];
 	s->left_cache_full = d.count[KJIT_DEPART_CACHE_FULL];
 	s->left_hooked = d.count[KJIT_DEPART_HOOKED] + z.left_hooked;
+	s->calls_declined_cache_full = d.declined_at_entry[KJIT_DEPART_CACHE_FULL];
+	s->calls_declined_unbuilt = d.declined_at_entry[KJIT_DEPART_DECLINED];
+	s->calls_declined_hooked = d.declined_at_entry[KJIT_DEPART_HOOKED];
+	s->calls_declined_native = d.declined_at_entry[KJIT_DEPART_NATIVE_CALL] +
+				   d.declined_at_entry[KJIT_DEPART_NATIVE_INSN];
 	s->left_sleep_full = z.left_full;
 	s->left_sleep_off = z.left_off;
 	s->sleep_lost = z.lost;
@@ -229,6 +234,7 @@ static long ioc_stats(void __user *uarg)
 	s.trace_fallthroughs = es.trace_fallthroughs;
 	s.ibl_full = es.ibl_full;
 	s.predicted_returns = es.predicted_returns;
+	s.generations = es.generations;
 	s.icount = kjit_tool_icount();
 	kjit_extable_stats(&s.extable_mirrored, &s.extable_declined, &s.extable_entries);
 	s.cache_size = kjit_host_cache_size();

@@ -132,14 +132,63 @@ TEST_F(TextChangeTest, RetireMakesEveryLaterEntryTranslateAgain) {
   EXPECT_EQ(kjit_engine_reclaim_pending(), 0);
 }
 
-TEST_F(TextChangeTest, TwoRetiresBeforeAReclaimTranslateNothingUntilIt) {
+TEST_F(TextChangeTest, TwoRetiresBeforeAReclaimStartANewGenerationInTheActiveHalf) {
   ASSERT_TRUE(kjit_engine_is_cache_address(kjit_engine_enter(kText + 0x80)));
   EXPECT_EQ(kjit_engine_retire(), 1);
   uint64_t second = kjit_engine_enter(kText + 0x80);
   ASSERT_TRUE(kjit_engine_is_cache_address(second));
-  EXPECT_EQ(kjit_engine_retire(), 1);  // the other half still waits: both retired
+  uint64_t old_caller = kjit_engine_enter(kText + 0x40);
+  ASSERT_TRUE(kjit_engine_is_cache_address(old_caller));
+  Epoch &half = active();
+  ASSERT_EQ(&half, &g_engine.epochs[1]);
+  const Block *old_block = half.block_containing(second);
+  ASSERT_NE(old_block, nullptr);
+  std::vector<uint8_t> old_bytes(half.write_at(static_cast<uint32_t>(second - half.code_exec)),
+                                 half.write_at(static_cast<uint32_t>(second - half.code_exec)) + old_block->code_size);
+  // The other half still waits for its reclaim: this one renews in place.
+  EXPECT_EQ(kjit_engine_retire(), 1);
+  EXPECT_EQ(stats().generations, 1u);
+  EXPECT_EQ(kjit_engine_retire(), 0);  // nothing built since the renewal
+  EXPECT_EQ(stats().generations, 1u);
+  EXPECT_EQ(&active(), &half);
+  EXPECT_EQ(half.state, EpochState::kActive);
+  uint64_t built = stats().blocks_built;
+  uint64_t third = kjit_engine_enter(kText + 0x80);
+  ASSERT_TRUE(half.contains_exec(third));
+  EXPECT_GT(third, second);                    // translated anew, above the old generation
+  EXPECT_EQ(stats().blocks_built, built + 1);
+  uint64_t fast = stats().fast_entries;
+  EXPECT_EQ(kjit_engine_enter(kText + 0x80), third);  // the new IBL, lock-free
+  EXPECT_EQ(stats().fast_entries, fast + 1);
+  // The old generation is intact and still runs for a task inside it.
+  EXPECT_EQ(0, memcmp(old_bytes.data(), half.write_at(static_cast<uint32_t>(second - half.code_exec)),
+                      old_bytes.size()));
+  EXPECT_EQ(half.block_containing(second), old_block);  // its pcs still map back
+  auto emu = emulator_with_data();
+  emu->set_gpr(KJIT_REG_RSP, kStackTop - 0x100);
+  emu->set_gpr(KJIT_REG_RAX, 7);
+  sim::RunResult r = emu->run(old_caller, kGateDirect, 200);  // xor eax, eax; then the call's exit
+  ASSERT_EQ(r.reason, sim::StopReason::kSentinel) << r.message;
+  EXPECT_EQ(emu->gpr(KJIT_REG_RAX), 0u);
+  // The reclaim frees the other half only; nothing was declined.
+  kjit_engine_reclaim();
+  ASSERT_EQ(test_shim_quiesces().size(), 1u);
+  EXPECT_EQ(test_shim_quiesces()[0].lo, g_engine.epochs[0].code_exec);
+  EXPECT_EQ(g_engine.epochs[0].state, EpochState::kFree);
+  EXPECT_EQ(half.state, EpochState::kActive);
+  for (uint64_t n : counts().declined_at_entry) EXPECT_EQ(n, 0u);
+}
+
+TEST_F(TextChangeTest, ARetireWithNoRoomForAGenerationTranslatesNothingUntilTheReclaim) {
+  ASSERT_TRUE(kjit_engine_is_cache_address(kjit_engine_enter(kText + 0x80)));
+  EXPECT_EQ(kjit_engine_retire(), 1);
+  ASSERT_TRUE(kjit_engine_is_cache_address(kjit_engine_enter(kText + 0x80)));
+  active().code_used = active().code_size - 256;  // no room for another IBL table
+  EXPECT_EQ(kjit_engine_retire(), 1);
+  EXPECT_EQ(stats().generations, 0u);
   EXPECT_EQ(kjit_engine_enter(kText + 0x80), kText + 0x80);
   EXPECT_EQ(kjit_engine_enter(kText + 0x80), kText + 0x80);  // not from the retired IBL either
+  EXPECT_EQ(counts().declined_at_entry[KJIT_DEPART_CACHE_FULL], 2u);
   uint64_t built = stats().blocks_built;
   kjit_engine_reclaim();
   EXPECT_TRUE(kjit_engine_is_cache_address(kjit_engine_enter(kText + 0x80)));

@@ -30,10 +30,13 @@ static void print_calls_covered(FILE *out, const struct kjit_ioc_stats *s)
 {
   unsigned long long n = calls_meant(s);
   fprintf(out, "calls covered %.3f%% (%llu of %llu calls of the attached functions entered the cache;"
-          " ran natively from their first instruction: declined %llu, skipped %llu, nested %llu, redirected %llu;"
+          " ran natively from their first instruction: declined %llu (cache full %llu, not built %llu, hooked %llu,"
+          " never translated %llu), skipped %llu, nested %llu, redirected %llu;"
           " not followed by design (other tasks, the tool's filter): %llu)\n",
           n ? 100.0 * (double)s->calls_entered / (double)n : 100.0, (unsigned long long)s->calls_entered, n,
-          (unsigned long long)s->calls_declined, (unsigned long long)s->calls_skipped,
+          (unsigned long long)s->calls_declined, (unsigned long long)s->calls_declined_cache_full,
+          (unsigned long long)s->calls_declined_unbuilt, (unsigned long long)s->calls_declined_hooked,
+          (unsigned long long)s->calls_declined_native, (unsigned long long)s->calls_skipped,
           (unsigned long long)s->calls_nested, (unsigned long long)s->calls_redirected,
           (unsigned long long)s->calls_filtered);
 }
@@ -88,9 +91,12 @@ void json_open(const char *tool, const struct kjit_ioc_stats *s)
          (unsigned long long)s->left_hooked, (unsigned long long)(s->left_sleep_full + s->left_sleep_off + s->sleep_lost),
          unknown_departures(s), (unsigned long long)s->sleeping, (unsigned long long)s->task_exits,
          (unsigned long long)s->kjit_control);
-  printf(", \"calls\": {\"entered\": %llu, \"declined\": %llu, \"skipped\": %llu, \"nested\": %llu,"
+  printf(", \"calls\": {\"entered\": %llu, \"declined\": %llu, \"declined_why\": {\"cache_full\": %llu,"
+         " \"not_built\": %llu, \"hooked\": %llu, \"never_translated\": %llu}, \"skipped\": %llu, \"nested\": %llu,"
          " \"redirected\": %llu, \"filtered\": %llu}", (unsigned long long)s->calls_entered,
-         (unsigned long long)s->calls_declined, (unsigned long long)s->calls_skipped,
+         (unsigned long long)s->calls_declined, (unsigned long long)s->calls_declined_cache_full,
+         (unsigned long long)s->calls_declined_unbuilt, (unsigned long long)s->calls_declined_hooked,
+         (unsigned long long)s->calls_declined_native, (unsigned long long)s->calls_skipped,
          (unsigned long long)s->calls_nested, (unsigned long long)s->calls_redirected,
          (unsigned long long)s->calls_filtered);
 }

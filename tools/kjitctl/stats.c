@@ -26,6 +26,8 @@ int cmd_stats(int argc, char **argv)
   P(fast_entries); P(direct_ops); P(entry_redirected); P(trace_fallthroughs); P(ibl_full);
   P(predicted_returns); P(entry_nested); P(left_hooked);
   P(calls_entered); P(calls_declined); P(calls_skipped); P(calls_nested); P(calls_redirected); P(calls_filtered);
+  P(calls_declined_cache_full); P(calls_declined_unbuilt); P(calls_declined_hooked); P(calls_declined_native);
+  P(generations);
   printf("%-18s %llu\n", "left_unknown", unknown_departures(&s));
   printf("%-18s %s\n", "tool", tool_name(s.tool));
   print_completion(stdout, &s);

@@ -139,7 +139,18 @@ struct kjit_ioc_stats {
   __u64 calls_redirected;      /* an IPMODIFY user sent it elsewhere      */
   __u64 calls_filtered;        /* by design: another task than the one
                                   followed (pid filter) or the tool's
-                                  filter (kcov: tasks without coverage)   */
+                                  filter (kcov: tasks without coverage)   */  /* Of calls_declined, why the engine sent them to their first
+   * instruction (enum kjit_departure's reasons): both cache halves waited
+   * for a reclaim; the first block could not be built (its text being
+   * rewritten, a full exception table, ...); another tool's hook there;
+   * code kjit never translates. */
+  __u64 calls_declined_cache_full;
+  __u64 calls_declined_unbuilt;
+  __u64 calls_declined_hooked;
+  __u64 calls_declined_native;
+  /* Engine: text-change retirements served by a new generation of the
+   * active cache half while the other waited for its reclaim. */
+  __u64 generations;
 };
 
 /* Built-in tools (the example tools of plugins/, plus callstack, a

@@ -24,7 +24,10 @@ set -u
 # with a 256 MiB arena (measured with a module built for it) halved the
 # blocks built, yet 139 entries still ran natively and the same 36 system
 # calls went unrecorded, as with 8 MiB (131-135 entries): what loses them
-# is the reclaim, not the cache's size.
+# is the reclaim, not the cache's size.  The reclaim waits (dmesg: "waiting
+# for task N (broad, holds it) to leave code cache range") for the
+# workload's own task, which goes on making system calls, each declined,
+# until the capture detaches.
 insmod ./kjit.ko cache_kb=8192 || { echo CAPTURE-FAIL insmod; exit 1; }
 for e in $SYSCALLS; do
   s="${e%%=*}"

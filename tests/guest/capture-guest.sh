@@ -14,20 +14,15 @@
 set -u
 # shellcheck source=tests/guest/guest-lib.sh
 . ./guest-lib.sh
-# Recording instruments every block, and an entry made while a retired half
-# of the cache is reclaimed runs natively, unrecorded: the host fails the
-# all-syscalls capture on any such entry.  The largest code cache the module
-# has (KJIT_CACHE_MAX, 8 MiB).  It does not make broad_workload's capture
-# free of reclaims: its 4 MiB halves fill after about 15,000 recorded blocks
-# (6 capacity flushes in about 108,000 blocks built), and the static keys
-# the workload flips retire the cache too (3 text flushes).  A 32 MiB cache
-# with a 256 MiB arena (measured with a module built for it) halved the
-# blocks built, yet 139 entries still ran natively and the same 36 system
-# calls went unrecorded, as with 8 MiB (131-135 entries): what loses them
-# is the reclaim, not the cache's size.  The reclaim waits (dmesg: "waiting
-# for task N (broad, holds it) to leave code cache range") for the
-# workload's own task, which goes on making system calls, each declined,
-# until the capture detaches.
+# Recording instruments every block, and an entry the engine declines runs
+# natively, unrecorded: the host fails the all-syscalls capture on any entry
+# declined while the whole cache waited for a reclaim.  The largest code
+# cache the module has (KJIT_CACHE_MAX, 8 MiB): broad_workload's capture
+# still fills its 4 MiB halves (each fill hands translation to the other
+# half), and the static keys the workload flips retire the active half too;
+# a retirement while the other half awaits its reclaim starts a new
+# generation in the active one (core/epoch.h) rather than stopping
+# translation.
 insmod ./kjit.ko cache_kb=8192 || { echo CAPTURE-FAIL insmod; exit 1; }
 for e in $SYSCALLS; do
   s="${e%%=*}"
@@ -59,7 +54,7 @@ for w in $ALL_WORKLOADS; do
   echo "rc $?" >> "caps/$d.log"
   # How full the cache got and whether it was reclaimed (the host prints
   # it; text_flushes counts from the load, the others from the config).
-  ./kjitctl stats | awk '$1 ~ /^(cache_size|cache_bytes_used|arena_bytes_used|blocks_built|reclaims|flushes|entry_declined|text_flushes)$/ {
+  ./kjitctl stats | awk '$1 ~ /^(cache_size|cache_bytes_used|arena_bytes_used|blocks_built|reclaims|flushes|generations|entry_declined|calls_declined_cache_full|calls_declined_unbuilt|text_flushes)$/ {
     printf "%s%s=%s", (n++ ? " " : "engine: "), $1, $2 } END { print "" }' >> "caps/$d.log"
   grep -v "kjitcap: wrote" "caps/$d.log"
   sync

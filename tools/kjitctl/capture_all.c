@@ -24,8 +24,9 @@
  *   capture all-syscalls: N system calls recorded, M without a complete
  *   invocation: NAME: K attempts, REASON; ...
  * A system call the workload entered only while another task's invocation
- * was being recorded is not seen at all; one entered while a full code cache
- * was being reclaimed runs natively, and those entries are counted. */
+ * was being recorded is not seen at all; one whose entry the engine
+ * declined (the whole cache waiting for a reclaim, a first block it could
+ * not build) runs natively, and those entries are counted by reason. */
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
@@ -173,12 +174,12 @@ static int capa_wait(pid_t child, unsigned timeout_s, int *timed_out)
   }
 }
 
-/* What one run recorded: the module's buffers, and how many entries ran
- * natively while it ran (a full cache being reclaimed). */
+/* What one run recorded: the module's buffers, and how many entries of
+ * any task the engine declined while it ran, by reason (kjit_ioc_stats). */
 struct capa_recording {
   struct kjit_ioc_capture_read r;
   unsigned char *evb, *cob;
-  uint64_t declined;
+  uint64_t declined, declined_cache_full, declined_unbuilt;
   int has_workload, wstatus, timed_out;   /* wait status of the workload kjitctl ran */
 };
 
@@ -226,7 +227,11 @@ static int capa_record(const struct capture_args *a, unsigned timeout, const str
   progress_end();
   ioctl(kjit_fd, KJIT_IOC_CAPTURE_STOP, 0);
   struct kjit_ioc_stats st_end;
-  out->declined = get_stats(&st_end) == 0 ? st_end.entry_declined - st->entry_declined : 0;
+  if (get_stats(&st_end) == 0) {
+    out->declined = st_end.entry_declined - st->entry_declined;
+    out->declined_cache_full = st_end.calls_declined_cache_full - st->calls_declined_cache_full;
+    out->declined_unbuilt = st_end.calls_declined_unbuilt - st->calls_declined_unbuilt;
+  }
   if (!rc && capture_read(&out->r, &out->evb, &out->cob)) rc = 1;
   struct kjit_ioc_target t;
   memset(&t, 0, sizeof t);
@@ -305,12 +310,17 @@ static size_t capa_summary(const struct capture_args *a, const struct capa_recor
   if (r->flags & KJIT_CAP_F_CODE_OVERFLOW)
     printf("capture all-syscalls: the code buffer (%u KiB) overflowed: blocks built after it filled lack"
            " their bytes, their replays fail (--code-kb)\n", a->code_kb);
-  /* An entry declined while a full cache is reclaimed runs natively: what
-   * it called is not recorded, and no END says so. */
-  if (rec->declined)
+  /* A declined entry runs natively: what it called is not recorded, and no
+   * END says so. */
+  if (rec->declined_cache_full)
     printf("capture all-syscalls: %llu entries (of any task) ran natively while a full code cache was"
            " reclaimed: system calls made then were not recorded (a larger cache: insmod kjit.ko cache_kb=)\n",
-           (unsigned long long)rec->declined);
+           (unsigned long long)rec->declined_cache_full);
+  if (rec->declined > rec->declined_cache_full)
+    printf("capture all-syscalls: %llu more entries (of any task) ran natively, %llu of them because their"
+           " first block could not be built (text being rewritten, a full exception table)\n",
+           (unsigned long long)(rec->declined - rec->declined_cache_full),
+           (unsigned long long)rec->declined_unbuilt);
   printf("capture all-syscalls: events %llu bytes, code %llu bytes (%zu blocks)\n",
          (unsigned long long)r->event_bytes, (unsigned long long)r->code_bytes, ncodes);
   printf("capture all-syscalls: %zu system calls recorded, %zu without a complete invocation%s",

@@ -22,7 +22,10 @@ import json
 import re
 import sys
 
-LINE = re.compile(r'^ \d+\) +(?:[!+ ] +([0-9]+\.[0-9]{3}) us +|\(unfinished\) +| +)\|  ( *)(?:([A-Za-z0-9_.]+)\(\)( \{|;)|\})$')
+# A function of a module is named module:function, as in every kjit report
+# (ftrace's own graph drops the module).
+LINE = re.compile(r'^ \d+\) +(?:[!+ ] +([0-9]+\.[0-9]{3}) us +|\(unfinished\) +| +)\|  ( *)'
+                  r'(?:((?:[A-Za-z0-9_]+:)?[A-Za-z0-9_.]+)\(\)( \{|;)|\})$')
 SCHEDULER = re.compile(r'^(preempt_schedule\w*|__schedule|schedule)$')
 
 

@@ -95,15 +95,22 @@ tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 qemu-img create -q -f qcow2 -b "$img" -F raw "$tmp/root.qcow2"
 
+# The initramfs Debian's initramfs-tools made in the image when it
+# installed the kernel, as a machine boots: the generic and rt flavours
+# build NVMe and ext4 as modules, which only it loads before the root is
+# mounted.
+initrd="$(dirname "$img")/rootfs/boot/initrd.img-$ABI"
+[ -s "$initrd" ] || { echo "debian_packages: no $initrd (initramfs-tools in the image)" >&2; exit 1; }
+
 # boot NAME ACCEL: one boot of the root with NAME's share disk, under the
 # machine's QEMU lock.  KASLR on (Debian's default: no nokaslr), root on
-# NVMe (built into the cloud kernel), -cpu max,-cx16 as
+# NVMe, -cpu max,-cx16 as
 # tools/lab/run-guest.sh says why.  Leaves the status in boot_rc and the
 # share's files in $shares/NAME.
 boot() {
   local name="$1" accel="$2" share="$shares/$1" out t
   local qemu=(qemu-system-x86_64 -accel "$accel" -cpu "max,-cx16" -smp 2 -m 2048
-      -nographic -no-reboot -nic none -kernel "$kdir/vmlinuz"
+      -nographic -no-reboot -nic none -kernel "$kdir/vmlinuz" -initrd "$initrd"
       -append "root=/dev/nvme0n1 rw console=ttyS0 panic=-1 quiet sysrq_always_enabled"
       -drive "file=$tmp/root.qcow2,if=none,format=qcow2,id=root,cache=unsafe"
       -device "nvme,drive=root,serial=kjitroot"

@@ -16,7 +16,7 @@ pkgs=(
   lz4 xz-utils qemu-system-x86 qemu-utils busybox-static cpio kmod e2fsprogs gnuplot-nox stress-ng
   "linux-headers-$ABI" dpkg-dev
   shellcheck
-  libdw-dev libelf-dev lcov chromium man-db groff-base
+  libdw-dev libelf-dev lcov chromium man-db groff-base gdb
   debhelper dh-dkms dkms debootstrap
 )
 

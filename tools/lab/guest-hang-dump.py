@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """Where a hung guest's vCPUs are: registers and symbolized stack words.
 
-Usage: guest-hang-dump.py MONITOR_SOCKET KALLSYMS [CONSOLE_LOG]
+Usage: guest-hang-dump.py MONITOR_SOCKET KALLSYMS [CONSOLE_LOG [GDB_SOCKET VMLINUX]]
 
 Talks to QEMU's human monitor on a UNIX socket.  A guest whose vCPUs all
 spin with interrupts disabled prints nothing (no soft-lockup, RCU-stall or
@@ -12,11 +12,17 @@ above RSP that point into kernel or module text, named from the kernel's symbol 
 (tests/data/kallsyms-ABI.txt.xz, System.map format, xz or plain)
 and from the last "module-text: " copy of each /proc/modules line in
 CONSOLE_LOG (tests/guest/guest-lib.sh note_modules prints them).
+It samples every vCPU three times, a second apart: a vCPU whose RIP does
+not move is stuck, one that moves is looping, and the stack words name the
+loop.  With QEMU's gdbstub socket and the debug vmlinux it also has gdb
+unwind every vCPU from the DWARF call frames (one backtrace per vCPU,
+relocated by the boot's KASLR offset from CONSOLE_LOG).
 """
 import bisect
 import lzma
 import re
 import socket
+import subprocess
 import sys
 import time
 
@@ -91,6 +97,44 @@ def load_symbols(kallsyms, console_log):
     return name
 
 
+def kaslr_offset(kallsyms, console_log):
+    """The boot's offset of _text from its link-time address, or None."""
+    opener = lzma.open if kallsyms.endswith(".xz") else open
+    link = None
+    with opener(kallsyms, "rt") as f:
+        for line in f:
+            parts = line.split()
+            if len(parts) >= 3 and parts[2] == "_text":
+                link = int(parts[0], 16)
+                break
+    boot = None
+    try:
+        with open(console_log, errors="replace") as f:
+            for line in f:
+                m = re.search(r"kjit-init: _text (0x[0-9a-f]+)", line)
+                if m:
+                    boot = int(m.group(1), 16)
+    except OSError:
+        return None
+    return None if link is None or boot is None else boot - link
+
+
+def gdb_backtraces(sock, vmlinux, offset):
+    """Every vCPU's backtrace, unwound by gdb through QEMU's gdbstub."""
+    cmds = ["set pagination off", "set confirm off",
+            "target remote %s" % sock,
+            "symbol-file -o 0x%x %s" % (offset, vmlinux),
+            "info threads", "thread apply all bt 40", "detach"]
+    argv = ["gdb", "-batch", "-nx"]
+    for c in cmds:
+        argv += ["-ex", c]
+    try:
+        out = subprocess.run(argv, capture_output=True, text=True, timeout=240)
+        return out.stdout + out.stderr
+    except (OSError, subprocess.TimeoutExpired) as e:
+        return "gdb: %s" % e
+
+
 def main():
     if len(sys.argv) < 3:
         print(__doc__, file=sys.stderr)
@@ -103,18 +147,30 @@ def main():
         return 1
     print(cmd("info cpus"))
     ncpu = len(re.findall(r"CPU #\d+", cmd("info cpus")))
-    for cpu in range(ncpu):
-        cmd("cpu %d" % cpu)
-        regs = cmd("info registers")
-        get = lambda r: int(re.search(r"\b%s=([0-9a-f]+)" % r, regs).group(1), 16)
-        rip, rsp, rfl, cr3 = get("RIP"), get("RSP"), get("RFL"), get("CR3")
-        print("== vCPU %d: RIP %x %s  RSP %x  IF=%d  CR3 %x" %
-              (cpu, rip, name(rip) or "?", rsp, (rfl >> 9) & 1, cr3))
-        words = re.findall(r"0x([0-9a-f]{16})", cmd("x/64gx 0x%x" % rsp))
-        for w in words:
-            sym = name(int(w, 16))
-            if sym:
-                print("   %s %s" % (w, sym))
+    for sample in range(3):
+        if sample:
+            time.sleep(1)
+        print("==== sample %d" % (sample + 1))
+        for cpu in range(ncpu):
+            cmd("cpu %d" % cpu)
+            regs = cmd("info registers")
+            get = lambda r: int(re.search(r"\b%s=([0-9a-f]+)" % r, regs).group(1), 16)
+            rip, rsp, rfl, cr3 = get("RIP"), get("RSP"), get("RFL"), get("CR3")
+            print("== vCPU %d: RIP %x %s  RSP %x  IF=%d  CR3 %x" %
+                  (cpu, rip, name(rip) or "?", rsp, (rfl >> 9) & 1, cr3))
+            # 256 words: past an interrupt frame to the interrupted code.
+            words = re.findall(r"0x([0-9a-f]{16})", cmd("x/256gx 0x%x" % rsp))
+            for w in words:
+                sym = name(int(w, 16))
+                if sym:
+                    print("   %s %s" % (w, sym))
+    if len(sys.argv) > 5:
+        offset = kaslr_offset(sys.argv[2], sys.argv[3])
+        if offset is None:
+            print("gdb: no KASLR offset in the console log")
+        else:
+            print("==== gdb (KASLR offset 0x%x)" % offset)
+            print(gdb_backtraces(sys.argv[4], sys.argv[5], offset))
     # Then ask the kernel itself (run-guest.sh boots with
     # sysrq_always_enabled): 'l' backtraces every CPU through an NMI, which
     # works with interrupts off; 'w' lists the tasks blocked in D state.

@@ -95,12 +95,20 @@ qemu=(qemu-system-x86_64 -accel "$accel" -cpu "$cpu" -smp "$smp" -m "$mem"
       -device "nvme,drive=kjit,serial=kjit")
 # A guest hung with interrupts off prints nothing: shortly before the
 # timeout, ask QEMU's monitor where the vCPUs are (DIR/hang.txt).
-mon="$work/monitor.sock"
+# With the debug vmlinux (fetch-debug.sh), gdb also unwinds every vCPU
+# through QEMU's gdbstub; that takes some 20 s, so the dump starts 45 s
+# before the timeout.
+mon="$work/monitor.sock" gdbs="$work/gdb.sock" vmlinux_dbg="$BUILD/debug/vmlinux-dbg"
 [ "$shell" = 1 ] || qemu+=(-monitor "unix:$mon,server=on,wait=off")
+gdb_args=()
+if [ "$shell" = 0 ] && [ -f "$vmlinux_dbg" ] && command -v gdb >/dev/null; then
+  qemu+=(-chardev "socket,id=gdbs,path=$gdbs,server=on,wait=off" -gdb chardev:gdbs)
+  gdb_args=("$gdbs" "$vmlinux_dbg")
+fi
 syms="$here/../../tests/data/kallsyms-$ABI.txt.xz"
 watch_hang() {
-  sleep $(( tmo > 30 ? tmo - 15 : tmo * 3 / 4 ))
-  [ -S "$mon" ] && "$here/guest-hang-dump.py" "$mon" "$syms" "$share/console.log" >"$share/hang.txt" 2>&1
+  sleep $(( tmo > 90 ? tmo - 45 : tmo * 3 / 4 ))
+  [ -S "$mon" ] && "$here/guest-hang-dump.py" "$mon" "$syms" "$share/console.log" "${gdb_args[@]}" >"$share/hang.txt" 2>&1
 }
 
 # One QEMU at a time on this machine: two TCG guests on two cores starve

@@ -22,7 +22,8 @@
  *  - after every instruction whose result a replay cannot recompute (the
  *    decoder's kjit_insn_nondet_kind: rdtsc, cpuid, rdpkru, xgetbv, rdmsr,
  *    lsl, mov from cr3, verw, sgdt, wrmsr, out...), its result registers
- *    and flags (NONDET);
+ *    and flags (NONDET); after one that reads per-CPU memory without
+ *    loading it into a register (this_cpu_dec), its flags (NONDET too);
  *  - before every return, a check whether rsp is the entry's: the END of
  *    the invocation;
  *  - before a call into the scheduler funnel (__schedule), a note of the
@@ -121,6 +122,26 @@ static void cap_instrument_resume(struct kjit_insn *f)
  *    interrupt falls between them, only another CPU's write can;
  *  - other read-modify-writes, transfers and string instructions keep the
  *    call before: their memory afterwards is not what they read. */
+/* After an instruction that reads per-CPU (GS) memory and writes no
+ * register with what it read (this_cpu_dec, this_cpu_add, a cmp or test):
+ * the flags it left, as a NONDET record (docs/capture-format.md).  Its READ
+ * is taken before it (a read-modify-write) or after it (a compare), not by
+ * it: an interrupt in between can change the word (the resched IPI clears
+ * preempt_count's need-resched bit), and the value logged is then not the
+ * one the instruction saw.  The flags are, and they are all such an
+ * instruction passes on besides memory, which every later read logs again.
+ * Other memory can change between the two too, but only through another
+ * CPU or a handler that writes it: per-CPU words are the ones an interrupt
+ * of this very task changes all the time. */
+static void cap_instrument_flags_after(struct kjit_insn *in)
+{
+	if (kjit_insn_mem_segment(in) != KJIT_SEG_GS || kjit_insn_cf_class(in) != KJIT_CF_NONE)
+		return;
+	kjit_insert_call(in, KJIT_IPOINT_AFTER, (void *)kjit_cap_nondet, 6, KJIT_ARG_INSN_PC(),
+			 KJIT_ARG_CONST(0), KJIT_ARG_CONST(0), KJIT_ARG_CONST(0), KJIT_ARG_CONST(0),
+			 KJIT_ARG_FLAGS());
+}
+
 static void cap_instrument_read(struct kjit_insn *in, bool simple)
 {
 	u32 size = kjit_insn_memory_size(in), seg = kjit_insn_mem_segment(in);
@@ -128,6 +149,8 @@ static void cap_instrument_read(struct kjit_insn *in, bool simple)
 
 	if (value_reg < 0)
 		value_reg = kjit_insn_loaded_value_reg(in);
+	if (value_reg < 0)
+		cap_instrument_flags_after(in);
 
 	/* bt* with a register offset: the word the bit is in (a plain bt after
 	 * it, like any load; bts/btr/btc before). */

@@ -165,6 +165,14 @@ void Emulator::set_rip(uint64_t v) {
   rip_changed_ = true;
 }
 
+void Emulator::rerun_instruction() {
+  if (!uc_) return;
+  rerun_pc_ = last_pc_;
+  rerun_hook_ = hook_index_;
+  rerun_ = true;
+  set_rip(last_pc_);
+}
+
 uint64_t Emulator::rflags() const {
   uint64_t v = 0;
   if (uc_) uc_reg_read(uc_, UC_X86_REG_RFLAGS, &v);
@@ -302,11 +310,18 @@ void Emulator::on_code(uc_struct *uc, uint64_t pc, uint32_t size, void *p) {
     uc_emu_stop(uc);
     return;
   }
-  self->insns_++;
+  size_t first_hook = 0;
+  if (self->rerun_ && pc == self->rerun_pc_) {
+    first_hook = self->rerun_hook_;  // counted, and seen by the hooks before, on the first visit
+  } else {
+    self->insns_++;
+  }
+  self->rerun_ = false;
   self->rip_changed_ = false;
-  for (size_t i = 0; i < self->hooks_.size(); i++) {
+  for (size_t i = first_hook; i < self->hooks_.size(); i++) {
     RangeHook &h = self->hooks_[i];
     if (pc < h.begin || pc > h.end) continue;
+    self->hook_index_ = i;
     h.fn(*self, pc, size);
     // A redirected or stopped instruction is not seen by later hooks.
     if (self->rip_changed_ || self->stop_requested_ || self->faulted_) break;

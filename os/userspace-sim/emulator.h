@@ -95,6 +95,12 @@ class Emulator {
   void set_rip(uint64_t v);
   uint64_t rflags() const;
   void set_rflags(uint64_t v);
+  // From a code hook: runs the instruction the hook is at again, from
+  // registers the hook just set (Unicorn computes flags lazily within a
+  // translation block, so a write to rflags reaches the next instruction
+  // only through a new block).  The instruction is counted once, and the
+  // hooks before this one do not see it again.
+  void rerun_instruction();
   void set_regs(const Regs &regs);
   Regs regs() const;
   // Stack helpers used by gates and the runner (writes are not recorded,
@@ -169,6 +175,10 @@ class Emulator {
   bool stop_requested_ = false;
   bool faulted_ = false;
   bool rip_changed_ = false;  // set_rip() during the current hook
+  size_t hook_index_ = 0;     // the hook running now
+  bool rerun_ = false;        // rerun_instruction(): the next visit of rerun_pc_
+  uint64_t rerun_pc_ = 0;
+  size_t rerun_hook_ = 0;     // resumes at this hook
   RunResult fault_;
 };
 

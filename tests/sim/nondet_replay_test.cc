@@ -165,6 +165,38 @@ TEST(NondetReplay, FlagResultsAreTheKernels) {
   }
 }
 
+// A read-modify-write of per-CPU memory (this_cpu_dec of preempt_count)
+// is logged before it runs; an interrupt in between can change the word
+// (the resched IPI clears the need-resched bit), and the capture then logs
+// the flags the instruction really left.  Both runs execute it on the
+// logged value and take the record's flags, whichever way they differ.
+TEST(NondetReplay, FlagsLoggedAfterAPerCpuReadAreTheKernels) {
+  struct Case {
+    const char *what;
+    uint32_t logged;
+    uint64_t kernel_flags;
+    uint64_t setz;
+  } cases[] = {
+      {"the word lost need-resched after the READ: zero", 0x80000001u, kFlags | kZF, 1},
+      {"the word gained a count after the READ: not zero", 0x00000001u, kFlags, 0},
+  };
+  for (const Case &c : cases) {
+    SCOPED_TRACE(c.what);
+    Program p;
+    // xor eax, eax; dec dword [rdi]; setz al
+    p.insns = {{{0x31, 0xc0}, false}, {{0xff, 0x0f}, true}, {{0x0f, 0x94, 0xc0}, false}};
+    p.records = {after(0, c.kernel_flags, 0, 0, 0)};
+    LoggedRead rd;
+    rd.pc = 1;
+    rd.addr = rd.ea = kBuf;
+    for (int i = 0; i < 4; i++) rd.bytes.push_back(static_cast<uint8_t>(c.logged >> (8 * i)));
+    p.reads = {rd};
+    const ReplayReport rep = replay(p);
+    expect_all_runs(rep, KJIT_REG_RAX, c.setz, 1);
+    EXPECT_EQ(rep.original.served.reads, 1u);
+  }
+}
+
 // sgdt's memory result is not logged: the load of it that follows is a
 // MEMREAD, served like any other.
 TEST(NondetReplay, MemoryResultsReachLaterReadsThroughTheReadLog) {

@@ -1,5 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
-// kjit-sim info CAPTURE: what a capture holds.
+// kjit-sim info CAPTURE [--symbols KALLSYMS] [--log]: what a capture holds;
+// with --log also its replay sections (blocks, reads, nondeterministic
+// instructions, resumptions after sleeps) in order, each numbered as the
+// replay's "blocks matched" and "reads served" count them, so a failed
+// replay's divergence can be read next to what the kernel did.
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -9,14 +13,67 @@
 #include "reference_runner.h"
 #include "diff_runner.h"
 #include "sim_symbols.h"
+#include "replay_log.h"
 
 namespace kjit::sim {
 
+namespace {
+
+template <typename Sym>
+int print_replay_log(const Capture &cap, const Sym &sym) {
+  ReplayLog rl;
+  std::string err = parse_replay_log(cap, &rl);
+  if (!err.empty()) {
+    fprintf(stderr, "error: %s\n", err.c_str());
+    return 2;
+  }
+  if (!rl.present) {
+    printf("replay log: none (a capture without replay sections)\n");
+    return 0;
+  }
+  auto u = [](uint64_t v) { return static_cast<unsigned long long>(v); };
+  printf("blocks:   %zu (flags: c = ends in a call, l = cut by the size limit)\n", rl.blocks.size());
+  for (size_t i = 0; i < rl.blocks.size(); i++) {
+    const LoggedBlock &b = rl.blocks[i];
+    printf("  #%zu 0x%llx %u insns%s%s%s\n", i + 1, u(b.pc), b.ninsns, (b.flags & 1) ? " c" : "",
+           (b.flags & 2) ? " l" : "", sym(b.pc).c_str());
+  }
+  printf("reads:    %zu\n", rl.reads.size());
+  for (size_t i = 0; i < rl.reads.size(); i++) {
+    const LoggedRead &r = rl.reads[i];
+    std::string hex;
+    char byte[4];
+    for (size_t k = r.bytes.size(); k-- > 0;) {
+      snprintf(byte, sizeof byte, "%02x", r.bytes[k]);
+      hex += byte;
+    }
+    printf("  #%zu pc 0x%llx%s addr 0x%llx seg %u flags 0x%x %zu bytes 0x%s\n", i + 1, u(r.pc), sym(r.pc).c_str(),
+           u(r.addr), r.segment(), r.flags & kReadFlagsMask, r.bytes.size(), hex.c_str());
+  }
+  printf("nondet:   %zu\n", rl.nondets.size());
+  for (size_t i = 0; i < rl.nondets.size(); i++)
+    printf("  #%zu pc 0x%llx%s dest 0x%llx\n", i + 1, u(rl.nondets[i].pc), sym(rl.nondets[i].pc).c_str(),
+           u(rl.nondets[i].dest));
+  printf("resumes:  %zu\n", rl.resumes.size());
+  for (size_t i = 0; i < rl.resumes.size(); i++) {
+    const LoggedResume &r = rl.resumes[i];
+    printf("  #%zu call at 0x%llx%s into 0x%llx%s, on at 0x%llx on CPU %u\n", i + 1, u(r.pc), sym(r.pc).c_str(),
+           u(r.target), sym(r.target).c_str(), u(r.ret), r.cpu);
+  }
+  printf("kernel:   end %s, pid %u, cpu %u\n", end_reason_name(rl.kernel.end), rl.kernel.pid, rl.kernel.cpu);
+  return 0;
+}
+
+}  // namespace
+
 int cmd_info(int argc, char **argv) {
   std::string path, sym_path;
+  bool log = false;
   for (int i = 0; i < argc; i++) {
     if (strcmp(argv[i], "--symbols") == 0 && i + 1 < argc) {
       sym_path = argv[++i];
+    } else if (strcmp(argv[i], "--log") == 0) {
+      log = true;
     } else if (argv[i][0] != '-' && path.empty()) {
       path = argv[i];
     } else {
@@ -42,8 +99,13 @@ int cmd_info(int argc, char **argv) {
       return 2;
     }
   }
+  // The capture holds the boot's addresses, the symbol list link-time
+  // ones: the KASLR section's offset relates them.
+  uint64_t kaslr[3] = {0, 0, 0};
+  for (const RawSection &s : cap.extra)
+    if (s.type == KJIT_CAPF_KASLR && s.payload.size() == sizeof kaslr) memcpy(kaslr, s.payload.data(), sizeof kaslr);
   auto sym = [&](uint64_t a) {
-    std::string s = syms.symbolize(a);
+    std::string s = syms.symbolize(a >= kaslr[1] && a < kaslr[2] ? a - kaslr[0] : a);
     return s.empty() ? s : " <" + s + ">";
   };
   printf("name:     %s\n", cap.name.empty() ? "(none)" : cap.name.c_str());
@@ -74,9 +136,10 @@ int cmd_info(int argc, char **argv) {
              static_cast<unsigned long long>(in_image ? cap.entry_pc - kaslr[0] : cap.entry_pc));
       continue;
     }
+    if (log && s.type >= kFirstReplaySection && s.type <= kLastReplaySection) continue;
     printf("extra section: type 0x%x, %zu bytes (not interpreted)\n", s.type, s.payload.size());
   }
-  return 0;
+  return log ? print_replay_log(cap, sym) : 0;
 }
 
 }  // namespace kjit::sim

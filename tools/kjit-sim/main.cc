@@ -17,7 +17,7 @@ void usage() {
           "  kjit-sim replay CAPTURE [--tool NAME[,NAME...]] [--budget N] [--verbose]\n"
           "      replays a kernel capture (kjitctl capture): reads served from its log, original\n"
           "      and translated; checks blocks, writes, rax and tools against the kernel's\n"
-          "  kjit-sim info CAPTURE [--symbols KALLSYMS[.xz]]\n"
+          "  kjit-sim info CAPTURE [--symbols KALLSYMS[.xz]] [--log]\n"
           "  kjit-sim sweep --vmlinux FILE --symbols KALLSYMS[.xz] [--limit N] [--verbose]\n"
           "      translate every block of every function of the kernel's .text offline\n"
           "  kjit-sim kernel-diff --vmlinux FILE --symbols KALLSYMS[.xz] [--only FN] [--variants N]\n"

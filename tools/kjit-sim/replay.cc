@@ -201,6 +201,14 @@ class LogServer {
   }
 
   void on_insn(Emulator &emu, uint64_t pc, uint32_t size) {
+    // The flags a NONDET record gave the instruction before this one (a
+    // deterministic read of per-CPU memory, see below), now that it ran.
+    if (flags_pending_ && pc != flags_pc_) {
+      flags_pending_ = false;
+      emu.set_rflags((emu.rflags() & ~kArithFlags) | (flags_value_ & kArithFlags));
+      emu.rerun_instruction();
+      return;
+    }
     const uint64_t orig = to_orig_(pc);
     if (orig == 0) return;
     // A rep-prefixed instruction re-runs its pc per iteration, and one
@@ -252,7 +260,20 @@ class LogServer {
     if (logged_nondet) {
       uint32_t length = 0;
       const int dest = nondet_dest(emu, pc, &length);
-      if (dest < 0) return;  // not the instruction itself (instrumentation around it)
+      if (dest < 0) {
+        // A record at an instruction the replay computes: one that read
+        // per-CPU memory without loading it into a register, logged for
+        // the flags it left (an interrupt can change the word between the
+        // READ and the instruction).  It runs; its arithmetic flags are
+        // then the kernel's.  Else: not the instruction itself
+        // (instrumentation around a non-deterministic one).
+        if (first && !is_nondet(emu, orig) && (pc == orig || is_copy(emu, pc, orig))) {
+          flags_value_ = log_.nondets[st_.nondets++].rflags;
+          flags_pc_ = pc;
+          flags_pending_ = true;
+        }
+        return;
+      }
       const LoggedNondet &n = log_.nondets[st_.nondets++];
       emu.set_gpr(KJIT_REG_RCX, n.rcx);
       emu.set_gpr(KJIT_REG_RDX, n.rdx);
@@ -324,6 +345,10 @@ class LogServer {
   uint64_t funnel_ = 0;
   std::function<void(uint64_t)> on_sleep_;
   uint64_t last_orig_ = 0, last_block_ = 0;
+  // CF, PF, AF, ZF, SF, OF: what a flags-only NONDET record sets.
+  static constexpr uint64_t kArithFlags = 0x8d5;
+  bool flags_pending_ = false;
+  uint64_t flags_pc_ = 0, flags_value_ = 0;
   std::unordered_map<uint64_t, bool> nondet_at_;
   ServeState st_;
 };

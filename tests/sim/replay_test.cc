@@ -77,6 +77,40 @@ TEST(Replay, SampleCapturesReplayExactly) {
   EXPECT_GE(sleeps, 2u) << "the blocking samples lost their sleeps";
 }
 
+// The profile attributes every instruction of each run to one pc (or to
+// the engine's routines): its counts add up to the run's, the original's
+// only at pcs of the capture's code, and the translated run, which adds a
+// transfer's translation to every return at least, somewhere more.
+TEST(Replay, ProfileAccountsForEveryInstruction) {
+  const auto files = captures();
+  ASSERT_GE(files.size(), 1u);
+  Capture cap;
+  ReplayLog log;
+  ASSERT_EQ(load_capture_file(files[0], &cap), "");
+  ASSERT_EQ(parse_replay_log(cap, &log), "");
+  ReplayOptions opt;
+  opt.tools = {"none"};
+  opt.profile = true;
+  ReplayReport rep;
+  ASSERT_EQ(replay_capture(cap, log, opt, &rep), "");
+  ASSERT_TRUE(rep.ok) << rep.text();
+  auto sum = [](const ReplayRun &r) {
+    uint64_t n = 0;
+    for (const auto &[pc, k] : r.insns_at) n += k;
+    return n;
+  };
+  EXPECT_EQ(sum(rep.original), rep.original.insns);
+  EXPECT_EQ(rep.original.insns_at.count(ReplayRun::kEngineCode), 0u);
+  ASSERT_EQ(rep.translated.size(), 1u);
+  EXPECT_EQ(sum(rep.translated[0]), rep.translated[0].insns);
+  bool more_somewhere = false;
+  for (const auto &[pc, k] : rep.translated[0].insns_at) {
+    auto o = rep.original.insns_at.find(pc);
+    more_somewhere |= k > (o == rep.original.insns_at.end() ? 0 : o->second);
+  }
+  EXPECT_TRUE(more_somewhere);
+}
+
 // Regression cases for the two that did not replay.  futex_wake (FUTEX_WAKE
 // without the private flag: get_user_pages_fast's protection-key check is
 // rdpkru, an invalid instruction in Unicorn) replays from its NONDET

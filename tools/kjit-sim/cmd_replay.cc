@@ -2,12 +2,18 @@
 // kjit-sim replay CAPTURE: re-executes a kernel capture (kjitctl capture)
 // with the reads served from its log, original and translated, and checks
 // the block sequence, reads, writes, return value and the tools' results
-// against the kernel's (replay.h).
+// against the kernel's (replay.h).  --profile N: where the translated runs
+// execute more instructions than the original, by function and by pc (the
+// pc a cache instruction was built from), the N largest of each.
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <sstream>
+#include <map>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "capture_file.h"
 #include "commands.h"
@@ -16,10 +22,59 @@
 
 namespace kjit::sim {
 
+namespace {
+
+// The N largest (key, translated - original) of `added`, largest first.
+template <typename K>
+std::vector<std::pair<K, long long>> largest(const std::map<K, long long> &added, size_t n) {
+  std::vector<std::pair<K, long long>> v(added.begin(), added.end());
+  std::sort(v.begin(), v.end(), [](const auto &a, const auto &b) { return a.second > b.second; });
+  if (v.size() > n) v.resize(n);
+  return v;
+}
+
+// `syms`: link-time addresses (a kallsyms list), or empty: the capture's
+// own symbols.  The capture's KASLR section relates the two.
+void print_profile(const ReplayReport &rep, const Capture &cap, const ReplayLog &log, SymbolTable syms, size_t n) {
+  uint64_t kaslr[3] = {0, 0, 0};
+  for (const RawSection &s : cap.extra)
+    if (s.type == KJIT_CAPF_KASLR && s.payload.size() == sizeof kaslr) memcpy(kaslr, s.payload.data(), sizeof kaslr);
+  if (syms.empty()) {
+    for (const SymbolTable::Sym &s : log.symbols) syms.add(s.addr, s.name);
+    syms.finalize();
+    kaslr[0] = kaslr[1] = kaslr[2] = 0;
+  }
+  auto name_of = [&syms, &kaslr](uint64_t pc) {
+    if (pc == ReplayRun::kEngineCode) return std::string("(engine routines: IBL, gates)");
+    std::string s = syms.symbolize(pc >= kaslr[1] && pc < kaslr[2] ? pc - kaslr[0] : pc);
+    return s.empty() ? "0x" + [&] { char b[32]; snprintf(b, sizeof b, "%llx", static_cast<unsigned long long>(pc)); return std::string(b); }() : s;
+  };
+  for (const ReplayRun &t : rep.translated) {
+    std::map<uint64_t, long long> by_pc;
+    std::map<std::string, long long> by_fn;
+    for (const auto &[pc, k] : t.insns_at) by_pc[pc] += static_cast<long long>(k);
+    for (const auto &[pc, k] : rep.original.insns_at) by_pc[pc] -= static_cast<long long>(k);
+    for (const auto &[pc, d] : by_pc) {
+      std::string f = name_of(pc);
+      by_fn[f.substr(0, f.find('+'))] += d;
+    }
+    printf("profile %s: %llu insns, original %llu (+%lld)\n", t.what.c_str(), static_cast<unsigned long long>(t.insns),
+           static_cast<unsigned long long>(rep.original.insns),
+           static_cast<long long>(t.insns) - static_cast<long long>(rep.original.insns));
+    for (const auto &[f, d] : largest(by_fn, n)) printf("  %+8lld %s\n", d, f.c_str());
+    printf("  by pc:\n");
+    for (const auto &[pc, d] : largest(by_pc, n)) printf("  %+8lld %s\n", d, name_of(pc).c_str());
+  }
+}
+
+}  // namespace
+
 int cmd_replay(int argc, char **argv) {
   std::string path;
   ReplayOptions opt;
   bool tools_given = false;
+  size_t profile_n = 0;
+  std::string sym_path;
   for (int i = 0; i < argc; i++) {
     const std::string a = argv[i];
     if (a == "--tool" && i + 1 < argc) {
@@ -31,6 +86,11 @@ int cmd_replay(int argc, char **argv) {
       opt.budget = strtoull(argv[++i], nullptr, 0);
     } else if (a == "--verbose") {
       opt.quiet = false;
+    } else if (a == "--symbols" && i + 1 < argc) {
+      sym_path = argv[++i];
+    } else if (a == "--profile" && i + 1 < argc) {
+      opt.profile = true;
+      profile_n = strtoull(argv[++i], nullptr, 0);
     } else if (a[0] != '-' && path.empty()) {
       path = a;
     } else {
@@ -63,6 +123,17 @@ int cmd_replay(int argc, char **argv) {
   for (const ReplayRun &r : rep.translated) {
     t += r.seconds;
     n += r.insns;
+  }
+  if (opt.profile) {
+    SymbolTable syms;
+    if (!sym_path.empty()) {
+      const std::string serr = syms.load_kallsyms(sym_path);
+      if (!serr.empty()) {
+        fprintf(stderr, "error: %s\n", serr.c_str());
+        return 2;
+      }
+    }
+    print_profile(rep, cap, log, syms, profile_n);
   }
   printf("summary: %s; %llu kernel insns, %zu blocks, %zu sleeps; replay %.1f ms for %zu runs (%.2f M insns/s)\n",
          rep.ok ? "ok" : "FAILED", static_cast<unsigned long long>(log.kernel_icount()), log.blocks.size(),

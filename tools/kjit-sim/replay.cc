@@ -414,6 +414,8 @@ ReplayRun run_original(const Capture &aug, const ReplayLog &log, const ThunkMap 
   }
   ReferenceCounter counter(aug.entry_pc, thunks.empty() ? nullptr : &thunks);
   counter.attach(emu);  // first: a skipped nondet instruction still counts
+  if (opt.profile)
+    emu.add_code_hook(1, ~uint64_t{0}, [&rr](Emulator &, uint64_t pc, uint32_t) { rr.insns_at[pc]++; });
   LogServer server(aug, log, [](uint64_t pc) { return pc; }, false);
   server.set_funnel(funnel);
   server.on_sleep([&counter](uint64_t target) { counter.call_went_to(target); });
@@ -461,6 +463,20 @@ ReplayRun run_translated(const Capture &aug, const ReplayLog &log, const SymbolT
     if (tr.is_engine_address(pc)) return 0;
     return pc;
   }, true);
+  if (opt.profile)
+    // A cache instruction that is no copy (a transfer's translation, a
+    // chain's compare, a push) counts at the copy executed before it: the
+    // block whose end made it.
+    tr.emulator().add_code_hook(1, ~uint64_t{0}, [&rr, &tr, last = uint64_t{0}](Emulator &, uint64_t pc,
+                                                                                uint32_t) mutable {
+      if (tr.is_cache_address(pc)) {
+        const uint64_t orig = tr.original_pc(pc);
+        if (orig) last = orig;
+        rr.insns_at[last ? last : ReplayRun::kEngineCode]++;
+      } else {
+        rr.insns_at[tr.is_engine_address(pc) ? ReplayRun::kEngineCode : pc]++;
+      }
+    });
   server.attach(tr.emulator());
   tr.set_skipped_calls([&server](Emulator &emu) { return server.resume_at_gate(emu); }, native_calls(log, syms));
   TranslatedResult res = tr.run();

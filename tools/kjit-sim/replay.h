@@ -20,6 +20,7 @@
 #define KJIT_SIM_REPLAY_H
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -40,6 +41,7 @@ struct ReplayOptions {
   kjit_engine_options engine{};  // kjit_engine_default_options() unless set
   bool engine_set = false;
   uint64_t cache_size = 0;       // the translated runs' code cache (0: TranslatedOptions' default)
+  bool profile = false;          // fill ReplayRun::insns_at
 };
 
 // One run's view of the log.
@@ -58,6 +60,12 @@ struct ReplayRun {
   double seconds = 0;
   std::string tool_result;      // translated runs
   std::string error;            // setup error
+  // With ReplayOptions::profile: instructions executed per original pc (a
+  // copy counts at its original, any other cache instruction at the copy
+  // executed before it; kEngineCode: engine routines outside the cache,
+  // the IBL and gates, and cache code before the first copy).
+  static constexpr uint64_t kEngineCode = 0;
+  std::map<uint64_t, uint64_t> insns_at;
 };
 
 struct ToolCheck {

@@ -16,7 +16,9 @@ It samples every vCPU three times, a second apart: a vCPU whose RIP does
 not move is stuck, one that moves is looping, and the stack words name the
 loop.  With QEMU's gdbstub socket and the debug vmlinux it also has gdb
 unwind every vCPU from the DWARF call frames (one backtrace per vCPU,
-relocated by the boot's KASLR offset from CONSOLE_LOG).
+relocated by the boot's KASLR offset from CONSOLE_LOG), and for each
+interrupt entry gdb stops at, the interrupted RIP and stack from its
+pt_regs.
 """
 import bisect
 import lzma
@@ -135,6 +137,30 @@ def gdb_backtraces(sock, vmlinux, offset):
         return "gdb: %s" % e
 
 
+# struct pt_regs: r15 r14 r13 r12 bp bx r11 r10 r9 r8 ax cx dx si di
+# orig_ax ip cs flags sp ss, 8 bytes each.
+PT_IP, PT_FLAGS, PT_SP, PT_WORDS = 16, 18, 19, 21
+
+
+def interrupted(cmd, name, backtraces):
+    """What an interrupt or exception entry in a backtrace interrupted.
+
+    gdb's unwinding stops at the entry (its frame has the pt_regs pointer):
+    read pt_regs through the monitor, then name the interrupted RIP and the
+    words of its stack."""
+    for regs in sorted(set(re.findall(r"(?:sysvec|exc|common_interrupt)\w* \(regs=(0x[0-9a-f]+)", backtraces))):
+        words = [int(w, 16) for w in re.findall(r"0x([0-9a-f]{16})", cmd("x/%dgx %s" % (PT_WORDS, regs)))]
+        if len(words) < PT_WORDS:
+            print("== regs %s: unreadable" % regs)
+            continue
+        ip, flags, sp = words[PT_IP], words[PT_FLAGS], words[PT_SP]
+        print("== interrupted (regs %s): RIP %x %s  RSP %x  IF=%d" % (regs, ip, name(ip) or "?", sp, (flags >> 9) & 1))
+        for w in re.findall(r"0x([0-9a-f]{16})", cmd("x/256gx 0x%x" % sp)):
+            sym = name(int(w, 16))
+            if sym:
+                print("   %s %s" % (w, sym))
+
+
 def main():
     if len(sys.argv) < 3:
         print(__doc__, file=sys.stderr)
@@ -170,7 +196,9 @@ def main():
             print("gdb: no KASLR offset in the console log")
         else:
             print("==== gdb (KASLR offset 0x%x)" % offset)
-            print(gdb_backtraces(sys.argv[4], sys.argv[5], offset))
+            bt = gdb_backtraces(sys.argv[4], sys.argv[5], offset)
+            print(bt)
+            interrupted(cmd, name, bt)
     # Then ask the kernel itself (run-guest.sh boots with
     # sysrq_always_enabled): 'l' backtraces every CPU through an NMI, which
     # works with interrupts off; 'w' lists the tasks blocked in D state.

@@ -57,12 +57,14 @@ static unsigned long never_start[KJIT_NEVER], never_end[KJIT_NEVER];
  * scheduler from a preemption point (preempt_enable with need_resched set,
  * preempt=full) take the task to the scheduler gate, so it is followed
  * through the preemption (sched_resume.c; the thunks end by jumping to
- * __thunk_restore, which pops what they saved); bsearch serves system calls
- * (sorted tables) as well as kprobes' own lookups.  A name this kernel
- * lacks is skipped. */
+ * __thunk_restore, which pops what they saved); so does a task that blocks
+ * on a contended spinlock_t on PREEMPT_RT (an rtmutex: schedule_rtlock);
+ * bsearch serves system calls (sorted tables) as well as kprobes' own
+ * lookups.  A name this kernel lacks is skipped. */
 static const char *const sched_entry_names[] = {
 	"preempt_schedule_thunk", "preempt_schedule_notrace_thunk", "__thunk_restore",
 	"preempt_schedule", "preempt_schedule_notrace", "preempt_schedule_common", "bsearch",
+	"schedule_rtlock",
 };
 #define KJIT_SCHED_ENTRIES ARRAY_SIZE(sched_entry_names)
 static unsigned long sched_entry_start[KJIT_SCHED_ENTRIES], sched_entry_end[KJIT_SCHED_ENTRIES];

@@ -14,7 +14,8 @@
 #   e.g. "hazards tools"; default all, in suite-guest.sh's order),
 #   KJIT_SUITE_QUICK=1 (skip the start/stop x100 and insmod/rmmod x20
 #   phases), KJIT_SUITE_ITERS (1),
-#   KJIT_SUITE_APPEND (extra kernel args for every boot, e.g. loglevel=7 to
+#   KJIT_SUITE_TIMEOUT (seconds per boot, 900; a hang is dumped 45 s
+#   before it, tools/lab/run-guest.sh), KJIT_SUITE_APPEND (extra kernel args for every boot, e.g. loglevel=7 to
 #   see kernel messages on the console despite `quiet`), KJIT_SUITE_MTTCG=1
 #   (multi-threaded TCG; the default is single-threaded: the start/stop
 #   phase patches kernel text while both vCPUs run, and QEMU 7.2's
@@ -87,7 +88,7 @@ for mode in $MODES; do
   echo "run-suite: booting ($mode preemption)"
   rc=0
   "$root/tools/lab/run-guest.sh" --share "$share" --script "$share/run.sh" --smp 2 --mem 1024 \
-     --timeout 900 ${tcg[@]+"${tcg[@]}"} ${append:+--append "$append"} || rc=$?
+     --timeout "${KJIT_SUITE_TIMEOUT:-900}" ${tcg[@]+"${tcg[@]}"} ${append:+--append "$append"} || rc=$?
   # the log up to the deliberate WARN, the last phase (the guest's
   # log_snapshot was taken before it)
   VERDICT_LOG_UNTIL='== WARN at the original address' verdict_boot "$share" "$rc" SUITE-GUEST-DONE "$mode"

@@ -291,4 +291,17 @@ std::string save_capture_file(const std::string &path, const Capture &cap) {
   return f ? "" : "cannot write " + path;
 }
 
+CaptureKaslr capture_kaslr(const Capture &cap) {
+  CaptureKaslr k;
+  uint64_t v[3];
+  for (const RawSection &s : cap.extra)
+    if (s.type == KJIT_CAPF_KASLR && s.payload.size() == sizeof v) {
+      memcpy(v, s.payload.data(), sizeof v);
+      k.offset = v[0];
+      k.image_lo = v[1];
+      k.image_hi = v[2];
+    }
+  return k;
+}
+
 }  // namespace kjit::sim

@@ -71,6 +71,16 @@ struct Capture {
   const Region *find_region(uint64_t addr) const;
 };
 
+// The optional KASLR section: the boot's offset and kernel image, which
+// relate the capture's addresses to a vmlinux's (and its symbol list's).
+struct CaptureKaslr {
+  uint64_t offset = 0, image_lo = 0, image_hi = 0;
+  // `addr` as the vmlinux has it: the offset taken off inside the image.
+  uint64_t to_link(uint64_t addr) const { return addr >= image_lo && addr < image_hi ? addr - offset : addr; }
+};
+// The capture's KASLR section, or all zeros (addresses as they are).
+CaptureKaslr capture_kaslr(const Capture &cap);
+
 // Version 2 adds the replay sections (MEMREAD, NONDET, BLOCKS, KRESULT,
 // SYMBOLS: tools/kjit-sim/replay_log.h); version 1 files still load.
 constexpr uint32_t kCaptureVersion = KJIT_CAPF_VERSION;

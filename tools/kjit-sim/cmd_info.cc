@@ -101,11 +101,9 @@ int cmd_info(int argc, char **argv) {
   }
   // The capture holds the boot's addresses, the symbol list link-time
   // ones: the KASLR section's offset relates them.
-  uint64_t kaslr[3] = {0, 0, 0};
-  for (const RawSection &s : cap.extra)
-    if (s.type == KJIT_CAPF_KASLR && s.payload.size() == sizeof kaslr) memcpy(kaslr, s.payload.data(), sizeof kaslr);
+  const CaptureKaslr kaslr = capture_kaslr(cap);
   auto sym = [&](uint64_t a) {
-    std::string s = syms.symbolize(a >= kaslr[1] && a < kaslr[2] ? a - kaslr[0] : a);
+    std::string s = syms.symbolize(kaslr.to_link(a));
     return s.empty() ? s : " <" + s + ">";
   };
   printf("name:     %s\n", cap.name.empty() ? "(none)" : cap.name.c_str());
@@ -126,14 +124,10 @@ int cmd_info(int argc, char **argv) {
          static_cast<unsigned long long>(cap.regs.rip), static_cast<unsigned long long>(cap.regs.rflags),
          static_cast<unsigned long long>(cap.regs.gs_base), static_cast<unsigned long long>(cap.regs.fs_base));
   for (const RawSection &s : cap.extra) {
-    uint64_t kaslr[3];
-    if (s.type == KJIT_CAPF_KASLR && s.payload.size() == sizeof kaslr) {
-      memcpy(kaslr, s.payload.data(), sizeof kaslr);
-      const bool in_image = cap.entry_pc >= kaslr[1] && cap.entry_pc < kaslr[2];
+    if (s.type == KJIT_CAPF_KASLR && s.payload.size() == 3 * sizeof(uint64_t)) {
       printf("kaslr:    offset 0x%llx, kernel image 0x%llx-0x%llx; entry in the vmlinux: 0x%llx\n",
-             static_cast<unsigned long long>(kaslr[0]), static_cast<unsigned long long>(kaslr[1]),
-             static_cast<unsigned long long>(kaslr[2]),
-             static_cast<unsigned long long>(in_image ? cap.entry_pc - kaslr[0] : cap.entry_pc));
+             static_cast<unsigned long long>(kaslr.offset), static_cast<unsigned long long>(kaslr.image_lo),
+             static_cast<unsigned long long>(kaslr.image_hi), static_cast<unsigned long long>(kaslr.to_link(cap.entry_pc)));
       continue;
     }
     if (log && s.type >= kFirstReplaySection && s.type <= kLastReplaySection) continue;

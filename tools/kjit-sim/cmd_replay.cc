@@ -36,17 +36,15 @@ std::vector<std::pair<K, long long>> largest(const std::map<K, long long> &added
 // `syms`: link-time addresses (a kallsyms list), or empty: the capture's
 // own symbols.  The capture's KASLR section relates the two.
 void print_profile(const ReplayReport &rep, const Capture &cap, const ReplayLog &log, SymbolTable syms, size_t n) {
-  uint64_t kaslr[3] = {0, 0, 0};
-  for (const RawSection &s : cap.extra)
-    if (s.type == KJIT_CAPF_KASLR && s.payload.size() == sizeof kaslr) memcpy(kaslr, s.payload.data(), sizeof kaslr);
+  CaptureKaslr kaslr = capture_kaslr(cap);
   if (syms.empty()) {
     for (const SymbolTable::Sym &s : log.symbols) syms.add(s.addr, s.name);
     syms.finalize();
-    kaslr[0] = kaslr[1] = kaslr[2] = 0;
+    kaslr = CaptureKaslr{};
   }
   auto name_of = [&syms, &kaslr](uint64_t pc) {
     if (pc == ReplayRun::kEngineCode) return std::string("(engine routines: IBL, gates)");
-    std::string s = syms.symbolize(pc >= kaslr[1] && pc < kaslr[2] ? pc - kaslr[0] : pc);
+    std::string s = syms.symbolize(kaslr.to_link(pc));
     return s.empty() ? "0x" + [&] { char b[32]; snprintf(b, sizeof b, "%llx", static_cast<unsigned long long>(pc)); return std::string(b); }() : s;
   };
   for (const ReplayRun &t : rep.translated) {

@@ -107,21 +107,6 @@ static void cap_instrument_resume(struct kjit_insn *f)
 
 /* ---- instrumentation -------------------------------------------------- */
 
-/* The READ event of one instruction.  A value read before the instruction,
- * across the logging call, can differ from what it then sees when an
- * interrupt or another CPU writes in between (a tick bumping the timekeeper's
- * seqcount made a replay retry a loop the kernel did not).  So:
- *  - mov/movzx/movsx into a GPR, cmpxchg, xadd and xchg leave what they read
- *    in a register: that register is logged after them, exact even when
- *    another CPU writes the word right before or after (a cmpxchg loop that
- *    retried in the kernel retries in the replay; read_hpet's lock word,
- *    taken by the other vCPU just after the load, is logged as the load saw
- *    it);
- *  - other plain loads (cmp, test, add reg,[mem]... : no memory written,
- *    falls through, runs once) are read again from memory right after: no
- *    interrupt falls between them, only another CPU's write can;
- *  - other read-modify-writes, transfers and string instructions keep the
- *    call before: their memory afterwards is not what they read. */
 /* After an instruction that reads per-CPU (GS) memory and writes no
  * register with what it read (this_cpu_dec, this_cpu_add, a cmp or test):
  * the flags it left, as a NONDET record (docs/capture-format.md).  Its READ
@@ -142,6 +127,21 @@ static void cap_instrument_flags_after(struct kjit_insn *in)
 			 KJIT_ARG_FLAGS());
 }
 
+/* The READ event of one instruction.  A value read before the instruction,
+ * across the logging call, can differ from what it then sees when an
+ * interrupt or another CPU writes in between (a tick bumping the timekeeper's
+ * seqcount made a replay retry a loop the kernel did not).  So:
+ *  - mov/movzx/movsx into a GPR, cmpxchg, xadd and xchg leave what they read
+ *    in a register: that register is logged after them, exact even when
+ *    another CPU writes the word right before or after (a cmpxchg loop that
+ *    retried in the kernel retries in the replay; read_hpet's lock word,
+ *    taken by the other vCPU just after the load, is logged as the load saw
+ *    it);
+ *  - other plain loads (cmp, test, add reg,[mem]... : no memory written,
+ *    falls through, runs once) are read again from memory right after: no
+ *    interrupt falls between them, only another CPU's write can;
+ *  - other read-modify-writes, transfers and string instructions keep the
+ *    call before: their memory afterwards is not what they read. */
 static void cap_instrument_read(struct kjit_insn *in, bool simple)
 {
 	u32 size = kjit_insn_memory_size(in), seg = kjit_insn_mem_segment(in);

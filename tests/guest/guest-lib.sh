@@ -8,7 +8,11 @@ fail() { echo "CHECK $1 FAIL ${2:-}" | tee -a checks.txt; sync; }
 chk() { name=$1; shift; if "$@"; then pass "$name"; else fail "$name"; fi; }
 # Module load addresses on the console, for the host's hang dump
 # (tools/lab/guest-hang-dump.py) to name addresses inside modules.
-note_modules() { sed 's/^/module-text: /' /proc/modules; }
+note_modules() {
+  sed "s/^/module-text: /" /proc/modules
+  # For the hang dump (tools/lab/guest-hang-dump.py): kjit names code-cache pcs.
+  grep -w kjit_engine_original_pc_nowait /proc/kallsyms | sed "s/^/kjit-symbol: /"
+}
 stat_of() { $K stats | awk -v k="$1" '$1==k{print $2}'; }
 # covered_at_least CHECK STATS_FILE PCT: the share of the calls of the
 # attached functions that entered the cache, from the "calls covered ...

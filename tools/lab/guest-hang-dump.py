@@ -16,12 +16,19 @@ It samples every vCPU three times, a second apart: a vCPU whose RIP does
 not move is stuck, one that moves is looping, and the stack words name the
 loop.  With QEMU's gdbstub socket and the debug vmlinux it also has gdb
 unwind every vCPU from the DWARF call frames (one backtrace per vCPU,
-relocated by the boot's KASLR offset from CONSOLE_LOG), and for each
-interrupt entry gdb stops at, the interrupted RIP and stack from its
-pt_regs.
+relocated by the boot's KASLR offset from CONSOLE_LOG), every CPU's
+pending irq_work lists (irq-work-lists.py: a list that loops is a
+hang in irq_work_run_list), and for each interrupt entry gdb stops at,
+the interrupted RIP and stack from its pt_regs.  Before that, 40 samples
+a quarter second apart give each vCPU's pc histogram, and that of the
+context its interrupt interrupted: one pc there means the interrupted
+code makes no progress.  Code-cache pcs among them are named by the
+loaded kjit (gdb calls kjit_engine_original_pc_nowait on vCPU 0, whose
+address the guest printed as "kjit-symbol: ").
 """
 import bisect
 import lzma
+import os
 import re
 import socket
 import subprocess
@@ -122,11 +129,14 @@ def kaslr_offset(kallsyms, console_log):
 
 
 def gdb_backtraces(sock, vmlinux, offset):
-    """Every vCPU's backtrace, unwound by gdb through QEMU's gdbstub."""
+    """Every vCPU's backtrace, unwound by gdb through QEMU's gdbstub, then
+    every CPU's pending irq_work lists (irq-work-lists.py)."""
+    lists = os.path.join(os.path.dirname(os.path.abspath(__file__)), "irq-work-lists.py")
     cmds = ["set pagination off", "set confirm off",
             "target remote %s" % sock,
             "symbol-file -o 0x%x %s" % (offset, vmlinux),
-            "info threads", "thread apply all bt 40", "detach"]
+            "info threads", "thread apply all bt 40",
+            "set $koff = 0x%x" % offset, "source %s" % lists, "detach"]
     argv = ["gdb", "-batch", "-nx"]
     for c in cmds:
         argv += ["-ex", c]
@@ -161,6 +171,101 @@ def interrupted(cmd, name, backtraces):
                 print("   %s %s" % (w, sym))
 
 
+def read_words(cmd, addr, count):
+    """Up to COUNT stack words from ADDR, stopping at the first unreadable
+    chunk (the top of an interrupt stack is followed by a guard page)."""
+    words = []
+    while len(words) < count:
+        out = cmd("x/32gx 0x%x" % (addr + 8 * len(words)))
+        chunk = [int(w, 16) for w in re.findall(r"0x([0-9a-f]{16})", out)]
+        if len(chunk) < 32:
+            words += chunk
+            break
+        words += chunk
+    return words
+
+
+def interrupted_context(cmd, rsp, name):
+    """The (ip, sp) of the innermost interrupt frame at or above RSP, or None.
+
+    An interrupt frame's pt_regs ends with ip, cs (0x10), flags, sp, ss
+    (0x18).  On an interrupt stack there is none: its top word holds the
+    interrupted stack pointer (call_on_irqstack), and the frame is just
+    above that."""
+    for _ in range(2):
+        words = read_words(cmd, rsp, 256)
+        for i in range(len(words) - 4):
+            if words[i + 1] == 0x10 and words[i + 4] == 0x18 and name(words[i]):
+                return words[i], words[i + 3]
+        if not words or len(words) == 256:
+            return None
+        rsp = words[-1]
+    return None
+
+
+def pc_histogram(cmd, name, ncpu, samples=40, gap=0.25):
+    """Where each vCPU, and the context its interrupt interrupted, spend
+    their time: a task looping under an interrupt storm shows its loop in
+    the interrupted pcs, one that is stuck shows one pc."""
+    seen = {}
+    for _ in range(samples):
+        for cpu in range(ncpu):
+            cmd("cpu %d" % cpu)
+            regs = cmd("info registers")
+            m = re.search(r"\bRIP=([0-9a-f]+)", regs)
+            r = re.search(r"\bRSP=([0-9a-f]+)", regs)
+            if not m or not r:
+                continue
+            rip, rsp = int(m.group(1), 16), int(r.group(1), 16)
+            seen.setdefault((cpu, "rip"), []).append(rip)
+            ctx = interrupted_context(cmd, rsp, name)
+            if ctx:
+                seen.setdefault((cpu, "interrupted"), []).append(ctx[0])
+        time.sleep(gap)
+    top = []
+    for (cpu, kind), pcs in sorted(seen.items()):
+        counts = {}
+        for pc in pcs:
+            counts[pc] = counts.get(pc, 0) + 1
+        print("== vCPU %d %s pcs (%d samples, %d distinct)" % (cpu, kind, len(pcs), len(counts)))
+        for pc, n in sorted(counts.items(), key=lambda kv: -kv[1])[:16]:
+            print("   %3d %x %s" % (n, pc, name(pc) or "?"))
+            top.append(pc)
+    return top
+
+
+def kjit_originals(sock, vmlinux, offset, console_log, pcs):
+    """The original pc of each code-cache pc, asked of the loaded kjit
+    (kjit_engine_original_pc_nowait, called by gdb on vCPU 0 alone; its
+    address is in the console's "kjit-symbol: " line)."""
+    fn = None
+    try:
+        with open(console_log, errors="replace") as f:
+            for line in f:
+                m = re.search(r"kjit-symbol: ([0-9a-f]+) \w kjit_engine_original_pc_nowait\b", line)
+                if m:
+                    fn = int(m.group(1), 16)
+    except OSError:
+        return "no console log"
+    if not fn or not pcs:
+        return "no kjit_engine_original_pc_nowait address in the console log" if not fn else ""
+    cmds = ["set pagination off", "set confirm off", "target remote %s" % sock,
+            "symbol-file -o 0x%x %s" % (offset, vmlinux), "thread 1", "set scheduler-locking on"]
+    for pc in pcs:
+        cmds += ["echo cache 0x%x (0 if not a translation):\\n" % pc,
+                 "print/x ((unsigned long (*)(unsigned long))0x%x)(0x%x)" % (fn, pc),
+                 "info symbol $", "x/12i 0x%x" % pc]
+    cmds.append("detach")
+    argv = ["gdb", "-batch", "-nx"]
+    for c in cmds:
+        argv += ["-ex", c]
+    try:
+        out = subprocess.run(argv, capture_output=True, text=True, timeout=240)
+        return out.stdout + out.stderr
+    except (OSError, subprocess.TimeoutExpired) as e:
+        return "gdb: %s" % e
+
+
 def main():
     if len(sys.argv) < 3:
         print(__doc__, file=sys.stderr)
@@ -190,6 +295,8 @@ def main():
                 sym = name(int(w, 16))
                 if sym:
                     print("   %s %s" % (w, sym))
+    print("==== pc histogram")
+    top = pc_histogram(cmd, name, ncpu)
     if len(sys.argv) > 5:
         offset = kaslr_offset(sys.argv[2], sys.argv[3])
         if offset is None:
@@ -199,6 +306,9 @@ def main():
             bt = gdb_backtraces(sys.argv[4], sys.argv[5], offset)
             print(bt)
             interrupted(cmd, name, bt)
+            cache = [pc for pc in dict.fromkeys(top) if (name(pc) or "").startswith("[kjit]")][:12]
+            print("==== code-cache pcs named by kjit")
+            print(kjit_originals(sys.argv[4], sys.argv[5], offset, sys.argv[3], cache))
     # Then ask the kernel itself (run-guest.sh boots with
     # sysrq_always_enabled): 'l' backtraces every CPU through an NMI, which
     # works with interrupts off; 'w' lists the tasks blocked in D state.

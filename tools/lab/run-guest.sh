@@ -96,7 +96,7 @@ qemu=(qemu-system-x86_64 -accel "$accel" -cpu "$cpu" -smp "$smp" -m "$mem"
 # A guest hung with interrupts off prints nothing: shortly before the
 # timeout, ask QEMU's monitor where the vCPUs are (DIR/hang.txt).
 # With the debug vmlinux (fetch-debug.sh), gdb also unwinds every vCPU
-# through QEMU's gdbstub; that takes some 20 s, so the dump starts 45 s
+# through QEMU's gdbstub; with the pc histogram that takes some 60 s, so the dump starts 90 s
 # before the timeout.
 mon="$work/monitor.sock" gdbs="$work/gdb.sock" vmlinux_dbg="$BUILD/debug/vmlinux-dbg"
 [ "$shell" = 1 ] || qemu+=(-monitor "unix:$mon,server=on,wait=off")
@@ -107,7 +107,7 @@ if [ "$shell" = 0 ] && [ -f "$vmlinux_dbg" ] && command -v gdb >/dev/null; then
 fi
 syms="$here/../../tests/data/kallsyms-$ABI.txt.xz"
 watch_hang() {
-  sleep $(( tmo > 90 ? tmo - 45 : tmo * 3 / 4 ))
+  sleep $(( tmo > 180 ? tmo - 90 : tmo * 3 / 4 ))
   [ -S "$mon" ] && "$here/guest-hang-dump.py" "$mon" "$syms" "$share/console.log" "${gdb_args[@]}" >"$share/hang.txt" 2>&1
 }
 

@@ -390,6 +390,23 @@ uint64_t kjit_engine_original_pc_nowait(uint64_t cache_pc) {
   return orig;
 }
 
+int kjit_engine_code_names_value(uint64_t start, uint64_t len, uint64_t value) {
+  // A decoder of its own: the engine's may not exist yet, and this one
+  // needs no kernel facts (it classifies nothing).
+  x86::Decoder decoder;
+  decoder.init(nullptr);
+  for (uint64_t at = start; at < start + len;) {
+    uint8_t buf[15];
+    uint64_t got = kjit_os_read_code(at, buf, sizeof(buf));
+    uint32_t length = 0;
+    if (got == 0) return 0;
+    if (decoder.names_value(at, buf, static_cast<uint32_t>(got), value, &length)) return 1;
+    if (length == 0) return 0;
+    at += length;
+  }
+  return 0;
+}
+
 // Entry/exit notifications go to every registered plugin.  The list is
 // copied under the lock; callbacks run without it (they may allocate).
 static void notify(uint64_t pc, bool entry) {

@@ -253,6 +253,29 @@ void Decoder::classify_direct(Insn *insn, bool is_call) const {
   }
 }
 
+bool Decoder::names_value(uint64_t pc, const uint8_t *bytes, uint32_t len, uint64_t value,
+                          uint32_t *length) const {
+  ZydisDecodedInstruction zi;
+  ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
+  if (!ZYAN_SUCCESS(ZydisDecoderDecodeFull(reinterpret_cast<const ZydisDecoder *>(zydis_), bytes, len, &zi, ops)))
+    return false;
+  *length = zi.length;
+  for (unsigned i = 0; i < zi.operand_count; i++) {
+    const ZydisDecodedOperand &op = ops[i];
+    ZyanU64 abs = 0;
+    if (op.type == ZYDIS_OPERAND_TYPE_IMMEDIATE) {
+      if (op.imm.is_relative) {
+        if (ZYAN_SUCCESS(ZydisCalcAbsoluteAddress(&zi, &op, pc, &abs)) && abs == value) return true;
+      } else if (static_cast<uint64_t>(op.imm.value.s) == value) {
+        return true;
+      }
+    } else if (op.type == ZYDIS_OPERAND_TYPE_MEMORY && op.mem.base == ZYDIS_REGISTER_RIP) {
+      if (ZYAN_SUCCESS(ZydisCalcAbsoluteAddress(&zi, &op, pc, &abs)) && abs == value) return true;
+    }
+  }
+  return false;
+}
+
 DecodeStatus Decoder::decode(uint64_t pc, const uint8_t *bytes, uint32_t len, Insn *out) const {
   ZydisDecodedInstruction zi;
   ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];

@@ -18,6 +18,10 @@ class Decoder {
   // `facts` may be null (no thunks known: plain user-space style code).
   void init(const kjit_os_kernel_facts *facts);
   DecodeStatus decode(uint64_t pc, const uint8_t *bytes, uint32_t len, Insn *out) const;
+  // Whether the instruction at `pc` names `value`: as an immediate
+  // (sign-extended, as the CPU uses it), a RIP-relative address or a direct
+  // branch target.  *length gets its length; false when it does not decode.
+  bool names_value(uint64_t pc, const uint8_t *bytes, uint32_t len, uint64_t value, uint32_t *length) const;
 
  private:
   // Classifies a direct call/jmp by its target (thunks, fentry).

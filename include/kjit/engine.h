@@ -159,6 +159,11 @@ uint64_t kjit_engine_original_pc(uint64_t cache_pc);
 /* The same for a context that must not wait (an oops report, which may
  * interrupt the engine lock's holder): 0 also while the lock is taken. */
 uint64_t kjit_engine_original_pc_nowait(uint64_t cache_pc);
+/* 1 when an instruction of the code in [start, start + len) names `value`
+ * (an immediate, a RIP-relative address, a branch target), 0 when none
+ * does or the code cannot be read or decoded.  Works before engine init:
+ * the host asks it about kernel functions at load (kernel bugs it knows). */
+int kjit_engine_code_names_value(uint64_t start, uint64_t len, uint64_t value);
 
 struct kjit_engine_stats {
   uint64_t blocks_built;

@@ -26,7 +26,7 @@ LAYERS=(
   "control module"                       # ioctl decoding; init and exit
   "config capture capture_log"           # what the ioctls drive
   "dispatch_gates entry_trampoline"      # translated code's way out, the direct entry (asm)
-  "entry_attach sched_resume textwatch crash_report exports"  # attach/detach and the ftrace ops, sleeps, text changes, oops reports, plugin API
+  "entry_attach sched_resume textwatch crash_report kernel_quirks exports"  # attach/detach and the ftrace ops, sleeps, text changes, oops reports, kernel bugs named at load, plugin API
   "entry_decide exit_gates"              # the entry decision (both paths), the gates' C side
   "builtin_tools"                        # the tools' table: what the entry path asks of the active tool
   "reclaim_work"                         # reclaiming a full cache epoch from a work item

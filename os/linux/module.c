@@ -26,6 +26,7 @@
 #include "symbols.h"
 #include "textwatch.h"
 #include "crash_report.h"
+#include "kernel_quirks.h"
 #include "uapi/kjit/ioctl.h"
 
 static struct kjit_os_memory kjit_mem;
@@ -78,6 +79,7 @@ static int __init kjit_init(void)
 	ret = kjit_control_init();
 	if (ret)
 		goto err_crash;
+	kjit_kernel_quirks_report();
 	pr_info("loaded (tool %s)\n", kjit_tool_name(kjit_config_tool()));
 	return 0;
 

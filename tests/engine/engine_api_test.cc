@@ -115,6 +115,28 @@ TEST_F(EngineApiTest, OriginalPcNowaitAnswersOnlyWhenTheLockIsFree) {
   kjit_os_unlock();
 }
 
+// The host's check of kernel functions for a known bug (kernel_quirks.c):
+// an address stored as a sign-extended immediate, loaded RIP-relative or
+// called is found; one the code does not name, or code that cannot be
+// read, is not.
+TEST(CodeNamesValue, FindsImmediatesRipRelativeAddressesAndBranchTargets) {
+  test_shim_reset();
+  const uint64_t base = 0xffffffff81200000ull, handler = 0xffffffff811360a0ull;
+  std::vector<uint8_t> code = {
+      0x48, 0xc7, 0x42, 0x40, 0xa0, 0x60, 0x13, 0x81,  // movq $handler, 0x40(%rdx)
+      0x48, 0x8b, 0x05, 0x10, 0x00, 0x00, 0x00,        // mov 0x10(%rip), %rax  -> base+0x1f
+      0xe8, 0x00, 0x01, 0x00, 0x00,                    // call base+0x114
+      0xc3};
+  test_shim_add_code(base, code);
+  EXPECT_EQ(kjit_engine_code_names_value(base, code.size(), handler), 1);
+  EXPECT_EQ(kjit_engine_code_names_value(base, code.size(), base + 0x1f), 1);
+  EXPECT_EQ(kjit_engine_code_names_value(base, code.size(), base + 0x114), 1);
+  EXPECT_EQ(kjit_engine_code_names_value(base, code.size(), handler + 8), 0);
+  // Only the range asked about counts: the store is the first instruction.
+  EXPECT_EQ(kjit_engine_code_names_value(base + 8, code.size() - 8, handler), 0);
+  EXPECT_EQ(kjit_engine_code_names_value(base + 0x10000, 16, handler), 0);  // nothing there
+}
+
 TEST_F(EngineApiTest, UntranslatableAndStopAddressesRunNatively) {
   uint64_t fallbacks = stats().fallbacks;
   EXPECT_EQ(kjit_engine_enter(kText + 0x1000), kText + 0x1000);  // no code there

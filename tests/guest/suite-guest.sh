@@ -33,6 +33,9 @@ chk native_efault_count [ "$n_ef" -ge 15 ]
 step insmod
 insmod ./kjit.ko || { fail insmod; dmesg > dmesg.txt; sync; exit 1; }
 note_modules
+# The pinned kernels lack upstream 61399e0c5410 (os/linux/kernel_quirks.c):
+# kjit must say so at load.
+chk kernel_bug_named_at_load sh -c 'dmesg | grep -q "kjit: kernel bug: rcu_read_unlock_special() re-initialises"'
 config_base
 sync
 

@@ -4,7 +4,10 @@
  * Usage: neighbour_calls openat|read|nanosleep N [PROFILE]
  *        neighbour_calls print FILE
  *   openat: N x (openat("/dev/null") + close); read: N x read(/dev/zero, 1);
- *   nanosleep: N x a 20 ms sleep;
+ *   nanosleep: N x a 20 ms sleep, then "slept S": the voluntary context
+ *   switches they made (a sleep whose timer expired before the task got to
+ *   the scheduler, in a guest whose clock jumped while the host ran
+ *   something else, makes none);
  *   print: FILE to stdout with read(), as `cat` would if busybox's did not
  *   use sendfile.
  *   Prints "pid P" (the tracers' lines are counted by pid), then, given
@@ -18,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
@@ -69,8 +73,12 @@ static int calls(const char *what, long n) {
   }
   if (!strcmp(what, "nanosleep")) {
     const struct timespec ms = {0, 20000000};
+    struct rusage before, after;
+    if (getrusage(RUSAGE_SELF, &before) != 0) return perror("getrusage"), -1;
     for (long i = 0; i < n; i++)
       if (nanosleep(&ms, NULL) != 0) return perror("nanosleep"), -1;
+    if (getrusage(RUSAGE_SELF, &after) != 0) return perror("getrusage"), -1;
+    printf("slept %ld\n", after.ru_nvcsw - before.ru_nvcsw);
     return 0;
   }
   fprintf(stderr, "neighbour_calls: unknown call %s\n", what);

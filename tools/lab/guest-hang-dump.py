@@ -116,35 +116,44 @@ def kaslr_offset(kallsyms, console_log):
             if len(parts) >= 3 and parts[2] == "_text":
                 link = int(parts[0], 16)
                 break
-    boot = None
-    try:
-        with open(console_log, errors="replace") as f:
-            for line in f:
-                m = re.search(r"kjit-init: _text (0x[0-9a-f]+)", line)
-                if m:
-                    boot = int(m.group(1), 16)
-    except OSError:
-        return None
+    boot = last_console_hex(console_log, r"kjit-init: _text (0x[0-9a-f]+)")
     return None if link is None or boot is None else boot - link
 
 
-def gdb_backtraces(sock, vmlinux, offset):
-    """Every vCPU's backtrace, unwound by gdb through QEMU's gdbstub, then
-    every CPU's pending irq_work lists (irq-work-lists.py)."""
-    lists = os.path.join(os.path.dirname(os.path.abspath(__file__)), "irq-work-lists.py")
-    cmds = ["set pagination off", "set confirm off",
-            "target remote %s" % sock,
-            "symbol-file -o 0x%x %s" % (offset, vmlinux),
-            "info threads", "thread apply all bt 40",
-            "set $koff = 0x%x" % offset, "source %s" % lists, "detach"]
-    argv = ["gdb", "-batch", "-nx"]
-    for c in cmds:
+def last_console_hex(console_log, pattern):
+    """The hex number PATTERN's group 1 matched last in CONSOLE_LOG, or None."""
+    found = None
+    try:
+        with open(console_log, errors="replace") as f:
+            for line in f:
+                m = re.search(pattern, line)
+                if m:
+                    found = int(m.group(1), 16)
+    except OSError:
+        return None
+    return found
+
+
+def run_gdb(sock, vmlinux, offset, cmds):
+    """gdb's output for CMDS, attached to QEMU's gdbstub with the debug
+    vmlinux loaded at the boot's KASLR offset."""
+    argv = ["gdb", "-batch", "-nx", "-ex", "set pagination off", "-ex", "set confirm off",
+            "-ex", "target remote %s" % sock, "-ex", "symbol-file -o 0x%x %s" % (offset, vmlinux)]
+    for c in cmds + ["detach"]:
         argv += ["-ex", c]
     try:
         out = subprocess.run(argv, capture_output=True, text=True, timeout=240)
         return out.stdout + out.stderr
     except (OSError, subprocess.TimeoutExpired) as e:
         return "gdb: %s" % e
+
+
+def gdb_backtraces(sock, vmlinux, offset):
+    """Every vCPU's backtrace, unwound by gdb through QEMU's gdbstub, then
+    every CPU's pending irq_work lists (irq-work-lists.py)."""
+    lists = os.path.join(os.path.dirname(os.path.abspath(__file__)), "irq-work-lists.py")
+    return run_gdb(sock, vmlinux, offset, ["info threads", "thread apply all bt 40",
+                                           "set $koff = 0x%x" % offset, "source %s" % lists])
 
 
 # struct pt_regs: r15 r14 r13 r12 bp bx r11 r10 r9 r8 ax cx dx si di
@@ -238,32 +247,15 @@ def kjit_originals(sock, vmlinux, offset, console_log, pcs):
     """The original pc of each code-cache pc, asked of the loaded kjit
     (kjit_engine_original_pc_nowait, called by gdb on vCPU 0 alone; its
     address is in the console's "kjit-symbol: " line)."""
-    fn = None
-    try:
-        with open(console_log, errors="replace") as f:
-            for line in f:
-                m = re.search(r"kjit-symbol: ([0-9a-f]+) \w kjit_engine_original_pc_nowait\b", line)
-                if m:
-                    fn = int(m.group(1), 16)
-    except OSError:
-        return "no console log"
+    fn = last_console_hex(console_log, r"kjit-symbol: ([0-9a-f]+) \w kjit_engine_original_pc_nowait\b")
     if not fn or not pcs:
         return "no kjit_engine_original_pc_nowait address in the console log" if not fn else ""
-    cmds = ["set pagination off", "set confirm off", "target remote %s" % sock,
-            "symbol-file -o 0x%x %s" % (offset, vmlinux), "thread 1", "set scheduler-locking on"]
+    cmds = ["thread 1", "set scheduler-locking on"]
     for pc in pcs:
         cmds += ["echo cache 0x%x (0 if not a translation):\\n" % pc,
                  "print/x ((unsigned long (*)(unsigned long))0x%x)(0x%x)" % (fn, pc),
                  "info symbol $", "x/12i 0x%x" % pc]
-    cmds.append("detach")
-    argv = ["gdb", "-batch", "-nx"]
-    for c in cmds:
-        argv += ["-ex", c]
-    try:
-        out = subprocess.run(argv, capture_output=True, text=True, timeout=240)
-        return out.stdout + out.stderr
-    except (OSError, subprocess.TimeoutExpired) as e:
-        return "gdb: %s" % e
+    return run_gdb(sock, vmlinux, offset, cmds)
 
 
 def main():

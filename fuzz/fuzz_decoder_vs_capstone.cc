@@ -144,19 +144,47 @@ int vector_reg_number(csh cs, x86_reg reg) {
   return atoi(name + 3);
 }
 
+// A gather's destination, VSIB index and (VEX) mask register numbers, read
+// from the encoding itself: Capstone 4 can lose the VSIB index (with a 0x67
+// prefix it prints a plain base), so its operands cannot say whether they
+// overlap.  Only VEX c4 (map 0F38) and EVEX (62) encode gathers.
+bool gather_encoding_overlaps(const Both &x, const Prefixes &p) {
+  const uint32_t o = p.opcode_at;
+  if (o < x.n && x.bytes[o] == 0xc4 && o + 5 < x.n) {
+    const uint8_t b1 = x.bytes[o + 1], b2 = x.bytes[o + 2], modrm = x.bytes[o + 4], sib = x.bytes[o + 5];
+    const int dest = ((modrm >> 3) & 7) | (b1 & 0x80 ? 0 : 8);
+    const int index = ((sib >> 3) & 7) | (b1 & 0x40 ? 0 : 8);
+    const int mask = (~b2 >> 3) & 15;
+    return dest == index || dest == mask || index == mask;
+  }
+  if (o < x.n && x.bytes[o] == 0x62 && o + 6 < x.n) {
+    const uint8_t p0 = x.bytes[o + 1], p2 = x.bytes[o + 3], modrm = x.bytes[o + 5], sib = x.bytes[o + 6];
+    const int dest = ((modrm >> 3) & 7) | (p0 & 0x80 ? 0 : 8) | (p0 & 0x10 ? 0 : 16);
+    const int index = ((sib >> 3) & 7) | (p0 & 0x40 ? 0 : 8) | (p2 & 0x08 ? 0 : 16);
+    return dest == index;  // the EVEX mask is a k register
+  }
+  return false;
+}
+
 // A gather whose destination, VSIB index and (VEX) mask registers are not
-// pairwise distinct: the SDM makes that #UD.  Checked on Capstone's operands.
-bool gather_registers_overlap(csh cs, const cs_insn *in) {
+// pairwise distinct: the SDM makes that #UD.  Checked on Capstone's operands
+// and, where Capstone shows no vector index, on the encoding.
+bool gather_registers_overlap(const Both &x, const Prefixes &p) {
+  const cs_insn *in = x.c;
   if (!strstr(in->mnemonic, "gather")) return false;
   int nums[4];
   int count = 0;
+  bool index_seen = false;
   const cs_x86 &d = in->detail->x86;
   for (uint8_t i = 0; i < d.op_count && count < 4; i++) {
-    const int n = d.operands[i].type == X86_OP_REG ? vector_reg_number(cs, d.operands[i].reg)
-                  : d.operands[i].type == X86_OP_MEM ? vector_reg_number(cs, d.operands[i].mem.index)
-                                                     : -1;
+    const bool mem = d.operands[i].type == X86_OP_MEM;
+    const int n = d.operands[i].type == X86_OP_REG ? vector_reg_number(g_cs, d.operands[i].reg)
+                  : mem                            ? vector_reg_number(g_cs, d.operands[i].mem.index)
+                                                   : -1;
+    if (mem && n >= 0) index_seen = true;
     if (n >= 0) nums[count++] = n;
   }
+  if (!index_seen) return gather_encoding_overlaps(x, p);
   for (int i = 0; i < count; i++)
     for (int j = i + 1; j < count; j++)
       if (nums[i] == nums[j]) return true;
@@ -175,7 +203,7 @@ bool exc_zydis_ud(const Both &x, const Prefixes &p) {
       return memchr(x.bytes, 0xf0, p.opcode_at) != nullptr;
     case ZYDIS_STATUS_BAD_REGISTER:
       // sreg moves (8c/8e); gathers whose registers overlap
-      return x.c->id == X86_INS_MOV || gather_registers_overlap(g_cs, x.c);
+      return x.c->id == X86_INS_MOV || gather_registers_overlap(x, p);
     case ZYDIS_STATUS_MALFORMED_EVEX:
     case ZYDIS_STATUS_INVALID_MASK:
       return p.opcode_at < x.n && x.bytes[p.opcode_at] == 0x62 && x.c_cf == KJIT_CF_NONE;

@@ -7,6 +7,12 @@ namespace kjit::sim {
 
 bool in_c_function(const Capture &cap, const SymbolTable &syms, uint64_t fentry, uint64_t addr) {
   const uint64_t start = syms.start_of(addr);
+  // The attached function is entered after its fentry site (ftrace called
+  // kjit from it), which the capture need not hold.  Only within the code
+  // captured from the entry on: the capture's own symbols name few
+  // functions, so the closest one below `addr` may be another's.
+  const Region *entry = cap.find_region(cap.entry_pc);
+  if (start && start + 5 == cap.entry_pc && entry && entry == cap.find_region(addr)) return true;
   const Region *r = start ? cap.find_region(start) : nullptr;
   if (!r || start - r->addr + 5 > r->bytes.size()) return false;
   const uint8_t *b = r->bytes.data() + (start - r->addr);

@@ -15,7 +15,8 @@ namespace kjit::sim {
 // True when the function holding `addr` (the closest symbol at or below
 // it) starts with its fentry site: `call __fentry__` as vmlinux has it
 // (`fentry`: that function's address), or the 5-byte NOP the kernel makes
-// of it while no tracer uses it.  False when the start was not captured.
+// of it while no tracer uses it; or it is the capture's entry function,
+// entered after that site.  False when the start was not captured.
 bool in_c_function(const Capture &cap, const SymbolTable &syms, uint64_t fentry, uint64_t addr);
 
 }  // namespace kjit::sim

@@ -111,6 +111,52 @@ TEST(Replay, ProfileAccountsForEveryInstruction) {
   EXPECT_TRUE(more_somewhere);
 }
 
+// A warm replay runs the translation a first run built: every sample
+// replays exactly from it, and with no block left to build it passes
+// through no dispatcher gate, so it executes no more instructions than the
+// cold run, fewer over all the samples, and fewer engine routines (what
+// remains are the gates of sleeps and native calls).  Its trace lists every
+// instruction it ran.
+TEST(Replay, WarmReplayRunsFromTheCacheItBuilt) {
+  const auto files = captures();
+  ASSERT_GE(files.size(), 3u);
+  uint64_t cold_sum = 0, warm_sum = 0, cold_engine = 0, warm_engine = 0;
+  for (const std::string &f : files) {
+    SCOPED_TRACE(f);
+    Capture cap;
+    ReplayLog log;
+    ASSERT_EQ(load_capture_file(f, &cap), "");
+    ASSERT_EQ(parse_replay_log(cap, &log), "");
+    ReplayOptions opt;
+    opt.tools = {"none"};
+    opt.profile = true;
+    ReplayReport cold, warm;
+    ASSERT_EQ(replay_capture(cap, log, opt, &cold), "");
+    opt.warm = opt.trace = true;
+    ASSERT_EQ(replay_capture(cap, log, opt, &warm), "");
+    ASSERT_TRUE(cold.ok) << cold.text();
+    EXPECT_TRUE(warm.ok) << warm.text();
+    ASSERT_EQ(warm.translated.size(), 1u);
+    const ReplayRun &w = warm.translated[0], &c = cold.translated[0];
+    EXPECT_LE(w.insns, c.insns);
+    EXPECT_EQ(w.trace.size(), w.insns);
+    cold_sum += c.insns;
+    warm_sum += w.insns;
+    cold_engine += c.insns_at.count(ReplayRun::kEngineCode) ? c.insns_at.at(ReplayRun::kEngineCode) : 0;
+    warm_engine += w.insns_at.count(ReplayRun::kEngineCode) ? w.insns_at.at(ReplayRun::kEngineCode) : 0;
+  }
+  EXPECT_LT(warm_sum, cold_sum);
+  EXPECT_LT(warm_engine, cold_engine);
+  ReplayOptions bad;
+  bad.warm = true;
+  Capture cap;
+  ReplayLog log;
+  ASSERT_EQ(load_capture_file(files[0], &cap), "");
+  ASSERT_EQ(parse_replay_log(cap, &log), "");
+  ReplayReport rep;
+  EXPECT_NE(replay_capture(cap, log, bad, &rep), "") << "a warm replay with tools counting both runs";
+}
+
 // Regression cases for the two that did not replay.  futex_wake (FUTEX_WAKE
 // without the private flag: get_user_pages_fast's protection-key check is
 // rdpkru, an invalid instruction in Unicorn) replays from its NONDET

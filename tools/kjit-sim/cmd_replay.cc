@@ -4,16 +4,22 @@
 // the block sequence, reads, writes, return value and the tools' results
 // against the kernel's (replay.h).  --profile N: where the translated runs
 // execute more instructions than the original, by function and by pc (the
-// pc a cache instruction was built from), the N largest of each.
+// pc a cache instruction was built from), the N largest of each.  --trace:
+// every instruction the translated runs executed, with the original pc it
+// counts at, disassembled.  --warm: the translated run that is reported
+// runs from the cache a first run built.
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <sstream>
 #include <map>
 #include <string>
 #include <utility>
 #include <vector>
+
+#include <capstone/capstone.h>
 
 #include "capture_file.h"
 #include "commands.h"
@@ -33,20 +39,27 @@ std::vector<std::pair<K, long long>> largest(const std::map<K, long long> &added
   return v;
 }
 
-// `syms`: link-time addresses (a kallsyms list), or empty: the capture's
-// own symbols.  The capture's KASLR section relates the two.
-void print_profile(const ReplayReport &rep, const Capture &cap, const ReplayLog &log, SymbolTable syms, size_t n) {
+// The name of an original pc (a profile's or trace's key).  `syms`:
+// link-time addresses (a kallsyms list), or empty: the capture's own
+// symbols.  The capture's KASLR section relates the two.
+std::function<std::string(uint64_t)> pc_namer(const Capture &cap, const ReplayLog &log, SymbolTable syms) {
   CaptureKaslr kaslr = capture_kaslr(cap);
   if (syms.empty()) {
     for (const SymbolTable::Sym &s : log.symbols) syms.add(s.addr, s.name);
     syms.finalize();
     kaslr = CaptureKaslr{};
   }
-  auto name_of = [&syms, &kaslr](uint64_t pc) {
+  return [syms = std::move(syms), kaslr](uint64_t pc) {
     if (pc == ReplayRun::kEngineCode) return std::string("(engine routines: IBL, gates)");
     std::string s = syms.symbolize(kaslr.to_link(pc));
-    return s.empty() ? "0x" + [&] { char b[32]; snprintf(b, sizeof b, "%llx", static_cast<unsigned long long>(pc)); return std::string(b); }() : s;
+    if (!s.empty()) return s;
+    char b[32];
+    snprintf(b, sizeof b, "0x%llx", static_cast<unsigned long long>(pc));
+    return std::string(b);
   };
+}
+
+void print_profile(const ReplayReport &rep, const std::function<std::string(uint64_t)> &name_of, size_t n) {
   for (const ReplayRun &t : rep.translated) {
     std::map<uint64_t, long long> by_pc;
     std::map<std::string, long long> by_fn;
@@ -63,6 +76,25 @@ void print_profile(const ReplayReport &rep, const Capture &cap, const ReplayLog 
     printf("  by pc:\n");
     for (const auto &[pc, d] : largest(by_pc, n)) printf("  %+8lld %s\n", d, name_of(pc).c_str());
   }
+}
+
+void print_trace(const ReplayReport &rep, const std::function<std::string(uint64_t)> &name_of) {
+  csh cs;
+  if (cs_open(CS_ARCH_X86, CS_MODE_64, &cs) != CS_ERR_OK) return;
+  cs_insn *in = cs_malloc(cs);
+  for (const ReplayRun &t : rep.translated) {
+    printf("trace %s: %zu insns\n", t.what.c_str(), t.trace.size());
+    for (const ReplayRun::Step &s : t.trace) {
+      const uint8_t *code = s.bytes;
+      size_t left = s.size;
+      uint64_t addr = s.pc;
+      const bool ok = cs_disasm_iter(cs, &code, &left, &addr, in);
+      printf("  %016llx  %-36s %s %s\n", static_cast<unsigned long long>(s.pc), name_of(s.counted_at).c_str(),
+             ok ? in->mnemonic : "(bad)", ok ? in->op_str : "");
+    }
+  }
+  cs_free(in, 1);
+  cs_close(&cs);
 }
 
 }  // namespace
@@ -89,6 +121,10 @@ int cmd_replay(int argc, char **argv) {
     } else if (a == "--profile" && i + 1 < argc) {
       opt.profile = true;
       profile_n = strtoull(argv[++i], nullptr, 0);
+    } else if (a == "--trace") {
+      opt.trace = true;
+    } else if (a == "--warm") {
+      opt.warm = true;
     } else if (a[0] != '-' && path.empty()) {
       path = a;
     } else {
@@ -107,6 +143,11 @@ int cmd_replay(int argc, char **argv) {
     err = parse_replay_log(cap, &log);
     if (!err.empty()) err = path + ": " + err;
   }
+  SymbolTable kallsyms;
+  if (err.empty() && !sym_path.empty()) {
+    err = kallsyms.load_kallsyms(sym_path);
+    opt.kallsyms = &kallsyms;
+  }
   ReplayReport rep;
   if (err.empty()) err = replay_capture(cap, log, opt, &rep);
   if (!err.empty()) {
@@ -122,16 +163,10 @@ int cmd_replay(int argc, char **argv) {
     t += r.seconds;
     n += r.insns;
   }
-  if (opt.profile) {
-    SymbolTable syms;
-    if (!sym_path.empty()) {
-      const std::string serr = syms.load_kallsyms(sym_path);
-      if (!serr.empty()) {
-        fprintf(stderr, "error: %s\n", serr.c_str());
-        return 2;
-      }
-    }
-    print_profile(rep, cap, log, syms, profile_n);
+  if (opt.profile || opt.trace) {
+    const auto name_of = pc_namer(cap, log, kallsyms);
+    if (opt.trace) print_trace(rep, name_of);
+    if (opt.profile) print_profile(rep, name_of, profile_n);
   }
   printf("summary: %s; %llu kernel insns, %zu blocks, %zu sleeps; replay %.1f ms for %zu runs (%.2f M insns/s)\n",
          rep.ok ? "ok" : "FAILED", static_cast<unsigned long long>(log.kernel_icount()), log.blocks.size(),

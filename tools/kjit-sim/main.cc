@@ -15,7 +15,7 @@ void usage() {
           "                       [--symbols KALLSYMS[.xz]] [--budget N] [--quiet]\n"
           "      differential run: original vs translated; exit 0 match, 1 divergence, 2 error\n"
           "  kjit-sim replay CAPTURE [--tool NAME[,NAME...]] [--budget N] [--verbose]\n"
-          "                       [--profile N [--symbols KALLSYMS[.xz]]]\n"
+          "                       [--profile N] [--trace] [--warm] [--symbols KALLSYMS[.xz]]\n"
           "      replays a kernel capture (kjitctl capture): reads served from its log, original\n"
           "      and translated; checks blocks, writes, rax and tools against the kernel's\n"
           "  kjit-sim info CAPTURE [--symbols KALLSYMS[.xz]] [--log]\n"

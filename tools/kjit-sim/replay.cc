@@ -10,6 +10,7 @@
 #include <unordered_map>
 
 #include "arch/x86/decoder.h"
+#include "c_functions.h"
 #include "arch/x86/mnemonic.h"
 #include "sim_shim.h"
 #include "thunks.h"
@@ -185,6 +186,13 @@ class LogServer {
     emu.add_code_hook(1, ~uint64_t{0}, [this](Emulator &e, uint64_t pc, uint32_t size) { on_insn(e, pc, size); });
   }
   const ServeState &state() const { return st_; }
+  // Serves the log from its start again (a second run of the same code).
+  void restart() {
+    last_orig_ = last_block_ = 0;
+    flags_pending_ = false;
+    flags_pc_ = flags_value_ = 0;
+    st_ = ServeState{};
+  }
 
  private:
   void problem(Emulator &emu, uint64_t pc, const std::string &why) {
@@ -463,23 +471,42 @@ ReplayRun run_translated(const Capture &aug, const ReplayLog &log, const SymbolT
     if (tr.is_engine_address(pc)) return 0;
     return pc;
   }, true);
-  if (opt.profile)
+  bool recording = !opt.warm;  // not during a warm-up run
+  if (opt.profile || opt.trace)
     // A cache instruction that is no copy (a transfer's translation, a
     // chain's compare, a push) counts at the copy executed before it: the
     // block whose end made it.
-    tr.emulator().add_code_hook(1, ~uint64_t{0}, [&rr, &tr, last = uint64_t{0}](Emulator &, uint64_t pc,
-                                                                                uint32_t) mutable {
+    tr.emulator().add_code_hook(1, ~uint64_t{0}, [&rr, &tr, &opt, &recording, last = uint64_t{0}](
+                                                         Emulator &emu, uint64_t pc, uint32_t size) mutable {
+      if (!recording) return;
+      uint64_t at;
       if (tr.is_cache_address(pc)) {
         const uint64_t orig = tr.original_pc(pc);
         if (orig) last = orig;
-        rr.insns_at[last ? last : ReplayRun::kEngineCode]++;
+        at = last ? last : ReplayRun::kEngineCode;
       } else {
-        rr.insns_at[tr.is_engine_address(pc) ? ReplayRun::kEngineCode : pc]++;
+        at = tr.is_engine_address(pc) ? ReplayRun::kEngineCode : pc;
+      }
+      if (opt.profile) rr.insns_at[at]++;
+      if (opt.trace) {
+        ReplayRun::Step s{pc, at, {}, std::min<uint32_t>(size, sizeof s.bytes)};
+        if (!emu.read(pc, s.bytes, s.size)) s.size = 0;
+        rr.trace.push_back(s);
       }
     });
   server.attach(tr.emulator());
   tr.set_skipped_calls([&server](Emulator &emu) { return server.resume_at_gate(emu); }, native_calls(log, syms));
   TranslatedResult res = tr.run();
+  if (opt.warm && res.error.empty()) {
+    if (res.run.reason != StopReason::kSentinel || !server.state().error.empty()) {
+      rr.error = "warm-up run: " + std::string(stop_reason_name(res.run.reason)) +
+                 (server.state().error.empty() ? "" : " (" + server.state().error + ")");
+      return rr;
+    }
+    server.restart();
+    recording = true;
+    res = tr.run();
+  }
   if (!res.error.empty()) {
     rr.error = res.error;
     return rr;
@@ -537,8 +564,11 @@ std::string describe_write(const MemWrite &w) {
   return std::to_string(w.size) + " bytes " + hex(w.value) + " at " + hex(w.addr) + " (pc " + hex(w.pc) + ")";
 }
 
-// "" when the two runs' program-visible effects are equal.
-std::string compare_runs(const ReplayRun &a, const ReplayRun &b) {
+// "" when the two runs' program-visible effects are equal.  `c_entry`: the
+// entry is a compiled C function, whose caller reads neither rcx nor the
+// arithmetic flags after it returns: the engine's ABI return sites leave
+// both changed (kjit_os_c_abi_return), as the kernel's own callers allow.
+std::string compare_runs(const ReplayRun &a, const ReplayRun &b, bool c_entry) {
   for (size_t i = 0; i < std::min(a.writes.size(), b.writes.size()); i++) {
     const MemWrite &x = a.writes[i], &y = b.writes[i];
     if (x.addr != y.addr || x.size != y.size || x.value != y.value)
@@ -549,10 +579,10 @@ std::string compare_runs(const ReplayRun &a, const ReplayRun &b) {
     return "original made " + std::to_string(a.writes.size()) + " writes, " + b.what + " " +
            std::to_string(b.writes.size());
   for (int r = 0; r < 16; r++)
-    if (a.final_regs.gpr[r] != b.final_regs.gpr[r])
+    if (a.final_regs.gpr[r] != b.final_regs.gpr[r] && !(c_entry && r == KJIT_REG_RCX))
       return std::string("final ") + kRegNames[r] + ": original " + hex(a.final_regs.gpr[r]) + ", " + b.what +
              " " + hex(b.final_regs.gpr[r]);
-  if ((a.final_regs.rflags & kArith) != (b.final_regs.rflags & kArith))
+  if (!c_entry && (a.final_regs.rflags & kArith) != (b.final_regs.rflags & kArith))
     return "final arithmetic flags differ: original " + hex(a.final_regs.rflags & kArith) + ", " + b.what + " " +
            hex(b.final_regs.rflags & kArith);
   return "";
@@ -626,6 +656,13 @@ std::string replay_capture(const Capture &cap, const ReplayLog &log, const Repla
   if (!log.present) return "the capture has no replay log (MEMREAD/NONDET/BLOCKS/KRESULT): not a kernel capture";
   SymbolTable syms;
   for (const SymbolTable::Sym &s : log.symbols) syms.add(s.addr, s.name);
+  if (opt.kallsyms) {
+    const CaptureKaslr kaslr = capture_kaslr(cap);
+    for (const SymbolTable::Sym &s : opt.kallsyms->all()) {
+      const uint64_t at = s.addr + kaslr.offset;  // modules' symbols are where they were loaded
+      if (!kaslr.offset || (at >= kaslr.image_lo && at < kaslr.image_hi)) syms.add(at, s.name);
+    }
+  }
   syms.finalize();
   ThunkMap thunks;
   if (!syms.empty()) thunks = ThunkMap(syms);
@@ -644,6 +681,7 @@ std::string replay_capture(const Capture &cap, const ReplayLog &log, const Repla
   });
   for (const std::string &name : opt.tools) {
     const Tool *tool = name.empty() || name == "none" ? nullptr : find_tool(name);
+    if (tool && opt.warm) return "a warm replay runs no tool (its counts would cover both runs): --tool none";
     if (!tool && !(name.empty() || name == "none")) return "unknown tool " + name;
     rep.translated.push_back(with_scratch(cap, &pages, opt.max_restarts, &rep.restarts, [&](const Capture &aug) {
       return run_translated(aug, log, syms.empty() ? nullptr : &syms, tool, opt);
@@ -670,11 +708,12 @@ std::string replay_capture(const Capture &cap, const ReplayLog &log, const Repla
     rep.problems.push_back(std::string("the capture is incomplete: the invocation ended with ") +
                            end_reason_name(log.kernel.end) + " in the kernel");
   check_run(rep.original, log, &rep.problems);
+  const bool c_entry = in_c_function(cap, syms, syms.address_of("__fentry__"), cap.entry_pc);
   for (const ReplayRun &t : rep.translated) {
     check_run(t, log, &rep.problems);
     if (t.error.empty() && t.run.reason == StopReason::kSentinel &&
         rep.original.run.reason == StopReason::kSentinel) {
-      const std::string d = compare_runs(rep.original, t);
+      const std::string d = compare_runs(rep.original, t, c_entry);
       if (!d.empty()) rep.problems.push_back(d);
     }
   }

@@ -42,6 +42,16 @@ struct ReplayOptions {
   bool engine_set = false;
   uint64_t cache_size = 0;       // the translated runs' code cache (0: TranslatedOptions' default)
   bool profile = false;          // fill ReplayRun::insns_at
+  bool trace = false;            // fill ReplayRun::trace (translated runs)
+  // Translated runs: a first run builds the cache, the second, reported and
+  // checked, runs from it (a warm cache).  Tool counts would cover both
+  // runs, so the tools must be "none".
+  bool warm = false;
+  // The kernel's symbols at link-time addresses (a kallsyms list), added
+  // to the capture's own, which name only the functions the log needs:
+  // with them the engine tells C functions' returns (kjit_os_c_abi_return)
+  // as the module does, from the function's start.  May be null.
+  const SymbolTable *kallsyms = nullptr;
 };
 
 // One run's view of the log.
@@ -66,6 +76,14 @@ struct ReplayRun {
   // the IBL and gates, and cache code before the first copy).
   static constexpr uint64_t kEngineCode = 0;
   std::map<uint64_t, uint64_t> insns_at;
+  // With ReplayOptions::trace: every instruction a translated run executed,
+  // in order, with its bytes and the original pc it counts at (as above).
+  struct Step {
+    uint64_t pc, counted_at;
+    uint8_t bytes[15];
+    uint32_t size;
+  };
+  std::vector<Step> trace;
 };
 
 struct ToolCheck {

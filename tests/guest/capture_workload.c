@@ -34,6 +34,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/select.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -180,6 +181,22 @@ static int run_case(const char *n, long *out)
     /* Nobody waits.  Without FUTEX_PRIVATE_FLAG the key comes from the
      * page (get_user_pages_fast), whose protection-key check is rdpkru. */
     r = syscall(SYS_futex, &futex_word, FUTEX_WAKE, 1, NULL, NULL, 0);
+  } else if (!strcmp(n, "select_devnull")) {
+    /* bench/micro/lmb.c's select: 100 descriptors of /dev/null, which has
+     * no poll method, and no timeout. */
+    fd_set rs;
+    int maxfd = 0;
+    FD_ZERO(&rs);
+    for (int i = 0; i < 100; i++) {
+      int fd = open("/dev/null", O_RDONLY);
+      if (fd < 0 || fd >= FD_SETSIZE) { fprintf(stderr, "select_devnull: open\n"); return 2; }
+      FD_SET(fd, &rs);
+      if (fd > maxfd) maxfd = fd;
+    }
+    struct timeval tz = {0, 0};
+    r = syscall(SYS_select, maxfd + 1, &rs, NULL, NULL, &tz);
+    for (int fd = 0; fd <= maxfd; fd++)
+      if (FD_ISSET(fd, &rs)) close(fd);
   } else if (!strcmp(n, "getrandom")) {
     /* The ChaCha block function: straight-line runs longer than the
      * engine's block size limit. */

@@ -13,6 +13,15 @@ namespace kjit {
 struct Exit {
   uint64_t target_pc;
   Exit *next_waiting;    // list of exits waiting for target_pc to be built
+  // The return address the function the target is in returns to, where a
+  // trace knows it: a call the trace did not follow (the address it
+  // pushed), or any exit from the trace's copy of a callee (the address
+  // the trace's call pushed).  The dispatcher links it to a copy of the
+  // target made for that address, whose returns compare with it
+  // (build_call_copy), rather than to the shared translation, whose
+  // returns go through a return site all the function's callers share
+  // (and whose chain their first callers fill).  0 otherwise.
+  uint64_t call_return;
   uint32_t field_offset; // code-region offset of the rel32 that gets patched
   uint8_t linked;
   uint8_t is_call;       // the target is entered by a call (a routine start)
@@ -61,6 +70,9 @@ struct Block {
   PcMapEntry *pcmap;
   uint8_t ended_early;      // a fallback ended it before its natural end
   uint8_t routine_start;
+  // The first block of a copy made for one return address (build_call_copy):
+  // that address, its key with orig_pc in Epoch::copies.  0 elsewhere.
+  uint64_t copy_return;
 };
 
 }  // namespace kjit

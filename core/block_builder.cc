@@ -213,6 +213,7 @@ Exit *Emitter::new_exit(uint64_t target, bool is_call) {
   if (!e || plan.nexits >= 2 + kMaxExtableFixups) return nullptr;
   e->target_pc = target;
   e->is_call = is_call;
+  e->call_return = ctx_.predicted_return;  // the frame's, in a trace's copy of a callee
   plan.exits[plan.nexits++] = e;
   return e;
 }
@@ -275,6 +276,7 @@ void Emitter::predicted_return(const x86::Insn &in, uint64_t to) {
   *w_.write_ptr(static_cast<uint32_t>(rel8)) = static_cast<uint8_t>(hop);
   w_.lea_rsp(8);
   tail_jump(to, false);
+  if (plan.tail) plan.tail->call_return = 0;  // back in the caller's frame
   plan.predicted = 1;
   plan.predicted_return = plan.tail != nullptr;
 }
@@ -393,7 +395,7 @@ bool Emitter::emit_terminator() {
         exit_native(in.target, KJIT_DEPART_NATIVE_CALL);
       } else {
         tail_jump(in.target, true);
-        if (plan.tail) plan.call_return = fall;
+        if (plan.tail) plan.call_return = plan.tail->call_return = fall;
       }
       break;
     case KJIT_CF_RET:
@@ -643,6 +645,9 @@ void publish(Epoch &epoch, const Trace &t) {
         link_exit_native(epoch, e, departure_for_native_target(e->target_pc));
         continue;
       }
+      // A call the trace did not follow stays on its stub: the dispatcher
+      // builds the callee's copy for it (build_call_copy).
+      if (e->call_return) continue;
       TableSlot *ts = epoch.table.slot(e->target_pc);
       if (!ts) continue;  // stays on its stub: the dispatcher serves it
       if (ts->block) {
@@ -713,16 +718,22 @@ bool decode_block(uint64_t pc) {
   return ctx.n > 0;
 }
 
-BuildResult build_block(Epoch &epoch, uint64_t pc, bool routine_start, Block **out) {
+namespace {
+
+// build_block and build_call_copy: the trace from `pc`, at depth 1 with
+// `call_return` pushed when that is not 0.
+BuildResult build_trace(Epoch &epoch, uint64_t pc, bool routine_start, uint64_t call_return, Block **out) {
   Trace &t = g_trace;
   t.n = 0;
   t.stub_bytes = 0;
-  t.frames = 0;
+  t.frames = call_return ? 1 : 0;
   t.frame_at[0] = 0;
+  t.frame_at[1] = 1;
+  t.return_at[1] = call_return;
   uint32_t start = epoch.code_used;
-  BuildResult r = emit_block(epoch, pc, routine_start, start, 0, 0, false, 0, &t.members[0]);
+  BuildResult r = emit_block(epoch, pc, routine_start, start, 0, 0, false, call_return, &t.members[0]);
   if (r != BuildResult::kBuilt) return r;
-  t.members[0].depth = t.members[0].frame = 0;
+  t.members[0].depth = t.members[0].frame = call_return ? 1 : 0;
   t.n = 1;
   t.stub_bytes = t.members[0].stub_bytes;
   // Lay the tail's target where the tail jump was, while that succeeds.
@@ -767,6 +778,23 @@ BuildResult build_block(Epoch &epoch, uint64_t pc, bool routine_start, Block **o
   publish(epoch, t);
   *out = t.members[0].block;
   return BuildResult::kBuilt;
+}
+
+}  // namespace
+
+BuildResult build_block(Epoch &epoch, uint64_t pc, bool routine_start, Block **out) {
+  return build_trace(epoch, pc, routine_start, 0, out);
+}
+
+BuildResult build_call_copy(Epoch &epoch, uint64_t pc, bool routine_start, uint64_t call_return, Block **out) {
+  TableSlot *slot = epoch.copies.slot(Epoch::copy_key(pc, call_return));
+  if (!slot) return BuildResult::kCacheFull;
+  BuildResult r = build_trace(epoch, pc, routine_start, call_return, out);
+  if (r != BuildResult::kBuilt) return r;
+  (*out)->copy_return = call_return;
+  if (!slot->block) slot->block = *out;
+  g_engine.stats.call_copies++;
+  return r;
 }
 
 }  // namespace kjit

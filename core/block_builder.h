@@ -25,6 +25,14 @@ enum class BuildResult {
 // max_trace_blocks), and so on; the stubs of them all follow the last.
 BuildResult build_block(Epoch &epoch, uint64_t pc, bool routine_start, Block **out);
 
+// Builds a copy of the code at `pc` for one return address: that of the
+// function it is in, `call_return` (Exit::call_return).  A trace whose
+// first block is at depth 1, as the callee of a call a trace follows, so
+// its returns compare with call_return (indirect_chain.h:
+// emit_predicted_return); its first block goes in the epoch's copies
+// table (one copy per pc and return address), the rest in no table.
+BuildResult build_call_copy(Epoch &epoch, uint64_t pc, bool routine_start, uint64_t call_return, Block **out);
+
 // Decodes the block at `pc` into g_build only (the sweep's decode half and
 // the first step of build_block).  False when the block must be declined.
 bool decode_block(uint64_t pc);

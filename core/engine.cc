@@ -99,6 +99,18 @@ Block *lookup_or_build_locked(uint64_t pc, bool routine_start, kjit_departure *w
   return nullptr;
 }
 
+// The copy of a call's callee made for that call (build_call_copy), or
+// nullptr: the exit is no such call, or the copy cannot be built now (the
+// shared translation serves it, which a full cache half also needs).
+Block *call_copy_locked(Epoch &e, const Exit *exit) {
+  EngineState &g = g_engine;
+  if (!exit->call_return || g.is_stop(exit->target_pc) || !kjit_os_may_translate(exit->target_pc)) return nullptr;
+  if (Block *b = e.find_copy(exit->target_pc, exit->call_return)) return b;
+  Block *b = nullptr;
+  return build_call_copy(e, exit->target_pc, exit->is_call, exit->call_return, &b) == BuildResult::kBuilt ? b
+                                                                                                           : nullptr;
+}
+
 // Whether every return to a stop address must reach the host's gate.
 bool exits_observed() {
   const EngineState &g = g_engine;
@@ -235,7 +247,8 @@ uint64_t kjit_engine_direct_exit(uint64_t stub_return) {
   auto *exit = static_cast<Exit *>(from->record_of(read_stub_id(*from, stub_return)));
   uint64_t target = exit->target_pc;
   kjit_departure why;
-  Block *b = lookup_or_build_locked(target, exit->is_call, &why);
+  Block *b = from == &g.epoch() ? call_copy_locked(*from, exit) : nullptr;
+  if (!b) b = lookup_or_build_locked(target, exit->is_call, &why);
   if (!b) {
     count_departure(target, why);
     return target;

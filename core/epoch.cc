@@ -24,7 +24,9 @@ bool Epoch::reset() {
   max_native_exits = code_size / 256 + 16 < 1024 ? code_size / 256 + 16 : 1024;
   native_exits = arena.alloc_array<NativeExit>(max_native_exits);
   if (!native_exits) return false;
-  if (!table.init(&arena, max_blocks * 2)) return false;
+  // Copies: a quarter as many; with the table full, calls get the shared
+  // translations.
+  if (!table.init(&arena, max_blocks * 2) || !copies.init(&arena, max_blocks / 4)) return false;
   return inline_cache.init(&arena, 1024);
 }
 
@@ -32,10 +34,12 @@ bool Epoch::renew() {
   // Room for the blocks the rest of the code region can hold, as reset()
   // sizes it for the whole region.
   uint32_t room = code_size - code_used;
-  BlockTable fresh;
-  if (room < 4096 || !fresh.init(&arena, (room / 64 + 16) * 2)) return false;
+  BlockTable fresh, fresh_copies;
+  if (room < 4096 || !fresh.init(&arena, (room / 64 + 16) * 2) || !fresh_copies.init(&arena, (room / 64 + 16) / 4))
+    return false;
   if (!ibl_renew(*this)) return false;
   table = fresh;
+  copies = fresh_copies;
   generation_start = nblocks;
   // Liveness was computed from the code as it was; decodes are checked
   // against the bytes they came from (decode_cache.h).

@@ -9,7 +9,10 @@
 # Usage: bench/profile/entry-path.sh [BUILD_DIR]   (needs BUILD_DIR/module/kjit.ko)
 # Writes bench/results/entry-path.md.  Env: PROFILE_SAMPLES (7), PROFILE_PORT (12345),
 #   PROFILE_KO_ARGS (kjit.ko parameters, e.g. direct_entry=0 for the IPMODIFY path),
-#   PROFILE_OUT (default bench/results/entry-path.md).
+#   PROFILE_OUT (default bench/results/entry-path.md), PROFILE_CALL (getppid, or
+#   pselect6: lmb's select, syscall_loop.c), PROFILE_BENCH_WARMUP=1 (before the
+#   loop, attach every system call the bench attaches and run lmb's benchmarks
+#   before select, so the cache holds what it holds when the bench gets there).
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 top="$(cd "$here/../.." && pwd)"
@@ -20,9 +23,21 @@ command -v gdb >/dev/null || sudo apt-get install -y gdb >/dev/null
 share="$B/profile-entry"; rm -rf "$share"; mkdir -p "$share"
 cp "$B/module/kjit.ko" "$share/"
 echo "${PROFILE_KO_ARGS:-}" > "$share/ko-args"
-# The loop and kjitctl are CMake targets (tests/guest/CMakeLists.txt).
-cmake --build "$B" --target syscall_loop kjitctl >/dev/null
+call="${PROFILE_CALL:-getppid}"
+case "$call" in getppid) nr=110 ;; pselect6) nr=270 ;; *) echo "entry-path: PROFILE_CALL $call?" >&2; exit 2 ;; esac
+echo "$call" > "$share/call"
+# The bench's list of system calls and lmb's benchmarks before select.
+warmup=""
+if [ "${PROFILE_BENCH_WARMUP:-0}" = 1 ]; then
+  awk '/^SYSCALLS="/ { on = 1; sub(/^SYSCALLS="/, "") } on { if (sub(/".*/, "")) on = 2; print; if (on == 2) exit }' \
+    "$top/bench/guest/driver.sh" | tr ' ' '\n' | sed '/^$/d' > "$share/attach-list"
+  warmup="null read write stat fstat openclose"
+fi
+echo "$warmup" > "$share/warmup"
+# The loop, lmb and kjitctl are CMake targets (tests/guest/CMakeLists.txt).
+cmake --build "$B" --target syscall_loop lmb kjitctl >/dev/null
 cp "$B/guest-bin/syscall_loop" "$share/loop"
+cp "$B/guest-bin/lmb" "$share/lmb"
 cp "$B/guest-bin/kjitctl" "$share/kjitctl"
 stop="0x$(nm "$share/loop" | awk '$3 == "kjit_profile_stop" { print $1 }')"
 [ "$stop" != 0x ] || { echo "entry-path: kjit_profile_stop not found in loop" >&2; exit 1; }
@@ -34,16 +49,24 @@ say() { echo "<2>kjit-profile: $*" > /dev/kmsg; }
 # shellcheck disable=SC2046  # the parameters are words
 insmod ./kjit.ko $(cat ko-args) || { say failed insmod; exit 1; }
 ./kjitctl config --tool none || { say failed config; exit 1; }
-./kjitctl attach getppid || { say failed attach; exit 1; }
+call=$(cat call)
+if [ -s attach-list ]; then
+  for s in $(cat attach-list); do
+    grep -q " __x64_sys_$s\$" /proc/kallsyms && ./kjitctl attach "__x64_sys_$s" >/dev/null
+  done
+else
+  ./kjitctl attach "$call" || { say failed attach; exit 1; }
+fi
 say "entry 0x$(awk '$3 == "entry_SYSCALL_64" { print $1 }' /proc/kallsyms)"
-./loop 2   # warm up: translations built, lookup table filled
+for b in $(cat warmup); do ./lmb -t 0.15 -f ./lmb "$b" >/dev/null 2>&1 || say "lmb $b failed"; done
+./loop 2 "$call"   # warm up: translations built, lookup table filled
 say "ready attached"
-./loop 900 || say "loop timed out"
+./loop 900 "$call" || say "loop timed out"
 ./kjitctl stats > stats.txt
 ./kjitctl detach all
-./loop 2
+./loop 2 "$call"
 say "ready native"
-./loop 900 || say "loop timed out"
+./loop 900 "$call" || say "loop timed out"
 cat /proc/kallsyms > kallsyms.txt
 rmmod kjit
 GUEST
@@ -62,7 +85,7 @@ wait_for() {  # wait_for PATTERN: the line of the console that has it
 }
 step() {  # step PHASE
   wait_for "ready $1" >/dev/null || { echo "entry-path: guest never got to $1" >&2; kill "$boot"; exit 1; }
-  PORT="$port" ENTRY="$entry" NR=110 STOP="$stop" SAMPLES="$samples" OUT="$share/$1.txt" \
+  PORT="$port" ENTRY="$entry" NR="$nr" STOP="$stop" SAMPLES="$samples" OUT="$share/$1.txt" \
     timeout 900 gdb -nx -batch -x "$here/step_syscall.py" > "$share/gdb-$1.log" 2>&1 \
     || { echo "entry-path: gdb failed ($share/gdb-$1.log)" >&2; kill "$boot"; exit 1; }
 }

@@ -189,6 +189,7 @@ struct kjit_engine_stats {
                                   address their trace's call pushed        */
   uint64_t generations;        /* retirements served by a new generation in the
                                   active half (the other awaited its reclaim) */
+  uint64_t call_copies;        /* callee copies made for one call site each  */
 };
 void kjit_engine_get_stats(struct kjit_engine_stats *out);
 

@@ -19,7 +19,7 @@ class TraceTest : public test::EngineTest {
     add_code();
   }
   void add_code() {
-    std::vector<uint8_t> code(0x400, 0xcc);
+    std::vector<uint8_t> code(0x500, 0xcc);
     auto put = [&](uint32_t at, std::initializer_list<uint8_t> bytes) {
       std::copy(bytes.begin(), bytes.end(), code.begin() + at);
     };
@@ -65,6 +65,12 @@ class TraceTest : public test::EngineTest {
     put(0x3a0, {0x48, 0xc7, 0x04, 0x24, 0xc0, 0x03, 0x00, 0x81, 0xc3});
     put(0x3c0, {0xb8, 0x0b, 0x00, 0x00, 0x00});
     put_jmp_native(0x3c5);
+    // call F ; test eax, eax ; jmp kNative
+    // F: test edi, edi ; je G ; mov eax, 1 ; ret      G: mov eax, 2 ; ret
+    put(0x400, {0xe8, 0x1b, 0x00, 0x00, 0x00, 0x85, 0xc0});
+    put_jmp_native(0x407);
+    put(0x420, {0x85, 0xff, 0x74, 0x0c, 0xb8, 0x01, 0x00, 0x00, 0x00, 0xc3});
+    put(0x430, {0xb8, 0x02, 0x00, 0x00, 0x00, 0xc3});
     test_shim_add_code(kText, code);
   }
   static const Block *copy_after(const Block *b) { return active().block_containing(end_of(b)); }
@@ -177,6 +183,41 @@ TEST_F(TraceTest, APredictedReturnGoesOnIntoItsCallersContinuation) {
   EXPECT_EQ(copy_after(block(kText + 0x300))->orig_pc, kText + 0x320);
   EXPECT_EQ(block(kText + 0x305)->exec, end_of(copy_after(block(kText + 0x300))));
   EXPECT_EQ(run_to_native(a), 7u);  // no indirect gate on the way
+}
+
+// A call a trace does not follow (here every block is built alone) gets a
+// copy of its callee made for it when it first runs: the copy's return
+// compares with that call's return address instead of going through the
+// shared function's return site.  The shared translation is not built.
+TEST_F(TraceTest, ACallATraceDidNotFollowGetsItsOwnCopyOfTheCallee) {
+  ASSERT_EQ(init([](kjit_engine_options *o) { o->max_trace_blocks = 1; }), 0);
+  add_code();
+  uint64_t a = kjit_engine_enter(kText + 0x300);
+  EXPECT_EQ(stats().call_copies, 0u);
+  EXPECT_EQ(run_to_native(a), 7u);  // the direct gate once (the call), then no indirect gate
+  EXPECT_EQ(stats().call_copies, 1u);
+  EXPECT_EQ(stats().predicted_returns, 1u);
+  EXPECT_EQ(block(kText + 0x320), nullptr);
+  ASSERT_NE(block(kText + 0x305), nullptr);  // the continuation, built by the copy's return
+  EXPECT_EQ(run_to_native(a), 7u);           // linked now: no gate at all
+  EXPECT_EQ(stats().call_copies, 1u);
+}
+
+// The other side of a branch in a trace's copy of a callee is linked, when
+// first taken, to a copy made for the return address the trace's call
+// pushed (not to the shared translation of that code, whose return would
+// go through a return site): its return is a compare with that address.
+TEST_F(TraceTest, AnExitFromACalleesCopyGetsACopyForTheSameReturnAddress) {
+  uint64_t a = kjit_engine_enter(kText + 0x400);
+  EXPECT_EQ(stats().predicted_returns, 1u);  // F's fall-through, laid out
+  EXPECT_EQ(run_to_native(a, 0), 2u);         // je G taken: the gate builds G's copy
+  EXPECT_EQ(stats().call_copies, 1u);
+  EXPECT_EQ(stats().predicted_returns, 2u);  // G's ret, a compare with kText + 0x405
+  EXPECT_EQ(block(kText + 0x430), nullptr);  // no shared translation of G
+  ASSERT_NE(active().find_copy(kText + 0x430, kText + 0x405), nullptr);
+  EXPECT_EQ(run_to_native(a, 0), 2u);
+  EXPECT_EQ(run_to_native(a, 1), 1u);
+  EXPECT_EQ(stats().call_copies, 1u);
 }
 
 // A function built already is copied again into a trace that calls it.

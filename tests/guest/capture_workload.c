@@ -181,9 +181,9 @@ static int run_case(const char *n, long *out)
     /* Nobody waits.  Without FUTEX_PRIVATE_FLAG the key comes from the
      * page (get_user_pages_fast), whose protection-key check is rdpkru. */
     r = syscall(SYS_futex, &futex_word, FUTEX_WAKE, 1, NULL, NULL, 0);
-  } else if (!strcmp(n, "select_devnull")) {
-    /* bench/micro/lmb.c's select: 100 descriptors of /dev/null, which has
-     * no poll method, and no timeout. */
+  } else if (!strcmp(n, "select_devnull") || !strcmp(n, "pselect6_devnull")) {
+    /* bench/micro/lmb.c's select (glibc's select() is pselect6): 100
+     * descriptors of /dev/null, which has no poll method, and no timeout. */
     fd_set rs;
     int maxfd = 0;
     FD_ZERO(&rs);
@@ -194,7 +194,9 @@ static int run_case(const char *n, long *out)
       if (fd > maxfd) maxfd = fd;
     }
     struct timeval tz = {0, 0};
-    r = syscall(SYS_select, maxfd + 1, &rs, NULL, NULL, &tz);
+    struct timespec ts = {0, 0};
+    r = n[0] == 'p' ? syscall(SYS_pselect6, maxfd + 1, &rs, NULL, NULL, &ts, NULL)
+                    : syscall(SYS_select, maxfd + 1, &rs, NULL, NULL, &tz);
     for (int fd = 0; fd <= maxfd; fd++)
       if (FD_ISSET(fd, &rs)) close(fd);
   } else if (!strcmp(n, "getrandom")) {

@@ -45,6 +45,13 @@ std::string load(const uint8_t *p, size_t n, Capture *cap, ReplayLog *log) {
   return err;
 }
 
+// The same from a file, as kjit-sim replay reads one.
+std::string load_file(const std::string &path, Capture *cap, ReplayLog *log) {
+  std::string err = load_capture_file(path, cap);
+  if (err.empty()) err = parse_replay_log(*cap, log);
+  return err;
+}
+
 TEST(Replay, SampleCapturesReplayExactly) {
   const auto files = captures();
   ASSERT_GE(files.size(), 3u) << "no sample captures in " << kDir;
@@ -53,8 +60,7 @@ TEST(Replay, SampleCapturesReplayExactly) {
     SCOPED_TRACE(f);
     Capture cap;
     ReplayLog log;
-    ASSERT_EQ(load_capture_file(f, &cap), "");
-    ASSERT_EQ(parse_replay_log(cap, &log), "");
+    ASSERT_EQ(load_file(f, &cap, &log), "");
     ASSERT_TRUE(log.present);
     if (log.kernel.end == EndReason::kSlept)
       EXPECT_FALSE(log.resumes.empty());
@@ -86,8 +92,7 @@ TEST(Replay, ProfileAccountsForEveryInstruction) {
   ASSERT_GE(files.size(), 1u);
   Capture cap;
   ReplayLog log;
-  ASSERT_EQ(load_capture_file(files[0], &cap), "");
-  ASSERT_EQ(parse_replay_log(cap, &log), "");
+  ASSERT_EQ(load_file(files[0], &cap, &log), "");
   ReplayOptions opt;
   opt.tools = {"none"};
   opt.profile = true;
@@ -125,8 +130,7 @@ TEST(Replay, WarmReplayRunsFromTheCacheItBuilt) {
     SCOPED_TRACE(f);
     Capture cap;
     ReplayLog log;
-    ASSERT_EQ(load_capture_file(f, &cap), "");
-    ASSERT_EQ(parse_replay_log(cap, &log), "");
+    ASSERT_EQ(load_file(f, &cap, &log), "");
     ReplayOptions opt;
     opt.tools = {"none"};
     opt.profile = true;
@@ -151,8 +155,7 @@ TEST(Replay, WarmReplayRunsFromTheCacheItBuilt) {
   bad.warm = true;
   Capture cap;
   ReplayLog log;
-  ASSERT_EQ(load_capture_file(files[0], &cap), "");
-  ASSERT_EQ(parse_replay_log(cap, &log), "");
+  ASSERT_EQ(load_file(files[0], &cap, &log), "");
   ReplayReport rep;
   EXPECT_NE(replay_capture(cap, log, bad, &rep), "") << "a warm replay with tools counting both runs";
 }

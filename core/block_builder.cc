@@ -645,8 +645,9 @@ void publish(Epoch &epoch, const Trace &t) {
         link_exit_native(epoch, e, departure_for_native_target(e->target_pc));
         continue;
       }
-      // A call the trace did not follow stays on its stub: the dispatcher
-      // builds the callee's copy for it (build_call_copy).
+      // An exit that knows its function's return address (a call the
+      // trace did not follow, any exit of a callee's copy) stays on its
+      // stub: the dispatcher links it to a copy made for that address.
       if (e->call_return) continue;
       TableSlot *ts = epoch.table.slot(e->target_pc);
       if (!ts) continue;  // stays on its stub: the dispatcher serves it

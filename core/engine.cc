@@ -99,9 +99,10 @@ Block *lookup_or_build_locked(uint64_t pc, bool routine_start, kjit_departure *w
   return nullptr;
 }
 
-// The copy of a call's callee made for that call (build_call_copy), or
-// nullptr: the exit is no such call, or the copy cannot be built now (the
-// shared translation serves it, which a full cache half also needs).
+// The copy of an exit's target made for the return address it knows
+// (Exit::call_return, build_call_copy), or nullptr: it knows none, or the
+// copy cannot be built now (the shared translation serves it, which a
+// full cache half also needs).
 Block *call_copy_locked(Epoch &e, const Exit *exit) {
   EngineState &g = g_engine;
   if (!exit->call_return || g.is_stop(exit->target_pc) || !kjit_os_may_translate(exit->target_pc)) return nullptr;

@@ -33,7 +33,7 @@ constexpr uint64_t kDataExec = 0xffffffffd0000000ull;
 constexpr uint64_t kGateDirect = 0xffffffffe0000000ull;
 constexpr uint64_t kGateIndirect = 0xffffffffe0000010ull;
 constexpr uint64_t kHostCallGate = 0xffffffffe0001000ull;
-constexpr uint64_t kCodeSize = 64 << 10, kArenaSize = 256 << 10, kDataSize = 64 << 10;
+constexpr uint64_t kCodeSize = 64 << 10, kArenaSize = 512 << 10, kDataSize = 64 << 10;
 
 [[noreturn]] void fail(const char *what, uint64_t a = 0, uint64_t b = 0) {
   fprintf(stderr, "fuzz_block_builder: %s (0x%llx, 0x%llx)\n", what, static_cast<unsigned long long>(a),

@@ -34,7 +34,7 @@ static void report_rcu_defer_qs_reinit(void)
 	if (!size_of || !fn || !handler || !size_of(fn, &size, &off) || off)
 		return;
 	if (kjit_engine_code_names_value(fn, size, handler))
-		pr_warn("kernel bug: rcu_read_unlock_special() re-initialises RCU's deferred-QS irq_work each time it queues it, which with upstream b41642c87716 and without its fix 61399e0c5410 (Debian's 6.1.192) can happen while it is queued: a CPU then runs irq_work_run_list() for ever.  kjit's slower tools make that likelier on PREEMPT_RT\n");
+		pr_warn("kernel bug: rcu_read_unlock_special() re-initialises RCU's deferred-QS irq_work each time it queues it, which with upstream b41642c87716 and without its fix 61399e0c5410 (Debian's 6.1.192) can happen while it is queued: a CPU then runs irq_work_run_list() for ever.  kjit's slower tools make that likelier on PREEMPT_RT; kjit starts no expedited grace period, the other way in\n");
 }
 
 void kjit_kernel_quirks_report(void)

@@ -29,9 +29,16 @@
  * (every task switched voluntarily) would cover the register windows too,
  * but under a busy workload one grace period took 0.4 to 4 s (a task that
  * keeps making system calls rarely switches), and while a reclaim waits
- * with both halves of the cache retired every entry runs natively.  An
- * expedited RCU grace period is still awaited: the engine's lock-free
- * readers and the entry paths that run with preemption off.
+ * with both halves of the cache retired every entry runs natively.  A
+ * normal RCU grace period is still awaited: the engine's lock-free readers
+ * and the entry paths that run with preemption off.  Not an expedited one:
+ * with preemptible RCU (preempt=full, PREEMPT_RT) an expedited grace period
+ * in flight makes every rcu_read_unlock() with interrupts off queue the
+ * per-CPU deferred-quiescent-state irq_work, and Debian's 6.1 kernels
+ * re-initialise that irq_work while it can still be queued
+ * (rcu_read_unlock_special), which loops irq_work_run_list() forever with
+ * interrupts off.  On kernels without RCU boosting an expedited grace
+ * period is the only way into that path; kjit starts none.
  * A task that switched while it was looked at is looked at again, alone:
  * under load (TCG especially) a whole pass rarely sees every task still.
  * The wait has no time limit (unloading under a userfaultfd stall must stay
@@ -293,7 +300,7 @@ void kjit_quiesce_range(unsigned long lo, unsigned long hi)
 	might_sleep();
 	/* before the wait: the trampoline enters nothing it holds any more */
 	kjit_entry_table_invalidate();
-	synchronize_rcu_expedited();
+	synchronize_rcu();
 	c = kmalloc(sizeof(*c), GFP_KERNEL | __GFP_NOFAIL);
 	pending = kvmalloc_array(KJIT_QUIESCE_PENDING, sizeof(*pending), GFP_KERNEL | __GFP_NOFAIL);
 	do {

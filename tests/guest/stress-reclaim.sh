@@ -11,7 +11,8 @@
 #   (--verify and stress-ng's metrics check catch silent corruption), an
 #   error in the kernel log (console and dmesg), too few reclaims, fewer
 #   than 90% of the calls entering the cache (stress-guest.sh's
-#   calls_covered), or a guest that did not finish.
+#   calls_covered), an expedited RCU grace period per reclaim (expedited_gp),
+#   or a guest that did not finish.
 # Env: KJIT_STRESS_MODES (tools/lab/preempt-modes.sh: "voluntary full", "rt"), KJIT_STRESS_SECS (8),
 #   KJIT_STRESS_CACHE_KB (256), KJIT_STRESS_TOOL (bbcount), KJIT_STRESS_ORDERS (the stressor
 #   orders below, separated by '|').

@@ -18,6 +18,17 @@ echo "abi $ABI"
 if [ -n "$LIVE" ]; then cat "$LIVE"
 elif [ -f "$OLD" ]; then grep -E '^(cmdline|vulnerability\.)' "$OLD" || true
 fi
+# Layout facts from the debug vmlinux (gdb), for the lab's kernel fixes
+# (tools/lab/kernel-fixes.sh): a per-CPU variable's offset and field offsets.
+DBG="${KJIT_BUILD:-$repo/build/lab}/debug/vmlinux-dbg"
+if [ -r "$DBG" ]; then
+  gdb -batch -nx -ex 'printf "layout.rcu_data 0x%lx\n", (unsigned long)&rcu_data' \
+    -ex 'printf "layout.rcu_data.cpu %d\n", (int)&((struct rcu_data *)0)->cpu' \
+    -ex 'printf "layout.rcu_data.defer_qs_iw %d\n", (int)&((struct rcu_data *)0)->defer_qs_iw' \
+    -ex 'printf "layout.rcu_data.defer_qs_pending %d\n", (int)&((struct rcu_data *)0)->defer_qs_pending' \
+    "$DBG" 2>/dev/null | grep '^layout\.'
+elif [ -f "$OLD" ]; then grep -E '^layout\.' "$OLD" || true
+fi
 xz -dc "$LIST" | awk '
   BEGIN { want["_text"]; want["_stext"]; want["_etext"]; want["_sinittext"]; want["_einittext"]
           want["__x86_return_thunk"]; want["__fentry__"]; want["__schedule"]; want["schedule"]

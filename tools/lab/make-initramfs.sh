@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # Build the kjit guest initramfs (static busybox + /init).
-# Usage: tools/lab/make-initramfs.sh OUTFILE [EXTRA_DIR] [KERNEL_IMAGE_DIR]
+# Usage: tools/lab/make-initramfs.sh OUTFILE [EXTRA_DIR] [KERNEL_IMAGE_DIR [FIX.ko...]]
 #   EXTRA_DIR (optional, "" for none) is copied over the initramfs root.
 #   KERNEL_IMAGE_DIR (optional): the unpacked linux-image .deb of the kernel
 #   the initramfs boots (fetch-kernel.sh's OUTDIR/image), whose modules the
@@ -20,8 +20,9 @@
 #   powers off.
 #   kjit.shell=1 drops to an interactive shell instead of powering off.
 set -euo pipefail
-[ $# -ge 1 ] || { echo "usage: $0 OUTFILE [EXTRA_DIR]" >&2; exit 2; }
+[ $# -ge 1 ] || { echo "usage: $0 OUTFILE [EXTRA_DIR] [KERNEL_IMAGE_DIR [FIX.ko...]]" >&2; exit 2; }
 OUTFILE="$1"; EXTRA="${2:-}"; IMAGE="${3:-}"
+shift $(( $# < 3 ? $# : 3 ))
 BUSYBOX=/bin/busybox
 if ! file -L "$BUSYBOX" 2>/dev/null | grep -q 'statically linked'; then
   echo "make-initramfs: $BUSYBOX is not static (apt-get install busybox-static)" >&2
@@ -55,6 +56,11 @@ if [ -f /lib/modules/load-order ]; then
     insmod "/lib/modules/$m" || echo "kjit-init: WARNING: insmod $m failed"
   done < /lib/modules/load-order
 fi
+for m in /lib/modules/fixes/*.ko; do
+  [ -f "$m" ] || continue
+  if insmod "$m"; then echo "kjit-init: lab kernel fix loaded: $(basename "$m" .ko)"
+  else echo "kjit-init: WARNING: lab kernel fix $m failed to load"; fi
+done
 script=/mnt/kjit/run.sh
 shell=0
 for a in $(cat /proc/cmdline); do
@@ -128,6 +134,12 @@ if [ -n "$IMAGE" ]; then
     done
   done
   [ -s "$root/lib/modules/load-order" ] || rm "$root/lib/modules/load-order"
+fi
+
+# The lab's workarounds for the kernel's own bugs (kernel-fixes.sh).
+if [ $# -gt 0 ]; then
+  mkdir -p "$root/lib/modules/fixes"
+  cp "$@" "$root/lib/modules/fixes/"
 fi
 
 mkdir -p "$(dirname "$OUTFILE")"

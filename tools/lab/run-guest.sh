@@ -59,8 +59,16 @@ share="$(cd "$share" && pwd)"
 kdir="$("$here/fetch-kernel.sh" "$BUILD/kernel" | tail -n1)"
 if [ -z "$initrd" ]; then
   initrd="$BUILD/initramfs.cpio.gz"
-  if [ ! -s "$initrd" ] || [ "$here/make-initramfs.sh" -nt "$initrd" ]; then
-    "$here/make-initramfs.sh" "$initrd" "" "$kdir/image" >/dev/null
+  fixes_out="$("$here/kernel-fixes.sh" "$BUILD/kernel-fixes" "$kdir")"
+  mapfile -t fixes <<<"$fixes_out"
+  [ -n "$fixes_out" ] || fixes=()
+  stale=0
+  for f in "$here/make-initramfs.sh" "${fixes[@]}"; do [ "$f" -nt "$initrd" ] && stale=1; done
+  # a flavour whose fixes changed (or went) gets a new initramfs
+  printf '%s\n' "${fixes[@]}" | cmp -s - "$initrd.fixes" 2>/dev/null || stale=1
+  if [ ! -s "$initrd" ] || [ "$stale" = 1 ]; then
+    "$here/make-initramfs.sh" "$initrd" "" "$kdir/image" "${fixes[@]}" >/dev/null
+    printf '%s\n' "${fixes[@]}" > "$initrd.fixes"
   fi
 fi
 

@@ -32,10 +32,7 @@ done
 if [ -z "$share" ] || [ -z "$script" ]; then echo "boot.sh: --share and --script are required" >&2; exit 2; fi
 mkdir -p "$share"; share="$(cd "$share" && pwd)"
 kdir="$(KJIT_BUILD="$LABBUILD" "$lab/fetch-kernel.sh" "$LABBUILD/kernel" | tail -n1)"
-initrd="$LABBUILD/initramfs.cpio.gz"
-if [ ! -s "$initrd" ] || [ "$lab/make-initramfs.sh" -nt "$initrd" ]; then
-  "$lab/make-initramfs.sh" "$initrd" "" "$kdir/image" >/dev/null
-fi
+initrd="$(KJIT_BUILD="$LABBUILD" "$lab/initramfs.sh" "$kdir")"
 [ "$(realpath "$script")" = "$share/run.sh" ] || cp "$script" "$share/run.sh"
 chmod +x "$share/run.sh"
 rm -f "$share/done" "$share/console.log" "$share/guest.log"

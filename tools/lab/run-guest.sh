@@ -57,20 +57,7 @@ share="$(cd "$share" && pwd)"
 
 # Cached artifacts.
 kdir="$("$here/fetch-kernel.sh" "$BUILD/kernel" | tail -n1)"
-if [ -z "$initrd" ]; then
-  initrd="$BUILD/initramfs.cpio.gz"
-  fixes_out="$("$here/kernel-fixes.sh" "$BUILD/kernel-fixes" "$kdir")"
-  mapfile -t fixes <<<"$fixes_out"
-  [ -n "$fixes_out" ] || fixes=()
-  stale=0
-  for f in "$here/make-initramfs.sh" "${fixes[@]}"; do [ "$f" -nt "$initrd" ] && stale=1; done
-  # a flavour whose fixes changed (or went) gets a new initramfs
-  printf '%s\n' "${fixes[@]}" | cmp -s - "$initrd.fixes" 2>/dev/null || stale=1
-  if [ ! -s "$initrd" ] || [ "$stale" = 1 ]; then
-    "$here/make-initramfs.sh" "$initrd" "" "$kdir/image" "${fixes[@]}" >/dev/null
-    printf '%s\n' "${fixes[@]}" > "$initrd.fixes"
-  fi
-fi
+[ -n "$initrd" ] || initrd="$(KJIT_BUILD="$BUILD" "$here/initramfs.sh" "$kdir")"
 
 [ -z "$script" ] || { [ "$(realpath "$script")" = "$share/run.sh" ] || cp "$script" "$share/run.sh"; }
 [ -z "$script" ] || chmod +x "$share/run.sh"

@@ -81,7 +81,10 @@ int kjit_os_may_translate(uint64_t addr);
 
 /* True when `addr` is code that outlives every translation that may jump
  * to it: kernel text, live module text (whose unloading flushes the cache
- * first), the host's own code.  Anything else (another tool's trampoline,
+ * first), the host's own code; but no hook's code, not even one in the
+ * kernel image (ftrace's shared trampolines), because a copy's returns
+ * trust that no hook at its function's entry ran (block_builder.cc).
+ * Anything else (another tool's trampoline,
  * a probe's detour buffer, BPF code, a module not live yet) is memory the
  * engine neither owns nor tracks: a direct branch there is never copied or
  * linked, the branch instruction runs natively at its own address instead

@@ -29,6 +29,11 @@ static unsigned long kprobes_start, kprobes_end;
 static unsigned long entry_start, entry_end;
 static unsigned long irqentry_start, irqentry_end;
 static unsigned long softirqentry_start, softirqentry_end;
+/* ftrace's own trampolines in the kernel image, which a live fentry site
+ * calls when several ftrace users share the function (the others get one
+ * allocated per user, outside the text). */
+static unsigned long ftrace_caller_start, ftrace_caller_end;
+static unsigned long ftrace_regs_start, ftrace_regs_end;
 static bool (*p_within_kprobe_blacklist)(unsigned long addr);
 static const struct exception_table_entry *(*p_search_exception_tables)(unsigned long addr);
 static struct bug_entry *(*p_find_bug)(unsigned long bugaddr);
@@ -101,6 +106,10 @@ int kjit_shim_init(void)
 	err |= need(&irqentry_end, "__irqentry_text_end");
 	err |= need(&softirqentry_start, "__softirqentry_text_start");
 	err |= need(&softirqentry_end, "__softirqentry_text_end");
+	err |= need(&ftrace_caller_start, "ftrace_caller");
+	err |= need(&ftrace_caller_end, "ftrace_caller_end");
+	err |= need(&ftrace_regs_start, "ftrace_regs_caller");
+	err |= need(&ftrace_regs_end, "ftrace_regs_caller_end");
 	p_within_kprobe_blacklist = (void *)kjit_ksym("within_kprobe_blacklist");
 	p_search_exception_tables = (void *)kjit_ksym("search_exception_tables");
 	p_find_bug = (void *)kjit_ksym("find_bug");
@@ -294,10 +303,19 @@ int kjit_shim_module_state(unsigned long addr)
 	return state;
 }
 
+/* ftrace's trampolines count as another tool's code wherever they are: a
+ * live fentry site runs natively, the rest of its function with it, so that
+ * every hook at a function's entry (a function-graph or kretprobe return
+ * trampoline written into the return slot, a livepatch's redirect) runs
+ * where it expects, and no copy that runs on after an entry ran one (which
+ * lets a copy's return trust its slot: block_builder.cc). */
 int kjit_os_is_text(uint64_t addr64)
 {
 	unsigned long addr = (unsigned long)addr64;
 
+	if (kjit_in_range(addr, ftrace_caller_start, ftrace_caller_end) ||
+	    kjit_in_range(addr, ftrace_regs_start, ftrace_regs_end))
+		return 0;
 	return kjit_in_range(addr, stext, etext) || within_module(addr, THIS_MODULE) ||
 	       live_module_text(addr);
 }

@@ -117,6 +117,7 @@ struct ExitPlan {
   uint64_t call_return;      // the tail is a call that pushed this return address
   uint8_t predicted;         // the block ends in a predicted return
   uint8_t predicted_return;  // ... and its tail goes where it returns to
+  uint8_t unchecked;         // ... with no compare (Emitter::predicted_return)
 };
 
 // Bytes emit_stubs writes for `plan`.
@@ -257,7 +258,34 @@ void Emitter::indirect_site(const x86::Insn &in, bool as_return) {
   plan.chain = site;
 }
 
+// The return slot of a trace's callee holds the address the trace's call
+// pushed, unless something wrote it since.  In a compiled C function (one
+// with an fentry site, kjit_os_c_abi_return) only a hook run at its entry
+// writes it (a kretprobe, rethook or function-graph return trampoline, a
+// BPF trampoline): the compiler's own code never does.  And a translation
+// with a known return address never runs one: it was entered at the copy of
+// the function's start, where a live fentry site (its target is not text to
+// the OS, ftrace's own trampolines included) or a probe's int3 ends the
+// block and runs natively from there on (decode_block: kHooked, kNative),
+// and a site enabled later is not in the copy.  So such a return is the
+// slot's pop and the caller's continuation, with nothing to compare.  Other
+// code (assembly that switches stacks, a retpoline thunk) keeps the compare.
+// The slot is popped into rcx (1 byte), which by the SysV ABI no caller of
+// a C function reads after it returns (as at an ABI return site).
+bool return_slot_untouched(const x86::Insn &in) {
+  return g_engine.opt.abi_returns && kjit_os_c_abi_return(in.pc);
+}
+
 void Emitter::predicted_return(const x86::Insn &in, uint64_t to) {
+  if (!g_engine.is_stop(to) && return_slot_untouched(in)) {
+    w_.pop_reg(KJIT_REG_RCX);
+    tail_jump(to, false);
+    if (plan.tail) plan.tail->call_return = 0;  // back in the caller's frame
+    plan.predicted = 1;
+    plan.predicted_return = plan.tail != nullptr;
+    plan.unchecked = 1;
+    return;
+  }
   LiveSet at = g_engine.opt.use_liveness ? live_in_at(g_engine.decoder, to) : LiveSet::all();
   // A stop address is returned to with a real `ret` (the return-stack
   // predictor pairs it with the native call that entered).
@@ -636,6 +664,7 @@ void publish(Epoch &epoch, const Trace &t) {
     epoch.blocks[epoch.nblocks++] = t.members[k].block;
     if (t.members[k].depth == 0) t.members[k].slot->block = t.members[k].block;
     if (t.members[k].plan.predicted) g_engine.stats.predicted_returns++;
+    if (t.members[k].plan.unchecked) g_engine.stats.unchecked_returns++;
   }
   for (uint32_t k = 0; k < t.n; k++) {
     const ExitPlan &plan = t.members[k].plan;

@@ -190,6 +190,8 @@ struct kjit_engine_stats {
   uint64_t generations;        /* retirements served by a new generation in the
                                   active half (the other awaited its reclaim) */
   uint64_t call_copies;        /* callee copies made for one call site each  */
+  uint64_t unchecked_returns;  /* predicted returns of compiled C functions:
+                                  no compare, the slot holds what was pushed */
 };
 void kjit_engine_get_stats(struct kjit_engine_stats *out);
 

@@ -3,6 +3,8 @@
 // yet gets that block laid out in place of the jump (block_builder.h).
 #include <gtest/gtest.h>
 
+#include <cstring>
+
 #include "engine_fixture.h"
 
 namespace kjit {
@@ -237,8 +239,31 @@ TEST_F(TraceTest, APredictedReturnKeepsFlagsTheContinuationReads) {
   EXPECT_EQ(run_to_native(a), 1u);  // cmovz not taken
 }
 
+// The return of a compiled C function (an fentry site's owner) that the
+// trace called is the pop of its slot and the caller's continuation: only
+// a hook at the function's entry writes that slot, and the copy ran none.
+TEST_F(TraceTest, AReturnOfACompiledCFunctionIsThePopOfItsSlot) {
+  test_shim_add_c_function(kText + 0x320, kText + 0x326);
+  uint64_t a = kjit_engine_enter(kText + 0x300);
+  EXPECT_EQ(stats().predicted_returns, 1u);
+  EXPECT_EQ(stats().unchecked_returns, 1u);
+  const Block *p = copy_after(block(kText + 0x300));
+  ASSERT_NE(p, nullptr);
+  ASSERT_EQ(p->orig_pc, kText + 0x320);
+  // mov eax, 7 ; pop rcx (dead at the continuation), and the continuation
+  // laid out behind
+  static const uint8_t kPopSlot[] = {0xb8, 0x07, 0x00, 0x00, 0x00, 0x59};
+  ASSERT_GE(p->code_size, sizeof(kPopSlot));
+  EXPECT_EQ(std::memcmp(active().write_at(p->code_offset), kPopSlot, sizeof(kPopSlot)), 0)
+      << ::testing::PrintToString(std::vector<uint8_t>(active().write_at(p->code_offset),
+                                                     active().write_at(p->code_offset) + p->code_size));
+  EXPECT_EQ(p->exec + p->code_size, block(kText + 0x305)->exec);
+  EXPECT_EQ(run_to_native(a), 7u);
+}
+
 // A callee that rewrites its return address returns there, through the
-// return site behind the compare: the gate gets the new address.
+// return site behind the compare: the gate gets the new address.  (R is
+// not a compiled C function: assembly may write its slot.)
 TEST_F(TraceTest, AReturnAddressTheCalleeRewroteIsFollowed) {
   uint64_t a = kjit_engine_enter(kText + 0x380);
   EXPECT_EQ(stats().predicted_returns, 1u);

@@ -61,9 +61,6 @@ log_snapshot() {
 }
 guest_done() {
   [ "${LOG_SNAPSHOT:-0}" = 1 ] || log_snapshot
-  # the lab's workaround of a kernel bug (tools/lab/kernel-fixes.sh), if loaded
-  f=/sys/module/kjit_lab_rcu_defer_qs/parameters/caught
-  [ ! -r $f ] || echo "lab kernel fix rcu_defer_qs: $(cat $f) entries found a queued deferred-QS irq_work marked idle"
   sync
   echo "$1"
   sync

@@ -19,7 +19,8 @@ if [ -n "$LIVE" ]; then cat "$LIVE"
 elif [ -f "$OLD" ]; then grep -E '^(cmdline|vulnerability\.)' "$OLD" || true
 fi
 # Layout facts from the debug vmlinux (gdb), for the lab's kernel fixes
-# (tools/lab/kernel-fixes.sh): a per-CPU variable's offset and field offsets.
+# (tools/lab/kernel-fixes.sh): a per-CPU variable's offset, field offsets,
+# instructions' offsets in a function.
 DBG="${KJIT_BUILD:-$repo/build/lab}/debug/vmlinux-dbg"
 if [ -r "$DBG" ]; then
   gdb -batch -nx -ex 'printf "layout.rcu_data 0x%lx\n", (unsigned long)&rcu_data' \
@@ -27,6 +28,18 @@ if [ -r "$DBG" ]; then
     -ex 'printf "layout.rcu_data.defer_qs_iw %d\n", (int)&((struct rcu_data *)0)->defer_qs_iw' \
     -ex 'printf "layout.rcu_data.defer_qs_pending %d\n", (int)&((struct rcu_data *)0)->defer_qs_pending' \
     "$DBG" 2>/dev/null | grep '^layout\.'
+  # rcu_read_unlock_special's stores of immediates into rcu_data.defer_qs_iw
+  # (its re-initialisation), by offset in the function.
+  iw=$(gdb -batch -nx -ex 'printf "%d\n", (int)&((struct rcu_data *)0)->defer_qs_iw' "$DBG" 2>/dev/null)
+  gdb -batch -nx -ex 'disassemble rcu_read_unlock_special' "$DBG" 2>/dev/null | awk -v iw="$iw" '
+    function hex(s,  n, i) { n = 0; s = tolower(substr(s, 3))
+      for (i = 1; i <= length(s); i++) n = n * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1
+      return n }
+    /<\+[0-9]+>:\tmov[lq]? +\$[-0-9a-fx]+,0x[0-9a-f]+\(%r[a-z0-9]+\)$/ {
+      off = $0; sub(/.*<\+/, "", off); sub(/>.*/, "", off)
+      d = $NF; sub(/.*,/, "", d); sub(/\(.*/, "", d); d = hex(d)
+      if (d >= iw && d < iw + 32) list = list " " off }
+    END { if (list != "") print "layout.rcu_read_unlock_special.reinit" list }'
 elif [ -f "$OLD" ]; then grep -E '^layout\.' "$OLD" || true
 fi
 xz -dc "$LIST" | awk '

@@ -6,7 +6,9 @@
 # initramfs, whose /init loads them before the test script runs and says so
 # on the console.  kjit's packages carry none of them.
 #   rcu_defer_qs (kernel-fixes/rcu_defer_qs.c): Debian 6.1's deferred-QS
-#     irq_work re-initialisation hang; needed where RCU boosting reaches it
+#     irq_work re-initialisation hang, fixed as upstream 61399e0c5410 does
+#     (the work initialised once, the function's stores into it replaced
+#     with NOPs at load); needed where RCU boosting reaches it
 #     (CONFIG_RCU_BOOST=y: the rt flavour).  Elsewhere only an expedited
 #     grace period reaches it, and kjit starts none (os/linux/quiesce.c).
 # Usage: tools/lab/kernel-fixes.sh OUTDIR KERNEL_DIR   (fetch-kernel.sh's OUTDIR)
@@ -24,8 +26,8 @@ FACTS="$repo/tests/data/kernel-facts-$ABI.txt"
 fact() { awk -v k="$1" '$1 == k { print $2 }' "$FACTS"; }
 
 grep -qx 'CONFIG_RCU_BOOST=y' "$KERNEL_DIR/config" || exit 0
-[ -n "$(fact layout.rcu_data.defer_qs_pending)" ] || {
-  echo "kernel-fixes: $FACTS has no rcu_data layout (KJIT_KERNEL=$ABI tools/lab/extract-kallsyms.sh with the debug vmlinux fetched)" >&2
+[ -n "$(fact layout.rcu_read_unlock_special.reinit)" ] || {
+  echo "kernel-fixes: $FACTS has no rcu_read_unlock_special layout (KJIT_KERNEL=$ABI tools/lab/extract-kallsyms.sh with the debug vmlinux fetched)" >&2
   exit 1; }
 [ -d "$KDIR" ] || { echo "kernel-fixes: kernel headers $KDIR missing (apt-get install linux-headers-$ABI)" >&2; exit 1; }
 src="$here/kernel-fixes"
@@ -39,7 +41,7 @@ if [ ! -s "$ko" ] || [ "$src/rcu_defer_qs.c" -nt "$ko" ] || [ "$FACTS" -nt "$ko"
     echo "#define RCU_DATA $(fact layout.rcu_data)UL"
     echo "#define RCU_DATA_CPU $(fact layout.rcu_data.cpu)"
     echo "#define RCU_DATA_DEFER_QS_IW $(fact layout.rcu_data.defer_qs_iw)"
-    echo "#define RCU_DATA_DEFER_QS_PENDING $(fact layout.rcu_data.defer_qs_pending)"
+    echo "#define REINIT_OFFSETS $(grep '^layout.rcu_read_unlock_special.reinit ' "$FACTS" | cut -d' ' -f2- | sed 's/ /, /g')"
   } > "$dir/layout.h"
   make -C "$KDIR" M="$dir" modules > "$dir/build.log" 2>&1 || {
     cat "$dir/build.log" >&2; echo "kernel-fixes: building rcu_defer_qs failed ($dir)" >&2; exit 1; }

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Lab-only workaround for a hang in Debian's 6.1 kernels (6.1.192), loaded by
- * the lab's /init on kernels that can reach it on their own (RCU boosting;
+ * the lab's /init on kernels that reach it on their own (RCU boosting;
  * tools/lab/kernel-fixes.sh decides).  Not part of kjit.
  *
  * rcu_read_unlock_special() re-initialises the per-CPU deferred-QS irq_work
@@ -12,98 +12,121 @@
  * re-initialise the still-queued work: its llist node is cleared and queued
  * again, the CPU's irq_work list links to itself, and irq_work_run_list()
  * loops with interrupts off.  Upstream fixed it by initialising the work
- * once ("rcu: Fix racy re-initialization of irq_work causing hangs").
+ * once, when the CPU comes up, and never in rcu_read_unlock_special() ("rcu:
+ * Fix racy re-initialization of irq_work causing hangs", 61399e0c5410).
  *
- * Here an ftrace handler at rcu_read_unlock_special()'s entry marks the state
- * DEFER_QS_PENDING while the work is still queued, so the function neither
- * re-initialises nor re-queues it; the queued work runs as it would have.
- * The layout (the per-CPU offset of rcu_data, its fields) comes from the
- * debug vmlinux through tests/data/kernel-facts-$ABI.txt and is checked
- * against every CPU's rcu_data at load: a mismatch refuses with a WARN, which
- * every guest test's log scan reports.
+ * This module does the same to the running kernel: it initialises every
+ * CPU's work once (on that CPU, with interrupts off, unless it is queued),
+ * then replaces the function's stores into the work with NOPs of the same
+ * length (text_poke_bp, one instruction at a time, as any text patcher).
+ * queue_on then finds a queued work claimed and leaves it alone.  No hook
+ * stays behind: tools that translate or trace the function see plain text.
+ * The stores' offsets and the layout come from the debug vmlinux through
+ * tests/data/kernel-facts-$ABI.txt; each store is checked to be an
+ * immediate store into the work before anything is written, and every
+ * CPU's rcu_data to hold its CPU number: a mismatch refuses with a WARN,
+ * which every guest test's log scan reports.
  */
 #include <linux/module.h>
-#include <linux/ftrace.h>
+#include <linux/kprobes.h>
 #include <linux/irq_work.h>
 #include <linux/percpu.h>
 #include <linux/cpumask.h>
-#include <linux/moduleparam.h>
-#include <linux/sysfs.h>
-#include "layout.h"   /* RCU_DATA, RCU_DATA_CPU, RCU_DATA_DEFER_QS_IW, RCU_DATA_DEFER_QS_PENDING */
+#include <linux/smp.h>
+#include <linux/mutex.h>
+#include "layout.h"   /* RCU_DATA*, REINIT_OFFSETS */
 
-#define DEFER_QS_IDLE 0
-#define DEFER_QS_PENDING 1
+static const unsigned int reinit_at[] = { REINIT_OFFSETS };
 
-/* Entries that found the work queued with the state back at DEFER_QS_IDLE,
- * where the function re-initialises it if interrupts are off and an
- * expedited grace period or boosting is in play. */
-static atomic_t caught = ATOMIC_INIT(0);
-
-static int caught_get(char *buf, const struct kernel_param *kp)
-{
-	return sysfs_emit(buf, "%d\n", atomic_read(&caught));
-}
-static const struct kernel_param_ops caught_ops = { .get = caught_get };
-module_param_cb(caught, &caught_ops, NULL, 0444);
-MODULE_PARM_DESC(caught, "entries that would have re-initialised a queued deferred-QS irq_work");
+static unsigned long (*lookup)(const char *name);
+static void (*poke_bp)(void *addr, const void *opcode, size_t len, const void *emulate);
+static struct mutex *p_text_mutex;
+static unsigned long handler;
 
 static char *rdp_of(int cpu)
 {
 	return (char *)per_cpu_ptr((void __percpu *)RCU_DATA, cpu);
 }
 
-static void notrace mark_queued_work(unsigned long ip, unsigned long parent_ip,
-				     struct ftrace_ops *op, struct ftrace_regs *fregs)
+/* kallsyms_lookup_name is not exported: a kprobe resolves it. */
+static int resolve(void)
 {
-	unsigned long flags;
-	char *rdp;
+	struct kprobe kp = { .symbol_name = "kallsyms_lookup_name" };
 
-	/* Interrupts off: the CPU, and its work's queued state, stay put. */
-	raw_local_irq_save(flags);
-	rdp = rdp_of(raw_smp_processor_id());
-	if (irq_work_is_pending((struct irq_work *)(rdp + RCU_DATA_DEFER_QS_IW)) &&
-	    READ_ONCE(*(int *)(rdp + RCU_DATA_DEFER_QS_PENDING)) != DEFER_QS_PENDING) {
-		WRITE_ONCE(*(int *)(rdp + RCU_DATA_DEFER_QS_PENDING), DEFER_QS_PENDING);
-		atomic_inc(&caught);
-	}
-	raw_local_irq_restore(flags);
+	if (register_kprobe(&kp))
+		return -ENOENT;
+	lookup = (void *)kp.addr;
+	unregister_kprobe(&kp);
+	poke_bp = (void *)lookup("text_poke_bp");
+	p_text_mutex = (void *)lookup("text_mutex");
+	return poke_bp && p_text_mutex ? 0 : -ENOENT;
 }
 
-static struct ftrace_ops mark_ops = {
-	.func = mark_queued_work,
-};
+/* The length of `mov{l,q} $imm32, disp8(%reg)` into the work at `p`, or 0. */
+static unsigned int store_into_work(const u8 *p)
+{
+	unsigned int rex = p[0] == 0x48;
+	const u8 *q = p + rex;
+	int disp = (s8)q[2];
+
+	if (q[0] != 0xc7 || (q[1] & 0xf8) != 0x40 || (q[1] & 7) == 4)
+		return 0;   /* not C7 /0 with a disp8 and no SIB */
+	if (disp < RCU_DATA_DEFER_QS_IW || disp >= RCU_DATA_DEFER_QS_IW + (int)sizeof(struct irq_work))
+		return 0;
+	return rex + 7;
+}
+
+static void init_work_here(void *unused)
+{
+	struct irq_work *w = (struct irq_work *)(rdp_of(smp_processor_id()) + RCU_DATA_DEFER_QS_IW);
+
+	if (irq_work_is_pending(w))
+		return;   /* queued after an initialisation: leave it */
+	*w = IRQ_WORK_INIT_HARD((void (*)(struct irq_work *))handler);
+}
 
 static int __init fix_init(void)
 {
-	static char name[] = "rcu_read_unlock_special";
-	int cpu, ret;
+	static const u8 nop7[] = { 0x0f, 0x1f, 0x80, 0x00, 0x00, 0x00, 0x00 };
+	static const u8 nop8[] = { 0x0f, 0x1f, 0x84, 0x00, 0x00, 0x00, 0x00, 0x00 };
+	unsigned int len[ARRAY_SIZE(reinit_at)];
+	unsigned long fn;
+	unsigned int i;
+	int cpu;
 
-	for_each_possible_cpu(cpu) {
-		char *rdp = rdp_of(cpu);
-		int pending = READ_ONCE(*(int *)(rdp + RCU_DATA_DEFER_QS_PENDING));
-
-		if (WARN(*(int *)(rdp + RCU_DATA_CPU) != cpu ||
-			 (pending != DEFER_QS_IDLE && pending != DEFER_QS_PENDING),
+	if (resolve()) {
+		WARN(1, "kjit lab fix rcu_defer_qs: kallsyms, text_poke_bp or text_mutex not found\n");
+		return -ENOENT;
+	}
+	fn = lookup("rcu_read_unlock_special");
+	for_each_possible_cpu(cpu)
+		if (WARN(*(int *)(rdp_of(cpu) + RCU_DATA_CPU) != cpu,
 			 "kjit lab fix rcu_defer_qs: rcu_data layout of CPU %d does not match the kernel facts\n", cpu))
 			return -EINVAL;
+	for (i = 0; i < ARRAY_SIZE(reinit_at); i++) {
+		const u8 *p = (const u8 *)fn + reinit_at[i];
+
+		len[i] = fn ? store_into_work(p) : 0;
+		if (WARN(len[i] != 7 && len[i] != 8,
+			 "kjit lab fix rcu_defer_qs: rcu_read_unlock_special+%u is not a store into defer_qs_iw\n",
+			 reinit_at[i]))
+			return -EINVAL;
+		/* the handler is the one 64-bit immediate store's sign-extended imm32 */
+		if (p[0] == 0x48 && (s8)p[3] == RCU_DATA_DEFER_QS_IW + (int)offsetof(struct irq_work, func))
+			handler = (unsigned long)(long)*(const s32 *)(p + 4);
 	}
-	ret = ftrace_set_filter(&mark_ops, name, sizeof(name) - 1, 0);
-	if (!ret)
-		ret = register_ftrace_function(&mark_ops);
-	if (ret) {
-		WARN(1, "kjit lab fix rcu_defer_qs: cannot trace %s: %d\n", name, ret);
-		return ret;
-	}
-	pr_info("kjit lab fix rcu_defer_qs: a queued deferred-QS irq_work is never re-initialised\n");
+	if (WARN(!handler, "kjit lab fix rcu_defer_qs: no store of the handler found\n"))
+		return -EINVAL;
+	on_each_cpu(init_work_here, NULL, 1);
+	mutex_lock(p_text_mutex);
+	for (i = 0; i < ARRAY_SIZE(reinit_at); i++)
+		poke_bp((void *)(fn + reinit_at[i]), len[i] == 7 ? nop7 : nop8, len[i], NULL);
+	mutex_unlock(p_text_mutex);
+	pr_info("kjit lab fix rcu_defer_qs: rcu_read_unlock_special no longer re-initialises RCU's deferred-QS irq_work (%zu stores replaced)\n",
+		ARRAY_SIZE(reinit_at));
 	return 0;
 }
 
-static void __exit fix_exit(void)
-{
-	unregister_ftrace_function(&mark_ops);
-}
-
 module_init(fix_init);
-module_exit(fix_exit);
 MODULE_LICENSE("GPL");
-MODULE_DESCRIPTION("kjit lab: workaround for the deferred-QS irq_work re-initialisation hang of Debian 6.1 kernels");
+MODULE_DESCRIPTION("kjit lab: Debian 6.1's deferred-QS irq_work re-initialisation hang fixed as upstream 61399e0c5410 does");

@@ -8,7 +8,7 @@
 #   rcu_defer_qs (kernel-fixes/rcu_defer_qs.c): Debian 6.1's deferred-QS
 #     irq_work re-initialisation hang, fixed as upstream 61399e0c5410 does
 #     (the work initialised once, the function's stores into it replaced
-#     with NOPs at load); needed where RCU boosting reaches it
+#     with jumps over them at load); needed where RCU boosting reaches it
 #     (CONFIG_RCU_BOOST=y: the rt flavour).  Elsewhere only an expedited
 #     grace period reaches it, and kjit starts none (os/linux/quiesce.c).
 # Usage: tools/lab/kernel-fixes.sh OUTDIR KERNEL_DIR   (fetch-kernel.sh's OUTDIR)

@@ -17,8 +17,8 @@
  *
  * This module does the same to the running kernel: it initialises every
  * CPU's work once (on that CPU, with interrupts off, unless it is queued),
- * then replaces the function's stores into the work with NOPs of the same
- * length (text_poke_bp, one instruction at a time, as any text patcher).
+ * then replaces each of the function's stores into the work with a jump
+ * over it (text_poke_bp, one instruction at a time, as any text patcher).
  * queue_on then finds a queued work claimed and leaves it alone.  No hook
  * stays behind: tools that translate or trace the function see plain text.
  * The stores' offsets and the layout come from the debug vmlinux through
@@ -87,8 +87,9 @@ static void init_work_here(void *unused)
 
 static int __init fix_init(void)
 {
-	static const u8 nop7[] = { 0x0f, 0x1f, 0x80, 0x00, 0x00, 0x00, 0x00 };
-	static const u8 nop8[] = { 0x0f, 0x1f, 0x84, 0x00, 0x00, 0x00, 0x00, 0x00 };
+	/* text_poke_bp writes one instruction of at most 5 bytes (a NOP only
+	 * of 2 or 5): the store's first two bytes become `jmp` over the rest. */
+	static const u8 skip5[] = { 0xeb, 0x05 }, skip6[] = { 0xeb, 0x06 };
 	unsigned int len[ARRAY_SIZE(reinit_at)];
 	unsigned long fn;
 	unsigned int i;
@@ -120,8 +121,11 @@ static int __init fix_init(void)
 	on_each_cpu(init_work_here, NULL, 1);
 	mutex_lock(p_text_mutex);
 	for (i = 0; i < ARRAY_SIZE(reinit_at); i++)
-		poke_bp((void *)(fn + reinit_at[i]), len[i] == 7 ? nop7 : nop8, len[i], NULL);
+		poke_bp((void *)(fn + reinit_at[i]), len[i] == 7 ? skip5 : skip6, 2, NULL);
 	mutex_unlock(p_text_mutex);
+	for (i = 0; i < ARRAY_SIZE(reinit_at); i++)
+		WARN(memcmp((void *)(fn + reinit_at[i]), len[i] == 7 ? skip5 : skip6, 2),
+		     "kjit lab fix rcu_defer_qs: rcu_read_unlock_special+%u was not patched\n", reinit_at[i]);
 	pr_info("kjit lab fix rcu_defer_qs: rcu_read_unlock_special no longer re-initialises RCU's deferred-QS irq_work (%zu stores replaced)\n",
 		ARRAY_SIZE(reinit_at));
 	return 0;

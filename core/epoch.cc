@@ -6,6 +6,11 @@
 
 namespace kjit {
 
+uint32_t Epoch::table_capacity(uint64_t code_bytes, uint64_t arena_bytes) {
+  const uint64_t by_code = code_bytes / 64 + 16, by_arena = arena_bytes / 4 / kTableBytesPerBlock;
+  return static_cast<uint32_t>(by_code < by_arena ? by_code : by_arena);
+}
+
 bool Epoch::reset() {
   forget_liveness();
   arena.reset();
@@ -13,9 +18,8 @@ bool Epoch::reset() {
   nblocks = 0;
   generation_start = 0;
   ibl_setup(*this);
-  // Sizing: a block averages well over 64 bytes of code, so code_size/64
-  // bounds the number of blocks; the table keeps twice that many slots.
-  max_blocks = code_size / 64 + 16;
+  // The table keeps twice as many slots as blocks.
+  max_blocks = table_capacity(code_size, arena.size());
   blocks = arena.alloc_array<Block *>(max_blocks);
   if (!blocks) return false;
   // Distinct native targets (stop addresses, functions never translated):
@@ -34,9 +38,9 @@ bool Epoch::renew() {
   // Room for the blocks the rest of the code region can hold, as reset()
   // sizes it for the whole region.
   uint32_t room = code_size - code_used;
+  const uint32_t n = table_capacity(room, arena.size() - arena.used());
   BlockTable fresh, fresh_copies;
-  if (room < 4096 || !fresh.init(&arena, (room / 64 + 16) * 2) || !fresh_copies.init(&arena, (room / 64 + 16) / 4))
-    return false;
+  if (room < 4096 || !fresh.init(&arena, n * 2) || !fresh_copies.init(&arena, n / 4)) return false;
   if (!ibl_renew(*this)) return false;
   table = fresh;
   copies = fresh_copies;

@@ -75,6 +75,13 @@ struct Epoch {
 
   // Resets the epoch to empty; false if its arena cannot hold the tables.
   bool reset();
+  // Blocks the tables are sized for, for `code_bytes` of code and
+  // `arena_bytes` of arena: one per 64 bytes of code (a block averages well
+  // over that), but never so many that the tables take more than a quarter
+  // of the arena, whose rest the blocks' own records (exits, chain sites,
+  // liveness: a few hundred bytes each) need.
+  static uint32_t table_capacity(uint64_t code_bytes, uint64_t arena_bytes);
+  static constexpr uint64_t kTableBytesPerBlock = sizeof(Block *) + 2 * sizeof(TableSlot) + sizeof(TableSlot) / 4 + 1;
   // Starts a new generation (above); false, and nothing changed, if the
   // epoch has no room left for a block table and an IBL table.
   bool renew();

@@ -56,6 +56,13 @@ static LiveSet compute_live_in(const x86::Decoder &decoder, uint64_t pc, uint32_
     if (got == 0 || decode_cached(decoder, at, buf, static_cast<uint32_t>(got), &seq[n]) != x86::DecodeStatus::kOk)
       break;
     at += seq[n].length;
+    if (seq[n].cf == KJIT_CF_JMP) {
+      // A direct jump reads nothing: what is live before it is what is
+      // live at its target (a call's return address is often a jump back
+      // into the function's main path).
+      at = seq[n++].target;
+      continue;
+    }
     if (seq[n++].cf != KJIT_CF_NONE) {
       reached_transfer = true;
       break;

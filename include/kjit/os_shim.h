@@ -19,6 +19,11 @@ extern "C" {
  * view lives in the emulated address space).  The data window is memory the
  * translated code reads and writes (plugin counters, chain tables); pointers
  * the plugin passes as KJIT_ARG_PTR are translated host->exec by the engine. */
+/* The module's default sizes (parameters cache_kb, arena_kb), which the
+ * simulator uses too: its figures are then the kernel's, flushes included. */
+#define KJIT_DEFAULT_CACHE_KB 4096
+#define KJIT_DEFAULT_ARENA_KB 32768
+
 struct kjit_os_memory {
   uint8_t *arena;          /* engine metadata, host view only */
   uint64_t arena_size;

@@ -37,13 +37,13 @@
 #include "cache_area.h"
 #define KJIT_DATA_MAX (1UL << 20)
 
-static unsigned int cache_kb = 4096;
+static unsigned int cache_kb = KJIT_DEFAULT_CACHE_KB;
 module_param(cache_kb, uint, 0444);
 MODULE_PARM_DESC(cache_kb, "code cache size in KiB (max 8192)");
 static unsigned int data_kb = 512;
 module_param(data_kb, uint, 0444);
 MODULE_PARM_DESC(data_kb, "data window size in KiB (max 1024)");
-static unsigned int arena_kb = 32768;
+static unsigned int arena_kb = KJIT_DEFAULT_ARENA_KB;
 module_param(arena_kb, uint, 0444);
 MODULE_PARM_DESC(arena_kb, "engine arena size in KiB");
 

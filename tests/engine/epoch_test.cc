@@ -60,6 +60,19 @@ TEST(Arena, ResetReusesFromTheStart) {
   EXPECT_EQ(again[63], 0);  // zeroed again
 }
 
+// A half's tables leave most of its arena to the blocks' records: a code
+// region large next to its arena (the simulator's once: 8 MiB of each a
+// half) was full at ~870 blocks, its tables having taken 97% of the arena.
+TEST(EpochSizing, TablesTakeAtMostAQuarterOfTheArena) {
+  const uint64_t arena = 8 << 20;
+  const uint32_t n = Epoch::table_capacity(8 << 20, arena);
+  EXPECT_LE(n * Epoch::kTableBytesPerBlock, arena / 4);
+  EXPECT_GE(n * Epoch::kTableBytesPerBlock, arena / 4 - Epoch::kTableBytesPerBlock);
+  // The module's default half (2 MiB of code, 16 MiB of arena) is sized by
+  // its code.
+  EXPECT_EQ(Epoch::table_capacity(2 << 20, 16 << 20), (2u << 20) / 64 + 16);
+}
+
 using EpochTest = EngineTest;
 
 TEST_F(EpochTest, RecordIdsRoundTripAndNameTheirEpoch) {

@@ -35,6 +35,26 @@ TEST(Liveness, RegisterKilledBeforeRead) {
   EXPECT_TRUE(in.regs & (1u << KJIT_REG_RBX));
 }
 
+// A direct jump is followed: a return address that jumps back into the
+// function's main path (memset's in kmem_cache_alloc) has what its target
+// has live, not everything.
+TEST(Liveness, DirectJumpsAreFollowed) {
+  test_shim_reset();
+  kjit::forget_liveness();
+  // kPc: mov eax, 1 ; jmp +2 ; (2 bytes of int3) ; test ecx, ecx ; adc rax, rbx ; ret
+  test_shim_add_code(kPc, {0xb8, 0x01, 0, 0, 0, 0xeb, 0x02, 0xcc, 0xcc, 0x85, 0xc9, 0x48, 0x11, 0xd8, 0xc3});
+  kjit::LiveSet in = kjit::live_in_at(decoder(), kPc);
+  EXPECT_EQ(in.flags & kjit::x86::kAllArithFlags, 0);  // test writes them before adc reads CF
+  EXPECT_FALSE(in.regs & (1u << KJIT_REG_RAX));        // mov eax before the jump
+  EXPECT_TRUE(in.regs & (1u << KJIT_REG_RCX));         // test ecx after it
+  // A jump to itself ends at the horizon, everything live.
+  test_shim_reset();
+  kjit::forget_liveness();
+  test_shim_add_code(kPc, {0xeb, 0xfe});
+  kjit::LiveSet loop = kjit::live_in_at(decoder(), kPc);
+  EXPECT_EQ(loop.flags, kjit::x86::kAllFlags);
+}
+
 TEST(Liveness, ConservativeWhereCodeIsUnknown) {
   test_shim_reset();
   kjit::LiveSet in = kjit::live_in_at(decoder(), kPc);

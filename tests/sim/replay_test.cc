@@ -226,6 +226,8 @@ TEST(Replay, WritesSurviveTheReclaimOfTheirEpoch) {
   ASSERT_EQ(rep.translated.size(), 1u);
   EXPECT_GT(rep.original.writes.size(), 0u);
   EXPECT_EQ(rep.translated[0].writes.size(), rep.original.writes.size());
+  EXPECT_GT(rep.translated[0].flushes, 0u);
+  EXPECT_NE(rep.text().find(" cache flushes, "), std::string::npos) << rep.text();
 }
 
 // An invocation that ends in a block of only `ret` (personality,

@@ -533,6 +533,7 @@ ReplayRun run_translated(const Capture &aug, const ReplayLog &log, const SymbolT
            log.blocks.size() - rr.served.blocks <= 8)
       rr.served.blocks++;
   rr.insns = res.run.insns;
+  rr.flushes = res.stats.flushes;
   if (tool) rr.tool_result = tool->report();
   rr.seconds = seconds_since(t0);
   return rr;
@@ -735,7 +736,8 @@ std::string ReplayReport::text() const {
       << r.served.blocks << " blocks matched, " << r.served.reads << " reads served, " << r.served.nondets
       << " nondet, " << (r.served.resumes ? std::to_string(r.served.resumes) + " sleeps resumed, " : "")
       << r.writes.size() << " writes, rax " << hex(r.final_regs.gpr[KJIT_REG_RAX]) << ", "
-      << static_cast<uint64_t>(r.seconds * 1e6) << " us\n";
+      << (r.flushes ? std::to_string(r.flushes) + " cache flushes, " : "") << static_cast<uint64_t>(r.seconds * 1e6)
+      << " us\n";
   };
   line(original);
   for (const ReplayRun &t : translated) line(t);

@@ -67,6 +67,7 @@ struct ReplayRun {
   std::vector<MemWrite> writes;  // program writes, original pcs
   ServeState served;
   uint64_t insns = 0;
+  uint64_t flushes = 0;  // translated runs: cache halves retired (a warm run's include the first run's)
   double seconds = 0;
   std::string tool_result;      // translated runs
   std::string error;            // setup error

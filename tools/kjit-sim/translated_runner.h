@@ -24,8 +24,8 @@ constexpr int64_t kAutoPercpuOffset = INT64_MIN;
 
 struct TranslatedOptions {
   kjit_engine_options engine{};  // filled from kjit_engine_default_options()
-  uint64_t arena_size = 16 << 20;
-  uint64_t code_size = 16 << 20;
+  uint64_t arena_size = uint64_t{KJIT_DEFAULT_ARENA_KB} << 10;
+  uint64_t code_size = uint64_t{KJIT_DEFAULT_CACHE_KB} << 10;
   uint64_t data_size = 4 << 20;
   uint64_t code_exec_base = kCodeCacheExecBase;
   uint64_t data_exec_base = kDataWindowExecBase;

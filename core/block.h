@@ -22,11 +22,6 @@ struct Exit {
   // returns go through a return site all the function's callers share
   // (and whose chain their first callers fill).  0 otherwise.
   uint64_t call_return;
-  // The return address of the frame below, where the trace knows it too
-  // (it followed the call into that frame, or was itself built knowing
-  // it): the copy's trace then knows where that frame returns as well, so
-  // the caller's continuation after the copy's return is a copy too.
-  uint64_t outer_return;
   uint32_t field_offset; // code-region offset of the rel32 that gets patched
   uint8_t linked;
   uint8_t is_call;       // the target is entered by a call (a routine start)
@@ -76,9 +71,8 @@ struct Block {
   uint8_t ended_early;      // a fallback ended it before its natural end
   uint8_t routine_start;
   // The first block of a copy made for one return address (build_call_copy):
-  // that address and the frame below's (0: not known), its key with
-  // orig_pc in Epoch::copies.  0 elsewhere.
-  uint64_t copy_return, copy_outer;
+  // that address, its key with orig_pc in Epoch::copies.  0 elsewhere.
+  uint64_t copy_return;
 };
 
 }  // namespace kjit

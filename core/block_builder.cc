@@ -184,13 +184,6 @@ class Emitter {
   void indirect_site(const x86::Insn &in, bool as_return = false);
   // A `ret` to the known return address `to` (indirect_chain.h).
   void predicted_return(const x86::Insn &in, uint64_t to);
-  // After a predicted return the tail runs in the caller's frame, whose
-  // return address (and the one below) the trace may know.
-  void back_in_callers_frame() {
-    if (!plan.tail) return;
-    plan.tail->call_return = ctx_.outer_return;
-    plan.tail->outer_return = ctx_.outer_return ? ctx_.outer2_return : 0;
-  }
 
   Epoch &epoch_;
   BuildContext &ctx_;
@@ -222,7 +215,6 @@ Exit *Emitter::new_exit(uint64_t target, bool is_call) {
   e->target_pc = target;
   e->is_call = is_call;
   e->call_return = ctx_.predicted_return;  // the frame's, in a trace's copy of a callee
-  e->outer_return = ctx_.predicted_return ? ctx_.outer_return : 0;
   plan.exits[plan.nexits++] = e;
   return e;
 }
@@ -288,7 +280,7 @@ void Emitter::predicted_return(const x86::Insn &in, uint64_t to) {
   if (!g_engine.is_stop(to) && return_slot_untouched(in)) {
     w_.pop_reg(KJIT_REG_RCX);
     tail_jump(to, false);
-    back_in_callers_frame();
+    if (plan.tail) plan.tail->call_return = 0;  // back in the caller's frame
     plan.predicted = 1;
     plan.predicted_return = plan.tail != nullptr;
     plan.unchecked = 1;
@@ -312,7 +304,7 @@ void Emitter::predicted_return(const x86::Insn &in, uint64_t to) {
   *w_.write_ptr(static_cast<uint32_t>(rel8)) = static_cast<uint8_t>(hop);
   w_.lea_rsp(8);
   tail_jump(to, false);
-  back_in_callers_frame();
+  if (plan.tail) plan.tail->call_return = 0;  // back in the caller's frame
   plan.predicted = 1;
   plan.predicted_return = plan.tail != nullptr;
 }
@@ -431,10 +423,7 @@ bool Emitter::emit_terminator() {
         exit_native(in.target, KJIT_DEPART_NATIVE_CALL);
       } else {
         tail_jump(in.target, true);
-        if (plan.tail) {
-          plan.call_return = plan.tail->call_return = fall;
-          plan.tail->outer_return = ctx_.predicted_return;  // the caller's frame's
-        }
+        if (plan.tail) plan.call_return = plan.tail->call_return = fall;
       }
       break;
     case KJIT_CF_RET:
@@ -535,12 +524,6 @@ bool emit_stubs(Epoch &epoch, x86::CodeWriter &w, uint32_t base, const ExitPlan 
   return true;
 }
 
-// The return addresses of a block's frame and of the two below it, where
-// the trace knows them (0 otherwise).
-struct FrameReturns {
-  uint64_t own, outer, outer2;
-};
-
 // One block of a trace, emitted but not published.
 struct TraceMember {
   Block *block;
@@ -565,16 +548,8 @@ struct Trace {
   uint32_t frames;       // frames opened so far
   // At depth d > 0: the return address the call entering it pushed, and
   // the frame; frame_at[0] = 0.
-  // A copy built knowing two frames starts at depth 2: one more than the
-  // members.
-  uint64_t return_at[kMaxTraceBlocks + 2];
-  uint32_t frame_at[kMaxTraceBlocks + 2];
-
-  // What the block at `depth` knows of its frames' return addresses.
-  FrameReturns returns_at(uint32_t depth) const {
-    return {depth > 0 ? return_at[depth] : 0, depth > 1 ? return_at[depth - 1] : 0,
-            depth > 2 ? return_at[depth - 2] : 0};
-  }
+  uint64_t return_at[kMaxTraceBlocks + 1];
+  uint32_t frame_at[kMaxTraceBlocks + 1];
 };
 constinit Trace g_trace{};
 
@@ -593,16 +568,14 @@ struct Follower {
 // not (its exception-table mirrors must stay in address order even when
 // the layout is given up).
 BuildResult emit_block(Epoch &epoch, uint64_t pc, bool routine_start, uint32_t start, uint32_t pending,
-                       uint32_t reserve, bool follower, const FrameReturns &returns, TraceMember *m) {
+                       uint32_t reserve, bool follower, uint64_t predicted_return, TraceMember *m) {
   BuildContext &ctx = g_build;
   if (!decode_block(pc)) return ctx.early == EarlyEnd::kHooked ? BuildResult::kHooked : BuildResult::kDeclined;
   if (follower)
     for (uint32_t i = 0; i < ctx.n; i++)
       if (ctx.insns[i].is_extable_site) return BuildResult::kDeclined;
   ctx.routine_start = routine_start;
-  ctx.predicted_return = returns.own;
-  ctx.outer_return = returns.own ? returns.outer : 0;
-  ctx.outer2_return = ctx.outer_return ? returns.outer2 : 0;
+  ctx.predicted_return = predicted_return;
   run_plugins(ctx);
 
   for (uint32_t attempt = 0; attempt < 2; attempt++) {
@@ -778,26 +751,19 @@ bool decode_block(uint64_t pc) {
 namespace {
 
 // build_block and build_call_copy: the trace from `pc`, at depth 1 with
-// `call_return` pushed when that is not 0, at depth 2 when the frame below
-// is known to return to `outer_return` too.
-BuildResult build_trace(Epoch &epoch, uint64_t pc, bool routine_start, uint64_t call_return,
-                        uint64_t outer_return, Block **out) {
+// `call_return` pushed when that is not 0.
+BuildResult build_trace(Epoch &epoch, uint64_t pc, bool routine_start, uint64_t call_return, Block **out) {
   Trace &t = g_trace;
-  if (!call_return) outer_return = 0;
-  const uint32_t depth = outer_return ? 2 : call_return ? 1 : 0;
   t.n = 0;
   t.stub_bytes = 0;
-  t.frames = depth;
+  t.frames = call_return ? 1 : 0;
   t.frame_at[0] = 0;
   t.frame_at[1] = 1;
-  t.frame_at[2] = 2;
-  t.return_at[0] = 0;
-  t.return_at[1] = outer_return ? outer_return : call_return;
-  t.return_at[2] = call_return;
+  t.return_at[1] = call_return;
   uint32_t start = epoch.code_used;
-  BuildResult r = emit_block(epoch, pc, routine_start, start, 0, 0, false, t.returns_at(depth), &t.members[0]);
+  BuildResult r = emit_block(epoch, pc, routine_start, start, 0, 0, false, call_return, &t.members[0]);
   if (r != BuildResult::kBuilt) return r;
-  t.members[0].depth = t.members[0].frame = depth;
+  t.members[0].depth = t.members[0].frame = call_return ? 1 : 0;
   t.n = 1;
   t.stub_bytes = t.members[0].stub_bytes;
   // Lay the tail's target where the tail jump was, while that succeeds.
@@ -811,10 +777,9 @@ BuildResult build_trace(Epoch &epoch, uint64_t pc, bool routine_start, uint64_t 
     __builtin_memcpy(tail_code, epoch.write_at(tail_at), tail_len);
     TraceMember next;
     // Without the tail's stub, not needed if this works.
-    FrameReturns returns = t.returns_at(f.depth);
-    if (f.call_return) returns.own = f.call_return;  // a frame the call opens
+    uint64_t predicted = f.depth == 0 ? 0 : f.call_return ? f.call_return : t.return_at[f.depth];
     if (emit_block(epoch, f.pc, prev.plan.tail->is_call, tail_at, t.n, t.stub_bytes - kStubSize, true,
-                   returns, &next) != BuildResult::kBuilt) {
+                   predicted, &next) != BuildResult::kBuilt) {
       __builtin_memcpy(epoch.write_at(tail_at), tail_code, tail_len);
       break;
     }
@@ -848,17 +813,15 @@ BuildResult build_trace(Epoch &epoch, uint64_t pc, bool routine_start, uint64_t 
 }  // namespace
 
 BuildResult build_block(Epoch &epoch, uint64_t pc, bool routine_start, Block **out) {
-  return build_trace(epoch, pc, routine_start, 0, 0, out);
+  return build_trace(epoch, pc, routine_start, 0, out);
 }
 
-BuildResult build_call_copy(Epoch &epoch, uint64_t pc, bool routine_start, uint64_t call_return,
-                            uint64_t outer_return, Block **out) {
-  TableSlot *slot = epoch.copies.slot(Epoch::copy_key(pc, call_return, outer_return));
+BuildResult build_call_copy(Epoch &epoch, uint64_t pc, bool routine_start, uint64_t call_return, Block **out) {
+  TableSlot *slot = epoch.copies.slot(Epoch::copy_key(pc, call_return));
   if (!slot) return BuildResult::kCacheFull;
-  BuildResult r = build_trace(epoch, pc, routine_start, call_return, outer_return, out);
+  BuildResult r = build_trace(epoch, pc, routine_start, call_return, out);
   if (r != BuildResult::kBuilt) return r;
   (*out)->copy_return = call_return;
-  (*out)->copy_outer = outer_return;
   if (!slot->block) slot->block = *out;
   g_engine.stats.call_copies++;
   return r;

@@ -31,11 +31,7 @@ BuildResult build_block(Epoch &epoch, uint64_t pc, bool routine_start, Block **o
 // its returns compare with call_return (indirect_chain.h:
 // emit_predicted_return); its first block goes in the epoch's copies
 // table (one copy per pc and return address), the rest in no table.
-// With `outer_return` (the return address of the frame below, 0: not
-// known) the trace starts at depth 2: a return from the copy's function
-// goes on in a copy of its caller made for that address.
-BuildResult build_call_copy(Epoch &epoch, uint64_t pc, bool routine_start, uint64_t call_return,
-                            uint64_t outer_return, Block **out);
+BuildResult build_call_copy(Epoch &epoch, uint64_t pc, bool routine_start, uint64_t call_return, Block **out);
 
 // Decodes the block at `pc` into g_build only (the sweep's decode half and
 // the first step of build_block).  False when the block must be declined.

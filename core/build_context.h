@@ -63,10 +63,8 @@ struct BuildContext {
   uint8_t routine_start;
   uint8_t in_block_callback;
   // The return address that the trace's own call pushed, for a `ret` ending
-  // the block (block_builder.cc); 0: none known.  Then those of the two
-  // frames below, where the trace knows them (0 otherwise): an exit
-  // carries the two innermost its target runs under (Exit::outer_return).
-  uint64_t predicted_return, outer_return, outer2_return;
+  // the block (block_builder.cc); 0: none known.
+  uint64_t predicted_return;
   kjit_block block;
   kjit_insn insns[kMaxBlockInsns];
   LiveSet live[kMaxBlockInsns + 1];

@@ -106,12 +106,10 @@ Block *lookup_or_build_locked(uint64_t pc, bool routine_start, kjit_departure *w
 Block *call_copy_locked(Epoch &e, const Exit *exit) {
   EngineState &g = g_engine;
   if (!exit->call_return || g.is_stop(exit->target_pc) || !kjit_os_may_translate(exit->target_pc)) return nullptr;
-  if (Block *b = e.find_copy(exit->target_pc, exit->call_return, exit->outer_return)) return b;
+  if (Block *b = e.find_copy(exit->target_pc, exit->call_return)) return b;
   Block *b = nullptr;
-  return build_call_copy(e, exit->target_pc, exit->is_call, exit->call_return, exit->outer_return, &b) ==
-                 BuildResult::kBuilt
-             ? b
-             : nullptr;
+  return build_call_copy(e, exit->target_pc, exit->is_call, exit->call_return, &b) == BuildResult::kBuilt ? b
+                                                                                                           : nullptr;
 }
 
 // Whether every return to a stop address must reach the host's gate.

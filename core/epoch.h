@@ -51,9 +51,8 @@ struct Epoch {
   uint32_t code_used;
   BlockTable table;
   // Copies made for one return address (build_call_copy), by
-  // copy_key(pc, return address, the frame below's); a slot's block is the
-  // copy only if its orig_pc, copy_return and copy_outer match (a key two
-  // copies share keeps the first).
+  // copy_key(pc, return address); a slot's block is the copy only if its
+  // orig_pc and copy_return match (a key two copies share keeps the first).
   BlockTable copies;
   InlineCache inline_cache;
   uint32_t ibl_table_offset;  // see ibl.h; ibl_routine == 0: no IBL
@@ -67,14 +66,11 @@ struct Epoch {
   uint32_t max_blocks;
   uint32_t generation_start;  // blocks[] index of the generation's first block
 
-  static uint64_t copy_key(uint64_t pc, uint64_t ret, uint64_t outer) {
-    return pc ^ (ret * 0x9e3779b97f4a7c15ull) ^ (outer * 0xbf58476d1ce4e5b9ull) ^ 1;
-  }
-  // The copy of `pc` made for return address `ret`, the frame below
-  // returning to `outer` (0: not known), or nullptr.
-  Block *find_copy(uint64_t pc, uint64_t ret, uint64_t outer = 0) const {
-    Block *b = copies.find(copy_key(pc, ret, outer));
-    return b && b->orig_pc == pc && b->copy_return == ret && b->copy_outer == outer ? b : nullptr;
+  static uint64_t copy_key(uint64_t pc, uint64_t ret) { return pc ^ (ret * 0x9e3779b97f4a7c15ull) ^ 1; }
+  // The copy of `pc` made for return address `ret`, or nullptr.
+  Block *find_copy(uint64_t pc, uint64_t ret) const {
+    Block *b = copies.find(copy_key(pc, ret));
+    return b && b->orig_pc == pc && b->copy_return == ret ? b : nullptr;
   }
 
   // Resets the epoch to empty; false if its arena cannot hold the tables.

@@ -73,13 +73,6 @@ class TraceTest : public test::EngineTest {
     put_jmp_native(0x407);
     put(0x420, {0x85, 0xff, 0x74, 0x0c, 0xb8, 0x01, 0x00, 0x00, 0x00, 0xc3});
     put(0x430, {0xb8, 0x02, 0x00, 0x00, 0x00, 0xc3});
-    // call M ; test eax, eax ; jmp kNative        M: call N ; add eax, 3 ; ret
-    // N: test edi, edi ; je N2 ; mov eax, 1 ; ret   N2: mov eax, 2 ; ret
-    put(0x440, {0xe8, 0x1b, 0x00, 0x00, 0x00, 0x85, 0xc0});
-    put_jmp_native(0x447);
-    put(0x460, {0xe8, 0x1b, 0x00, 0x00, 0x00, 0x83, 0xc0, 0x03, 0xc3});
-    put(0x480, {0x85, 0xff, 0x74, 0x0c, 0xb8, 0x01, 0x00, 0x00, 0x00, 0xc3});
-    put(0x490, {0xb8, 0x02, 0x00, 0x00, 0x00, 0xc3});
     test_shim_add_code(kText, code);
   }
   static const Block *copy_after(const Block *b) { return active().block_containing(end_of(b)); }
@@ -95,7 +88,7 @@ class TraceTest : public test::EngineTest {
     emu->set_gpr(KJIT_REG_RAX, 0);
     emu->set_gpr(KJIT_REG_RDI, rdi);
     sim::RunResult r;
-    for (int exits = 0; exits < 8; exits++) {
+    for (int exits = 0; exits < 4; exits++) {
       r = emu->run(exec, test::kGateDirect, 200);
       if (r.reason != sim::StopReason::kSentinel) break;
       uint64_t stub_return = 0, rsp = emu->gpr(KJIT_REG_RSP);
@@ -227,40 +220,6 @@ TEST_F(TraceTest, AnExitFromACalleesCopyGetsACopyForTheSameReturnAddress) {
   EXPECT_EQ(run_to_native(a, 0), 2u);
   EXPECT_EQ(run_to_native(a, 1), 1u);
   EXPECT_EQ(stats().call_copies, 1u);
-}
-
-// Two calls deep, an exit knows both return addresses: the copy made for
-// it (N2 for M's call, M for the entry's) returns into a copy of M's
-// continuation, whose own return is predicted too, instead of into M's
-// shared translation and its return site.
-TEST_F(TraceTest, AnExitTwoCallsDeepGetsACopyForBothReturnAddresses) {
-  uint64_t a = kjit_engine_enter(kText + 0x440);
-  EXPECT_EQ(stats().predicted_returns, 2u);  // N's and M's, laid out
-  EXPECT_EQ(run_to_native(a, 1), 4u);         // no gate
-  EXPECT_EQ(run_to_native(a, 0), 5u);         // je N2 taken: the gate builds its copy
-  EXPECT_EQ(stats().call_copies, 1u);
-  EXPECT_EQ(stats().predicted_returns, 4u);  // N2's and, in the same copy, M's
-  EXPECT_NE(active().find_copy(kText + 0x490, kText + 0x465, kText + 0x445), nullptr);
-  EXPECT_EQ(active().find_copy(kText + 0x490, kText + 0x465), nullptr);
-  EXPECT_EQ(block(kText + 0x465), nullptr);  // no shared translation of M's continuation
-  EXPECT_EQ(run_to_native(a, 0), 5u);         // linked now
-  EXPECT_EQ(run_to_native(a, 1), 4u);
-  EXPECT_EQ(stats().call_copies, 1u);
-}
-
-// Where no block follows another (every block its own trace), the tail
-// after a predicted return still knows the caller's return address: M's
-// continuation is a copy made for the entry's call, so its return is
-// predicted too and no return site is needed on the way to native code.
-TEST_F(TraceTest, TheTailAfterAReturnKnowsTheCallersReturnAddress) {
-  ASSERT_EQ(init([](kjit_engine_options *o) { o->max_trace_blocks = 1; }), 0);
-  add_code();
-  uint64_t a = kjit_engine_enter(kText + 0x440);
-  EXPECT_EQ(run_to_native(a, 1), 4u);  // direct gates only
-  EXPECT_NE(active().find_copy(kText + 0x465, kText + 0x445), nullptr);
-  EXPECT_EQ(block(kText + 0x465), nullptr);
-  EXPECT_EQ(stats().predicted_returns, 2u);  // N's and M's
-  EXPECT_EQ(run_to_native(a, 1), 4u);
 }
 
 // A function built already is copied again into a trace that calls it.

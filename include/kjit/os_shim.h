@@ -13,17 +13,17 @@
 extern "C" {
 #endif
 
+/* The module's default sizes (parameters cache_kb, arena_kb), which the
+ * simulator uses too: its figures are then the kernel's, flushes included. */
+#define KJIT_DEFAULT_CACHE_KB 4096
+#define KJIT_DEFAULT_ARENA_KB 32768
+
 /* Memory handed to the engine once, at creation.  The code cache has two
  * views of the same bytes: the engine writes through `write_view` and the
  * CPU executes at `exec_base` (W^X in the kernel; in the simulator the exec
  * view lives in the emulated address space).  The data window is memory the
  * translated code reads and writes (plugin counters, chain tables); pointers
  * the plugin passes as KJIT_ARG_PTR are translated host->exec by the engine. */
-/* The module's default sizes (parameters cache_kb, arena_kb), which the
- * simulator uses too: its figures are then the kernel's, flushes included. */
-#define KJIT_DEFAULT_CACHE_KB 4096
-#define KJIT_DEFAULT_ARENA_KB 32768
-
 struct kjit_os_memory {
   uint8_t *arena;          /* engine metadata, host view only */
   uint64_t arena_size;

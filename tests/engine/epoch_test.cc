@@ -60,9 +60,9 @@ TEST(Arena, ResetReusesFromTheStart) {
   EXPECT_EQ(again[63], 0);  // zeroed again
 }
 
-// A half's tables leave most of its arena to the blocks' records: a code
-// region large next to its arena (the simulator's once: 8 MiB of each a
-// half) was full at ~870 blocks, its tables having taken 97% of the arena.
+// A half's tables leave most of its arena to the blocks' records: sized
+// from the code alone, 8 MiB of code would take 97% of 8 MiB of arena, and
+// the half would be full at a few hundred blocks.
 TEST(EpochSizing, TablesTakeAtMostAQuarterOfTheArena) {
   const uint64_t arena = 8 << 20;
   const uint32_t n = Epoch::table_capacity(8 << 20, arena);

@@ -22,7 +22,8 @@ hang in irq_work_run_list), and for each interrupt entry gdb stops at,
 the interrupted RIP and stack from its pt_regs.  Before that, 40 samples
 a quarter second apart give each vCPU's pc histogram, and that of the
 context its interrupt interrupted: one pc there means the interrupted
-code makes no progress.  Code-cache pcs among them are named by the
+code makes no progress; a vCPU trapping on int3 there gets the bytes
+memory really holds at that pc.  Code-cache pcs among them are named by the
 loaded kjit (gdb calls kjit_engine_original_pc_nowait on vCPU 0, whose
 address the guest printed as "kjit-symbol: ").
 """
@@ -240,7 +241,34 @@ def pc_histogram(cmd, name, ncpu, samples=40, gap=0.25):
         for pc, n in sorted(counts.items(), key=lambda kv: -kv[1])[:16]:
             print("   %3d %x %s" % (n, pc, name(pc) or "?"))
             top.append(pc)
-    return top
+    return top, seen
+
+
+def read_bytes(cmd, addr, count=8):
+    """COUNT bytes of guest memory at ADDR (the current vCPU's mapping)."""
+    return [int(b, 16) for b in re.findall(r"0x([0-9a-f]{2})\b", cmd("x/%dxb 0x%x" % (count, addr)))][:count]
+
+
+def stale_int3(cmd, name, seen):
+    """Memory at each pc an int3 interrupted over and over.  The trap saves
+    the pc after the int3; a kprobe handler that finds no int3 there any
+    more backs the pc up to it and returns ("removed by another CPU").  A
+    vCPU that keeps trapping where memory holds no int3 runs a stale copy
+    of the code: QEMU's multi-threaded TCG missed another vCPU's
+    text_poke (tools/lab/run-guest.sh, --tcg-single)."""
+    for (cpu, kind), pcs in sorted(seen.items()):
+        if kind != "rip" or not any((name(pc) or "").startswith("asm_exc_int3") for pc in pcs):
+            continue
+        for pc in sorted(set(seen.get((cpu, "interrupted"), []))):
+            cmd("cpu %d" % cpu)
+            at = read_bytes(cmd, pc - 1, 8)
+            if len(at) < 2:
+                continue
+            print("== vCPU %d interrupted at %x %s: memory from %x: %s" %
+                  (cpu, pc, name(pc) or "?", pc - 1, " ".join("%02x" % b for b in at)))
+            if at[0] != 0xcc and at[1] != 0xcc:
+                print("   no int3 at %x or %x, yet vCPU %d traps on one there: stale code in"
+                      " QEMU's multi-threaded TCG (tools/lab/run-guest.sh --tcg-single)" % (pc - 1, pc, cpu))
 
 
 def kjit_originals(sock, vmlinux, offset, console_log, pcs):
@@ -288,7 +316,9 @@ def main():
                 if sym:
                     print("   %s %s" % (w, sym))
     print("==== pc histogram")
-    top = pc_histogram(cmd, name, ncpu)
+    top, seen = pc_histogram(cmd, name, ncpu)
+    print("==== int3 traps against memory")
+    stale_int3(cmd, name, seen)
     if len(sys.argv) > 5:
         offset = kaslr_offset(sys.argv[2], sys.argv[3])
         if offset is None:

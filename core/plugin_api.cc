@@ -139,6 +139,8 @@ uint32_t kjit_insn_memory_size(const kjit_insn *i) { return i->insn.mem_size; }
 enum kjit_segment kjit_insn_mem_segment(const kjit_insn *i) {
   return static_cast<kjit_segment>(i->insn.mem_segment);
 }
+int kjit_insn_mem_on_stack(const kjit_insn *i) { return i->insn.has_mem_operand && i->insn.mem_uses_rsp; }
+int kjit_insn_modifies_flags(const kjit_insn *i) { return (i->insn.flags_modified & x86::kAllArithFlags) != 0; }
 
 uint64_t kjit_block_pc(const kjit_block *b) { return b->ctx->pc; }
 uint32_t kjit_block_insn_count(const kjit_block *b) { return b->ctx->n; }

@@ -158,6 +158,11 @@ int kjit_insn_writes_memory(const struct kjit_insn *insn);
 uint32_t kjit_insn_memory_size(const struct kjit_insn *insn);
 enum kjit_segment { KJIT_SEG_NONE = 0, KJIT_SEG_FS = 4, KJIT_SEG_GS = 5 };
 enum kjit_segment kjit_insn_mem_segment(const struct kjit_insn *insn);
+/* The explicit memory operand addresses through rsp (base or index): the
+ * running task's own stack, which nothing else writes while it runs. */
+int kjit_insn_mem_on_stack(const struct kjit_insn *insn);
+/* The instruction may change an arithmetic flag (CF, PF, AF, ZF, SF, OF). */
+int kjit_insn_modifies_flags(const struct kjit_insn *insn);
 /* Zydis mnemonic id (ZydisMnemonic) for finer queries. */
 uint32_t kjit_insn_mnemonic(const struct kjit_insn *insn);
 /* nop, prefetch, invlpg and the cache-line flushes: their explicit memory

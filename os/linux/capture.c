@@ -22,8 +22,9 @@
  *  - after every instruction whose result a replay cannot recompute (the
  *    decoder's kjit_insn_nondet_kind: rdtsc, cpuid, rdpkru, xgetbv, rdmsr,
  *    lsl, mov from cr3, verw, sgdt, wrmsr, out...), its result registers
- *    and flags (NONDET); after one that reads per-CPU memory without
- *    loading it into a register (this_cpu_dec), its flags (NONDET too);
+ *    and flags (NONDET); after one that reads memory off the stack
+ *    without loading it into a register and sets flags (a cmp, test or
+ *    this_cpu_dec), its flags (NONDET too);
  *  - before every return, a check whether rsp is the entry's: the END of
  *    the invocation;
  *  - before a call into the scheduler funnel (__schedule), a note of the
@@ -107,20 +108,21 @@ static void cap_instrument_resume(struct kjit_insn *f)
 
 /* ---- instrumentation -------------------------------------------------- */
 
-/* After an instruction that reads per-CPU (GS) memory and writes no
- * register with what it read (this_cpu_dec, this_cpu_add, a cmp or test):
- * the flags it left, as a NONDET record (docs/capture-format.md).  Its READ
- * is taken before it (a read-modify-write) or after it (a compare), not by
- * it: an interrupt in between can change the word (the resched IPI clears
- * preempt_count's need-resched bit), and the value logged is then not the
+/* After an instruction that reads memory and writes no register with what
+ * it read (a cmp or test, this_cpu_dec, a locked add): the flags it left,
+ * as a NONDET record (docs/capture-format.md).  Its READ is taken before
+ * it (a read-modify-write) or after it (a compare), not by it, and the word
+ * can change in between: an interrupt of this task changes per-CPU words
+ * (the resched IPI clears preempt_count's need-resched bit), another CPU
+ * changes shared ones (idle_cpu's compare of another runqueue's curr with
+ * its idle task, as that CPU goes idle).  The value logged is then not the
  * one the instruction saw.  The flags are, and they are all such an
  * instruction passes on besides memory, which every later read logs again.
- * Other memory can change between the two too, but only through another
- * CPU or a handler that writes it: per-CPU words are the ones an interrupt
- * of this very task changes all the time. */
+ * The stack is only this task's: no record there. */
 static void cap_instrument_flags_after(struct kjit_insn *in)
 {
-	if (kjit_insn_mem_segment(in) != KJIT_SEG_GS || kjit_insn_cf_class(in) != KJIT_CF_NONE)
+	if (kjit_insn_cf_class(in) != KJIT_CF_NONE || kjit_insn_mem_on_stack(in) ||
+	    !kjit_insn_modifies_flags(in))
 		return;
 	kjit_insert_call(in, KJIT_IPOINT_AFTER, (void *)kjit_cap_nondet, 6, KJIT_ARG_INSN_PC(),
 			 KJIT_ARG_CONST(0), KJIT_ARG_CONST(0), KJIT_ARG_CONST(0), KJIT_ARG_CONST(0),

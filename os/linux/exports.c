@@ -30,6 +30,8 @@ EXPORT_SYMBOL_GPL(kjit_insn_reads_memory);
 EXPORT_SYMBOL_GPL(kjit_insn_writes_memory);
 EXPORT_SYMBOL_GPL(kjit_insn_memory_size);
 EXPORT_SYMBOL_GPL(kjit_insn_mem_segment);
+EXPORT_SYMBOL_GPL(kjit_insn_mem_on_stack);
+EXPORT_SYMBOL_GPL(kjit_insn_modifies_flags);
 EXPORT_SYMBOL_GPL(kjit_insn_mnemonic);
 EXPORT_SYMBOL_GPL(kjit_insn_is_memory_hint);
 EXPORT_SYMBOL_GPL(kjit_insn_bit_offset_reg);

@@ -214,6 +214,32 @@ TEST(InsnQuery, LoadsNameTheRegisterHoldingWhatTheyRead) {
   }
 }
 
+// A recorder logs the flags after a compare or read-modify-write of memory
+// another CPU or an interrupt can change (os/linux/capture.c): not after
+// one of the task's own stack, nor after one that leaves the flags alone.
+TEST(InsnQuery, StackOperandsAndArithmeticFlags) {
+  struct Case {
+    std::vector<uint8_t> bytes;
+    int on_stack;
+    int flags;
+  };
+  const Case cases[] = {
+      {{0x48, 0x39, 0x88, 0x60, 0x09, 0x00, 0x00}, 0, 1},  // cmp [rax+0x960], rcx (idle_cpu)
+      {{0xf6, 0x47, 0x10, 0x01}, 0, 1},                    // test byte [rdi+0x10], 1
+      {{0x48, 0x83, 0x7c, 0x24, 0x08, 0x00}, 1, 1},        // cmp qword [rsp+8], 0
+      {{0xf0, 0xff, 0x0f}, 0, 1},                          // lock dec dword [rdi]
+      {{0x65, 0xff, 0x0d, 0x10, 0x00, 0x00, 0x00}, 0, 1},  // dec dword gs:[rip+0x10]
+      {{0x48, 0x0f, 0x44, 0x07}, 0, 0},                    // cmove rax, [rdi]
+      {{0xff, 0x74, 0x24, 0x08}, 1, 0},                    // push qword [rsp+8]
+      {{0x48, 0x89, 0xc8}, 0, 0},                          // mov rax, rcx: no memory operand
+  };
+  for (const Case &c : cases) {
+    kjit_insn in = decode(c.bytes);
+    EXPECT_EQ(kjit_insn_mem_on_stack(&in), c.on_stack) << "first byte " << int(c.bytes[0]);
+    EXPECT_EQ(kjit_insn_modifies_flags(&in), c.flags) << "first byte " << int(c.bytes[0]);
+  }
+}
+
 // KCOV_TRACE_CMP takes cmp and test operands from this query.
 TEST(InsnQuery, ComparisonsNameTheirOperands) {
   kjit_operand ops[2];

@@ -31,8 +31,8 @@
 # keeps the first complete invocation of every distinct system call it made.
 # Every file is replayed; one line per distinct system call name over both
 # workloads: REPLAY OK, REPLAY FAILED with its first problem, or NO COMPLETE
-# INVOCATION with kjitctl's reason (a call that never returns, exit and
-# exit_group, has none).  A name captured by both counts once and passes only
+# INVOCATION with kjitctl's reason (exit and exit_group, which never
+# return, are not attached).  A name captured by both counts once and passes only
 # if every capture of it replays.  Fails when any recorded name does not
 # replay (all of them must), when a name of KJIT_CAPTURE_ALL_NAMES (the
 # pinned list, 250 or more) was not recorded and replayed (the missing ones

@@ -6,8 +6,9 @@
  *   kjitctl capture --all-syscalls -o DIR [--timeout S] [--buf-kb KB]
  *                   [--code-kb KB] [--all-code] [--pid P] [-- CMD ARGS...]
  *
- * kjitctl attaches every system call (the ones attached before stay, the
- * others are detached at the end), arms one capture whose targets are all
+ * kjitctl attaches every system call but exit and exit_group, which never
+ * return (the ones attached before stay, the others are detached at the
+ * end), arms one capture whose targets are all
  * attached functions (KJIT_CAPTURE_EACH_ATTACHED) for the workload and its
  * children (KJIT_CAPTURE_DESCENDANTS), runs CMD and stops when it exits (or
  * after S seconds, killing its process group), or without CMD records
@@ -183,7 +184,14 @@ struct capa_recording {
   int has_workload, wstatus, timed_out;   /* wait status of the workload kjitctl ran */
 };
 
-/* Attaches every system call, arms one capture of all attached functions
+/* System calls that never return: no invocation of theirs can be complete,
+ * and one being recorded holds the capture from the task's exit until it is
+ * off its CPU for good (capture_log.c reaps it then).  A parent woken by
+ * that exit runs first where the waker preempts the dying task (PREEMPT_RT),
+ * and everything it then called went unrecorded.  Not attached here. */
+static const char *const capa_never_return[] = {"__x64_sys_exit", "__x64_sys_exit_group", NULL};
+
+/* Attaches every system call but those, arms one capture of all attached functions
  * for pid (or the held workload) and its children, runs until the workload
  * ends (or the timeout), reads the buffers, and detaches what it attached:
  * all at once when nothing else was.  0, or 1 after a message. */
@@ -201,7 +209,7 @@ static int capa_record(const struct capture_args *a, unsigned timeout, const str
   }
   char *att = NULL;
   size_t natt = 0;
-  if (attach_syscalls(&att, &natt)) { if (child) kill(child, SIGKILL); return 1; }
+  if (attach_syscalls(&att, &natt, capa_never_return)) { if (child) kill(child, SIGKILL); return 1; }
 
   struct kjit_ioc_capture c;
   memset(&c, 0, sizeof c);

@@ -126,8 +126,8 @@ int check_names(const struct names *s, int32_t *res);
  * function, when kallsyms or debugfs tell, else NULL; and what told. */
 const char *offline_refusal(const char *name);
 const char *offline_verdict_sources(void);
-/* Every __x64_sys_* in one request; see targets.c for `attached`. */
-int attach_syscalls(char **attached, size_t *nattached);
+/* Every __x64_sys_* but `except`'s in one request; see targets.c. */
+int attach_syscalls(char **attached, size_t *nattached, const char *const *except);
 int attach_all_syscalls(void);
 /* Attaches attachable names, `batch` a request (0: all in one), as
  * `kjitctl attach GLOB` does (attach.c); 0 when none was refused. */

@@ -198,11 +198,18 @@ int names_from_glob(const char *glob, struct names *out)
   return 1;
 }
 
-/* Attaches every __x64_sys_* in one ftrace update.  With `attached`, the
- * names it attached (not those attached before) are returned there as
- * *nattached KJIT_NAME_MAX-byte slots, and the skipped ones are only
- * counted. */
-int attach_syscalls(char **attached, size_t *nattached)
+static int name_in(const char *name, const char *const *list)
+{
+  for (; list && *list; list++)
+    if (!strcmp(name, *list)) return 1;
+  return 0;
+}
+
+/* Attaches every __x64_sys_* but those `except` names (a NULL-terminated
+ * list, or NULL) in one ftrace update.  With `attached`, the names it
+ * attached (not those attached before) are returned there as *nattached
+ * KJIT_NAME_MAX-byte slots, and the skipped ones are only counted. */
+int attach_syscalls(char **attached, size_t *nattached, const char *const *except)
 {
   load_syms();
   size_t n = 0;
@@ -210,6 +217,7 @@ int attach_syscalls(char **attached, size_t *nattached)
   for (size_t i = 0; i < nsyms; i++) {
     if (strncmp(syms[i].name, "__x64_sys_", 10)) continue;
     if (i && !strcmp(syms[i].name, syms[i - 1].name)) continue;
+    if (name_in(syms[i].name, except)) continue;
     names = realloc(names, (n + 1) * KJIT_NAME_MAX);
     memset(names + n * KJIT_NAME_MAX, 0, KJIT_NAME_MAX);
     snprintf(names + n * KJIT_NAME_MAX, KJIT_NAME_MAX, "%s", syms[i].name);
@@ -236,4 +244,4 @@ int attach_syscalls(char **attached, size_t *nattached)
   return 0;
 }
 
-int attach_all_syscalls(void) { return attach_syscalls(NULL, NULL); }
+int attach_all_syscalls(void) { return attach_syscalls(NULL, NULL, NULL); }

@@ -7,7 +7,8 @@
 # Usage: tests/guest/stress-reclaim.sh BUILD_DIR
 #   Boots multi-threaded TCG (each vCPU on its own host thread: a code patch
 #   and another CPU's fetch of it really overlap, which round-robin TCG never
-#   shows) once per preemption mode, and fails on a stressor failure
+#   shows) once per preemption mode, kernel text patched only while CPU 1 is
+#   offline (stress-guest.sh says why), and fails on a stressor failure
 #   (--verify and stress-ng's metrics check catch silent corruption), an
 #   error in the kernel log (console and dmesg), too few reclaims, fewer
 #   than 90% of the calls entering the cache (stress-guest.sh's

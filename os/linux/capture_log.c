@@ -11,7 +11,10 @@
  * (exit_group) is closed so by the next task that enters a target once it
  * can run no more (cap_reap_dead_owner).  The targets are one function, or
  * (KJIT_CAPTURE_EACH_ATTACHED) every function attached at arm time, each
- * recorded until it has one complete invocation.  The event buffer is
+ * recorded until it has one complete invocation.  Entries of a target, and
+ * those refused while another task's invocation was open (with what it
+ * was), are counted per target and written as TARGET records at STOP.
+ * The event buffer is
  * bounded: when a record does not fit, END(overflow) is written in the
  * space kept for it and the capture is done.  Records become visible to
  * READ only when complete (`used` is published after the bytes). */
@@ -50,6 +53,14 @@ static struct cap_buf ev, code;
 static u64 *cap_tpc;
 static u8 *cap_tstate;
 static u32 cap_ntargets, cap_ndone;
+/* Per target, by every task that enters it (kjit_cap_entry_pick). */
+struct cap_target_count {
+	atomic_t entries, busy;
+	int holder;               /* target index of the open invocation, -1 */
+	u32 holder_pid;
+};
+static struct cap_target_count *cap_tcount;
+static bool cap_targets_written;  /* a second STOP writes none */
 #define CAP_T_DONE 0x80u           /* a complete invocation, or enough attempts */
 #define CAP_T_ATTEMPTS 0x7fu       /* invocations that were not complete */
 /* A call that never returns in the cache (exit_group, a sleep the cache
@@ -69,6 +80,7 @@ static struct task_struct *cap_owner;
 static struct task_struct *cap_owner_ref;
 static atomic_t cap_reaping;    /* one task at a time checks a stale owner */
 static int cap_cur = -1;        /* target index of the open invocation */
+static u32 cap_owner_pid;       /* the owner's pid, read by the tasks it refuses */
 static u64 cap_entry_sp;        /* rsp at the entry (points at the return address) */
 static bool cap_slept;          /* the open invocation called the scheduler */
 static u32 cap_resumes;         /* RESUME records of the open invocation */
@@ -203,7 +215,7 @@ static void cap_end(u32 reason)
 		done = cap_target_ended(reason);
 	if (done)
 		WRITE_ONCE(cap_state, KJIT_CAP_STATE_DONE);
-	cap_cur = -1;
+	WRITE_ONCE(cap_cur, -1);
 	cap_owner_ref = NULL;
 	smp_wmb();
 	WRITE_ONCE(cap_owner, NULL);
@@ -308,10 +320,17 @@ void kjit_cap_entry_pick(u64 pc)
 	t = cap_target_index(pc);
 	if (t < 0 || cap_target_done(t))
 		return;
-	if (cmpxchg(&cap_owner, NULL, current) != NULL)
-		return;            /* another task's invocation is being recorded */
+	atomic_inc(&cap_tcount[t].entries);
+	if (cmpxchg(&cap_owner, NULL, current) != NULL) {
+		/* another task's invocation is being recorded */
+		atomic_inc(&cap_tcount[t].busy);
+		WRITE_ONCE(cap_tcount[t].holder, READ_ONCE(cap_cur));
+		WRITE_ONCE(cap_tcount[t].holder_pid, READ_ONCE(cap_owner_pid));
+		return;
+	}
 	get_task_struct(current);
 	cap_owner_ref = current;
+	WRITE_ONCE(cap_owner_pid, task_pid_nr(current));
 	if (cap_target_done(t) || READ_ONCE(cap_state) != KJIT_CAP_STATE_ARMED) {
 		/* its last attempt ended between the check and the claim */
 		cap_owner_ref = NULL;
@@ -319,7 +338,7 @@ void kjit_cap_entry_pick(u64 pc)
 		put_task_struct(current);
 		return;
 	}
-	cap_cur = t;
+	WRITE_ONCE(cap_cur, t);
 	b = ev_reserve(sizeof(*b), KJIT_CAP_BEGIN);
 	if (!b)
 		return;
@@ -718,8 +737,10 @@ void kjit_caplog_free(void)
 	memset(&code, 0, sizeof(code));
 	kvfree(cap_tpc);
 	kvfree(cap_tstate);
+	kvfree(cap_tcount);
 	cap_tpc = NULL;
 	cap_tstate = NULL;
+	cap_tcount = NULL;
 	cap_ntargets = 0;
 }
 
@@ -728,13 +749,16 @@ void kjit_caplog_free(void)
  * even on failure); the state stays as it is until kjit_caplog_set_state. */
 int kjit_caplog_prepare(u64 *targets, u32 n, u32 mode, u32 pid, u32 count, u32 ev_kb, u32 code_kb)
 {
+	u32 i;
+
 	kjit_caplog_free();
 	cap_tpc = targets;
 	cap_ntargets = n;
 	ev.p = vzalloc((u64)ev_kb << 10);
 	code.p = vzalloc((u64)code_kb << 10);
 	cap_tstate = kvzalloc(n, GFP_KERNEL);
-	if (!ev.p || !code.p || !cap_tstate || !n) {
+	cap_tcount = kvcalloc(n, sizeof(*cap_tcount), GFP_KERNEL);
+	if (!ev.p || !code.p || !cap_tstate || !cap_tcount || !n) {
 		kjit_caplog_free();
 		return -ENOMEM;
 	}
@@ -747,8 +771,12 @@ int kjit_caplog_prepare(u64 *targets, u32 n, u32 mode, u32 pid, u32 count, u32 e
 	cap_cur = -1;
 	atomic_set(&cap_done_n, 0);
 	cap_flags = 0;
+	for (i = 0; i < n; i++)
+		cap_tcount[i].holder = -1;
 	cap_owner = NULL;
 	cap_owner_ref = NULL;
+	cap_owner_pid = 0;
+	cap_targets_written = false;
 	cap_open = NULL;
 	return 0;
 }
@@ -758,12 +786,39 @@ void kjit_caplog_set_state(int state)
 	WRITE_ONCE(cap_state, state);
 }
 
+/* A TARGET record for every target, as far as the event buffer holds them
+ * (after the last routine call). */
+static void cap_write_targets(void)
+{
+	struct kjit_cap_target *r;
+	u32 i;
+
+	if (cap_state == KJIT_CAP_STATE_IDLE || !cap_tcount || cap_targets_written)
+		return;
+	cap_targets_written = true;
+	for (i = 0; i < cap_ntargets; i++) {
+		const struct cap_target_count *c = &cap_tcount[i];
+
+		r = cap_reserve(&ev, sizeof(*r), KJIT_CAP_TARGET, true);
+		if (!r)
+			return;
+		r->entry_pc = cap_tpc[i];
+		r->entries = atomic_read(&c->entries);
+		r->busy = atomic_read(&c->busy);
+		r->holder_pc = c->holder >= 0 && (u32)c->holder < cap_ntargets ? cap_tpc[c->holder] : 0;
+		r->holder_pid = c->holder_pid;
+		r->pad = 0;
+		cap_commit(&ev, r);
+	}
+}
+
 /* After the last routine call can have run: an open invocation ends as
- * STOPPED, and an armed capture is done. */
+ * STOPPED, the TARGET records follow, and an armed capture is done. */
 void kjit_caplog_stopped(void)
 {
 	if (READ_ONCE(cap_owner))
 		cap_end(KJIT_CAP_END_STOPPED);
+	cap_write_targets();
 	WRITE_ONCE(cap_state, cap_state == KJIT_CAP_STATE_IDLE ? KJIT_CAP_STATE_IDLE
 							     : KJIT_CAP_STATE_DONE);
 }

@@ -24,10 +24,13 @@
  * capture's files do).  The last line is the summary:
  *   capture all-syscalls: N system calls recorded, M without a complete
  *   invocation: NAME: K attempts, REASON; ...
- * A system call the workload entered only while another task's invocation
- * was being recorded is not seen at all; one whose entry the engine
- * declined (the whole cache waiting for a reclaim, a first block it could
- * not build) runs natively, and those entries are counted by reason. */
+ * The line before it names the system calls entered but not recorded
+ * whole, from the module's TARGET records: how often each was entered and
+ * how often refused because another task's invocation was being recorded,
+ * and which one (NAME: entered N times, K while HOLDER of pid P was
+ * recorded).  An entry the engine declined (the whole cache waiting for a
+ * reclaim, a first block it could not build) runs natively and is no
+ * entry there; those are counted by reason. */
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
@@ -304,8 +307,44 @@ static int capa_write_files(const struct capture_args *a, const struct capa_reco
   return rc;
 }
 
-/* The lines after the files: what the buffers and the cache lost, and the
- * summary (the last line).  How many system calls have a file. */
+/* Whether the recording wrote a file for function `name`. */
+static int capa_written(const struct capa_call *calls, size_t ncalls, const char *name)
+{
+  for (size_t i = 0; i < ncalls; i++)
+    if (!strcmp(calls[i].name, name)) return calls[i].written;
+  return 0;
+}
+
+/* One line naming every target the workload entered without a complete
+ * invocation, with its entries refused while another was recorded (the
+ * TARGET records after the last END). */
+static void capa_print_targets(const struct capa_recording *rec, const struct capa_call *calls, size_t ncalls)
+{
+  const unsigned char *p = rec->evb, *end = rec->evb + rec->r.event_bytes;
+  int first = 1;
+  while (p + sizeof(struct kjit_cap_rec) <= end) {
+    const struct kjit_cap_rec *h = (const void *)p;
+    if (h->len < sizeof *h || p + h->len > end) break;
+    p += h->len;
+    if (h->type != KJIT_CAP_TARGET || h->len < sizeof(struct kjit_cap_target)) continue;
+    const struct kjit_cap_target *t = (const void *)h;
+    const char *name = capa_entry_name(t->entry_pc);
+    if (!t->entries || !name || capa_written(calls, ncalls, name)) continue;
+    printf("%s %s: entered %u time%s", first ? "capture all-syscalls: entered, not recorded whole:" : ";",
+           capa_short(name), t->entries, t->entries == 1 ? "" : "s");
+    if (t->busy) {
+      const char *holder = t->holder_pc ? capa_entry_name(t->holder_pc) : NULL;
+      printf(", %u while %s of pid %u was recorded", t->busy, holder ? capa_short(holder) : "a call",
+             t->holder_pid);
+    }
+    first = 0;
+  }
+  if (!first) printf("\n");
+}
+
+/* The lines after the files: what the buffers and the cache lost, the
+ * calls entered but not recorded whole, and the summary (the last line).
+ * How many system calls have a file. */
 static size_t capa_summary(const struct capture_args *a, const struct capa_recording *rec, size_t ncodes,
                            const struct capa_call *calls, size_t ncalls)
 {
@@ -331,6 +370,7 @@ static size_t capa_summary(const struct capture_args *a, const struct capa_recor
            (unsigned long long)rec->declined_unbuilt);
   printf("capture all-syscalls: events %llu bytes, code %llu bytes (%zu blocks)\n",
          (unsigned long long)r->event_bytes, (unsigned long long)r->code_bytes, ncodes);
+  capa_print_targets(rec, calls, ncalls);
   printf("capture all-syscalls: %zu system calls recorded, %zu without a complete invocation%s",
          nwritten, ncalls - nwritten, ncalls > nwritten ? ":" : "");
   int first = 1;

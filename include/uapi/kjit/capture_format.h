@@ -37,6 +37,7 @@ enum kjit_cap_rec_type {
   KJIT_CAP_END = 6,     /* struct kjit_cap_end                               */
   KJIT_CAP_CODE = 7,    /* struct kjit_cap_code, bytes[len] (code buffer)    */
   KJIT_CAP_RESUME = 8,  /* struct kjit_cap_resume                            */
+  KJIT_CAP_TARGET = 9,  /* struct kjit_cap_target (written at STOP)          */
 };
 struct kjit_cap_begin {
   struct kjit_cap_rec h;
@@ -70,6 +71,21 @@ struct kjit_cap_resume {
   struct kjit_cap_rec h;
   uint64_t pc, target, ret, gpr[16], rflags, gs_base;
   uint32_t cpu, pad;
+};
+
+/* After the last END, written when the capture stops, one per target as
+ * far as the event buffer holds them.  `entries`: entries of the target by the
+ * captured tasks while the capture was armed and the target not done (an
+ * entry the engine declined ran natively and is not one); `busy`: those refused because another
+ * task's invocation was being recorded, the last of them while the
+ * invocation of `holder_pc` (an entry pc, 0 when not known yet) by task
+ * `holder_pid` was.  Counted without a lock: exact unless they race. */
+struct kjit_cap_target {
+  struct kjit_cap_rec h;
+  uint64_t entry_pc;
+  uint32_t entries, busy;
+  uint64_t holder_pc;
+  uint32_t holder_pid, pad;
 };
 
 /* READ flags (also MEMREAD's in the file): bits 0-3 the segment (0 none,
@@ -224,6 +240,7 @@ KJIT_CAPF_ASSERT(sizeof(struct kjit_capf_kresult) == 32, "KRESULT");
 KJIT_CAPF_ASSERT(sizeof(struct kjit_cap_begin) == 184, "BEGIN record");
 KJIT_CAPF_ASSERT(sizeof(struct kjit_capf_resume) == 176, "RESUME record");
 KJIT_CAPF_ASSERT(sizeof(struct kjit_cap_resume) == 184, "RESUME event");
+KJIT_CAPF_ASSERT(sizeof(struct kjit_cap_target) == 40, "TARGET event");
 #undef KJIT_CAPF_ASSERT
 
 #endif

@@ -61,9 +61,10 @@ qemu=(qemu-system-x86_64 -accel tcg -cpu "$cpu" -smp "$smp" -m "$mem"
 icount_opts=shift=0,sleep=off
 [ "$icount" = 0 ] || qemu+=(-icount "$icount_opts")
 [ -z "$gdbport" ] || qemu+=(-gdb "tcp:127.0.0.1:$gdbport")
-# One QEMU at a time (tools/lab/run-guest.sh says why).
-exec 9>"${KJIT_QEMU_LOCK:-/tmp/kjit-qemu.lock}"
-flock 9
+# The whole machine (tools/lab/qemu-lock.sh): a measurement shares no core.
+# shellcheck source=tools/lab/qemu-lock.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../../tools/lab/qemu-lock.sh"
+qemu_lock_all
 rc=0
 timeout -k 5 "$tmo" "${qemu[@]}" </dev/null >"$share/console.log" 2>&1 || rc=$?
 out="$work/out"; mkdir -p "$out"

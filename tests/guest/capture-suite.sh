@@ -69,7 +69,7 @@ share_script "$share" "$root/tests/guest/capture-guest.sh" \
 
 rc=0
 # Room for the all-syscalls captures (hundreds of files) in the share disk.
-"$root/tools/lab/run-guest.sh" --share "$share" --script "$share/run.sh" --smp 2 --timeout 3000 \
+"$root/tools/lab/run-guest.sh" --share "$share" --script "$share/run.sh" --smp 2 --tcg-single --timeout 3000 \
   --disk-mb 3072 || rc=$?
 verdict_begin capture-suite
 bad() { verdict_bad "$@"; }

@@ -13,7 +13,9 @@
 #     then the purge, checked to leave nothing.
 # The root's writes persist from boot 1 to boot 2 in a qcow2 overlay in a
 # temporary directory; the cached root image is never written.
-# Usage: tests/guest/debian-packages.sh [BUILD_DIR]
+# Usage: tests/guest/debian-packages.sh [BUILD_DIR] [--prepare]
+#   --prepare: only the host's part before the boots (packages, root image,
+#   kernel, debug vmlinux), which ctest runs beside other tests.
 #   Packages: BUILD_DIR/packages (tools/package.sh, run here if missing).
 #   Root image cached in BUILD_DIR/lab/debian-root; the debug vmlinux from
 #   tools/lab/fetch-debug.sh.  Prints the time of each phase.
@@ -21,6 +23,7 @@
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 B="$(cd "${1:-$root/build}" && pwd)"
+prepare_only=0; [ "${2:-}" != --prepare ] || prepare_only=1
 export KJIT_BUILD="${KJIT_BUILD:-$B/lab}"
 # shellcheck source=tools/lab/abi.sh
 . "$root/tools/lab/abi.sh"
@@ -28,6 +31,8 @@ export KJIT_BUILD="${KJIT_BUILD:-$B/lab}"
 . "$root/tests/guest/share.sh"
 # shellcheck source=tests/guest/verdict.sh
 . "$root/tests/guest/verdict.sh"
+# shellcheck source=tools/lab/qemu-lock.sh
+. "$root/tools/lab/qemu-lock.sh"
 verdict_begin debian_packages
 t_start=$(date +%s)
 phase() { echo "debian_packages: $1: $(( $(date +%s) - ${2:-$t_start} ))s"; }
@@ -46,6 +51,7 @@ img="$("$root/tests/guest/debian-root.sh" "$KJIT_BUILD/debian-root" "${deps[@]}"
 phase "root image (cached after the first run)" "$t"
 kdir="$("$root/tools/lab/fetch-kernel.sh" "$KJIT_BUILD/kernel" | tail -n1)"
 dbg="$("$root/tools/lab/fetch-debug.sh" | tail -n1)"
+if [ "$prepare_only" = 1 ]; then phase "prepared"; exit 0; fi
 
 # One share disk per boot (each boot's results come back in its own
 # directory): BOOT's guest script, guest-lib.sh, the README's lines.
@@ -117,13 +123,12 @@ boot() {
       -drive "file=$share.img,if=none,format=raw,id=share,cache=unsafe"
       -device "nvme,drive=share,serial=kjit")
   boot_rc=0
-  exec 9>"${KJIT_QEMU_LOCK:-/tmp/kjit-qemu.lock}"
   t=$(date +%s)
-  flock 9
+  if [ "$accel" = tcg,thread=single ]; then qemu_lock_one; else qemu_lock_all; fi
   phase "$name: waiting for the machine's QEMU lock" "$t"
   t=$(date +%s)
   timeout -k 5 "${KJIT_DEBIAN_TIMEOUT:-900}" "${qemu[@]}" </dev/null >"$share/console.log" 2>&1 || boot_rc=$?
-  exec 9>&-
+  qemu_unlock
   phase "$name: guest boot to poweroff" "$t"
   out="$(mktemp -d)"
   debugfs -R "rdump / $out" "$share.img" >/dev/null 2>&1 || verdict_bad "could not read back the $name share image"
@@ -137,14 +142,12 @@ boot() {
   [ ! -f "$share/times.txt" ] || sed "s/^/debian_packages: $name: guest time: /" "$share/times.txt"
 }
 
-# Boot 1 runs multi-threaded TCG, so that DKMS's parallel make uses both
-# host cores.  That is safe only because this boot patches no kernel text
-# on kjit's behalf: it loads no kjit.ko and attaches nothing (the guest
-# checks so); QEMU 7.2's multi-threaded TCG can re-execute a stale int3
-# after text_poke_bp (tools/lab/run-guest.sh), which kjit's attaching does.
-boot install "tcg,thread=multi"
+# Both boots run single-threaded TCG: one host core each, so the test
+# runs beside another (tests/CMakeLists.txt); boot 2 patches kernel text,
+# which QEMU 7.2's multi-threaded TCG can follow with a stale int3
+# (tools/lab/run-guest.sh).
+boot install "tcg,thread=single"
 VERDICT_LIST_CHECKS=1 verdict_boot "$shares/install" "$boot_rc" DEBIAN-PACKAGES-INSTALLED install
-# Boot 2 loads kjit.ko and patches the kernel: single-threaded TCG.
 if grep -q '^CHECK readme_block_readme-install PASS' "$shares/install/checks.txt" 2>/dev/null; then
   boot use "tcg,thread=single"
   VERDICT_LOG_UNTIL='kjit-test: lockdown' VERDICT_LIST_CHECKS=1 \

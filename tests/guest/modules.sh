@@ -42,7 +42,7 @@ seq 1 20000 | sed 's/^/an ext4 line /' > "$share/data/ext4-file.txt"   # ~400 Ki
 share_script "$share" "$root/tests/guest/modules-guest.sh"
 
 rc=0
-"$root/tools/lab/run-guest.sh" --share "$share" --script "$share/run.sh" --smp 2 --timeout 420 || rc=$?
+"$root/tools/lab/run-guest.sh" --share "$share" --script "$share/run.sh" --smp 2 --tcg-single --timeout 420 || rc=$?
 verdict_begin modules
 bad() { verdict_bad "$@"; }
 verdict_boot "$share" "$rc" MODULES-GUEST-DONE

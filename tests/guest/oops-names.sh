@@ -37,7 +37,7 @@ share_kjit "$share" "$ko" "$root"
 cp "$hz/kjit_hazard.ko" "$share/"
 share_script "$share" "$root/tests/guest/oops-names-guest.sh"
 rc=0
-"$root/tools/lab/run-guest.sh" --share "$share" --script "$share/run.sh" --smp 2 --timeout 300 || rc=$?
+"$root/tools/lab/run-guest.sh" --share "$share" --script "$share/run.sh" --smp 2 --tcg-single --timeout 300 || rc=$?
 verdict_begin oops-names
 VERDICT_LIST_CHECKS=1 VERDICT_LOG_UNTIL='kjit-crash: step warn' verdict_boot "$share" "$rc" OOPS-GUEST-DONE
 grep -q 'kjit: RIP: 0010:kjit_hazard_entry+0x' "$share/console.log" ||

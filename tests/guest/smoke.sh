@@ -44,7 +44,7 @@ ALL="${KJIT_SMOKE_ALL:-0}"
 share_script "$share" "$root/tests/guest/smoke-guest.sh" ITERS="$ITERS" FUNCS="$FUNCS" ALL="$ALL"
 
 rc=0
-"$root/tools/lab/run-guest.sh" --share "$share" --script "$share/run.sh" --smp 2 --timeout 600 \
+"$root/tools/lab/run-guest.sh" --share "$share" --script "$share/run.sh" --smp 2 --tcg-single --timeout 600 \
   ${APPEND:+--append "$APPEND"} || rc=$?
 verdict_begin smoke
 bad() { verdict_bad "$@"; }

@@ -26,8 +26,8 @@
 #             signal (one value per call and result).
 #   nocover-kjit  kjit loaded and enabled, `cover: false`: isolates kjit's
 #             cost on tasks that never enable coverage (not a baseline).
-# The whole run holds /tmp/kjit-qemu.lock (two TCG guests on two cores
-# starve each other), so it never runs beside other guests.
+# The whole run holds every core's QEMU lock (tools/lab/qemu-lock.sh), so
+# it never runs beside other guests.
 # Results: KJIT_BUILD/syzkaller-manager/RUN/ (config, manager.log, bench.json,
 # the workdir) and KJIT_BUILD/syzkaller-manager/summary.txt.
 set -euo pipefail
@@ -107,10 +107,11 @@ EOC
     -bench "$dir/bench.json" > "$dir/manager.log" 2>&1 || true
 }
 
-exec 9>"${KJIT_QEMU_LOCK:-/tmp/kjit-qemu.lock}"
-flock 9
+# shellcheck source=tools/lab/qemu-lock.sh
+. "$root/tools/lab/qemu-lock.sh"
+qemu_lock_all
 read -ra run_list <<< "$runs"
 for run in "${run_list[@]}"; do run_one "$run"; done
-flock -u 9
+qemu_unlock
 
 "$root/tests/syzkaller/manager-summary.py" "$out" "${run_list[@]}" | tee "$out/summary.txt"

@@ -106,10 +106,11 @@ watch_hang() {
   [ -S "$mon" ] && "$here/guest-hang-dump.py" "$mon" "$syms" "$share/console.log" "${gdb_args[@]}" >"$share/hang.txt" 2>&1
 }
 
-# One QEMU at a time on this machine: two TCG guests on two cores starve
-# each other's vCPUs into false soft lockups and timeouts.
-exec 9>"${KJIT_QEMU_LOCK:-/tmp/kjit-qemu.lock}"
-flock 9
+# The machine's QEMU lock (qemu-lock.sh): one core for single-threaded
+# TCG, all of them for multi-threaded.
+# shellcheck source=tools/lab/qemu-lock.sh
+. "$here/qemu-lock.sh"
+if [ "$accel" = tcg,thread=single ]; then qemu_lock_one; else qemu_lock_all; fi
 
 start=$(date +%s.%N)
 rc=0

@@ -282,19 +282,14 @@ static void processes(const char *self)
   if (c == 0) _exit(syscall(SYS_setsid) == -1 ? 1 : 0);
   wait_child(c, "setsid");
 
-  /* pidfd, of a child blocked in a read recorded above: a child asleep in
-   * its first pause (the signals' section has it) would hold the capture
-   * while the parent opens and signals, where the child runs first after
-   * fork (PREEMPT_RT) */
-  int pp[2];
-  ck(syscall(SYS_pipe2, pp, O_CLOEXEC), "pipe2");
+  /* pidfd, of a child that spins in user space until it is killed.  The
+   * capture records one invocation at a time: a child asleep in a system
+   * call with no complete invocation yet (its first pause; a read, when the
+   * parent's read above came while another task's call was recorded) would
+   * hold it while the parent opens and signals */
   c = fork();
-  if (c == 0) {
-    char b;
-    close(pp[1]);
-    _exit(read(pp[0], &b, 1) == 1 ? 0 : 1);
-  }
-  close(pp[0]);
+  if (c == 0)
+    for (;;) __asm__ volatile("pause");
   long pfd = opt(syscall(SYS_pidfd_open, c, 0), "pidfd_open");
   if (pfd >= 0) {
     ck(syscall(SYS_pidfd_send_signal, pfd, SIGKILL, NULL, 0), "pidfd_send_signal");
@@ -303,7 +298,6 @@ static void processes(const char *self)
     kill(c, SIGKILL);
   }
   ck(syscall(SYS_wait4, c, &st, 0, NULL), "wait4");
-  close(pp[1]);
 
   /* execve and execveat of this program */
   c = fork();

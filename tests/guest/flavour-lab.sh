@@ -22,9 +22,15 @@ flavour_lab() {
 }
 
 # flavour_module WHO F: kjit.ko for F (after flavour_lab) in
-# flavour_dir/module; 0, or 1 after the build's last lines.
+# flavour_dir/module, unless one newer than the engine object and every
+# source os/linux/build.sh copies is there (flavours.sh built it before
+# modules.sh or rt.sh); 0, or 1 after the build's last lines.
 flavour_module() {
-  local who=$1 f=$2
+  local who=$1 f=$2 ko="$flavour_dir/module/kjit.ko"
+  if [ -f "$ko" ] && [ "$ko" -nt "$flavour_engine" ] &&
+     [ -z "$(find "$root/os/linux" "$root/plugins" "$root/include" -newer "$ko" -print -quit)" ]; then
+    return 0
+  fi
   KJIT_ENGINE_OBJ="$flavour_engine" "$root/os/linux/build.sh" "$flavour_dir" > "$flavour_dir/module.log" 2>&1 && return 0
   tail -n 20 "$flavour_dir/module.log" >&2
   echo "$who: FAIL: $f: building kjit.ko" >&2

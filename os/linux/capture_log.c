@@ -13,10 +13,9 @@
  * (KJIT_CAPTURE_EACH_ATTACHED) every function attached at arm time, each
  * recorded until it has one complete invocation.  Entries of a target, and
  * those refused while another task's invocation was open (with what it
- * was), are counted per target and written as TARGET records at STOP.
- * The event buffer is
- * bounded: when a record does not fit, END(overflow) is written in the
- * space kept for it and the capture is done.  Records become visible to
+ * was), are counted per target and written as TARGET records at STOP.  The
+ * event buffer is bounded: when a record does not fit, END(overflow) is
+ * written in the space kept for it and the capture is done.  Records become visible to
  * READ only when complete (`used` is published after the bytes). */
 #define pr_fmt(fmt) "kjit: " fmt
 

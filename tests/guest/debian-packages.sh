@@ -124,7 +124,7 @@ boot() {
       -device "nvme,drive=share,serial=kjit")
   boot_rc=0
   t=$(date +%s)
-  if [ "$accel" = tcg,thread=single ]; then qemu_lock_one; else qemu_lock_all; fi
+  qemu_lock_for "$accel"
   phase "$name: waiting for the machine's QEMU lock" "$t"
   t=$(date +%s)
   timeout -k 5 "${KJIT_DEBIAN_TIMEOUT:-900}" "${qemu[@]}" </dev/null >"$share/console.log" 2>&1 || boot_rc=$?

@@ -11,6 +11,8 @@
 # qemu_lock_one: waits for any one core's lock (file descriptor 9); it never
 # waits while holding one, so two callers cannot deadlock.
 # qemu_lock_all: waits for every core's lock, in order (descriptors 9, 8).
+# qemu_lock_for ACCEL: qemu_lock_one for QEMU's -accel tcg,thread=single,
+# qemu_lock_all for anything else.
 # qemu_unlock: releases what the caller holds.  The locks also go when the
 # process exits.
 
@@ -39,5 +41,7 @@ qemu_lock_all() {
     flock 8
   fi
 }
+
+qemu_lock_for() { if [ "$1" = tcg,thread=single ]; then qemu_lock_one; else qemu_lock_all; fi; }
 
 qemu_unlock() { exec 9>&- 8>&-; }

@@ -110,7 +110,7 @@ watch_hang() {
 # TCG, all of them for multi-threaded.
 # shellcheck source=tools/lab/qemu-lock.sh
 . "$here/qemu-lock.sh"
-if [ "$accel" = tcg,thread=single ]; then qemu_lock_one; else qemu_lock_all; fi
+qemu_lock_for "$accel"
 
 start=$(date +%s.%N)
 rc=0

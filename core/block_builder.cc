@@ -580,7 +580,11 @@ BuildResult emit_block(Epoch &epoch, uint64_t pc, bool routine_start, uint32_t s
 
   for (uint32_t attempt = 0; attempt < 2; attempt++) {
     const x86::Insn &last = ctx.insns[ctx.n - 1].insn;
-    LiveSet out_live = g_engine.opt.use_liveness
+    // Only instrumentation reads ctx.live (what a request must save): a
+    // block without requests skips the look-ahead into its successors, most
+    // of a build's cost when nothing is instrumented.  Returns ask
+    // live_in_at for their target themselves.
+    LiveSet out_live = g_engine.opt.use_liveness && ctx.nreqs > 0
                            ? live_out_of_terminator(g_engine.decoder, last, !ctx.has_terminator(), ctx.next_pc)
                            : LiveSet::all();
     ctx.live[ctx.n] = out_live;

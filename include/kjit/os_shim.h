@@ -14,8 +14,11 @@ extern "C" {
 #endif
 
 /* The module's default sizes (parameters cache_kb, arena_kb), which the
- * simulator uses too: its figures are then the kernel's, flushes included. */
-#define KJIT_DEFAULT_CACHE_KB 4096
+ * simulator uses too: its figures are then the kernel's, flushes included.
+ * The cache is the whole section the module image reserves anyway (8 MiB,
+ * os/linux/cache_area.h): each half has room for 65,552 blocks
+ * (Epoch::table_capacity), and the arena for their records. */
+#define KJIT_DEFAULT_CACHE_KB 8192
 #define KJIT_DEFAULT_ARENA_KB 32768
 
 /* Memory handed to the engine once, at creation.  The code cache has two

@@ -16,9 +16,12 @@
 #      budget per benchmark), BENCH_MACRO_SECS (2: wrk duration),
 #      BENCH_SMP (1: one vCPU, so pipe/fork ping-pong is not dominated by
 #      TCG's cross-vCPU wake-up latency, and -icount is single-threaded anyway),
+#      BENCH_JOBS (-icount boots at once, 1; at most one per host core),
 #      BENCH_ANALYZE_ONLY=1 (re-make the results from the last runs).
 set -uo pipefail
 top="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+# shellcheck source=tools/lab/qemu-lock.sh
+. "$top/tools/lab/qemu-lock.sh"
 B="$(mkdir -p "${1:-$top/build}" && cd "${1:-$top/build}" && pwd)"
 W="$B/bench"; mkdir -p "$W"
 ALL="native kjit-none kjit-none-nofollow kjit-none-ipmodify kjit-none-notrace kjit-none-stackret kjit-syscount kjit-calltrace kjit-bbcount kjit-bb-notrace
@@ -61,25 +64,37 @@ if [ "${BENCH_ANALYZE_ONLY:-0}" != 1 ]; then
   root="$("$top/bench/lib/make-root.sh" "$W")" || exit 1
 
   # --- one boot per (mode, configuration) -----------------------------------
+  # boot_one MODE REPS FLAG CFG: the configuration's boot, its stamp and rc.
+  boot_one() {
+    local mode="$1" reps="$2" flag="$3" cfg="$4" share s rc
+    share="$W/runs/$mode/$cfg"; rm -rf "$share"; mkdir -p "$share"
+    cp -a "$bin" "$share/bin"
+    cp "$top/bench/guest/driver.sh" "$top/bench/guest/kjit-adapter.sh" "$share/"
+    printf 'CONFIG=%s\nREPS=%s\nSECS=%s\nMACRO_SECS=%s\nMODE=%s\n' "$cfg" "$reps" \
+      "${BENCH_SECS:-0.15}" "${BENCH_MACRO_SECS:-2}" "$mode" > "$share/config.env"
+    s=$(date +%s)
+    printf '{"run": "%s", "commit": "%s", "dirty": %s, "date": "%s", "mode": "%s", "reps": %s, "secs": "%s", "macro_secs": "%s", "smp": "%s", "kjit_ko_sha256": "%s"}\n' \
+      "$run_id" "$commit" "$dirty" "$(date -u -d "@$s" +%Y-%m-%dT%H:%M:%SZ)" "$mode" "$reps" \
+      "${BENCH_SECS:-0.15}" "${BENCH_MACRO_SECS:-2}" "${BENCH_SMP:-1}" "$ko_sha" > "$share/stamp.json"
+    "$top/bench/lib/boot.sh" --share "$share" --script "$top/bench/guest/run.sh" \
+      --root "$root" ${flag:+"$flag"} --smp "${BENCH_SMP:-1}" --timeout "${BENCH_TIMEOUT:-1200}" >"$share/boot.log" 2>&1
+    rc=$?
+    echo "$rc" > "$share/boot.rc"
+    echo "bench: $mode $cfg: boot rc $rc, $(( $(date +%s) - s )) s, $(cat "$share/out/$cfg/status" 2>/dev/null || echo no-status)" >&2
+  }
+  # -icount boots may run side by side (BENCH_JOBS): their clock counts
+  # guest instructions, which another guest on the next core does not
+  # change.  TCG wall-clock boots run alone (boot.sh takes every core).
+  jobs_icount="${BENCH_JOBS:-1}"
+  [ "$jobs_icount" -le "$(qemu_lock_cores)" ] || jobs_icount="$(qemu_lock_cores)"
   for mode in $MODES; do
-    reps="${BENCH_REPS_TCG:-3}"; flag=""
-    [ "$mode" = icount ] && { reps="${BENCH_REPS_ICOUNT:-3}"; flag=--icount; }
+    reps="${BENCH_REPS_TCG:-3}"; flag=""; jobs=1
+    [ "$mode" = icount ] && { reps="${BENCH_REPS_ICOUNT:-3}"; flag=--icount; jobs="$jobs_icount"; }
     for cfg in $CONFIGS; do
-      share="$W/runs/$mode/$cfg"; rm -rf "$share"; mkdir -p "$share"
-      cp -a "$bin" "$share/bin"
-      cp "$top/bench/guest/driver.sh" "$top/bench/guest/kjit-adapter.sh" "$share/"
-      printf 'CONFIG=%s\nREPS=%s\nSECS=%s\nMACRO_SECS=%s\nMODE=%s\n' "$cfg" "$reps" \
-        "${BENCH_SECS:-0.15}" "${BENCH_MACRO_SECS:-2}" "$mode" > "$share/config.env"
-      s=$(date +%s)
-      printf '{"run": "%s", "commit": "%s", "dirty": %s, "date": "%s", "mode": "%s", "reps": %s, "secs": "%s", "macro_secs": "%s", "smp": "%s", "kjit_ko_sha256": "%s"}\n' \
-        "$run_id" "$commit" "$dirty" "$(date -u -d "@$s" +%Y-%m-%dT%H:%M:%SZ)" "$mode" "$reps" \
-        "${BENCH_SECS:-0.15}" "${BENCH_MACRO_SECS:-2}" "${BENCH_SMP:-1}" "$ko_sha" > "$share/stamp.json"
-      "$top/bench/lib/boot.sh" --share "$share" --script "$top/bench/guest/run.sh" \
-        --root "$root" $flag --smp "${BENCH_SMP:-1}" --timeout "${BENCH_TIMEOUT:-1200}" >"$share/boot.log" 2>&1
-      rc=$?
-      echo "$rc" > "$share/boot.rc"
-      echo "bench: $mode $cfg: boot rc $rc, $(( $(date +%s) - s )) s, $(cat "$share/out/$cfg/status" 2>/dev/null || echo no-status)" >&2
+      while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n; done
+      if [ "$jobs" -gt 1 ]; then boot_one "$mode" "$reps" "$flag" "$cfg" & else boot_one "$mode" "$reps" "$flag" "$cfg"; fi
     done
+    wait
   done
 fi
 

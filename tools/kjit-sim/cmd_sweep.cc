@@ -28,6 +28,10 @@ struct SweepTotals {
   uint64_t functions = 0, instructions = 0, blocks = 0, full = 0, fallback = 0, declined = 0;
   uint64_t disagreements = 0;
   double build_seconds = 0;
+  // The decoder alone (the engine's wrapper over Zydis), timed over the
+  // linear pass below: what a build pays at least per instruction.
+  uint64_t decoded = 0;
+  double decode_seconds = 0;
   // Non-deterministic instructions (kjit_nondet_kind) by mnemonic and kind,
   // from a linear pass over every function (blocks reached only through
   // alternatives or static keys included).
@@ -38,6 +42,7 @@ struct SweepTotals {
 // hold, resynchronising one byte after an undecodable one.
 void count_nondet(const x86::Decoder &zydis, const ElfSection &text, uint64_t start, uint64_t end,
                   SweepTotals *t) {
+  const auto t0 = std::chrono::steady_clock::now();
   for (uint64_t at = start; at < end;) {
     const uint8_t *bytes = text.bytes.data() + (at - text.addr);
     const uint32_t avail = static_cast<uint32_t>(std::min<uint64_t>(15, text.addr + text.size - at));
@@ -47,8 +52,10 @@ void count_nondet(const x86::Decoder &zydis, const ElfSection &text, uint64_t st
       continue;
     }
     if (in.nondet != KJIT_NONDET_NONE) t->nondet[{in.mnemonic, in.nondet}]++;
+    t->decoded++;
     at += in.length;
   }
+  t->decode_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
 const char *nondet_handling(uint8_t kind) {
@@ -104,7 +111,8 @@ int cmd_sweep(int argc, char **argv) {
 
   // Engine memory: translation only, nothing runs, so the exec view is the
   // simulator's usual cache address and the bytes stay in host buffers.
-  std::vector<uint8_t> arena(256u << 20), code(64u << 20), data(1u << 20);
+  std::vector<uint8_t> arena(uint64_t{KJIT_DEFAULT_ARENA_KB} << 10), code(uint64_t{KJIT_DEFAULT_CACHE_KB} << 10),
+      data(1u << 20);
   kjit_os_memory mem{};  // no per-CPU window: a sweep builds, never runs
   mem.arena = arena.data();
   mem.arena_size = arena.size();
@@ -207,6 +215,12 @@ int cmd_sweep(int argc, char **argv) {
          static_cast<unsigned long long>(st.flushes), static_cast<unsigned long long>(st.cache_bytes_used));
   printf("speed:                 %.0f instructions/s, %.0f ns/block\n",
          t.build_seconds > 0 ? static_cast<double>(t.instructions) / t.build_seconds : 0, ns_per_block);
+  // A block decodes each of its instructions at least once (the decode
+  // cache serves the rest): that share of ns/block is the decoder's.
+  const double ns_per_decode = t.decoded ? t.decode_seconds * 1e9 / static_cast<double>(t.decoded) : 0;
+  const double insns_per_block = t.blocks ? static_cast<double>(t.instructions) / static_cast<double>(t.blocks) : 0;
+  printf("decoder:               %.0f ns/instruction (%llu decoded linearly); %.1f instructions/block: %.0f ns/block\n",
+         ns_per_decode, static_cast<unsigned long long>(t.decoded), insns_per_block, ns_per_decode * insns_per_block);
   // Every instruction a capture logs as NONDET, and how capture and replay
   // handle it (docs/capture-format.md, NONDET).
   uint64_t nondet_total = 0;

@@ -139,13 +139,16 @@ uint32_t section_crc(uint32_t type, const uint8_t *payload, uint64_t len) {
 }
 
 const Region *Capture::find_region(uint64_t addr) const {
+  if (last_found_ < regions.size() && regions[last_found_].contains(addr)) return &regions[last_found_];
   // Regions are sorted and disjoint: the candidate is the last one starting
   // at or below addr.
   auto it = std::upper_bound(regions.begin(), regions.end(), addr,
                              [](uint64_t a, const Region &r) { return a < r.addr; });
   if (it == regions.begin()) return nullptr;
   --it;
-  return it->contains(addr) ? &*it : nullptr;
+  if (!it->contains(addr)) return nullptr;
+  last_found_ = static_cast<size_t>(it - regions.begin());
+  return &*it;
 }
 
 std::string validate_capture(const Capture &cap) {

@@ -69,6 +69,13 @@ struct Capture {
 
   // The region containing `addr`, or nullptr.
   const Region *find_region(uint64_t addr) const;
+
+ private:
+  // The index of the region find_region last returned: the engine asks
+  // about the same code region two or three times per instruction it
+  // decodes.  Checked before use, so edits of `regions` cannot make it
+  // lie.  The simulator runs on one thread.
+  mutable size_t last_found_ = 0;
 };
 
 // The optional KASLR section: the boot's offset and kernel image, which

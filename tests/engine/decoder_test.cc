@@ -120,6 +120,35 @@ TEST(Decoder, RegistersAndFlags) {
   EXPECT_TRUE(lockcx.regs_read & (1u << KJIT_REG_RAX));
 }
 
+// `mov REG, imm` at every width names REG's GPR: a 64- or 32-bit write
+// replaces it, a 16- or 8-bit one merges into it (ah..bh are bits 8..15 of
+// rax..rbx).
+TEST(Decoder, EveryGprAtEveryWidth) {
+  for (uint8_t r = 0; r < 16; r++) {
+    const uint8_t lo = r & 7, rex_b = r >= 8 ? 1 : 0;
+    const uint16_t bit = static_cast<uint16_t>(1u << r);
+    Insn q = decode({static_cast<uint8_t>(0x48 | rex_b), 0xc7, static_cast<uint8_t>(0xc0 | lo), 1, 0, 0, 0});
+    EXPECT_EQ(q.regs_written, bit) << "mov r64 #" << int(r);
+    std::vector<uint8_t> d{static_cast<uint8_t>(0xb8 | lo), 1, 0, 0, 0};
+    if (rex_b) d.insert(d.begin(), 0x41);
+    EXPECT_EQ(decode(d).regs_written, bit) << "mov r32 #" << int(r);
+    std::vector<uint8_t> w{0x66, static_cast<uint8_t>(0xb8 | lo), 1, 0};
+    if (rex_b) w.insert(w.begin() + 1, 0x41);
+    Insn wi = decode(w);
+    EXPECT_EQ(wi.regs_written, 0) << "mov r16 #" << int(r);
+    EXPECT_EQ(wi.regs_modified, bit) << "mov r16 #" << int(r);
+    // with a REX prefix, byte registers 4..7 are spl..dil
+    Insn b = decode({static_cast<uint8_t>(0x40 | rex_b), static_cast<uint8_t>(0xb0 | lo), 1});
+    EXPECT_EQ(b.regs_modified, bit) << "mov r8 #" << int(r);
+    EXPECT_TRUE(b.regs_read & bit) << "mov r8 #" << int(r);
+  }
+  for (uint8_t h = 0; h < 4; h++) {  // mov ah/ch/dh/bh, 1
+    Insn b = decode({static_cast<uint8_t>(0xb4 + h), 1});
+    EXPECT_EQ(b.regs_modified, 1u << h) << "high byte #" << int(h);
+  }
+  EXPECT_EQ(decode({0x0f, 0x01, 0xf8}).regs_modified, 0);  // swapgs: no GPR
+}
+
 TEST(Decoder, BranchHintPrefixes) {
   EXPECT_TRUE(decode({0x3e, 0x74, 0x00}).prefixes & kjit::x86::kPrefixHintTaken);
   EXPECT_TRUE(decode({0x2e, 0x74, 0x00}).prefixes & kjit::x86::kPrefixHintNotTaken);

@@ -16,7 +16,7 @@
 #      budget per benchmark), BENCH_MACRO_SECS (2: wrk duration),
 #      BENCH_SMP (1: one vCPU, so pipe/fork ping-pong is not dominated by
 #      TCG's cross-vCPU wake-up latency, and -icount is single-threaded anyway),
-#      BENCH_JOBS (-icount boots at once, 1; at most one per host core),
+#      BENCH_JOBS (-icount boots at once: one per host core, at most two),
 #      BENCH_ANALYZE_ONLY=1 (re-make the results from the last runs).
 set -uo pipefail
 top="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -27,7 +27,7 @@ W="$B/bench"; mkdir -p "$W"
 ALL="native kjit-none kjit-none-nofollow kjit-none-ipmodify kjit-none-notrace kjit-none-stackret kjit-syscount kjit-calltrace kjit-bbcount kjit-bb-notrace
  kjit-icount kjit-icount-dynpcpu
  kjit-bb-noliveness kjit-bb-noinline kjit-bb-noopt kjit-flush
- kjit-cache64 kjit-cache256 kjit-cache1024 kjit-kcov-pc kjit-kcov-cmp kjit-kcov-beside
+ kjit-cache64 kjit-cache256 kjit-cache1024 kjit-cache4096 kjit-kcov-pc kjit-kcov-cmp kjit-kcov-beside
  kprobe-sys kprobe-call kprobe-bb ftrace-func bpftrace"
 CONFIGS="${BENCH_CONFIGS:-$ALL}"
 MODES="${BENCH_MODES:-tcg icount}"
@@ -85,7 +85,7 @@ if [ "${BENCH_ANALYZE_ONLY:-0}" != 1 ]; then
   # -icount boots may run side by side (BENCH_JOBS): their clock counts
   # guest instructions, which another guest on the next core does not
   # change.  TCG wall-clock boots run alone (boot.sh takes every core).
-  jobs_icount="${BENCH_JOBS:-1}"
+  jobs_icount="${BENCH_JOBS:-$(qemu_lock_cores)}"
   [ "$jobs_icount" -le "$(qemu_lock_cores)" ] || jobs_icount="$(qemu_lock_cores)"
   for mode in $MODES; do
     reps="${BENCH_REPS_TCG:-3}"; flag=""; jobs=1

@@ -6,7 +6,7 @@ MICRO = ["null", "read", "write", "stat", "fstat", "openclose", "select",
          "siginstall", "sigdeliver", "pipe", "fork", "exec"]
 CONFIGS = ["native", "kjit-none", "kjit-none-nofollow", "kjit-none-ipmodify", "kjit-none-notrace", "kjit-none-stackret", "kjit-syscount",
            "kjit-calltrace", "kjit-bbcount", "kjit-bb-notrace", "kjit-icount", "kjit-icount-dynpcpu", "kjit-bb-noliveness", "kjit-bb-noinline", "kjit-bb-noopt",
-           "kjit-flush", "kjit-cache64", "kjit-cache256", "kjit-cache1024",
+           "kjit-flush", "kjit-cache64", "kjit-cache256", "kjit-cache1024", "kjit-cache4096",
            "kjit-kcov-pc", "kjit-kcov-cmp", "kjit-kcov-beside",
            "kprobe-sys", "kprobe-call", "kprobe-bb", "ftrace-func", "bpftrace"]
 DESC = {
@@ -29,6 +29,7 @@ DESC = {
     "kjit-cache64": "kjit, block counting, 64 KiB code cache",
     "kjit-cache256": "kjit, block counting, 256 KiB code cache",
     "kjit-cache1024": "kjit, block counting, 1 MiB code cache",
+    "kjit-cache4096": "kjit, block counting, 4 MiB code cache",
     "kjit-kcov-pc": "kjit's KCOV device (`kjitctl kcov enable`: every system call and handle_mm_fault), lmb covered with KCOV_TRACE_PC (`lmb -k pc`); macro: nginx and wrk uncovered",
     "kjit-kcov-cmp": "the same with KCOV_TRACE_CMP (`lmb -k cmp`)",
     "kjit-kcov-beside": "kjit's KCOV device with one other process covered (KCOV_TRACE_PC, blocked in pause()); lmb, nginx and wrk uncovered beside it",

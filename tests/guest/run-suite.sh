@@ -36,10 +36,10 @@ if grep -qx 'CONFIG_PREEMPT_DYNAMIC=y' "$kcfg"; then default_modes="voluntary fu
 elif grep -qx 'CONFIG_PREEMPT_RT=y' "$kcfg"; then default_modes=rt
 else echo "run-suite: $kcfg: neither PREEMPT_DYNAMIC nor PREEMPT_RT" >&2; exit 2; fi
 MODES="${KJIT_SUITE_MODES:-$default_modes}"
-# One boot may take the time of two: the single rt boot reached its last
-# phase (insmod/rmmod x20) at 713 s and ran out of 900 s there, slow, not
-# stuck (on single-threaded TCG its vCPUs spend a fifth of their time in
-# native_queued_spin_lock_slowpath, waiting for a holder TCG has not run).
+# One boot may take the time of two: a kernel with one preemption model
+# (rt) runs every phase in it, and on single-threaded TCG its vCPUs spin
+# in native_queued_spin_lock_slowpath for holders TCG has not yet run, so
+# that boot alone comes near 900 s.
 read -r -a mode_list <<< "$MODES"
 boot_timeout="${KJIT_SUITE_TIMEOUT:-$([ "${#mode_list[@]}" -gt 1 ] && echo 900 || echo 1500)}"
 PHASES="${KJIT_SUITE_PHASES:-all}"

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "core/liveness.h"
 
+#include "arch/x86/calling_convention.h"
 #include "core/decode_cache.h"
+#include "core/engine_state.h"
 
 namespace kjit {
 namespace {
@@ -11,6 +13,20 @@ constexpr uint32_t kLookahead = 16;
 constexpr uint32_t kCallDepth = 2;
 }  // namespace
 static LiveSet compute_live_in(const x86::Decoder &decoder, uint64_t pc, uint32_t depth);
+
+// What a return leaves live.  Everything after assembly's: it may return
+// results in flags or in any register.  After a compiled C function's
+// (kjit_os_c_abi_return), by the SysV ABI, its caller reads neither the
+// arithmetic flags nor a scratch register other than the two that return
+// values (rax, rdx).  The return sites already rely on it for rcx and the
+// flags (indirect_chain.h); a hook that replaced the return address (a
+// return trampoline) returns to the same caller, who reads no more.
+static LiveSet live_after_return(const x86::Insn &ret) {
+  if (!g_engine.opt.abi_returns || !kjit_os_c_abi_return(ret.pc)) return LiveSet::all();
+  constexpr uint16_t kReturnValues = (1u << KJIT_REG_RAX) | (1u << KJIT_REG_RDX);
+  constexpr uint16_t kDead = x86::kCallerSaved & ~kReturnValues;
+  return {static_cast<uint16_t>(x86::kAllGprs & ~kDead), static_cast<uint8_t>(x86::kAllFlags & ~x86::kAllArithFlags)};
+}
 
 LiveSet live_before(const x86::Insn &insn, LiveSet after) {
   LiveSet in;
@@ -69,13 +85,14 @@ static LiveSet compute_live_in(const x86::Decoder &decoder, uint64_t pc, uint32_
     }
   }
   // Past the horizon nothing is known, and the successors of a transfer are
-  // not followed again (one level is what the block builder asks for).  Even
-  // after a return everything stays live: hand-written assembly may return
-  // results in flags.  A direct call is the exception, for the flags only:
+  // not followed again (one level is what the block builder asks for), but
+  // for a return: what its caller may read (live_after_return).  A direct
+  // call is the exception too, for the flags only:
   // it leaves them to the callee, so what the callee's first instructions
   // read of them is what is live before the call (a return site followed by
   // `mov ; call f`, f testing something first, has dead flags).
   LiveSet live = LiveSet::all();
+  if (reached_transfer && seq[n - 1].cf == KJIT_CF_RET) live = live_after_return(seq[n - 1]);
   if (reached_transfer && seq[n - 1].cf == KJIT_CF_CALL && depth < kCallDepth)
     live.flags = compute_live_in(decoder, seq[n - 1].target, depth + 1).flags;
   for (uint32_t i = n; i-- > 0;) live = live_before(seq[i], live);
@@ -95,6 +112,8 @@ LiveSet live_out_of_terminator(const x86::Decoder &decoder, const x86::Insn &las
     case KJIT_CF_CALL:
       // The callee may preserve anything live at the return site.
       return live_in_at(decoder, last.target) | live_in_at(decoder, next_pc);
+    case KJIT_CF_RET:
+      return live_after_return(last);
     default:
       return LiveSet::all();
   }

@@ -108,6 +108,19 @@ bool is_shift_or_rotate(ZydisMnemonic m) {
   }
 }
 
+// A shift's count when it is an immediate that the CPU's masking leaves
+// nonzero: then the shift writes the flags it is documented to write.  An
+// 8- or 16-bit rcl/rcr rotates by the masked count modulo 9 or 17, which can
+// be zero and leave CF as it was: those keep the general case.
+bool shifts_by_nonzero_immediate(const ZydisDecodedInstruction &zi, const ZydisDecodedOperand *ops) {
+  if (zi.operand_count_visible < 2) return false;
+  const ZydisDecodedOperand &count = ops[zi.operand_count_visible - 1];
+  if (count.type != ZYDIS_OPERAND_TYPE_IMMEDIATE) return false;
+  if ((zi.mnemonic == ZYDIS_MNEMONIC_RCL || zi.mnemonic == ZYDIS_MNEMONIC_RCR) && zi.operand_width < 32)
+    return false;
+  return (count.imm.value.u & (zi.operand_width == 64 ? 0x3f : 0x1f)) != 0;
+}
+
 bool is_trap(ZydisMnemonic m) {
   switch (m) {
     case ZYDIS_MNEMONIC_UD0: case ZYDIS_MNEMONIC_UD1: case ZYDIS_MNEMONIC_UD2:
@@ -359,7 +372,7 @@ DecodeStatus Decoder::decode(uint64_t pc, const uint8_t *bytes, uint32_t len, In
     in.flags_read = to_flag_bits(f.tested);
     uint8_t written = to_flag_bits(f.modified | f.set_0 | f.set_1 | f.undefined);
     in.flags_modified = written;
-    if (is_shift_or_rotate(zi.mnemonic)) {
+    if (is_shift_or_rotate(zi.mnemonic) && !shifts_by_nonzero_immediate(zi, ops)) {
       // A shift by a count that is zero at run time leaves every flag as it
       // was: the flags pass through, so they are read and not killed.
       in.flags_read |= written;

@@ -120,6 +120,31 @@ TEST(Decoder, RegistersAndFlags) {
   EXPECT_TRUE(lockcx.regs_read & (1u << KJIT_REG_RAX));
 }
 
+// A shift by an immediate count that the CPU's masking leaves nonzero
+// writes its flags (they are dead before it); by cl, or by an immediate
+// masked to zero, it may leave them as they were.  A rotate writes only CF
+// and OF; an 8-bit rcl may rotate by zero (count modulo 9).
+TEST(Decoder, ShiftsByAnImmediateWriteTheirFlags) {
+  constexpr uint8_t kCfOf = kjit::x86::kFlagCF | kjit::x86::kFlagOF;
+  for (const std::vector<uint8_t> &bytes : {std::vector<uint8_t>{0xc1, 0xea, 0x06},         // shr edx, 6
+                                            std::vector<uint8_t>{0x48, 0xd1, 0xe0},         // shl rax, 1
+                                            std::vector<uint8_t>{0x48, 0xc1, 0xe0, 0x20},   // shl rax, 32
+                                            std::vector<uint8_t>{0x48, 0x0f, 0xa4, 0xd8, 3}}) {  // shld rax, rbx, 3
+    Insn in = decode(bytes);
+    EXPECT_EQ(in.flags_written, kjit::x86::kAllArithFlags) << std::hex << int(bytes[1]);
+    EXPECT_EQ(in.flags_read, 0) << std::hex << int(bytes[1]);
+  }
+  Insn masked = decode({0xc1, 0xe0, 0x20});  // shl eax, 32: masked to 0
+  EXPECT_EQ(masked.flags_written, 0);
+  EXPECT_EQ(masked.flags_read & kjit::x86::kAllArithFlags, kjit::x86::kAllArithFlags);
+  Insn rol = decode({0xc1, 0xc0, 0x03});  // rol eax, 3
+  EXPECT_EQ(rol.flags_written, kCfOf);
+  EXPECT_EQ(rol.flags_read, 0);
+  Insn rcl = decode({0xc0, 0xd0, 0x09});  // rcl al, 9: by 9 mod 9
+  EXPECT_EQ(rcl.flags_written, 0);
+  EXPECT_TRUE(rcl.flags_read & kjit::x86::kFlagCF);
+}
+
 // `mov REG, imm` at every width names REG's GPR: a 64- or 32-bit write
 // replaces it, a 16- or 8-bit one merges into it (ah..bh are bits 8..15 of
 // rax..rbx).

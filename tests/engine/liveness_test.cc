@@ -4,6 +4,7 @@
 
 #include <cstring>
 
+#include "core/engine_state.h"
 #include "core/liveness.h"
 #include "engine/test_shim.h"
 
@@ -105,6 +106,42 @@ TEST(Liveness, FlagsAreFollowedIntoDirectCallees) {
             kjit::x86::kAllArithFlags);
   // registers are not followed: all live before a call
   EXPECT_EQ(kjit::live_in_at(decoder(), kPc + 0x20).regs, kjit::x86::kAllGprs);
+}
+
+// After a compiled C function's return its caller reads rax, rdx, the
+// callee-saved registers and DF, never the arithmetic flags or another
+// scratch register; after assembly's, anything.
+TEST(Liveness, ACFunctionsReturnLeavesOnlyWhatItsCallerMayRead) {
+  test_shim_reset();
+  kjit::forget_liveness();
+  const uint32_t saved_option = kjit::g_engine.opt.abi_returns;
+  kjit::g_engine.opt.abi_returns = 1;
+  // kPc: mov eax, 1 ; ret          kPc+0x10: mov eax, 1 ; ret (assembly)
+  std::vector<uint8_t> code(0x20, 0xcc);
+  const uint8_t mov_ret[] = {0xb8, 0x01, 0, 0, 0, 0xc3};
+  memcpy(&code[0], mov_ret, sizeof(mov_ret));
+  memcpy(&code[0x10], mov_ret, sizeof(mov_ret));
+  test_shim_add_code(kPc, code);
+  test_shim_add_c_function(kPc, kPc + 0x10);
+  const kjit::LiveSet c = kjit::live_in_at(decoder(), kPc);
+  EXPECT_EQ(c.flags & kjit::x86::kAllArithFlags, 0);
+  EXPECT_TRUE(c.flags & kjit::x86::kFlagDF);
+  for (uint32_t r : {KJIT_REG_RCX, KJIT_REG_RSI, KJIT_REG_RDI, KJIT_REG_R8, KJIT_REG_R9, KJIT_REG_R10, KJIT_REG_R11})
+    EXPECT_FALSE(c.regs & (1u << r)) << "scratch register " << r;
+  EXPECT_FALSE(c.regs & (1u << KJIT_REG_RAX));  // written by the mov
+  for (uint32_t r : {KJIT_REG_RDX, KJIT_REG_RBX, KJIT_REG_RBP, KJIT_REG_RSP, KJIT_REG_R12, KJIT_REG_R15})
+    EXPECT_TRUE(c.regs & (1u << r)) << "register " << r;
+  const kjit::LiveSet as = kjit::live_in_at(decoder(), kPc + 0x10);
+  EXPECT_EQ(as.flags, kjit::x86::kAllFlags);
+  EXPECT_EQ(as.regs, kjit::x86::kAllGprs & ~(1u << KJIT_REG_RAX));
+  // The same from the terminator's side, and nothing dead with the option off.
+  kjit::x86::Insn ret;
+  kjit::x86::Decoder d = decoder();
+  ASSERT_EQ(d.decode(kPc + 5, &mov_ret[5], 1, &ret), kjit::x86::DecodeStatus::kOk);
+  EXPECT_FALSE(kjit::live_out_of_terminator(d, ret, false, kPc + 6).regs & (1u << KJIT_REG_RSI));
+  kjit::g_engine.opt.abi_returns = 0;
+  EXPECT_EQ(kjit::live_out_of_terminator(d, ret, false, kPc + 6).regs, kjit::x86::kAllGprs);
+  kjit::g_engine.opt.abi_returns = saved_option;
 }
 
 }  // namespace

@@ -23,9 +23,8 @@ static LiveSet compute_live_in(const x86::Decoder &decoder, uint64_t pc, uint32_
 // return trampoline) returns to the same caller, who reads no more.
 static LiveSet live_after_return(const x86::Insn &ret) {
   if (!g_engine.opt.abi_returns || !kjit_os_c_abi_return(ret.pc)) return LiveSet::all();
-  constexpr uint16_t kReturnValues = (1u << KJIT_REG_RAX) | (1u << KJIT_REG_RDX);
-  constexpr uint16_t kDead = x86::kCallerSaved & ~kReturnValues;
-  return {static_cast<uint16_t>(x86::kAllGprs & ~kDead), static_cast<uint8_t>(x86::kAllFlags & ~x86::kAllArithFlags)};
+  return {static_cast<uint16_t>(x86::kAllGprs & ~x86::kDeadAfterCReturn),
+          static_cast<uint8_t>(x86::kAllFlags & ~x86::kAllArithFlags)};
 }
 
 LiveSet live_before(const x86::Insn &insn, LiveSet after) {

@@ -13,4 +13,8 @@ constexpr uint16_t kCallerSaved = (1u << KJIT_REG_RAX) | (1u << KJIT_REG_RCX) | 
                                   (1u << KJIT_REG_RSI) | (1u << KJIT_REG_RDI) | (1u << KJIT_REG_R8) |
                                   (1u << KJIT_REG_R9) | (1u << KJIT_REG_R10) | (1u << KJIT_REG_R11);
 
+// What a compiled C function's caller cannot read after it returns: the
+// scratch registers but the two that return values (rax, rdx).
+constexpr uint16_t kDeadAfterCReturn = kCallerSaved & ~((1u << KJIT_REG_RAX) | (1u << KJIT_REG_RDX));
+
 }  // namespace kjit::x86

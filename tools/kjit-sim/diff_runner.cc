@@ -2,6 +2,7 @@
 #include "diff_runner.h"
 
 #include "c_functions.h"
+#include "c_return.h"
 
 #include <sstream>
 
@@ -45,8 +46,10 @@ void set_insn(const Capture &cap, uint64_t pc, Divergence *d) {
 }
 
 // `c_entry`: the entry is a compiled C function, whose caller (the
-// sentinel) reads neither rcx nor the arithmetic flags after it returns:
-// the engine's ABI return sites leave both changed (kjit_os_c_abi_return).
+// sentinel) reads neither the scratch registers but rax and rdx nor the
+// arithmetic flags after it returns: the engine's ABI return sites and the
+// instrumentation before such a return may leave them changed
+// (kjit_os_c_abi_return, c_return.h).
 Divergence compare(const Capture &cap, const ReferenceResult &ref, const TranslatedResult &tr,
                    const std::vector<MemWrite> &tw, bool c_entry) {
   Divergence d;
@@ -85,7 +88,7 @@ Divergence compare(const Capture &cap, const ReferenceResult &ref, const Transla
     return d;
   }
   for (int r = 0; r < 16; r++) {
-    if (ref.final_regs.gpr[r] == tr.final_regs.gpr[r] || (c_entry && r == KJIT_REG_RCX)) continue;
+    if (ref.final_regs.gpr[r] == tr.final_regs.gpr[r] || (c_entry && dead_after_c_return(r))) continue;
     d.kind = Divergence::Kind::kRegister;
     d.index = r;
     d.message = std::string("final ") + kRegNames[r] + ": original " + hex(ref.final_regs.gpr[r]) +

@@ -11,6 +11,7 @@
 
 #include "arch/x86/decoder.h"
 #include "c_functions.h"
+#include "c_return.h"
 #include "arch/x86/mnemonic.h"
 #include "sim_shim.h"
 #include "thunks.h"
@@ -566,9 +567,11 @@ std::string describe_write(const MemWrite &w) {
 }
 
 // "" when the two runs' program-visible effects are equal.  `c_entry`: the
-// entry is a compiled C function, whose caller reads neither rcx nor the
-// arithmetic flags after it returns: the engine's ABI return sites leave
-// both changed (kjit_os_c_abi_return), as the kernel's own callers allow.
+// entry is a compiled C function, whose caller reads neither the scratch
+// registers but rax and rdx nor the arithmetic flags after it returns: the
+// engine's ABI return sites and the instrumentation before such a return
+// may leave them changed (kjit_os_c_abi_return, c_return.h), as
+// the kernel's own callers allow.
 std::string compare_runs(const ReplayRun &a, const ReplayRun &b, bool c_entry) {
   for (size_t i = 0; i < std::min(a.writes.size(), b.writes.size()); i++) {
     const MemWrite &x = a.writes[i], &y = b.writes[i];
@@ -580,7 +583,7 @@ std::string compare_runs(const ReplayRun &a, const ReplayRun &b, bool c_entry) {
     return "original made " + std::to_string(a.writes.size()) + " writes, " + b.what + " " +
            std::to_string(b.writes.size());
   for (int r = 0; r < 16; r++)
-    if (a.final_regs.gpr[r] != b.final_regs.gpr[r] && !(c_entry && r == KJIT_REG_RCX))
+    if (a.final_regs.gpr[r] != b.final_regs.gpr[r] && !(c_entry && dead_after_c_return(r)))
       return std::string("final ") + kRegNames[r] + ": original " + hex(a.final_regs.gpr[r]) + ", " + b.what +
              " " + hex(b.final_regs.gpr[r]);
   if (!c_entry && (a.final_regs.rflags & kArith) != (b.final_regs.rflags & kArith))

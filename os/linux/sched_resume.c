@@ -119,6 +119,11 @@ u64 kjit_schedule_fn;
 
 static struct kjit_sleeper *sleepers;
 static unsigned int sleepers_bits;
+/* Entries parked per home position.  While anything is parked the probe
+ * looks for every task switched in: one that no entry can belong to (its
+ * home counts none) is told apart with one load instead of
+ * KJIT_SLEEPER_PROBES, and nearly every task switched in is such a one. */
+static atomic_t *homes;
 static atomic_t nsleeping, nforeign;
 static u64 return_stub;
 static bool active;             /* the gate retargets (READ_ONCE) */
@@ -129,6 +134,11 @@ static atomic64_t c_left_hooked;
 static struct kjit_sleeper *sleeper_at(struct task_struct *t, unsigned int i)
 {
 	return &sleepers[(hash_ptr(t, sleepers_bits) + i) & ((1u << sleepers_bits) - 1)];
+}
+
+static atomic_t *home_of(struct task_struct *t)
+{
+	return &homes[hash_ptr(t, sleepers_bits)];
 }
 
 static bool park(struct task_struct *t, u64 *slot, u64 ret, bool foreign, u32 gen)
@@ -145,6 +155,7 @@ static bool park(struct task_struct *t, u64 *slot, u64 ret, bool foreign, u32 ge
 			s->gen = gen;
 			if (foreign)
 				atomic_inc(&nforeign);
+			atomic_inc(home_of(t));
 			atomic_inc(&nsleeping);
 			return true;
 		}
@@ -175,6 +186,8 @@ static void park_foreign_evicting(struct task_struct *t, u64 *slot, u64 ret, u32
 			s->ret = ret;
 			s->foreign = true;
 			s->gen = gen;
+			atomic_dec(home_of(victim));
+			atomic_inc(home_of(t));
 			atomic_inc(&nforeign);
 			atomic64_inc(&c_left_full);   /* the victim's sleep */
 			atomic64_inc(&c_followed);
@@ -188,10 +201,14 @@ static void park_foreign_evicting(struct task_struct *t, u64 *slot, u64 ret, u32
 
 /* The task's entry, taken out of the table; false if it has none.  A task
  * is parked by the CPU that switched it out and taken by the CPU that
- * switches it in, which the scheduler orders after the switch out. */
+ * switches it in, which the scheduler orders after the switch out: that
+ * CPU sees the task's entry and its home's count. */
 static bool unpark(struct task_struct *t, u64 **slot, u64 *ret, bool *foreign, u32 *gen)
 {
 	unsigned int i;
+
+	if (!atomic_read(home_of(t)))
+		return false;
 
 	for (i = 0; i < KJIT_SLEEPER_PROBES; i++) {
 		struct kjit_sleeper *s = sleeper_at(t, i);
@@ -208,6 +225,7 @@ static bool unpark(struct task_struct *t, u64 **slot, u64 *ret, bool *foreign, u
 			continue;
 		if (*foreign)
 			atomic_dec(&nforeign);
+		atomic_dec(home_of(t));
 		atomic_dec(&nsleeping);
 		return true;
 	}
@@ -347,14 +365,22 @@ int kjit_sched_resume_init(void (*stub)(void))
 		return -ENOENT;
 	}
 	sleepers = vzalloc(sizeof(*sleepers) * n);
-	if (!sleepers)
+	homes = vzalloc(sizeof(*homes) * n);
+	if (!sleepers || !homes) {
+		vfree(sleepers);
+		vfree(homes);
+		sleepers = NULL;
+		homes = NULL;
 		return -ENOMEM;
+	}
 	sleepers_bits = ilog2(n);
 	ret = tracepoint_probe_register(tp_switch, probe_switch, NULL);
 	if (ret) {
 		pr_warn("sched_switch probe: %d: invocations that sleep continue natively\n", ret);
 		vfree(sleepers);
+		vfree(homes);
 		sleepers = NULL;
+		homes = NULL;
 		return ret;
 	}
 	WRITE_ONCE(active, true);
@@ -400,7 +426,9 @@ void kjit_sched_resume_exit(void)
 	tracepoint_probe_unregister(tp_switch, probe_switch, NULL);
 	tracepoint_synchronize_unregister();
 	vfree(sleepers);
+	vfree(homes);
 	sleepers = NULL;
+	homes = NULL;
 }
 
 void kjit_sleep_counters(struct kjit_sleep_counters *o)

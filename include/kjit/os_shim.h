@@ -110,11 +110,14 @@ int kjit_os_callable_natively(uint64_t target);
 
 /* True when `addr` is in a compiled C function (the kernel: one with an
  * ftrace record at its start, which only compiler-emitted code has).  After
- * such a function returns, its callers read neither rcx nor the arithmetic
- * flags: the SysV ABI leaves both to the callee, and GCC's -fipa-ra, which
- * lets a caller in the same file keep values in registers its callee
- * happens not to touch, is off in code compiled with -pg.  0 when unsure
- * (assembly, no symbol). */
+ * such a function returns, its callers read neither the scratch registers
+ * but rax and rdx nor the arithmetic flags: the SysV ABI leaves them to the
+ * callee, and GCC's -fipa-ra, which lets a caller in the same file keep
+ * values in registers its callee happens not to touch, is off in code
+ * compiled with -pg.  (An inline asm's pushf right after such a call may
+ * save other arithmetic flags than natively: nothing reads them from the
+ * saved word but IF, and a popf of it sets flags no compiled code reads.)
+ * 0 when unsure (assembly, no symbol). */
 int kjit_os_c_abi_return(uint64_t addr);
 
 /* Instruction sites that are looked up by their original address: an

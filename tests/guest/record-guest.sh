@@ -63,8 +63,18 @@ if [ "$rc" = 3 ]; then pass record_shell_exit_status; else fail record_shell_exi
 step kill kjitctl during a record
 $K record -e getppid,openat -o kill.data -- ./record_workload spin 60 2> kill.err &
 rec=$!
-sleep 3
-chk kill_attached_while_running sh -c "$K list 2>/dev/null | grep -q __x64_sys_getppid"
+# The attach reads kallsyms and the attachable set first: seconds under
+# TCG, more on a loaded host.  Wait for it while the workload spins.
+waited=0
+until $K list 2>/dev/null | grep -q __x64_sys_getppid || [ "$waited" -ge 50 ]; do
+  sleep 1
+  waited=$((waited + 1))
+done
+if $K list 2>/dev/null | grep -q __x64_sys_getppid; then
+  pass kill_attached_while_running "attached after ${waited} s"
+else
+  fail kill_attached_while_running "not attached after ${waited} s: $(tr '\n' ' ' < kill.err)"
+fi
 kill -9 "$rec"
 wait "$rec" 2>/dev/null
 sleep 1

@@ -60,17 +60,23 @@ $K record -t icount -e getppid -o exit3.data -c 'exit 3' 2> exit3.err
 rc=$?
 if [ "$rc" = 3 ]; then pass record_shell_exit_status; else fail record_shell_exit_status "rc $rc"; fi
 
+# Waits up to 50 s for a background record to have attached FUNCTION
+# (kjitctl list), counting the seconds in $waited.  The attach reads
+# kallsyms and the attachable set first: seconds under TCG, more on a
+# loaded host; the workloads spin for 60 s.
+wait_attached() {
+  waited=0
+  until $K list 2>/dev/null | grep -q "$1" || [ "$waited" -ge 50 ]; do
+    sleep 1
+    waited=$((waited + 1))
+  done
+  $K list 2>/dev/null | grep -q "$1"
+}
+
 step kill kjitctl during a record
 $K record -e getppid,openat -o kill.data -- ./record_workload spin 60 2> kill.err &
 rec=$!
-# The attach reads kallsyms and the attachable set first: seconds under
-# TCG, more on a loaded host.  Wait for it while the workload spins.
-waited=0
-until $K list 2>/dev/null | grep -q __x64_sys_getppid || [ "$waited" -ge 50 ]; do
-  sleep 1
-  waited=$((waited + 1))
-done
-if $K list 2>/dev/null | grep -q __x64_sys_getppid; then
+if wait_attached __x64_sys_getppid; then
   pass kill_attached_while_running "attached after ${waited} s"
 else
   fail kill_attached_while_running "not attached after ${waited} s: $(tr '\n' ' ' < kill.err)"
@@ -111,7 +117,7 @@ chk record_duration sh -c "[ $rc = 143 ] && [ $((t1 - t0)) -lt 20 ] && grep -q '
 # setsid execs kjitctl in place: $! is the new group's id.
 setsid $K record -t icount -e getppid -o ctrlc.data -- ./record_workload spin 60 2> ctrlc.err &
 group=$!
-sleep 3
+wait_attached __x64_sys_getppid || fail record_ctrl_c_attached "not attached after ${waited} s"
 kill -INT -- "-$group"
 wait 2>/dev/null
 sleep 1

@@ -2,7 +2,7 @@
 // The System V x86-64 calling convention, as far as the engine calls
 // analysis routines: where arguments go and what a call may clobber.
 #pragma once
-#include "kjit/plugin.h"
+#include "kjit/engine.h"
 
 namespace kjit::x86 {
 
@@ -15,6 +15,8 @@ constexpr uint16_t kCallerSaved = (1u << KJIT_REG_RAX) | (1u << KJIT_REG_RCX) | 
 
 // What a compiled C function's caller cannot read after it returns: the
 // scratch registers but the two that return values (rax, rdx).
-constexpr uint16_t kDeadAfterCReturn = kCallerSaved & ~((1u << KJIT_REG_RAX) | (1u << KJIT_REG_RDX));
+constexpr uint16_t kDeadAfterCReturn = KJIT_C_RETURN_DEAD_REGS;
+static_assert(kDeadAfterCReturn == (kCallerSaved & ~((1u << KJIT_REG_RAX) | (1u << KJIT_REG_RDX))),
+              "KJIT_C_RETURN_DEAD_REGS is the caller-saved set but rax and rdx");
 
 }  // namespace kjit::x86

@@ -49,10 +49,20 @@ struct kjit_engine_options {
    * jumping): 8 by default, 0 or 1 every block on its own. */
   uint32_t max_trace_blocks;
   /* 1 (default): the `ret` of a compiled C function (kjit_os_c_abi_return)
-   * compares its return address with `cmp`, its callers reading neither
-   * rcx nor the flags after it; 0: every return keeps both. */
+   * compares its return address with `cmp`, and instrumentation before it
+   * may use KJIT_C_RETURN_DEAD_REGS and the arithmetic flags, which its
+   * callers do not read after it; 0: every return keeps every register and
+   * flag. */
   uint32_t abi_returns;
 };
+
+/* What a compiled C function's caller cannot read after it returns, by the
+ * SysV ABI: the scratch registers but the two that return values (rax,
+ * rdx).  With abi_returns a translation may leave them changed there, as it
+ * may the arithmetic flags (kjit-sim's comparisons allow it). */
+#define KJIT_C_RETURN_DEAD_REGS                                                                  \
+  ((1u << KJIT_REG_RCX) | (1u << KJIT_REG_RSI) | (1u << KJIT_REG_RDI) | (1u << KJIT_REG_R8) | \
+   (1u << KJIT_REG_R9) | (1u << KJIT_REG_R10) | (1u << KJIT_REG_R11))
 void kjit_engine_default_options(struct kjit_engine_options *opt);
 
 /* Creates the (single) engine over host memory.  0 or a negative errno. */

@@ -40,6 +40,8 @@ struct InlinedCode {
   uint32_t size;
   uint16_t clobbered_regs;   // registers the code writes (caller saves live ones)
   uint16_t needs_arg_regs;   // non-constant argument registers it reads
+  uint16_t used_regs;        // every register it names
+  uint16_t renamable_regs;   // clobbered ones a copy may exchange for dead ones
   uint8_t flags_written;
 };
 
@@ -56,6 +58,18 @@ namespace arch {
 // static scratch: callers hold the engine lock.
 bool specialise_routine(const x86::Decoder &decoder, const void *routine, const InlineArgs &args,
                         bool routine_in_same_address_space, InlinedCode *out);
+
+// Fills `code`'s used_regs and renamable_regs (called by the specialiser):
+// a register it writes and takes as no argument, named only explicitly and
+// never as ah..bh, in a routine without internal branches.
+void note_inlined_registers(InlinedCode *code);
+// Which renamable registers live at a point a copy of `code` would move to
+// registers dead there, and where (map[r]); the moved set, 0 for none.
+uint16_t rename_targets(const InlinedCode &code, uint16_t live_regs, uint8_t map[16]);
+// That copy, with every register of rename_targets exchanged; nullptr when
+// nothing moves or an instruction cannot be encoded with its new register.
+// Returns static storage, valid until the next call (engine lock held).
+const InlinedCode *rename_inlined_registers(const InlinedCode &code, uint16_t live_regs);
 
 // Encodes `lea dst, [the instruction's memory operand]` into `out` (15
 // bytes) for code that runs with rsp `rsp_moved_by` bytes below where the

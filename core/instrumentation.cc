@@ -100,7 +100,9 @@ SaveCost Instrumenter::cost(const CallRequest &req, const x86::Insn &insn, LiveS
   const InlinedCode *code = specialise(req, insn);
   if (!code) return {1, popcount16(kCallerSaved & live.regs)};
   uint16_t clobber = code->clobbered_regs | code->needs_arg_regs;
-  return {(code->flags_written & live.flags) ? 1u : 0u, popcount16(clobber & live.regs)};
+  uint8_t map[16];
+  const uint16_t moved = g_engine.opt.use_liveness ? arch::rename_targets(*code, live.regs, map) : 0;
+  return {(code->flags_written & live.flags) ? 1u : 0u, popcount16(clobber & live.regs & ~moved)};
 }
 
 // Puts non-constant arguments (register values as they were before the
@@ -281,6 +283,14 @@ void Instrumenter::emit_call(const CallRequest &req, const x86::Insn &insn, Live
     return;
   }
   bool liveness = g_engine.opt.use_liveness;
+  if (liveness && (code->renamable_regs & live.regs)) {
+    // Registers dead here instead of live ones it would have to save.
+    const InlinedCode *renamed = arch::rename_inlined_registers(*code, live.regs);
+    if (renamed) {
+      code = renamed;
+      g_engine.stats.renamed_inlines++;
+    }
+  }
   uint16_t clobber = code->clobbered_regs | code->needs_arg_regs;
   SavedState st{liveness ? static_cast<uint16_t>(clobber & live.regs) : clobber,
                 code->flags_written && (!liveness || (code->flags_written & live.flags))};

@@ -27,6 +27,17 @@ static LiveSet live_after_return(const x86::Insn &ret) {
           static_cast<uint8_t>(x86::kAllFlags & ~x86::kAllArithFlags)};
 }
 
+// What a direct call leaves live before it, given what its callee's entry
+// and its return site read.  Into a compiled C function (the callee's start
+// is one, kjit_os_c_abi_return): never the registers such a function
+// neither reads nor preserves (x86::kDeadBeforeCCall), whatever the look-ahead
+// could not rule out.
+static LiveSet live_before_callee(const x86::Insn &call, LiveSet callee_and_return_site) {
+  if (call.cf == KJIT_CF_CALL && g_engine.opt.abi_returns && kjit_os_c_abi_return(call.target))
+    callee_and_return_site.regs = static_cast<uint16_t>(callee_and_return_site.regs & ~x86::kDeadBeforeCCall);
+  return callee_and_return_site;
+}
+
 LiveSet live_before(const x86::Insn &insn, LiveSet after) {
   LiveSet in;
   in.regs = static_cast<uint16_t>((after.regs & ~insn.regs_written) | insn.regs_read | kRspBit);
@@ -86,14 +97,17 @@ static LiveSet compute_live_in(const x86::Decoder &decoder, uint64_t pc, uint32_
   // Past the horizon nothing is known, and the successors of a transfer are
   // not followed again (one level is what the block builder asks for), but
   // for a return: what its caller may read (live_after_return).  A direct
-  // call is the exception too, for the flags only:
-  // it leaves them to the callee, so what the callee's first instructions
-  // read of them is what is live before the call (a return site followed by
-  // `mov ; call f`, f testing something first, has dead flags).
+  // call is the exception too: it leaves the flags to the callee, so what
+  // the callee's first instructions read of them is what is live before the
+  // call (a return site followed by `mov ; call f`, f testing something
+  // first, has dead flags); and a compiled C callee reads neither r10 nor
+  // r11 (live_before_callee).
   LiveSet live = LiveSet::all();
   if (reached_transfer && seq[n - 1].cf == KJIT_CF_RET) live = live_after_return(seq[n - 1]);
-  if (reached_transfer && seq[n - 1].cf == KJIT_CF_CALL && depth < kCallDepth)
-    live.flags = compute_live_in(decoder, seq[n - 1].target, depth + 1).flags;
+  if (reached_transfer && seq[n - 1].cf == KJIT_CF_CALL) {
+    if (depth < kCallDepth) live.flags = compute_live_in(decoder, seq[n - 1].target, depth + 1).flags;
+    live = live_before_callee(seq[n - 1], live);
+  }
   for (uint32_t i = n; i-- > 0;) live = live_before(seq[i], live);
   return live;
 }
@@ -110,7 +124,7 @@ LiveSet live_out_of_terminator(const x86::Decoder &decoder, const x86::Insn &las
       return live_in_at(decoder, last.target);
     case KJIT_CF_CALL:
       // The callee may preserve anything live at the return site.
-      return live_in_at(decoder, last.target) | live_in_at(decoder, next_pc);
+      return live_before_callee(last, live_in_at(decoder, last.target) | live_in_at(decoder, next_pc));
     case KJIT_CF_RET:
       return live_after_return(last);
     default:

@@ -21,7 +21,8 @@ LiveSet live_before(const x86::Insn &insn, LiveSet after);
 
 // Live-in of the code at `pc`, by decoding ahead up to its first control
 // transfer (everything is live past the horizon; the flags are followed into
-// the callee of a direct call, two calls deep).  Memoised.
+// the callee of a direct call, two calls deep; before a direct call into a
+// compiled C function r10 and r11 are dead).  Memoised.
 LiveSet live_in_at(const x86::Decoder &decoder, uint64_t pc);
 // Drops the memo.  Called at every epoch reset: the host flushes after
 // patching text, so a memoised live-in never outlives the code it describes

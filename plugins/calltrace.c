@@ -1,20 +1,24 @@
 // SPDX-License-Identifier: GPL-2.0
 /* calltrace: trace every call (direct or indirect) into a ring buffer of
  * call targets.  The recording routine is small enough to be inlined; for
- * a direct call the target is a constant and becomes an immediate. */
+ * a direct call the target is a constant and becomes an immediate, and so
+ * does the ring's mask, fixed before anything is translated. */
 #include "kjit_examples.h"
 
 static struct kjit_call_ring *ring;
 
-static void record(struct kjit_call_ring *r, uint64_t target) {
-  r->target[r->head & r->mask] = target;
-  r->head++;
+/* The head is stored before the slot so that the compiler masks the old
+ * head in place (`and reg, mask`: an immediate once inlined). */
+static void record(struct kjit_call_ring *r, uint64_t mask, uint64_t target) {
+  uint64_t head = r->head;
+  r->head = head + 1;
+  r->target[head & mask] = target;
 }
 
 static void instrument_insn(struct kjit_insn *insn, void *arg) {
   (void)arg;
   if (!kjit_insn_is_call(insn)) return;
-  kjit_insert_call(insn, KJIT_IPOINT_BEFORE, (void *)record, 2, KJIT_ARG_PTR(ring),
+  kjit_insert_call(insn, KJIT_IPOINT_BEFORE, (void *)record, 3, KJIT_ARG_PTR(ring), KJIT_ARG_CONST(ring->mask),
                    KJIT_ARG_BRANCH_TARGET());
 }
 

@@ -19,4 +19,14 @@ constexpr uint16_t kDeadAfterCReturn = KJIT_C_RETURN_DEAD_REGS;
 static_assert(kDeadAfterCReturn == (kCallerSaved & ~((1u << KJIT_REG_RAX) | (1u << KJIT_REG_RDX))),
               "KJIT_C_RETURN_DEAD_REGS is the caller-saved set but rax and rdx");
 
+// What a compiled C function neither reads nor keeps: r10 and r11 pass no
+// argument (r10 is GCC's static chain, for nested functions, which kernel
+// code has none of) and are scratch.  Before a direct call into such a
+// function they are dead: the callee cannot read them and its caller
+// cannot read them after it returns (kDeadAfterCReturn).  rax is left out:
+// a variadic callee reads al.
+constexpr uint16_t kDeadBeforeCCall = (1u << KJIT_REG_R10) | (1u << KJIT_REG_R11);
+static_assert((kDeadBeforeCCall & kDeadAfterCReturn) == kDeadBeforeCCall,
+              "a C callee clobbers what it does not read");
+
 }  // namespace kjit::x86

@@ -3,29 +3,10 @@
 
 #include <Zydis/Zydis.h>
 
+#include "arch/x86/zydis_registers.h"
+
 namespace kjit::x86 {
 namespace {
-
-// Zydis numbers each width's GPRs in encoding order (rax, rcx, rdx, rbx,
-// rsp, rbp, rsi, rdi, r8..r15), the byte registers with ah..bh after bl.
-// Every operand of every decode asks for its register's number: ranges of
-// the enumeration answer without a call into the library.
-static_assert(ZYDIS_REGISTER_R15 - ZYDIS_REGISTER_RAX == 15 && ZYDIS_REGISTER_R15D - ZYDIS_REGISTER_EAX == 15 &&
-                  ZYDIS_REGISTER_R15W - ZYDIS_REGISTER_AX == 15 && ZYDIS_REGISTER_R15B - ZYDIS_REGISTER_AL == 19 &&
-                  ZYDIS_REGISTER_AH - ZYDIS_REGISTER_AL == 4 && ZYDIS_REGISTER_SPL - ZYDIS_REGISTER_AL == 8,
-              "Zydis's register enumeration changed its order");
-
-// Maps a Zydis register to a GPR number (0..15), or -1 for anything else.
-int gpr_number(ZydisRegister reg) {
-  if (reg >= ZYDIS_REGISTER_RAX && reg <= ZYDIS_REGISTER_R15) return reg - ZYDIS_REGISTER_RAX;
-  if (reg >= ZYDIS_REGISTER_EAX && reg <= ZYDIS_REGISTER_R15D) return reg - ZYDIS_REGISTER_EAX;
-  if (reg >= ZYDIS_REGISTER_AX && reg <= ZYDIS_REGISTER_R15W) return reg - ZYDIS_REGISTER_AX;
-  if (reg < ZYDIS_REGISTER_AL || reg > ZYDIS_REGISTER_R15B) return -1;
-  // al cl dl bl, then ah ch dh bh (bits 8..15 of the first four), then
-  // spl bpl sil dil r8b..r15b
-  const int byte = reg - ZYDIS_REGISTER_AL;
-  return byte < 4 ? byte : byte - 4;
-}
 
 // A write replaces the whole 64-bit register only at 32 or 64 bits (32-bit
 // writes zero-extend); 8/16-bit writes merge and therefore also read.

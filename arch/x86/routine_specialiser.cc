@@ -9,6 +9,7 @@
 
 #include "arch/arch.h"
 #include "arch/x86/code_writer.h"
+#include "arch/x86/zydis_registers.h"
 
 namespace kjit {
 namespace {
@@ -42,12 +43,7 @@ struct Scratch {
 };
 constinit Scratch g_scratch{};
 
-int gpr_of(ZydisRegister r) {
-  if (r == ZYDIS_REGISTER_NONE) return -1;
-  ZydisRegister full = ZydisRegisterGetLargestEnclosing(ZYDIS_MACHINE_MODE_LONG_64, r);
-  if (full < ZYDIS_REGISTER_RAX || full > ZYDIS_REGISTER_R15) return -1;
-  return full - ZYDIS_REGISTER_RAX;
-}
+int gpr_of(ZydisRegister r) { return x86::gpr_number(r); }
 
 bool is_ignorable(uint32_t mnemonic) {
   return mnemonic == ZYDIS_MNEMONIC_NOP || mnemonic == ZYDIS_MNEMONIC_ENDBR64;
@@ -349,7 +345,9 @@ bool Specialiser::emit_one(uint32_t i, const uint8_t *code) {
     if (regs_[r].known && regs_[r].percpu && !(percpu_base_regs_ >> r & 1)) return false;
     if (regs_[r].pending) materialize(r);
     else if (!reg_readable(r)) return false;  // reads a register it never set
-    if (is_arg_[r] && !regs_[r].known) out_->needs_arg_regs |= static_cast<uint16_t>(1u << r);
+    // An argument the caller must load: read before anything here wrote it.
+    if (is_arg_[r] && !regs_[r].known && !(written_ >> r & 1))
+      out_->needs_arg_regs |= static_cast<uint16_t>(1u << r);
   }
   w_.bytes(enc, enc_len);
   for (uint32_t r = 0; r < 16; r++) {
@@ -382,6 +380,7 @@ bool Specialiser::run(const uint8_t *code) {
   if (w_.overflowed()) return false;
   out_->size = w_.size();
   out_->clobbered_regs = written_;
+  arch::note_inlined_registers(out_);
   return true;
 }
 

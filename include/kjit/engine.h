@@ -202,6 +202,8 @@ struct kjit_engine_stats {
   uint64_t call_copies;        /* callee copies made for one call site each  */
   uint64_t unchecked_returns;  /* predicted returns of compiled C functions:
                                   no compare, the slot holds what was pushed */
+  uint64_t renamed_inlines;    /* inlined calls moved to registers dead at their
+                                  point instead of saving live ones          */
 };
 void kjit_engine_get_stats(struct kjit_engine_stats *out);
 

@@ -202,4 +202,94 @@ TEST(Inliner, PerCpuPointerUsedAsAValueIsNotInlined) {
                                    consts({kCounter, kCounter + 8}), true, &c));
 }
 
+
+// Registers dead at the point instead of live ones the routine writes.
+extern "C" __attribute__((noinline, used)) void ring_record_masked(uint64_t *ring, uint64_t mask, uint64_t target) {
+  uint64_t head = ring[0];
+  ring[0] = head + 1;
+  ring[2 + (head & mask)] = target;
+}
+extern "C" __attribute__((noinline, used)) void shift_by_count(uint64_t *s) { s[0] <<= (s[1] & 63); }
+
+uint16_t mapped(uint16_t bits, const uint8_t map[16]) {
+  uint16_t out = 0;
+  for (uint32_t r = 0; r < 16; r++)
+    if (bits >> r & 1) out |= static_cast<uint16_t>(1u << map[r]);
+  return out;
+}
+
+TEST(InlinerRegisters, CopyUsesRegistersDeadAtThePoint) {
+  kjit::x86::Decoder d = decoder();
+  kjit::InlinedCode c;
+  ASSERT_TRUE(kjit::inline_routine(d, reinterpret_cast<void *>(&ring_record_masked),
+                                   consts({kCounter, 0xffff, 0xffffffff81000000ull}), true, &c));
+  ASSERT_NE(c.clobbered_regs, 0);
+  EXPECT_EQ(c.needs_arg_regs, 0);  // every argument folded
+  EXPECT_EQ(c.renamable_regs, c.clobbered_regs);
+  EXPECT_EQ(c.used_regs & ~c.clobbered_regs, 0);
+  // Everything live but r10 and r11 (before a call into C).
+  const uint16_t live = static_cast<uint16_t>(kjit::x86::kAllGprs & ~kjit::x86::kDeadBeforeCCall);
+  uint8_t map[16];
+  const uint16_t moved = kjit::arch::rename_targets(c, live, map);
+  EXPECT_EQ(moved, c.clobbered_regs & live);
+  const kjit::InlinedCode *r = kjit::arch::rename_inlined_registers(c, live);
+  ASSERT_NE(r, nullptr);
+  EXPECT_EQ(r->clobbered_regs & live, 0) << "still writes a live register";
+  EXPECT_EQ(r->clobbered_regs, mapped(c.clobbered_regs, map));
+  EXPECT_EQ(r->used_regs & live, 0);
+  // The same instructions, one for one, on the exchanged registers.
+  auto before = decode_all(c), after = decode_all(*r);
+  ASSERT_EQ(before.size(), after.size());
+  for (size_t i = 0; i < before.size(); i++) {
+    EXPECT_EQ(after[i].mnemonic, before[i].mnemonic) << i;
+    EXPECT_EQ(after[i].regs_read, mapped(before[i].regs_read, map)) << i;
+    EXPECT_EQ(after[i].regs_written, mapped(before[i].regs_written, map)) << i;
+    EXPECT_EQ(after[i].flags_written, before[i].flags_written) << i;
+    EXPECT_EQ(after[i].mem_written, before[i].mem_written) << i;
+    EXPECT_EQ(after[i].target, before[i].target) << i;  // absolute addresses kept
+  }
+  // Nothing to move where the registers it writes are dead anyway.
+  EXPECT_EQ(kjit::arch::rename_inlined_registers(c, static_cast<uint16_t>(live & ~c.clobbered_regs)), nullptr);
+}
+
+TEST(InlinerRegisters, NoFreeRegisterNoCopy) {
+  kjit::x86::Decoder d = decoder();
+  kjit::InlinedCode c;
+  ASSERT_TRUE(kjit::inline_routine(d, reinterpret_cast<void *>(&ring_record_masked),
+                                   consts({kCounter, 0xffff, 0xffffffff81000000ull}), true, &c));
+  uint8_t map[16];
+  EXPECT_EQ(kjit::arch::rename_targets(c, kjit::x86::kAllGprs, map), 0);
+  EXPECT_EQ(kjit::arch::rename_inlined_registers(c, kjit::x86::kAllGprs), nullptr);
+}
+
+// A shift by cl: rcx is the only register the encoding allows.
+TEST(InlinerRegisters, RegisterTheEncodingImpliesStays) {
+  kjit::x86::Decoder d = decoder();
+  kjit::InlinedCode c;
+  ASSERT_TRUE(kjit::inline_routine(d, reinterpret_cast<void *>(&shift_by_count), consts({kCounter}), true, &c));
+  ASSERT_TRUE(c.clobbered_regs & (1u << KJIT_REG_RCX));
+  EXPECT_FALSE(c.renamable_regs & (1u << KJIT_REG_RCX));
+  const kjit::InlinedCode *r = kjit::arch::rename_inlined_registers(c, 1u << KJIT_REG_RCX);
+  EXPECT_EQ(r, nullptr);
+}
+
+// Internal branches are laid out for the original lengths: no copy.
+extern "C" __attribute__((noinline, used)) void store_one_of_two(uint64_t *s) {
+  uint64_t v = s[1];
+  if (v > 100) s[0] = v + 7;
+  else s[2] = v * 3;
+}
+
+TEST(InlinerRegisters, RoutineWithBranchesIsNotRenamed) {
+  kjit::x86::Decoder d = decoder();
+  kjit::InlinedCode c;
+  ASSERT_TRUE(kjit::inline_routine(d, reinterpret_cast<void *>(&store_one_of_two), consts({kCounter}), true, &c));
+  bool branches = false;
+  for (const auto &in : decode_all(c)) branches |= in.cf == KJIT_CF_JCC || in.cf == KJIT_CF_JMP;
+  ASSERT_TRUE(branches);
+  ASSERT_NE(c.clobbered_regs, 0);
+  EXPECT_EQ(c.renamable_regs, 0);
+  EXPECT_EQ(kjit::arch::rename_inlined_registers(c, c.clobbered_regs), nullptr);
+}
+
 }  // namespace

@@ -11,6 +11,13 @@
 namespace {
 constexpr uint64_t kPc = 0xffffffff81000000ull;
 
+// call rel32 at code[at] to code[to].
+void put_call(std::vector<uint8_t> &code, uint32_t at, uint32_t to) {
+  code[at] = 0xe8;
+  int32_t rel = static_cast<int32_t>(to - (at + 5));
+  memcpy(&code[at + 1], &rel, 4);
+}
+
 kjit::x86::Decoder decoder() {
   kjit::x86::Decoder d;
   d.init(nullptr);
@@ -84,11 +91,7 @@ TEST(Liveness, FlagsAreFollowedIntoDirectCallees) {
   // kPc+0x20: call kPc+0x60                kPc+0x60: adc rax, rbx ; ret
   // kPc+0x80: call kPc+0x90   kPc+0x90: call kPc+0xa0   kPc+0xa0: call kPc+0x40
   std::vector<uint8_t> code(0xc0, 0xcc);
-  auto call = [&](uint32_t at, uint32_t to) {
-    code[at] = 0xe8;
-    int32_t rel = static_cast<int32_t>(to - (at + 5));
-    memcpy(&code[at + 1], &rel, 4);
-  };
+  auto call = [&](uint32_t at, uint32_t to) { put_call(code, at, to); };
   const uint8_t mov[] = {0x48, 0x89, 0xdf}, test_ret[] = {0x85, 0xc0, 0xc3}, adc_ret[] = {0x48, 0x11, 0xd8, 0xc3};
   memcpy(&code[0], mov, 3);
   call(3, 0x40);
@@ -141,6 +144,42 @@ TEST(Liveness, ACFunctionsReturnLeavesOnlyWhatItsCallerMayRead) {
   EXPECT_FALSE(kjit::live_out_of_terminator(d, ret, false, kPc + 6).regs & (1u << KJIT_REG_RSI));
   kjit::g_engine.opt.abi_returns = 0;
   EXPECT_EQ(kjit::live_out_of_terminator(d, ret, false, kPc + 6).regs, kjit::x86::kAllGprs);
+  kjit::g_engine.opt.abi_returns = saved_option;
+}
+
+// Before a direct call into a compiled C function r10 and r11 are dead: it
+// reads neither and its caller cannot read them after it returns.  Before
+// a call into assembly, or with the option off, they are live.
+TEST(Liveness, RegistersACCalleeNeitherReadsNorKeepsAreDeadBeforeTheCall) {
+  test_shim_reset();
+  kjit::forget_liveness();
+  const uint32_t saved_option = kjit::g_engine.opt.abi_returns;
+  kjit::g_engine.opt.abi_returns = 1;
+  // kPc: call kPc+0x40 (C)    kPc+0x20: call kPc+0x60 (assembly)
+  // kPc+0x40, kPc+0x60: mov rax, r11 ; add rax, r10 ; ret
+  std::vector<uint8_t> code(0x80, 0xcc);
+  auto call = [&](uint32_t at, uint32_t to) { put_call(code, at, to); };
+  const uint8_t body[] = {0x4c, 0x89, 0xd8, 0x4c, 0x01, 0xd0, 0xc3};
+  call(0, 0x40);
+  call(0x20, 0x60);
+  memcpy(&code[0x40], body, sizeof(body));
+  memcpy(&code[0x60], body, sizeof(body));
+  test_shim_add_code(kPc, code);
+  test_shim_add_c_function(kPc + 0x40, kPc + 0x50);
+  const kjit::LiveSet c = kjit::live_in_at(decoder(), kPc);
+  EXPECT_EQ(c.regs & kjit::x86::kDeadBeforeCCall, 0);
+  EXPECT_EQ(c.regs | kjit::x86::kDeadBeforeCCall, kjit::x86::kAllGprs);  // arguments, rax, callee-saved
+  const kjit::LiveSet as = kjit::live_in_at(decoder(), kPc + 0x20);
+  EXPECT_EQ(as.regs & kjit::x86::kDeadBeforeCCall, kjit::x86::kDeadBeforeCCall);
+  // From the block's side: the call as its terminator.
+  kjit::x86::Insn insn;
+  kjit::x86::Decoder d = decoder();
+  ASSERT_EQ(d.decode(kPc, code.data(), 5, &insn), kjit::x86::DecodeStatus::kOk);
+  EXPECT_EQ(kjit::live_out_of_terminator(d, insn, false, kPc + 5).regs & kjit::x86::kDeadBeforeCCall, 0);
+  kjit::g_engine.opt.abi_returns = 0;
+  kjit::forget_liveness();
+  EXPECT_EQ(kjit::live_out_of_terminator(d, insn, false, kPc + 5).regs & kjit::x86::kDeadBeforeCCall,
+            kjit::x86::kDeadBeforeCCall);
   kjit::g_engine.opt.abi_returns = saved_option;
 }
 

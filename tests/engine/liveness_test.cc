@@ -18,6 +18,18 @@ void put_call(std::vector<uint8_t> &code, uint32_t at, uint32_t to) {
   memcpy(&code[at + 1], &rel, 4);
 }
 
+// A fresh shim and memo with the engine's abi_returns option on, as the
+// module runs; the option as it was afterwards.
+struct AbiReturnsOn {
+  uint32_t saved = kjit::g_engine.opt.abi_returns;
+  AbiReturnsOn() {
+    test_shim_reset();
+    kjit::forget_liveness();
+    kjit::g_engine.opt.abi_returns = 1;
+  }
+  ~AbiReturnsOn() { kjit::g_engine.opt.abi_returns = saved; }
+};
+
 kjit::x86::Decoder decoder() {
   kjit::x86::Decoder d;
   d.init(nullptr);
@@ -115,10 +127,7 @@ TEST(Liveness, FlagsAreFollowedIntoDirectCallees) {
 // callee-saved registers and DF, never the arithmetic flags or another
 // scratch register; after assembly's, anything.
 TEST(Liveness, ACFunctionsReturnLeavesOnlyWhatItsCallerMayRead) {
-  test_shim_reset();
-  kjit::forget_liveness();
-  const uint32_t saved_option = kjit::g_engine.opt.abi_returns;
-  kjit::g_engine.opt.abi_returns = 1;
+  AbiReturnsOn abi;
   // kPc: mov eax, 1 ; ret          kPc+0x10: mov eax, 1 ; ret (assembly)
   std::vector<uint8_t> code(0x20, 0xcc);
   const uint8_t mov_ret[] = {0xb8, 0x01, 0, 0, 0, 0xc3};
@@ -144,17 +153,13 @@ TEST(Liveness, ACFunctionsReturnLeavesOnlyWhatItsCallerMayRead) {
   EXPECT_FALSE(kjit::live_out_of_terminator(d, ret, false, kPc + 6).regs & (1u << KJIT_REG_RSI));
   kjit::g_engine.opt.abi_returns = 0;
   EXPECT_EQ(kjit::live_out_of_terminator(d, ret, false, kPc + 6).regs, kjit::x86::kAllGprs);
-  kjit::g_engine.opt.abi_returns = saved_option;
 }
 
 // Before a direct call into a compiled C function r10 and r11 are dead: it
 // reads neither and its caller cannot read them after it returns.  Before
 // a call into assembly, or with the option off, they are live.
 TEST(Liveness, RegistersACCalleeNeitherReadsNorKeepsAreDeadBeforeTheCall) {
-  test_shim_reset();
-  kjit::forget_liveness();
-  const uint32_t saved_option = kjit::g_engine.opt.abi_returns;
-  kjit::g_engine.opt.abi_returns = 1;
+  AbiReturnsOn abi;
   // kPc: call kPc+0x40 (C)    kPc+0x20: call kPc+0x60 (assembly)
   // kPc+0x40, kPc+0x60: mov rax, r11 ; add rax, r10 ; ret
   std::vector<uint8_t> code(0x80, 0xcc);
@@ -180,7 +185,6 @@ TEST(Liveness, RegistersACCalleeNeitherReadsNorKeepsAreDeadBeforeTheCall) {
   kjit::forget_liveness();
   EXPECT_EQ(kjit::live_out_of_terminator(d, insn, false, kPc + 5).regs & kjit::x86::kDeadBeforeCCall,
             kjit::x86::kDeadBeforeCCall);
-  kjit::g_engine.opt.abi_returns = saved_option;
 }
 
 }  // namespace

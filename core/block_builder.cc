@@ -80,6 +80,16 @@ void run_plugins(BuildContext &ctx) {
   g_engine.callback_cpu = -1;
 }
 
+// The block the plugins saw last will not run (kjit_plugin::on_block_dropped).
+void drop_for_plugins(BuildContext &ctx) {
+  g_engine.callback_cpu = static_cast<int32_t>(kjit_os_cpu());
+  for (uint32_t p = 0; p < g_engine.nplugins; p++) {
+    const kjit_plugin *pl = g_engine.plugins[p];
+    if (pl->on_block_dropped) pl->on_block_dropped(&ctx.block, pl->arg);
+  }
+  g_engine.callback_cpu = -1;
+}
+
 // A block-level request may go before any instruction of the block: put it
 // where the fewest registers and flags are live.
 void place_movable_requests(BuildContext &ctx, Instrumenter &ins) {
@@ -114,6 +124,7 @@ struct ExitPlan {
   // may put that block there instead (build_block).
   Exit *tail;
   uint32_t tail_at, tail_end;
+  uint8_t tail_always;       // every run of the block ends in the tail
   uint64_t call_return;      // the tail is a call that pushed this return address
   uint8_t predicted;         // the block ends in a predicted return
   uint8_t predicted_return;  // ... and its tail goes where it returns to
@@ -168,14 +179,16 @@ class Emitter {
   Exit *new_exit(uint64_t target, bool is_call);
   // A jmp (or jcc) toward `target`, linked later through a stub.
   void exit_jump(uint64_t target, bool is_call, int cond = -1);
-  // The jmp that ends the block on a path that always takes it.
-  void tail_jump(uint64_t target, bool is_call) {
+  // The jmp that ends the block on a path that always takes it, or
+  // (`always` false) on the path after a condition the block tests last.
+  void tail_jump(uint64_t target, bool is_call, bool always = true) {
     uint32_t at = w_.size(), n = plan.nexits;
     exit_jump(target, is_call);
     if (plan.nexits != n + 1) return;  // out of arena: a far jmp, not an exit
     plan.tail = plan.exits[n];
     plan.tail_at = at;
     plan.tail_end = w_.size();
+    plan.tail_always = always;
   }
   // Leaves the cache for native code at `target`, counting the departure.
   void exit_native(uint64_t target, kjit_departure why);
@@ -303,7 +316,7 @@ void Emitter::predicted_return(const x86::Insn &in, uint64_t to) {
   }
   *w_.write_ptr(static_cast<uint32_t>(rel8)) = static_cast<uint8_t>(hop);
   w_.lea_rsp(8);
-  tail_jump(to, false);
+  tail_jump(to, false, /*always=*/false);  // after the compare
   if (plan.tail) plan.tail->call_return = 0;  // back in the caller's frame
   plan.predicted = 1;
   plan.predicted_return = plan.tail != nullptr;
@@ -377,7 +390,7 @@ bool Emitter::emit_terminator() {
       // Compilers put the unlikely side of a branch out of line, behind the
       // taken edge: the fall-through is the one a trace follows.
       if (taken_instr) exit_jump(fall, false);
-      else tail_jump(fall, false);
+      else tail_jump(fall, false, /*always=*/false);
       if (taken_instr) {
         if (local >= 0) w_.patch_rel32(static_cast<uint32_t>(local), w_.here());
         requests_at(ki.index, KJIT_IPOINT_TAKEN, out);
@@ -536,6 +549,7 @@ struct TraceMember {
   // is the trace's own copy, not published: only the trace's path reaches
   // it, so a return it ends with goes where the trace's call said.
   uint32_t depth, frame;
+  bool leaves_only_at_end;  // no user access whose fault continues elsewhere
 };
 
 // The blocks laid out by one build_block, in code order; their stubs come
@@ -561,14 +575,46 @@ struct Follower {
   uint64_t call_return;  // the call into it pushed this, or 0
 };
 
+// Whether a block that runs with the decoded one (kjit_block_runs_with_
+// previous) may follow it in a trace, the decoded block at `depth`: no user
+// access whose fault would continue elsewhere, and an end that always goes
+// on to the one target a trace would lay out as a copy (at depth > 0).  The
+// trace may still end there (its length, a follower it cannot build).
+bool may_lead_run(const BuildContext &ctx, uint32_t depth) {
+  for (uint32_t i = 0; i < ctx.n; i++)
+    if (ctx.insns[i].is_extable_site) return false;
+  if (ctx.early == EarlyEnd::kContinue) return depth > 0;
+  if (!ctx.has_terminator()) return false;
+  const x86::Insn &in = ctx.insns[ctx.n - 1].insn;
+  switch (in.cf) {
+    case KJIT_CF_CALL:
+    case KJIT_CF_FENTRY:
+      if (g_engine.is_stop(in.target) || in.target == g_engine.facts.schedule_funnel) return false;
+      if (kjit_os_may_translate(in.target)) return true;        // into the callee's copy
+      return depth > 0 && kjit_os_callable_natively(in.target);  // a leaf called as is
+    case KJIT_CF_JMP:
+      return depth > 0;
+    case KJIT_CF_RET:  // without a compare, into the caller's copy
+      return depth > 1 && ctx.predicted_return && !g_engine.is_stop(ctx.predicted_return) &&
+             return_slot_untouched(in);
+    default:
+      return false;
+  }
+}
+
+BuildResult emit_instrumented(Epoch &epoch, uint64_t pc, bool routine_start, uint32_t start, uint32_t pending,
+                              uint32_t reserve, TraceMember *m);
+
 // Decodes, instruments and emits the block at `pc` at code-region offset
 // `start`, after `pending` unpublished blocks whose stubs need `reserve`
 // bytes, leaving room for those and its own.  `follower`: the
 // block would be laid out after t's last member; one with user accesses is
 // not (its exception-table mirrors must stay in address order even when
-// the layout is given up).
+// the layout is given up).  `depth`: its depth in the trace;
+// `runs_with_previous`: it runs exactly when the member before it does.
 BuildResult emit_block(Epoch &epoch, uint64_t pc, bool routine_start, uint32_t start, uint32_t pending,
-                       uint32_t reserve, bool follower, uint64_t predicted_return, TraceMember *m) {
+                       uint32_t reserve, bool follower, uint64_t predicted_return, uint32_t depth,
+                       bool runs_with_previous, TraceMember *m) {
   BuildContext &ctx = g_build;
   if (!decode_block(pc)) return ctx.early == EarlyEnd::kHooked ? BuildResult::kHooked : BuildResult::kDeclined;
   if (follower)
@@ -576,7 +622,18 @@ BuildResult emit_block(Epoch &epoch, uint64_t pc, bool routine_start, uint32_t s
       if (ctx.insns[i].is_extable_site) return BuildResult::kDeclined;
   ctx.routine_start = routine_start;
   ctx.predicted_return = predicted_return;
+  ctx.runs_with_previous = runs_with_previous;
+  ctx.may_lead_run = may_lead_run(ctx, depth);
   run_plugins(ctx);
+  BuildResult r = emit_instrumented(epoch, pc, routine_start, start, pending, reserve, m);
+  if (r != BuildResult::kBuilt) drop_for_plugins(ctx);
+  return r;
+}
+
+// emit_block once the plugins have seen the block.
+BuildResult emit_instrumented(Epoch &epoch, uint64_t pc, bool routine_start, uint32_t start, uint32_t pending,
+                              uint32_t reserve, TraceMember *m) {
+  BuildContext &ctx = g_build;
 
   for (uint32_t attempt = 0; attempt < 2; attempt++) {
     const x86::Insn &last = ctx.insns[ctx.n - 1].insn;
@@ -626,7 +683,9 @@ BuildResult emit_block(Epoch &epoch, uint64_t pc, bool routine_start, uint32_t s
     if (start + w.size() + reserve + stubs + kBlockSlack > epoch.code_size) return BuildResult::kCacheFull;
     b->code_size = w.size();
     b->ended_early = !ctx.has_terminator();
-    *m = {b, slot, em.plan, start + w.size(), stubs, 0, 0};
+    bool user_access = false;
+    for (uint32_t i = 0; i < ctx.n; i++) user_access |= ctx.insns[i].is_extable_site != 0;
+    *m = {b, slot, em.plan, start + w.size(), stubs, 0, 0, !user_access};
     g_engine.stats.blocks_built++;
     g_engine.stats.insns_translated += ctx.n;
     if (b->ended_early && ctx.ends_native()) g_engine.stats.fallbacks++;
@@ -765,7 +824,8 @@ BuildResult build_trace(Epoch &epoch, uint64_t pc, bool routine_start, uint64_t 
   t.frame_at[1] = 1;
   t.return_at[1] = call_return;
   uint32_t start = epoch.code_used;
-  BuildResult r = emit_block(epoch, pc, routine_start, start, 0, 0, false, call_return, &t.members[0]);
+  BuildResult r =
+      emit_block(epoch, pc, routine_start, start, 0, 0, false, call_return, call_return ? 1 : 0, false, &t.members[0]);
   if (r != BuildResult::kBuilt) return r;
   t.members[0].depth = t.members[0].frame = call_return ? 1 : 0;
   t.n = 1;
@@ -782,8 +842,10 @@ BuildResult build_trace(Epoch &epoch, uint64_t pc, bool routine_start, uint64_t 
     TraceMember next;
     // Without the tail's stub, not needed if this works.
     uint64_t predicted = f.depth == 0 ? 0 : f.call_return ? f.call_return : t.return_at[f.depth];
+    // A copy (in no table) entered only from prev's end, which it always reaches.
+    bool runs_with_prev = f.depth > 0 && prev.plan.tail_always && prev.leaves_only_at_end;
     if (emit_block(epoch, f.pc, prev.plan.tail->is_call, tail_at, t.n, t.stub_bytes - kStubSize, true,
-                   predicted, &next) != BuildResult::kBuilt) {
+                   predicted, f.depth, runs_with_prev, &next) != BuildResult::kBuilt) {
       __builtin_memcpy(epoch.write_at(tail_at), tail_code, tail_len);
       break;
     }

@@ -62,6 +62,9 @@ struct BuildContext {
   EarlyEnd early;
   uint8_t routine_start;
   uint8_t in_block_callback;
+  // kjit_block_runs_with_previous, kjit_block_may_lead_run (block_builder.cc)
+  uint8_t runs_with_previous;
+  uint8_t may_lead_run;
   // The return address that the trace's own call pushed, for a `ret` ending
   // the block (block_builder.cc); 0: none known.
   uint64_t predicted_return;

@@ -59,9 +59,13 @@ static void instrument_block(struct kjit_block *block, void *arg) {
   kjit_insert_call(last, KJIT_IPOINT_NOT_TAKEN, (void *)bump, 1, KJIT_ARG_PTR(not_taken));
 }
 
+/* bbcount's runs are per translation: it hears of a dropped block too. */
+static void drop_block(struct kjit_block *block, void *arg) { kjit_example_bbcount()->on_block_dropped(block, arg); }
+
 static const struct kjit_plugin branch_profile_plugin = {
     .name = "branch_profile",
     .on_block = instrument_block,
+    .on_block_dropped = drop_block,
 };
 
 int kjit_branch_profile_init(uint32_t max_branches, uint32_t max_blocks) {

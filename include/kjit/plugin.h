@@ -220,6 +220,19 @@ struct kjit_insn *kjit_block_insn(struct kjit_block *block, uint32_t index);
 /* True when the block is the first block of a routine (a call target or an
  * entry point). */
 int kjit_block_is_routine_start(const struct kjit_block *block);
+/* Runs: blocks that run exactly as often as the block before them.  A trace
+ * lays a call's callee (and what follows in that copy) right after the
+ * caller's block, in a copy made for that one call and entered from nowhere
+ * else.  Nonzero from kjit_block_runs_with_previous when the block is such a
+ * copy and the block on_block saw just before it always goes on into it:
+ * that block's end has no condition and nothing in it can leave the cache
+ * first (a user access's fault).  Every time one runs, so does the other:
+ * a counter of the first counts both.  kjit_block_may_lead_run is nonzero
+ * for a block that such a block may follow; a plugin that keeps a counter
+ * per run needs one for those only.  The plugin learns that a block it saw
+ * will not run from on_block_dropped. */
+int kjit_block_runs_with_previous(const struct kjit_block *block);
+int kjit_block_may_lead_run(const struct kjit_block *block);
 
 /* Inserts a call to `routine` with `nargs` typed arguments.  Calls inserted
  * from on_block/on_routine with KJIT_IPOINT_BEFORE are block-level: every
@@ -283,6 +296,14 @@ struct kjit_plugin {
    * chained to native code, so every exit costs a dispatcher trip. */
   void (*on_entry)(uint64_t entry_pc, void *arg);
   void (*on_exit)(uint64_t entry_pc, void *arg);
+  /* The block on_block saw last will not run: its build was given up after
+   * the plugins had seen it (the cache or its arena full, an access the
+   * host cannot mirror); a trace it was to join ends before it.  A plugin
+   * that keeps state per translation, not per address, takes it back here.
+   * The members of a trace given up as a whole for lack of room, after
+   * they were built, are not reported: a flush follows, and none of their
+   * code ever runs. */
+  void (*on_block_dropped)(struct kjit_block *block, void *arg);
 };
 
 /* Registers the plugin with the engine (one active plugin set; a flush

@@ -172,6 +172,28 @@ class EngineTest : public ::testing::Test {
     sim::RunResult r = emu->run(exec, kGateDirect, 200);
     ASSERT_EQ(r.reason, sim::StopReason::kSentinel) << r.message;
   }
+  // Runs the translation entered at `exec`, serving the direct gate as the
+  // host does, until native code at `native` (no code there: the int3
+  // filler); returns eax.
+  uint64_t run_to(uint64_t exec, uint64_t native, uint64_t rdi = 0) {
+    auto emu = emulator_with_data();  // the departure count at native's trampoline
+    EXPECT_EQ(emu->map_sentinel(native), "");
+    emu->set_gpr(KJIT_REG_RSP, kStackTop - 0x100);
+    emu->set_gpr(KJIT_REG_RAX, 0);
+    emu->set_gpr(KJIT_REG_RDI, rdi);
+    sim::RunResult r;
+    for (int exits = 0; exits < 16; exits++) {  // each through the gate once
+      r = emu->run(exec, kGateDirect, 200);
+      if (r.reason != sim::StopReason::kSentinel) break;
+      uint64_t stub_return = 0, rsp = emu->gpr(KJIT_REG_RSP);
+      EXPECT_TRUE(emu->read_u64(rsp, &stub_return));
+      emu->set_gpr(KJIT_REG_RSP, rsp + 8);
+      exec = kjit_engine_direct_exit(stub_return);
+    }
+    EXPECT_EQ(r.reason, sim::StopReason::kFault) << r.message;  // the int3 at `native`
+    EXPECT_EQ(r.pc, native) << r.message;
+    return emu->gpr(KJIT_REG_RAX);
+  }
 
  public:
   static constexpr uint64_t kStackTop = 0x800000;

@@ -79,27 +79,7 @@ class TraceTest : public test::EngineTest {
   static Block *block(uint64_t pc) { return active().table.find(pc); }
   static uint64_t end_of(const Block *b) { return b->exec + b->code_size; }
 
-  // Runs the translation entered at `exec`, serving the direct gate as the
-  // host does, until native code at kNative; returns eax.
-  uint64_t run_to_native(uint64_t exec, uint64_t rdi = 0) {
-    auto emu = emulator_with_data();  // the departure count at kNative's trampoline
-    EXPECT_EQ(emu->map_sentinel(kNative), "");
-    emu->set_gpr(KJIT_REG_RSP, kStackTop - 0x100);
-    emu->set_gpr(KJIT_REG_RAX, 0);
-    emu->set_gpr(KJIT_REG_RDI, rdi);
-    sim::RunResult r;
-    for (int exits = 0; exits < 4; exits++) {
-      r = emu->run(exec, test::kGateDirect, 200);
-      if (r.reason != sim::StopReason::kSentinel) break;
-      uint64_t stub_return = 0, rsp = emu->gpr(KJIT_REG_RSP);
-      EXPECT_TRUE(emu->read_u64(rsp, &stub_return));
-      emu->set_gpr(KJIT_REG_RSP, rsp + 8);
-      exec = kjit_engine_direct_exit(stub_return);
-    }
-    EXPECT_EQ(r.reason, sim::StopReason::kFault) << r.message;  // the int3 at kNative
-    EXPECT_EQ(r.pc, kNative) << r.message;
-    return emu->gpr(KJIT_REG_RAX);
-  }
+  uint64_t run_to_native(uint64_t exec, uint64_t rdi = 0) { return run_to(exec, kNative, rdi); }
 };
 
 TEST_F(TraceTest, JumpTargetsAreLaidOutInPlaceOfTheJumps) {

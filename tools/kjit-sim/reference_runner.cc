@@ -119,9 +119,11 @@ void ReferenceCounter::on_insn(Emulator &emu, uint64_t pc) {
   if (first_) {
     first_ = false;
     counts_.blocks++;
+    counts_.block_starts[pc]++;
     counts_.routine_entries[entry_pc_]++;
   } else if (have_prev_ && prev_.transfer) {
     counts_.blocks++;
+    counts_.block_starts[pc]++;
     if (prev_.call) {
       const uint64_t target = call_target_ ? call_target_ : pc;
       counts_.call_trace.push_back(target);

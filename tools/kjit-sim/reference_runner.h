@@ -22,6 +22,7 @@ namespace kjit::sim {
 struct ReferenceCounts {
   uint64_t instructions = 0;  // a rep-prefixed instruction counts once
   uint64_t blocks = 0;        // dynamic basic blocks entered
+  std::map<uint64_t, uint64_t> block_starts;   // ... by start pc
   std::vector<uint64_t> call_trace;            // call targets, in order
   std::map<uint64_t, uint64_t> routine_entries;  // entry pc / call target -> count
   // Conditional branches (jcc, loop*, jrcxz) against the layout prediction

@@ -451,8 +451,9 @@ std::vector<uint64_t> native_calls(const ReplayLog &log, const SymbolTable *syms
   return {t.begin(), t.end()};
 }
 
+// `reference`: the original run's counts, for Tool::differences (or null).
 ReplayRun run_translated(const Capture &aug, const ReplayLog &log, const SymbolTable *syms, const Tool *tool,
-                         const ReplayOptions &opt) {
+                         const ReferenceCounts *reference, const ReplayOptions &opt) {
   ReplayRun rr;
   rr.what = std::string("translated") + (tool ? " (" + tool->name + ")" : "");
   const auto t0 = std::chrono::steady_clock::now();
@@ -536,6 +537,8 @@ ReplayRun run_translated(const Capture &aug, const ReplayLog &log, const SymbolT
   rr.insns = res.run.insns;
   rr.flushes = res.stats.flushes;
   if (tool) rr.tool_result = tool->report();
+  if (tool && tool->differences && reference && res.run.reason == StopReason::kSentinel)
+    rr.tool_differences = tool->differences(*reference);
   rr.seconds = seconds_since(t0);
   return rr;
 }
@@ -688,7 +691,8 @@ std::string replay_capture(const Capture &cap, const ReplayLog &log, const Repla
     if (tool && opt.warm) return "a warm replay runs no tool (its counts would cover both runs): --tool none";
     if (!tool && !(name.empty() || name == "none")) return "unknown tool " + name;
     rep.translated.push_back(with_scratch(cap, &pages, opt.max_restarts, &rep.restarts, [&](const Capture &aug) {
-      return run_translated(aug, log, syms.empty() ? nullptr : &syms, tool, opt);
+      return run_translated(aug, log, syms.empty() ? nullptr : &syms, tool,
+                            rep.original.run.reason == StopReason::kSentinel ? &rep.reference : nullptr, opt);
     }));
     if (tool) {
       ToolCheck c;
@@ -701,7 +705,7 @@ std::string replay_capture(const Capture &cap, const ReplayLog &log, const Repla
   }
   if (opt.tools.empty())
     rep.translated.push_back(with_scratch(cap, &pages, opt.max_restarts, &rep.restarts, [&](const Capture &aug) {
-      return run_translated(aug, log, syms.empty() ? nullptr : &syms, nullptr, opt);
+      return run_translated(aug, log, syms.empty() ? nullptr : &syms, nullptr, nullptr, opt);
     }));
   rep.scratch_pages = pages.size();
 
@@ -721,6 +725,8 @@ std::string replay_capture(const Capture &cap, const ReplayLog &log, const Repla
       if (!d.empty()) rep.problems.push_back(d);
     }
   }
+  for (const ReplayRun &t : rep.translated)
+    if (!t.tool_differences.empty()) rep.problems.push_back(t.what + ": per block: " + t.tool_differences);
   for (const ToolCheck &c : rep.tools) {
     if (c.original != c.translated)
       rep.problems.push_back("tool " + c.tool + ": original run " + c.original + ", translated " + c.translated);

@@ -70,6 +70,7 @@ struct ReplayRun {
   uint64_t flushes = 0;  // translated runs: cache halves retired (a warm run's include the first run's)
   double seconds = 0;
   std::string tool_result;      // translated runs
+  std::string tool_differences;  // ... Tool::differences against the original run's reference
   std::string error;            // setup error
   // With ReplayOptions::profile: instructions executed per original pc (a
   // copy counts at its original, any other cache instruction at the copy

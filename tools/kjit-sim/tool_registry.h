@@ -26,6 +26,9 @@ struct Tool {
   std::function<std::string()> report;
   // The same quantity computed by the reference runner, as text.
   std::function<std::string(const ReferenceCounts &)> reference;
+  // Optional, read like `report`: where the plugin's per-address results
+  // differ from the reference's ("" when they agree).
+  std::function<std::string(const ReferenceCounts &)> differences;
 };
 
 const std::vector<Tool> &tools();

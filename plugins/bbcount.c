@@ -211,6 +211,8 @@ int kjit_bbcount_init_runs(uint32_t max_blocks, uint32_t max_runs) {
 }
 const struct kjit_plugin *kjit_example_bbcount(void) { return &bbcount_plugin; }
 uint64_t kjit_bbcount_dropped(void) { return __atomic_load_n(&dropped, __ATOMIC_RELAXED); }
+uint32_t kjit_bbcount_runs(void) { return __atomic_load_n(&runs_used, __ATOMIC_RELAXED); }
+uint32_t kjit_bbcount_runs_max(void) { return runs_max; }
 uint32_t kjit_bbcount_blocks(void) { return kjit_pc_index_count(&block_index); }
 uint64_t kjit_bbcount_pc(uint32_t i) { return i < kjit_bbcount_blocks() ? entries[i].pc : 0; }
 uint64_t kjit_bbcount_count(uint32_t i) {

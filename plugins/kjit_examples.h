@@ -48,6 +48,10 @@ int kjit_bbcount_counts_percpu(void);
 /* Zeroes the per-block counters, and with them the total. */
 void kjit_bbcount_clear(void);
 uint64_t kjit_bbcount_dropped(void);
+/* Runs made so far (translations whose run cell counts several blocks, or
+ * may), and room for how many (kjit_bbcount_init_runs). */
+uint32_t kjit_bbcount_runs(void);
+uint32_t kjit_bbcount_runs_max(void);
 
 /* calltrace: call tracing into a ring buffer of call targets. */
 struct kjit_call_ring { uint64_t head; uint64_t mask; uint64_t target[]; };

@@ -114,6 +114,8 @@ static int bbcount_results(struct kjit_ioc_results *res, struct kjit_ioc_rec __u
 	res->scalars[0] = kjit_bbcount_total();
 	res->scalars[1] = kjit_bbcount_dropped();
 	res->scalars[2] = kjit_bbcount_counts_percpu();
+	res->scalars[3] = kjit_bbcount_runs();
+	res->scalars[4] = kjit_bbcount_runs_max();
 	return put_recs(u, cap, &res->nrec, fill_bb, NULL, kjit_bbcount_blocks());
 }
 

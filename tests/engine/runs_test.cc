@@ -29,7 +29,7 @@ void probe_block(kjit_block *b, void *) {
   g_seen.push_back({kjit_block_pc(b), kjit_block_runs_with_previous(b), kjit_block_may_lead_run(b)});
 }
 void probe_dropped(kjit_block *, void *) { g_dropped++; }
-const kjit_plugin kProbe = {.name = "runs-probe", .on_block = probe_block, .on_block_dropped = probe_dropped};
+const kjit_plugin kProbe = {"runs-probe", nullptr, probe_block, nullptr, nullptr, nullptr, nullptr, probe_dropped};
 
 class RunsTest : public test::EngineTest {
  protected:

@@ -87,7 +87,7 @@ for load in $WINDOWS; do
     fi
     if [ "$tool" = bbcount_blocks ]; then
       # where the per-block counters live: per-CPU only where bb_max of them fit
-      storage=$($K show | sed -n 's/^tool bbcount:.*(\(.*\))$/\1/p')
+      storage=$($K show | sed -n 's/^tool bbcount:.*counters [0-9]* (\([^)]*\)).*/\1/p')
       case "$w" in *_bb*) want_storage=per-CPU ;; *) want_storage="locked adds" ;; esac
       if [ "$storage" = "$want_storage" ]; then pass "bbcount_storage_$w" "$storage"
       else fail "bbcount_storage_$w" "per-block counters: ${storage:-?}, want $want_storage"; fi

@@ -149,8 +149,12 @@ int cmd_show(int argc, char **argv)
       /* counters: the module's own records, before merging by address;
        * equal to distinct when it keeps one counter per block or routine. */
       const char *storage = r.tool != KJIT_TOOL_BBCOUNT ? "" : r.scalars[2] ? " (per-CPU)" : " (locked adds)";
-      if (!json) printf("tool %s: %s %llu, distinct %zu, counters %llu%s\n", tn, r.tool == KJIT_TOOL_BBCOUNT ? "blocks executed" : "routines", (unsigned long long)(r.tool == KJIT_TOOL_BBCOUNT ? r.scalars[0] : k), k, (unsigned long long)n, storage);
-      else if (r.tool == KJIT_TOOL_BBCOUNT) { json_open("bbcount", completion); printf(", \"total\": %llu, \"counters\": %llu, \"counters_percpu\": %s, \"dropped\": %llu, \"data\": ", (unsigned long long)r.scalars[0], (unsigned long long)n, r.scalars[2] ? "true" : "false", (unsigned long long)r.scalars[1]); }
+      if (!json) {
+        printf("tool %s: %s %llu, distinct %zu, counters %llu%s", tn, r.tool == KJIT_TOOL_BBCOUNT ? "blocks executed" : "routines", (unsigned long long)(r.tool == KJIT_TOOL_BBCOUNT ? r.scalars[0] : k), k, (unsigned long long)n, storage);
+        /* runs: translations whose one counter counts several blocks (docs/plugin-api.md) */
+        if (r.tool == KJIT_TOOL_BBCOUNT) printf(", runs %llu of %llu", (unsigned long long)r.scalars[3], (unsigned long long)r.scalars[4]);
+        printf("\n");
+      } else if (r.tool == KJIT_TOOL_BBCOUNT) { json_open("bbcount", completion); printf(", \"total\": %llu, \"counters\": %llu, \"counters_percpu\": %s, \"dropped\": %llu, \"runs\": %llu, \"runs_max\": %llu, \"data\": ", (unsigned long long)r.scalars[0], (unsigned long long)n, r.scalars[2] ? "true" : "false", (unsigned long long)r.scalars[1], (unsigned long long)r.scalars[3], (unsigned long long)r.scalars[4]); }
       else { json_open("entry_count", completion); printf(", \"counters\": %llu, \"dropped\": %llu, \"data\": ", (unsigned long long)n, (unsigned long long)r.scalars[1]); }
       print_pcnt(r.tool == KJIT_TOOL_BBCOUNT ? "blocks" : "calls", p, k, json ? PCNT_JSON_VALUE : PCNT_TEXT, 0,
                  json ? -1 : dropped_of(&r));

@@ -624,6 +624,7 @@ BuildResult emit_block(Epoch &epoch, uint64_t pc, bool routine_start, uint32_t s
   ctx.predicted_return = predicted_return;
   ctx.runs_with_previous = runs_with_previous;
   ctx.may_lead_run = may_lead_run(ctx, depth);
+  ctx.cache_half = epoch.index;
   run_plugins(ctx);
   BuildResult r = emit_instrumented(epoch, pc, routine_start, start, pending, reserve, m);
   if (r != BuildResult::kBuilt) drop_for_plugins(ctx);

@@ -65,6 +65,7 @@ struct BuildContext {
   // kjit_block_runs_with_previous, kjit_block_may_lead_run (block_builder.cc)
   uint8_t runs_with_previous;
   uint8_t may_lead_run;
+  uint8_t cache_half;  // kjit_block_cache_half
   // The return address that the trace's own call pushed, for a `ret` ending
   // the block (block_builder.cc); 0: none known.
   uint64_t predicted_return;

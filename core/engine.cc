@@ -21,13 +21,25 @@ constinit EngineState g_engine{};
 
 namespace {
 
+// Resets a free epoch for reuse: the plugins first hear that what it held
+// is gone (kjit_plugin::on_cache_reset).
+bool reset_epoch_locked(Epoch &e) {
+  EngineState &g = g_engine;
+  const int32_t cpu = g.callback_cpu;
+  g.callback_cpu = static_cast<int32_t>(kjit_os_cpu());
+  for (uint32_t p = 0; p < g.nplugins; p++)
+    if (g.plugins[p]->on_cache_reset) g.plugins[p]->on_cache_reset(e.index, g.plugins[p]->arg);
+  g.callback_cpu = cpu;
+  return e.reset();
+}
+
 // Moves translation to the other epoch if it is free; the full one retires
 // and is reclaimed once the host has quiesced (kjit_engine_flush).
 bool switch_epoch_locked() {
   EngineState &g = g_engine;
   Epoch &other = g.epochs[g.current ^ 1];
   if (other.state != EpochState::kFree) return false;
-  if (!other.reset()) return false;
+  if (!reset_epoch_locked(other)) return false;
   // Retired before the switch: a lock-free reader (kjit_engine_enter) that
   // sees the old half still current sees it retired.
   g.epoch().store_state(EpochState::kRetired);
@@ -46,7 +58,7 @@ bool ensure_active_locked() {
   Epoch &e = g.epoch();
   if (e.state == EpochState::kActive) return true;
   if (e.state == EpochState::kFree) {
-    if (!e.reset()) return false;
+    if (!reset_epoch_locked(e)) return false;
     e.store_state(EpochState::kActive);
     return true;
   }

@@ -22,12 +22,13 @@
  * Runs.  A callee's copy that a trace lays after its caller's block runs
  * exactly when that block does (kjit_block_runs_with_previous), and so on
  * down the copy: such a run has one counter for its translation (a run
- * cell), incremented by its first block, and a block's count is that of
- * its own counter plus the cells of every run it is a member of.  A run
- * cell belongs to one translation, so the cells fill with translations,
- * not distinct blocks: once they are used up every block has its own
- * counter again, as before runs.  A block whose build the engine gives up
- * after on_block (on_block_dropped) leaves the run it joined.
+ * cell, run_cells.h), incremented by its first block, and a block's count
+ * is that of its own counter plus the cells of every run it is a member
+ * of.  Cells belong to translations: those of a half of the code cache are
+ * folded into the counts when the engine resets it (on_cache_reset); while
+ * a half has no cell left, its traces count each block on its own, as
+ * before runs.  A block whose build the engine gives up after on_block
+ * (on_block_dropped) leaves the run it joined.
  *
  * Every count is exact on SMP.  The per-block
  * counters are per-CPU too when the per-CPU window holds one u64 per
@@ -36,6 +37,7 @@
  * costs more when two CPUs run the same block at once but loses nothing. */
 #include "kjit_examples.h"
 #include "pc_index.h"
+#include "run_cells.h"
 
 /* Whole blocks counted in no whole entry (no entry, or the entry a
  * fragment build of the same start made), and fragments counted in a
@@ -47,24 +49,7 @@ static struct kjit_pc_index block_index;
 static uint64_t dropped;       /* block translations that got no counter */
 static uint64_t *percpu_counts; /* per entry, per CPU; NULL: entries[i].count */
 
-/* Runs: run_cells[r] per CPU (run_cells_percpu) or shared.  A block's
- * memberships are a list from first_membership[entry] (index + 1, 0 ends
- * it) through memberships[].next, newest first; its cells are added to its
- * count.  Published like the index: filled, then linked with release
- * order.  Nothing is reused, so a reader never sees a node change run. */
-#define NO_RUN 0xffffffffu
-struct membership { uint32_t run, next; };
-static uint64_t *run_cells;
-static int run_cells_percpu;
-static uint32_t runs_used, runs_max;
-static uint32_t *first_membership;
-static struct membership *memberships;
-static uint32_t memberships_used, memberships_max;
-/* The run the next block on_block sees may join (NO_RUN: none), and the
- * membership on_block made last (index + 1; 0: none), which
- * on_block_dropped takes back. */
-static uint32_t open_run = NO_RUN;
-static uint32_t last_membership, last_member_entry;
+static struct kjit_run_cells runs; /* run_cells.h */
 
 static void inc(uint64_t *counter) { (*counter)++; }
 static void inc_shared(uint64_t *counter) { __atomic_fetch_add(counter, 1, __ATOMIC_RELAXED); }
@@ -87,43 +72,6 @@ static struct kjit_bbcount_entry *entry_for(uint64_t pc) {
 }
 
 /* Fills a new entry's shape (the first build of its block defines it). */
-/* Makes entry `e` a member of run `r`; 0 when no membership is left. */
-static int join_run(uint32_t r, struct kjit_bbcount_entry *e) {
-  uint32_t i = (uint32_t)(e - entries);
-  if (memberships_used >= memberships_max) return 0;
-  struct membership *m = &memberships[memberships_used];
-  m->run = r;
-  m->next = first_membership[i];
-  __atomic_store_n(&first_membership[i], memberships_used + 1, __ATOMIC_RELEASE);
-  last_membership = ++memberships_used;
-  last_member_entry = i;
-  return 1;
-}
-
-/* Takes back the membership join_run made last, and closes the run (a
- * reader that reached it meanwhile read its run's cell, still zero: no
- * code of that translation has run). */
-static void leave_run(void) {
-  if (last_membership) {
-    struct membership *m = &memberships[last_membership - 1];
-    __atomic_store_n(&first_membership[last_member_entry], m->next, __ATOMIC_RELEASE);
-    __atomic_store_n(&m->run, NO_RUN, __ATOMIC_RELAXED);
-  }
-  last_membership = 0;
-  open_run = NO_RUN;
-}
-
-/* A new run led by entry `e`: its cell, or NULL when none is left. */
-static uint64_t *new_run(struct kjit_bbcount_entry *e) {
-  if (runs_used >= runs_max || !join_run(runs_used, e)) return 0;
-  open_run = runs_used++;
-  return &run_cells[open_run];
-}
-
-static uint64_t run_count(uint32_t r) {
-  return run_cells_percpu ? kjit_percpu_sum_u64(&run_cells[r]) : __atomic_load_n(&run_cells[r], __ATOMIC_RELAXED);
-}
-
 static void describe(struct kjit_bbcount_entry *e, struct kjit_block *block, struct kjit_insn *last,
                      uint32_t n, int fragment) {
   if (e->ninsn) return;
@@ -141,17 +89,17 @@ static void instrument_block(struct kjit_block *block, void *arg) {
   if (e) describe(e, block, last, n, fragment);
   void *add = percpu_counts ? (void *)inc : (void *)inc_shared;
   void *add_cell = cells_percpu ? (void *)inc : (void *)inc_shared;
-  last_membership = 0;
   /* A block that ends as its entry's first build did counts in a run. */
-  int runs = e && fragment == e->fragment;
-  if (open_run != NO_RUN && runs && kjit_block_runs_with_previous(block) && join_run(open_run, e)) return;
-  open_run = NO_RUN;
-  uint64_t *cell = runs && kjit_block_may_lead_run(block) ? new_run(e) : 0;
+  int in_run = e && fragment == e->fragment;
+  uint32_t i = in_run ? (uint32_t)(e - entries) : 0;
+  if (in_run && kjit_block_runs_with_previous(block) && kjit_run_join_open(&runs, i)) return;
+  uint64_t *cell = in_run && kjit_block_may_lead_run(block) ? kjit_run_lead(&runs, kjit_block_cache_half(block), i) : 0;
+  if (!cell) kjit_run_close(&runs);
   if (cell) {
-    if (kjit_insert_call(last, KJIT_IPOINT_BEFORE, run_cells_percpu ? (void *)inc : (void *)inc_shared, 1,
+    if (kjit_insert_call(last, KJIT_IPOINT_BEFORE, runs.percpu ? (void *)inc : (void *)inc_shared, 1,
                          KJIT_ARG_PTR(cell)) == 0)
       return;
-    leave_run();  /* refused: counted on its own below, or not at all, as before runs */
+    kjit_run_leave(&runs); /* refused: counted on its own below, or not at all, as before runs */
   }
   if (!e) {
     __atomic_store_n(&dropped, dropped + 1, __ATOMIC_RELAXED);
@@ -171,13 +119,20 @@ static void instrument_block(struct kjit_block *block, void *arg) {
 static void drop_block(struct kjit_block *block, void *arg) {
   (void)block;
   (void)arg;
-  leave_run();
+  kjit_run_leave(&runs);
+}
+
+/* Nothing runs the translations of that half any more: their cells fold. */
+static void reset_half(uint32_t half, void *arg) {
+  (void)arg;
+  kjit_run_reset_half(&runs, half);
 }
 
 static const struct kjit_plugin bbcount_plugin = {
     .name = "bbcount",
     .on_block = instrument_block,
     .on_block_dropped = drop_block,
+    .on_cache_reset = reset_half,
 };
 
 int kjit_bbcount_init(uint32_t max_blocks) { return kjit_bbcount_init_runs(max_blocks, max_blocks / 2); }
@@ -196,34 +151,26 @@ int kjit_bbcount_init_runs(uint32_t max_blocks, uint32_t max_runs) {
   kjit_pc_index_init(&block_index, entries ? (uint32_t *)kjit_alloc(sizeof(uint32_t) * (uint64_t)nslots) : 0,
                      nslots, max_blocks);
   dropped = 0;
-  runs_max = max_runs;
-  memberships_max = 2 * runs_max;
-  runs_used = memberships_used = 0;
-  open_run = NO_RUN;
-  last_membership = 0;
-  run_cells = runs_max ? (uint64_t *)kjit_alloc_percpu(sizeof(*run_cells) * (uint64_t)runs_max) : 0;
-  run_cells_percpu = run_cells != 0;
-  if (!run_cells && runs_max) run_cells = (uint64_t *)kjit_alloc(sizeof(*run_cells) * (uint64_t)runs_max);
-  first_membership = entries ? (uint32_t *)kjit_alloc(sizeof(uint32_t) * (uint64_t)max_blocks) : 0;
-  memberships = (struct membership *)kjit_alloc(sizeof(*memberships) * ((uint64_t)memberships_max + 1));
-  if (!run_cells || !first_membership || !memberships) runs_max = 0;
+  kjit_bbcount_add_runs(max_runs);
   return untabled ? 0 : -12;
+}
+
+/* Without room, no runs: every block has its own counter. */
+int kjit_bbcount_add_runs(uint32_t max_runs) {
+  return kjit_run_cells_init(&runs, entries && max_runs ? block_index.max : 0, max_runs);
 }
 const struct kjit_plugin *kjit_example_bbcount(void) { return &bbcount_plugin; }
 uint64_t kjit_bbcount_dropped(void) { return __atomic_load_n(&dropped, __ATOMIC_RELAXED); }
-uint32_t kjit_bbcount_runs(void) { return __atomic_load_n(&runs_used, __ATOMIC_RELAXED); }
-uint32_t kjit_bbcount_runs_max(void) { return runs_max; }
+uint32_t kjit_bbcount_runs(void) {
+  return __atomic_load_n(&runs.used[0], __ATOMIC_RELAXED) + __atomic_load_n(&runs.used[1], __ATOMIC_RELAXED);
+}
+uint32_t kjit_bbcount_runs_max(void) { return 2 * runs.per_half; }
 uint32_t kjit_bbcount_blocks(void) { return kjit_pc_index_count(&block_index); }
 uint64_t kjit_bbcount_pc(uint32_t i) { return i < kjit_bbcount_blocks() ? entries[i].pc : 0; }
 uint64_t kjit_bbcount_count(uint32_t i) {
   if (i >= kjit_bbcount_blocks()) return 0;
   uint64_t c = percpu_counts ? kjit_percpu_sum_u64(&percpu_counts[i]) : __atomic_load_n(&entries[i].count, __ATOMIC_RELAXED);
-  if (!runs_max) return c;
-  for (uint32_t m = __atomic_load_n(&first_membership[i], __ATOMIC_ACQUIRE); m; m = memberships[m - 1].next) {
-    uint32_t r = __atomic_load_n(&memberships[m - 1].run, __ATOMIC_RELAXED);
-    if (r != NO_RUN) c += run_count(r);
-  }
-  return c;
+  return c + kjit_run_count(&runs, i);
 }
 uint32_t kjit_bbcount_len(uint32_t i) { return i < kjit_bbcount_blocks() ? entries[i].len : 0; }
 uint32_t kjit_bbcount_ninsn(uint32_t i) {
@@ -252,10 +199,7 @@ void kjit_bbcount_clear(void) {
     if (percpu_counts) zero_percpu(&percpu_counts[i]);
     else __atomic_store_n(&entries[i].count, 0, __ATOMIC_RELAXED);
   }
-  for (uint32_t r = 0; r < runs_used; r++) {
-    if (run_cells_percpu) zero_percpu(&run_cells[r]);
-    else __atomic_store_n(&run_cells[r], 0, __ATOMIC_RELAXED);
-  }
+  kjit_run_clear(&runs);
   if (cells_percpu) {
     zero_percpu(untabled);
     zero_percpu(excess);

@@ -59,17 +59,20 @@ static void instrument_block(struct kjit_block *block, void *arg) {
   kjit_insert_call(last, KJIT_IPOINT_NOT_TAKEN, (void *)bump, 1, KJIT_ARG_PTR(not_taken));
 }
 
-/* bbcount's runs are per translation: it hears of a dropped block too. */
+/* bbcount's runs are per translation: it hears of dropped blocks and reset halves too. */
 static void drop_block(struct kjit_block *block, void *arg) { kjit_example_bbcount()->on_block_dropped(block, arg); }
+static void reset_half(uint32_t half, void *arg) { kjit_example_bbcount()->on_cache_reset(half, arg); }
 
 static const struct kjit_plugin branch_profile_plugin = {
     .name = "branch_profile",
     .on_block = instrument_block,
     .on_block_dropped = drop_block,
+    .on_cache_reset = reset_half,
 };
 
 int kjit_branch_profile_init(uint32_t max_branches, uint32_t max_blocks) {
-  int ret = kjit_bbcount_init(max_blocks);
+  /* bbcount's table, then the branches', then bbcount's runs in what is left */
+  int ret = kjit_bbcount_init_runs(max_blocks, 0);
   if (ret) return ret;
   uint32_t nslots = kjit_pc_index_slots_for(max_branches);
   entries = (struct kjit_branch_entry *)kjit_alloc(sizeof(*entries) * (uint64_t)max_branches);
@@ -78,6 +81,7 @@ int kjit_branch_profile_init(uint32_t max_branches, uint32_t max_blocks) {
   kjit_pc_index_init(&branch_index, entries ? (uint32_t *)kjit_alloc(sizeof(uint32_t) * (uint64_t)nslots) : 0,
                      nslots, max_branches);
   dropped = 0;
+  kjit_bbcount_add_runs(max_blocks / 2);
   return 0;
 }
 const struct kjit_plugin *kjit_example_branch_profile(void) { return &branch_profile_plugin; }

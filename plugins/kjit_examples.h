@@ -24,11 +24,14 @@ uint64_t kjit_icount_result(void);
  * not part of the total, which counts blocks that end in a transfer. */
 struct kjit_bbcount_entry { uint64_t pc; uint64_t count; uint32_t len; uint16_t ninsn, fragment; };
 int kjit_bbcount_init(uint32_t max_blocks);
-/* As kjit_bbcount_init, with room for max_runs runs (two memberships each;
- * kjit_bbcount_init: max_blocks / 2, 20 bytes of the data window per block
- * beside the table's 32).  A trace that finds no room left counts each of
- * its blocks on its own. */
+/* As kjit_bbcount_init, with room for up to max_runs runs (kjit_bbcount_init:
+ * max_blocks / 2; 12 bytes of the data window per block and 32 per run,
+ * fewer runs where the window has less room left).  A trace that finds no
+ * run left counts each of its blocks on its own.  kjit_bbcount_add_runs
+ * makes the room later, once (a tool that shares bbcount's table and
+ * allocates its own tables first: branch_profile). */
 int kjit_bbcount_init_runs(uint32_t max_blocks, uint32_t max_runs);
+int kjit_bbcount_add_runs(uint32_t max_runs);
 const struct kjit_plugin *kjit_example_bbcount(void);
 uint64_t kjit_bbcount_total(void);
 /* Per-block entries 0 .. kjit_bbcount_blocks() - 1, one per distinct block

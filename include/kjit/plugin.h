@@ -233,6 +233,9 @@ int kjit_block_is_routine_start(const struct kjit_block *block);
  * will not run from on_block_dropped. */
 int kjit_block_runs_with_previous(const struct kjit_block *block);
 int kjit_block_may_lead_run(const struct kjit_block *block);
+/* The half of the code cache the block is built into (0 or 1): state a
+ * plugin keeps per translation can go when on_cache_reset names the half. */
+uint32_t kjit_block_cache_half(const struct kjit_block *block);
 
 /* Inserts a call to `routine` with `nargs` typed arguments.  Calls inserted
  * from on_block/on_routine with KJIT_IPOINT_BEFORE are block-level: every
@@ -304,6 +307,10 @@ struct kjit_plugin {
    * they were built, are not reported: a flush follows, and none of their
    * code ever runs. */
   void (*on_block_dropped)(struct kjit_block *block, void *arg);
+  /* Every translation in half `half` of the code cache is gone for good (no
+   * CPU can run it any more; the half is about to be reused), under the
+   * engine lock, before any block is built there again. */
+  void (*on_cache_reset)(uint32_t half, void *arg);
 };
 
 /* Registers the plugin with the engine (one active plugin set; a flush

@@ -40,7 +40,8 @@
 static unsigned int cache_kb = KJIT_DEFAULT_CACHE_KB;
 module_param(cache_kb, uint, 0444);
 MODULE_PARM_DESC(cache_kb, "code cache size in KiB (max 8192)");
-static unsigned int data_kb = 512;
+/* The most: the area is reserved in full at load anyway (kjit_data_area). */
+static unsigned int data_kb = 1024;
 module_param(data_kb, uint, 0444);
 MODULE_PARM_DESC(data_kb, "data window size in KiB (max 1024)");
 static unsigned int arena_kb = KJIT_DEFAULT_ARENA_KB;

@@ -50,6 +50,7 @@ EXPORT_SYMBOL_GPL(kjit_block_insn);
 EXPORT_SYMBOL_GPL(kjit_block_is_routine_start);
 EXPORT_SYMBOL_GPL(kjit_block_runs_with_previous);
 EXPORT_SYMBOL_GPL(kjit_block_may_lead_run);
+EXPORT_SYMBOL_GPL(kjit_block_cache_half);
 EXPORT_SYMBOL_GPL(kjit_insert_call);
 EXPORT_SYMBOL_GPL(kjit_insert_call_argv);
 EXPORT_SYMBOL_GPL(kjit_insert_call_if);

@@ -34,7 +34,7 @@ void try_everywhere(kjit_block *b, void *) {
   }
 }
 
-kjit_plugin g_plugin = {"gs-window", nullptr, try_everywhere, nullptr, nullptr, nullptr, nullptr, nullptr};
+kjit_plugin g_plugin = {"gs-window", nullptr, try_everywhere, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr};
 
 class GsWindow : public test::EngineTest {
  protected:

@@ -24,12 +24,14 @@ struct Seen {
 };
 std::vector<Seen> g_seen;
 uint32_t g_dropped;
+std::vector<uint32_t> g_resets;  // halves, in order
 
 void probe_block(kjit_block *b, void *) {
   g_seen.push_back({kjit_block_pc(b), kjit_block_runs_with_previous(b), kjit_block_may_lead_run(b)});
 }
 void probe_dropped(kjit_block *, void *) { g_dropped++; }
-const kjit_plugin kProbe = {"runs-probe", nullptr, probe_block, nullptr, nullptr, nullptr, nullptr, probe_dropped};
+void probe_reset(uint32_t half, void *) { g_resets.push_back(half); }
+const kjit_plugin kProbe = {"runs-probe", nullptr, probe_block, nullptr, nullptr, nullptr, nullptr, probe_dropped, probe_reset};
 
 class RunsTest : public test::EngineTest {
  protected:
@@ -38,6 +40,7 @@ class RunsTest : public test::EngineTest {
     add_code();
     g_seen.clear();
     g_dropped = 0;
+    g_resets.clear();
   }
   void TearDown() override {
     kjit_unregister_plugin(&kProbe);
@@ -215,12 +218,39 @@ TEST_F(RunsTest, BothSidesOfABranchInACopyAreCounted) {
 // With no run cell left, a trace's blocks get counters of their own.
 TEST_F(RunsTest, RunsUsedUpFallBackToCountersOfTheirOwn) {
   c_functions();
-  bbcount(1);
+  bbcount(1);  // no run at all (one would take a half)
   run(kText);
   run(kText + 0x40);
   run(kText + 0x40);
   expect_counts({0x00, 0x20, 0x05}, 1);
   expect_counts({0x40, 0x60, 0x80, 0x65, 0x45}, 2);
+}
+
+// A half's runs die with its translations: when the engine resets the half
+// their cells go into the counts, and the half has room for runs again.
+TEST_F(RunsTest, AResetHalfFoldsItsRunsAndMakesRoomAgain) {
+  c_functions();
+  bbcount(2);  // one run a half
+  probe();     // (a registration flushes too)
+  g_resets.clear();
+  const uint32_t first = active().index;
+  run(kText);                             // its run
+  ASSERT_EQ(kjit_engine_flush(), 0);      // into the other half
+  run(kText);                             // its run there
+  run(kText + 0x40);                      // no run left in that half: counters of its own
+  EXPECT_EQ(kjit_bbcount_runs(), 2u);
+  ASSERT_EQ(kjit_engine_flush(), 0);      // back into the first, reset before
+  ASSERT_EQ(g_resets, (std::vector<uint32_t>{first ^ 1, first})) << "reset halves";
+  EXPECT_EQ(kjit_bbcount_runs(), 1u);     // the other half's
+  expect_counts({0x00, 0x20, 0x05}, 2, "after the fold");
+  run(kText + 0x40);                      // room again: one run for the whole trace
+  run(kText);
+  EXPECT_EQ(kjit_bbcount_runs(), 2u);
+  expect_counts({0x40, 0x60, 0x80, 0x65, 0x45}, 2);
+  expect_counts({0x00, 0x20, 0x05}, 3);
+  EXPECT_EQ(kjit_bbcount_total(), 19u);
+  kjit_bbcount_clear();
+  expect_counts({0x00, 0x20, 0x40, 0x65}, 0, "after clear");
 }
 
 // Near the end of a cache half the callee's copy may not fit behind its

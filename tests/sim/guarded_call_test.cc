@@ -61,7 +61,7 @@ void on_block(kjit_block *b, void *) {
                              KJIT_ARG_PERCPU(gs_address_of(g_cells.cover)), KJIT_ARG_CONST(kjit_block_pc(b))),
             0);
 }
-const kjit_plugin kGuardedPlugin = {"guarded", nullptr, on_block, nullptr, on_insn, nullptr, nullptr, nullptr};
+const kjit_plugin kGuardedPlugin = {"guarded", nullptr, on_block, nullptr, on_insn, nullptr, nullptr, nullptr, nullptr};
 
 int init_cells() {
   auto *base = static_cast<uint8_t *>(kjit_alloc_percpu(128));
@@ -144,7 +144,7 @@ TEST(GuardedCallApi, RejectsGuardsThatNameNoMemory) {
         rejected += kjit_insert_call_if(kjit_block_insn(b, 0), KJIT_IPOINT_BEFORE, KJIT_ARG_REG(KJIT_REG_RAX),
                                         (void *)guarded_test_inc, 0) < 0;
       },
-      nullptr, nullptr, nullptr, nullptr, nullptr};
+      nullptr, nullptr, nullptr, nullptr, nullptr, nullptr};
   o.plugin = &bad;
   o.plugin_init = [] { return 0; };
   TranslatedRunner runner(cap, o);

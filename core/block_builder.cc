@@ -2,6 +2,7 @@
 #include "core/block_builder.h"
 
 #include "arch/x86/code_writer.h"
+#include "core/code_reader.h"
 #include "core/decode_cache.h"
 #include "core/departures.h"
 #include "core/engine_state.h"
@@ -769,6 +770,7 @@ bool decode_block(uint64_t pc) {
   if (limit == 0 || limit > kMaxBlockInsns) limit = kMaxBlockInsns;
   uint64_t at = pc;
   bool gs_swapped = false;
+  CodeReader code;
   while (true) {
     ctx.gs_swapped[ctx.n] = gs_swapped;
     if (ctx.n >= limit) {
@@ -779,11 +781,10 @@ bool decode_block(uint64_t pc) {
       ctx.early = EarlyEnd::kNative;
       break;
     }
-    uint8_t buf[15];
-    uint64_t got = kjit_os_read_code(at, buf, sizeof(buf));
+    const uint8_t *bytes = nullptr;
+    const uint32_t got = code.at(at, &bytes);
     kjit_insn &ki = ctx.insns[ctx.n];
-    if (got == 0 || decode_cached(g_engine.decoder, at, buf, static_cast<uint32_t>(got), &ki.insn) !=
-                        x86::DecodeStatus::kOk) {
+    if (got == 0 || decode_cached(g_engine.decoder, at, bytes, got, &ki.insn) != x86::DecodeStatus::kOk) {
       ctx.early = EarlyEnd::kNative;
       break;
     }

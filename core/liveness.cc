@@ -2,6 +2,7 @@
 #include "core/liveness.h"
 
 #include "arch/x86/calling_convention.h"
+#include "core/code_reader.h"
 #include "core/decode_cache.h"
 #include "core/engine_state.h"
 
@@ -76,11 +77,11 @@ static LiveSet compute_live_in(const x86::Decoder &decoder, uint64_t pc, uint32_
   uint32_t n = 0;
   uint64_t at = pc;
   bool reached_transfer = false;
+  CodeReader code;
   while (n < kLookahead) {
-    uint8_t buf[15];
-    uint64_t got = kjit_os_read_code(at, buf, sizeof(buf));
-    if (got == 0 || decode_cached(decoder, at, buf, static_cast<uint32_t>(got), &seq[n]) != x86::DecodeStatus::kOk)
-      break;
+    const uint8_t *bytes = nullptr;
+    const uint32_t got = code.at(at, &bytes);
+    if (got == 0 || decode_cached(decoder, at, bytes, got, &seq[n]) != x86::DecodeStatus::kOk) break;
     at += seq[n].length;
     if (seq[n].cf == KJIT_CF_JMP) {
       // A direct jump reads nothing: what is live before it is what is

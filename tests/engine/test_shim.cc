@@ -17,6 +17,19 @@ struct Region {
   std::vector<uint8_t> bytes;
 };
 std::vector<Region> g_regions;
+std::vector<ShimCodeRead> g_code_reads;
+
+uint64_t read_regions(uint64_t addr, uint8_t *out, uint64_t len) {
+  for (const Region &r : g_regions) {
+    if (addr >= r.addr && addr < r.addr + r.bytes.size()) {
+      uint64_t n = std::min<uint64_t>(len, r.addr + r.bytes.size() - addr);
+      memcpy(out, r.bytes.data() + (addr - r.addr), n);
+      return n;
+    }
+  }
+  return 0;
+}
+
 std::vector<ShimQuiesce> g_quiesces;
 void (*g_on_quiesce)(uint64_t, uint64_t);
 int g_lock_depth;
@@ -40,6 +53,7 @@ ExtableSite *extable_site(uint64_t addr) {
 // kernel, the liveness memo must forget too.
 void test_shim_reset() {
   g_regions.clear();
+  g_code_reads.clear();
   g_quiesces.clear();
   g_extable.clear();
   g_mirrors.clear();
@@ -50,6 +64,7 @@ void test_shim_reset() {
   kjit::forget_liveness();
 }
 const std::vector<ShimQuiesce> &test_shim_quiesces() { return g_quiesces; }
+const std::vector<ShimCodeRead> &test_shim_code_reads() { return g_code_reads; }
 void test_shim_on_quiesce(void (*fn)(uint64_t, uint64_t)) { g_on_quiesce = fn; }
 int test_shim_lock_depth() { return g_lock_depth; }
 void test_shim_add_code(uint64_t addr, const std::vector<uint8_t> &bytes) {
@@ -67,18 +82,12 @@ void test_shim_add_foreign(uint64_t lo, uint64_t hi) { g_foreign.emplace_back(lo
 
 extern "C" {
 uint64_t kjit_os_read_code(uint64_t addr, uint8_t *out, uint64_t len) {
-  for (const Region &r : g_regions) {
-    if (addr >= r.addr && addr < r.addr + r.bytes.size()) {
-      uint64_t n = std::min<uint64_t>(len, r.addr + r.bytes.size() - addr);
-      memcpy(out, r.bytes.data() + (addr - r.addr), n);
-      return n;
-    }
-  }
-  return 0;
+  g_code_reads.push_back({addr, len});
+  return read_regions(addr, out, len);
 }
 int kjit_os_may_translate(uint64_t addr) {
   uint8_t b;
-  return kjit_os_read_code(addr, &b, 1) == 1;
+  return read_regions(addr, &b, 1) == 1;
 }
 enum kjit_os_site_kind kjit_os_classify_site(uint64_t addr) {
   return extable_site(addr) ? KJIT_SITE_EXTABLE : KJIT_SITE_PLAIN;

@@ -5,6 +5,12 @@
 void test_shim_reset();
 void test_shim_add_code(uint64_t addr, const std::vector<uint8_t> &bytes);
 
+// Every kjit_os_read_code the engine made, in call order.
+struct ShimCodeRead {
+  uint64_t addr, len;
+};
+const std::vector<ShimCodeRead> &test_shim_code_reads();
+
 // What the engine asked of the host's quiescence, in call order.
 struct ShimQuiesce {
   uint64_t lo, hi;

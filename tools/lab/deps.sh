@@ -20,10 +20,11 @@ pkgs=(
   debhelper dh-dkms dkms debootstrap
 )
 
-# The other flavours' headers: ./kjit-lab test builds kjit.ko for each of
-# them too (tests/guest/flavours.sh).
+# The other flavours' headers, the default one's too when KJIT_KERNEL
+# picks another: ./kjit-lab test builds kjit.ko for each of them
+# (tests/guest/flavours.sh).
 while read -r f; do [ -z "$f" ] || [ "$f" = "$ABI" ] || pkgs+=("linux-headers-$f"); done \
-  < "$here/../kernel-flavours"
+  < <(echo "$kjit_default_abi"; cat "$here/../kernel-flavours")
 
 missing=()
 for p in "${pkgs[@]}"; do

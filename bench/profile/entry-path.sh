@@ -12,12 +12,17 @@
 #   PROFILE_OUT (default bench/results/entry-path.md), PROFILE_CALL (getppid, or
 #   pselect6: lmb's select, syscall_loop.c), PROFILE_BENCH_WARMUP=1 (before the
 #   loop, attach every system call the bench attaches and run lmb's benchmarks
-#   before select, so the cache holds what it holds when the bench gets there).
+#   before select, so the cache holds what it holds when the bench gets there),
+#   PROFILE_COLD=1 (kjit's cache flushed before every attached call: the
+#   profile of a call that builds everything it runs; SAMPLES 3 and
+#   PROFILE_MAX_STEPS 3000000 by default, instead of 7 and 50000).
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 top="$(cd "$here/../.." && pwd)"
 B="$(cd "${1:-$top/build}" && pwd)"
-samples="${PROFILE_SAMPLES:-7}" port="${PROFILE_PORT:-12345}"
+cold="" max_steps=50000 samples=7
+[ "${PROFILE_COLD:-0}" = 1 ] && { cold=cold; max_steps=3000000; samples=3; }
+samples="${PROFILE_SAMPLES:-$samples}" max_steps="${PROFILE_MAX_STEPS:-$max_steps}" port="${PROFILE_PORT:-12345}"
 command -v gdb >/dev/null || sudo apt-get install -y gdb >/dev/null
 [ -f "$B/module/kjit.ko" ] || { echo "entry-path: $B/module/kjit.ko missing (os/linux/build.sh $B)" >&2; exit 2; }
 share="$B/profile-entry"; rm -rf "$share"; mkdir -p "$share"
@@ -26,6 +31,10 @@ echo "${PROFILE_KO_ARGS:-}" > "$share/ko-args"
 call="${PROFILE_CALL:-getppid}"
 case "$call" in getppid) nr=110 ;; pselect6) nr=270 ;; *) echo "entry-path: PROFILE_CALL $call?" >&2; exit 2 ;; esac
 echo "$call" > "$share/call"
+echo "$cold" > "$share/cold"
+# The loop's and the boot's time limits, the stepping of every sample inside.
+secs=900; [ -n "$cold" ] && secs=3600
+echo "$secs" > "$share/secs"
 # The bench's list of system calls and lmb's benchmarks before select.
 warmup=""
 if [ "${PROFILE_BENCH_WARMUP:-0}" = 1 ]; then
@@ -61,7 +70,8 @@ say "entry 0x$(awk '$3 == "entry_SYSCALL_64" { print $1 }' /proc/kallsyms)"
 for b in $(cat warmup); do ./lmb -t 0.15 -f ./lmb "$b" >/dev/null 2>&1 || say "lmb $b failed"; done
 ./loop 2 "$call"   # warm up: translations built, lookup table filled
 say "ready attached"
-./loop 900 "$call" || say "loop timed out"
+# shellcheck disable=SC2046  # cold: a word or nothing
+./loop "$(cat secs)" "$call" $(cat cold) || say "loop timed out"
 ./kjitctl stats > stats.txt
 ./kjitctl detach all
 ./loop 2 "$call"
@@ -72,7 +82,7 @@ rmmod kjit
 GUEST
 
 "$top/bench/lib/boot.sh" --share "$share" --script "$share/guest.sh" --smp 1 --gdb "$port" \
-  --timeout 1800 > "$share/boot.log" 2>&1 &
+  --timeout $((secs * 2 + 600)) > "$share/boot.log" 2>&1 &
 boot=$!
 wait_for() {  # wait_for PATTERN: the line of the console that has it
   for _ in $(seq 600); do
@@ -85,8 +95,8 @@ wait_for() {  # wait_for PATTERN: the line of the console that has it
 }
 step() {  # step PHASE
   wait_for "ready $1" >/dev/null || { echo "entry-path: guest never got to $1" >&2; kill "$boot"; exit 1; }
-  PORT="$port" ENTRY="$entry" NR="$nr" STOP="$stop" SAMPLES="$samples" OUT="$share/$1.txt" \
-    timeout 900 gdb -nx -batch -x "$here/step_syscall.py" > "$share/gdb-$1.log" 2>&1 \
+  PORT="$port" ENTRY="$entry" NR="$nr" STOP="$stop" SAMPLES="$samples" MAX_STEPS="$max_steps" OUT="$share/$1.txt" \
+    timeout "${PROFILE_GDB_TIMEOUT:-3600}" gdb -nx -batch -x "$here/step_syscall.py" > "$share/gdb-$1.log" 2>&1 \
     || { echo "entry-path: gdb failed ($share/gdb-$1.log)" >&2; kill "$boot"; exit 1; }
 }
 line="$(wait_for "entry 0x")" || { echo "entry-path: guest failed, $share/console.log" >&2; exit 1; }

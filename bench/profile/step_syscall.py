@@ -2,7 +2,7 @@
 # gdb -batch -x step_syscall.py: single-steps whole system calls in a QEMU
 # guest through the gdbstub and writes every kernel PC they execute.
 # Env: PORT (gdbstub), ENTRY (hex address of entry_SYSCALL_64), NR (syscall
-# number to wait for), STOP (address of the loop's kjit_profile_stop, set
+# number to wait for), MAX_STEPS (50000: a sample's cap), STOP (address of the loop's kjit_profile_stop, set
 # at the end so the guest goes on), SAMPLES, OUT (file: one "sample N COUNT" line then the
 # PCs in hex, per sample; OUT.insns: the first sample disassembled).  QEMU masks interrupts and timers while
 # single-stepping (its default sstep flags), so a sample is one syscall path.
@@ -10,7 +10,7 @@ import os
 import gdb
 
 USER_TOP = 0x800000000000
-MAX_STEPS = 50000
+MAX_STEPS = int(os.environ.get("MAX_STEPS", "50000"))
 
 gdb.execute("set pagination off")
 gdb.execute("set architecture i386:x86-64")

@@ -788,7 +788,7 @@ bool decode_block(uint64_t pc) {
       ctx.early = EarlyEnd::kNative;
       break;
     }
-    kjit_os_site_kind site = kjit_os_classify_site(at);
+    kjit_os_site_kind site = kjit_os_classify_site(at, ki.insn.cf == KJIT_CF_TRAP);
     if (must_run_natively(ki.insn, site)) {
       ctx.early = EarlyEnd::kNative;
       break;

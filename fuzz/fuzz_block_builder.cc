@@ -165,7 +165,7 @@ uint64_t kjit_os_read_code(uint64_t addr, uint8_t *out, uint64_t len) {
 
 int kjit_os_may_translate(uint64_t addr) { return addr >= kTextBase && addr - kTextBase < g_shim.text_size; }
 
-enum kjit_os_site_kind kjit_os_classify_site(uint64_t addr) {
+enum kjit_os_site_kind kjit_os_classify_site(uint64_t addr, int) {
   if (!g_shim.site_seed) return KJIT_SITE_PLAIN;
   const uint64_t h = (addr * 0x9e3779b97f4a7c15ull) >> 56;
   if (h == g_shim.site_seed) return KJIT_SITE_EXTABLE;

@@ -122,13 +122,15 @@ int kjit_os_c_abi_return(uint64_t addr);
 
 /* Instruction sites that are looked up by their original address: an
  * exception-table site (user access that faults by design), or a bug-table
- * `ud2`.  The engine never moves such an instruction silently. */
+ * `ud2`.  The engine never moves such an instruction silently.  is_trap:
+ * the decoder classified the instruction as a trap (ud2, int3, ...); only
+ * a trap can be a bug-table site, so the host looks for one only then. */
 enum kjit_os_site_kind {
   KJIT_SITE_PLAIN = 0,
   KJIT_SITE_EXTABLE = 1,
   KJIT_SITE_BUG = 2,
 };
-enum kjit_os_site_kind kjit_os_classify_site(uint64_t addr);
+enum kjit_os_site_kind kjit_os_classify_site(uint64_t addr, int is_trap);
 
 /* Where a fault at exception-table site `addr` goes on (its fixup), when
  * the handler just continues there; 0 when the host does not know it or the

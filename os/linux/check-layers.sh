@@ -39,7 +39,7 @@ LAYERS=(
   "kjit_engine zydis_kernel"             # the C++ engine (core/, arch/x86/) and Zydis
   "shim extable"                         # what the engine calls (os_shim.h)
   "quiesce"
-  "cache_mem percpu_mem cache_area symbols entry_table entry_guard attachments text_deps"  # memory, kernel symbols, the trampoline's table, the guard, the attachments, what translations read
+  "cache_mem percpu_mem cache_area symbols entry_table entry_guard attachments text_deps core_extable"  # memory, kernel symbols, the trampoline's table, the guard, the attachments, what translations read, the core exception table
 )
 
 # The entry path: it asks the tool table (builtin_tools.h) what the active

@@ -293,6 +293,23 @@ int kjit_extable_layout(u64 lo0, u64 hi0, u64 lo1, u64 hi1)
 	return 0;
 }
 
+/* The index of g's first entry at or above addr (g->n: none); its
+ * entries are sorted. */
+static unsigned int first_at_or_above(const struct region *g, unsigned long addr)
+{
+	unsigned int lo = 0, hi = g->n;
+
+	while (lo < hi) {
+		unsigned int mid = (lo + hi) / 2;
+
+		if (g->sh[mid].insn < addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 /* Writes entry i of region g in the published buffer in place, fixup and
  * data before the address (a reader that finds the address sees the
  * rest), and its shadow.  The caller has checked that no reader can be
@@ -356,7 +373,7 @@ int kjit_os_mirror_extable(uint64_t orig_addr, uint64_t copy_addr, uint64_t fixu
 	unsigned long fixup, copy = (unsigned long)copy_addr;
 	struct region *g = region_of(copy);
 	int data;
-	unsigned int lo, hi, i;
+	unsigned int lo, i;
 
 	if (!active || !g || !kjit_mem_is_cache(copy) || copy == g->hi - 1 ||
 	    (fixup_addr && !kjit_mem_is_cache(fixup_addr)))
@@ -371,16 +388,7 @@ int kjit_os_mirror_extable(uint64_t orig_addr, uint64_t copy_addr, uint64_t fixu
 	if ((long)(fixup - (unsigned long)ext_buf) != (long)(int)(long)(fixup - (unsigned long)ext_buf))
 		goto decline;
 
-	lo = 0;
-	hi = g->n;
-	while (lo < hi) {
-		unsigned int mid = (lo + hi) / 2;
-
-		if (g->sh[mid].insn < copy)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	lo = first_at_or_above(g, copy);
 	if (lo < g->n && g->sh[lo].insn == copy) {
 		/* Same copy address again (epoch reused): update in place in
 		 * both buffers; nothing can be executing at `copy` now. */
@@ -446,9 +454,8 @@ void kjit_extable_code_written(unsigned long addr, unsigned long len)
 
 	if (!active || !g)
 		return;
-	for (i = 0; i < g->n; i++) {
-		if (g->sh[i].insn < addr)
-			continue;
+	/* Every link the engine patches comes here: search, not scan. */
+	for (i = first_at_or_above(g, addr); i < g->n; i++) {
 		if (g->sh[i].insn >= addr + len)
 			break;
 		if (g->sh[i].pending)

@@ -21,6 +21,7 @@
 #include "extable.h"
 #include "quiesce.h"
 #include "text_deps.h"
+#include "core_extable.h"
 
 /* Symbols the kernel does not export, resolved once at load. */
 static unsigned long stext, etext;
@@ -145,6 +146,7 @@ int kjit_shim_init(void)
 	if (err)
 		return -ENOENT;
 	kjit_text_deps_init(stext, etext);
+	kjit_core_extable_init(stext, etext, p_search_exception_tables);
 	return 0;
 }
 
@@ -321,45 +323,60 @@ int kjit_os_is_text(uint64_t addr64)
 }
 
 
-/* The kprobe-blacklist answer of the last few core-kernel functions.
- * may_translate is asked for every instruction the builder copies and for
- * every exit target, and within_kprobe_blacklist walks the whole blacklist
- * and looks the symbol's name up: about 80,000 guest instructions per
- * block built were measured (exec's first run, -icount).  The blacklist is
- * per function and core-kernel entries never change, so a function's answer
- * is remembered with its extent.  Used only under the engine lock (the
- * builder's callers), which serialises the memo; modules are not memoised
- * (their blacklist entries come and go). */
+/* The answer for the last few core-kernel functions.  may_translate is
+ * asked for every instruction the builder copies and for every exit
+ * target: its range checks, and within_kprobe_blacklist, which walks the
+ * whole blacklist and looks the symbol's name up (about 80,000 guest
+ * instructions per block built were measured, exec's first run, -icount),
+ * were 16% of a cold system call's instructions (bench/profile, PROFILE_COLD)
+ * even with the blacklist's answer remembered.  Every range asked about is
+ * made of whole functions (sections bounded by symbols, named functions),
+ * and core-kernel text and its blacklist entries never change, so a
+ * function's answer is remembered with its extent, and with the one input
+ * that does change (leaves_translated, which the capture flips).  Used only
+ * under the engine lock (the builder's callers), which serialises the memo;
+ * modules are not memoised (their blacklist entries come and go). */
 struct kjit_fn_memo {
 	unsigned long start, end;
-	bool translatable;
+	bool translatable, leaves;
 };
 static struct kjit_fn_memo fn_memo[16];
-static unsigned int fn_memo_next;
+static unsigned int fn_memo_next, fn_memo_last;
 
-static int blacklist_ok_memo(unsigned long addr)
+static const struct kjit_fn_memo *fn_memo_find(unsigned long addr, bool leaves)
 {
-	unsigned long size = 0, off = 0;
+	const struct kjit_fn_memo *m = &fn_memo[fn_memo_last];
 	unsigned int i;
-	bool ok;
 
-	for (i = 0; i < ARRAY_SIZE(fn_memo); i++)
-		if (addr >= fn_memo[i].start && addr < fn_memo[i].end)
-			return fn_memo[i].translatable;
-	ok = !p_within_kprobe_blacklist(addr);
-	if (p_kallsyms_lookup_size_offset(addr, &size, &off) && size) {
-		struct kjit_fn_memo *m = &fn_memo[fn_memo_next++ % ARRAY_SIZE(fn_memo)];
-
-		m->start = addr - off;
-		m->end = addr - off + size;
-		m->translatable = ok;
+	if (addr >= m->start && addr < m->end && m->leaves == leaves)
+		return m;
+	for (i = 0; i < ARRAY_SIZE(fn_memo); i++) {
+		m = &fn_memo[i];
+		if (addr >= m->start && addr < m->end && m->leaves == leaves) {
+			fn_memo_last = i;
+			return m;
+		}
 	}
-	return ok;
+	return NULL;
 }
 
-int kjit_os_may_translate(uint64_t addr64)
+static void fn_memo_note(unsigned long addr, bool leaves, bool translatable)
 {
-	unsigned long addr = (unsigned long)addr64;
+	unsigned long size = 0, off = 0;
+	struct kjit_fn_memo *m;
+
+	if (!p_kallsyms_lookup_size_offset(addr, &size, &off) || !size)
+		return;
+	fn_memo_last = fn_memo_next++ % ARRAY_SIZE(fn_memo);
+	m = &fn_memo[fn_memo_last];
+	m->start = addr - off;
+	m->end = addr - off + size;
+	m->leaves = leaves;
+	m->translatable = translatable;
+}
+
+static int may_translate(unsigned long addr, bool leaves)
+{
 	unsigned int i;
 
 	for (i = 0; i < KJIT_NEVER; i++)
@@ -368,7 +385,7 @@ int kjit_os_may_translate(uint64_t addr64)
 	for (i = 0; i < KJIT_SCHED_ENTRIES; i++)
 		if (kjit_in_range(addr, sched_entry_start[i], sched_entry_end[i]))
 			return 1;
-	if (READ_ONCE(leaves_translated) && in_native_leaf(addr))
+	if (leaves && in_native_leaf(addr))
 		return 1;
 	if (kjit_in_range(addr, noinstr_start, noinstr_end) ||
 	    kjit_in_range(addr, kprobes_start, kprobes_end) ||
@@ -382,11 +399,24 @@ int kjit_os_may_translate(uint64_t addr64)
 		return 0;
 	/* NOKPROBE_SYMBOL()s and the noinstr/entry areas as kprobes sees them.
 	 * The list only changes under kprobe_mutex at module load/unload. */
-	if (kjit_in_range(addr, stext, etext) && kjit_os_lock_held_here())
-		return blacklist_ok_memo(addr);
-	if (p_within_kprobe_blacklist(addr))
-		return 0;
-	return 1;
+	return !p_within_kprobe_blacklist(addr);
+}
+
+int kjit_os_may_translate(uint64_t addr64)
+{
+	unsigned long addr = (unsigned long)addr64;
+	bool leaves = READ_ONCE(leaves_translated);
+	const struct kjit_fn_memo *m;
+	int ok;
+
+	if (!kjit_in_range(addr, stext, etext) || !kjit_os_lock_held_here())
+		return may_translate(addr, leaves);
+	m = fn_memo_find(addr, leaves);
+	if (m)
+		return m->translatable;
+	ok = may_translate(addr, leaves);
+	fn_memo_note(addr, leaves, ok);
+	return ok;
 }
 
 bool kjit_shim_is_native_call(u64 target)
@@ -424,15 +454,16 @@ int kjit_os_c_abi_return(uint64_t addr)
 	return p_ftrace_location((unsigned long)addr - off) != 0;
 }
 
-enum kjit_os_site_kind kjit_os_classify_site(uint64_t addr)
+enum kjit_os_site_kind kjit_os_classify_site(uint64_t addr, int is_trap)
 {
+	int core = kjit_os_lock_held_here() ? kjit_core_extable_site((unsigned long)addr) : -1;
 	u8 op[2];
 
-	if (p_search_exception_tables((unsigned long)addr))
+	if (core == 1 || (core < 0 && p_search_exception_tables((unsigned long)addr)))
 		return KJIT_SITE_EXTABLE;
 	/* BUG/WARN sites are ud2 (x86 6.1); find_bug walks the whole bug
 	 * table linearly, so only ask it about a ud2. */
-	if (copy_from_kernel_nofault(op, (const void *)(unsigned long)addr, 2) ||
+	if (!is_trap || copy_from_kernel_nofault(op, (const void *)(unsigned long)addr, 2) ||
 	    op[0] != 0x0f || op[1] != 0x0b)
 		return KJIT_SITE_PLAIN;
 	if (p_find_bug((unsigned long)addr))

@@ -174,7 +174,7 @@ int kjit_os_c_abi_return(uint64_t addr) {
 }
 
 // The simulator has no exception or bug tables yet.
-enum kjit_os_site_kind kjit_os_classify_site(uint64_t) { return KJIT_SITE_PLAIN; }
+enum kjit_os_site_kind kjit_os_classify_site(uint64_t, int) { return KJIT_SITE_PLAIN; }
 
 // Nothing to mirror: faults in the simulator are reported, not fixed up.
 // Captured code has no native leaves: everything executed is translated.

@@ -89,7 +89,7 @@ int kjit_os_may_translate(uint64_t addr) {
   uint8_t b;
   return read_regions(addr, &b, 1) == 1;
 }
-enum kjit_os_site_kind kjit_os_classify_site(uint64_t addr) {
+enum kjit_os_site_kind kjit_os_classify_site(uint64_t addr, int) {
   return extable_site(addr) ? KJIT_SITE_EXTABLE : KJIT_SITE_PLAIN;
 }
 int kjit_os_c_abi_return(uint64_t addr) {

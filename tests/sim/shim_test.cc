@@ -51,7 +51,7 @@ TEST_F(Shim, ReadsOnlyExecutableCaptureMemory) {
   EXPECT_TRUE(kjit_os_may_translate(0x1005));
   EXPECT_FALSE(kjit_os_may_translate(0x1006));
   EXPECT_FALSE(kjit_os_may_translate(0x2000));
-  EXPECT_EQ(kjit_os_classify_site(0x1000), KJIT_SITE_PLAIN);
+  EXPECT_EQ(kjit_os_classify_site(0x1000, 0), KJIT_SITE_PLAIN);
   EXPECT_EQ(kjit_os_cpu(), 0u);
 }
 

@@ -16,7 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "kjit/ioctl.h"
+#include "uapi/kjit/ioctl.h"
 
 volatile int kjit_profile_stop;
 

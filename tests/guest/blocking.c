@@ -7,12 +7,15 @@
  *
  * In every mode the calling process sleeps first and is woken by a child
  * process (another thread group: kjit's pid filter leaves it native) or, for
- * the mutex, by a page fault resolved late:
- *   read      read() on an empty pipe the child writes to 50 ms later
+ * the mutex, by a page fault resolved late.  The waker waits until the
+ * sleeper is asleep in its call (/proc/PID/task/TID/stat and syscall, at
+ * most 5 s) and 20 ms more, rather than a fixed delay, which a loaded host
+ * can outlast: then the call would find what it waits for and not sleep.
+ *   read      read() on an empty pipe the child writes to once it sleeps
  *   nanosleep nanosleep() of 20 ms
  *   futex     FUTEX_WAIT on shared memory the child changes and wakes
- *   wait4     wait4() for a child that exits 50 ms later
- *   poll      poll() on an empty pipe the child writes to 50 ms later
+ *   wait4     wait4() for a child that exits once it sleeps
+ *   poll      poll() on an empty pipe the child writes to once it sleeps
  *   write     write() of 256 KiB into a pipe (64 KiB) the child drains slowly
  *   mutex     read() on a pipe whose mutex another thread holds: that thread
  *             writes from a userfaultfd page, so pipe_write sleeps in the
@@ -50,6 +53,43 @@ static void sleep_ms(int ms)
 		;
 }
 
+/* Whether thread `tid` of process `pid` is asleep (S or D) in system call
+ * `nr` or `nr2`. */
+static int asleep_in(pid_t pid, pid_t tid, long nr, long nr2)
+{
+	char path[64], buf[512];
+	const char *state;
+	long in;
+	FILE *f;
+	int ok;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", (int)pid, (int)tid);
+	if (!(f = fopen(path, "r")))
+		return 0;
+	ok = fgets(buf, sizeof(buf), f) != NULL;
+	fclose(f);
+	state = ok ? strrchr(buf, ')') : NULL;
+	if (!state || (state[2] != 'S' && state[2] != 'D'))
+		return 0;
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/syscall", (int)pid, (int)tid);
+	if (!(f = fopen(path, "r")))
+		return 0;
+	ok = fscanf(f, "%ld", &in) == 1;
+	fclose(f);
+	return ok && (in == nr || in == nr2);
+}
+
+/* Waits until that thread sleeps in the call, at most 5 s, then 20 ms more
+ * (asleep in the call may still be on its way to the wait). */
+static void wait_asleep(pid_t pid, pid_t tid, long nr, long nr2)
+{
+	int i;
+
+	for (i = 0; i < 1000 && !asleep_in(pid, tid, nr, nr2); i++)
+		sleep_ms(5);
+	sleep_ms(20);
+}
+
 static int reap(pid_t pid)
 {
 	int st;
@@ -67,7 +107,12 @@ static int pipe_read_once(int do_poll)
 		return 0;
 	pid = fork();
 	if (pid == 0) {
-		sleep_ms(50);
+		pid_t parent = getppid();
+
+		if (do_poll)
+			wait_asleep(parent, parent, SYS_poll, SYS_ppoll);
+		else
+			wait_asleep(parent, parent, SYS_read, SYS_read);
 		_exit(write(p[1], "x", 1) == 1 ? 0 : 1);
 	}
 	if (do_poll) {
@@ -94,7 +139,7 @@ static int futex_once(void)
 	*word = 0;
 	pid = fork();
 	if (pid == 0) {
-		sleep_ms(50);
+		wait_asleep(getppid(), getppid(), SYS_futex, SYS_futex);
 		__atomic_store_n(word, 1, __ATOMIC_SEQ_CST);
 		syscall(SYS_futex, word, FUTEX_WAKE, 1, NULL, NULL, 0);
 		_exit(0);
@@ -114,7 +159,7 @@ static int wait4_once(void)
 	int st;
 
 	if (pid == 0) {
-		sleep_ms(50);
+		wait_asleep(getppid(), getppid(), SYS_wait4, SYS_wait4);
 		_exit(7);
 	}
 	return wait4(pid, &st, 0, NULL) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 7;
@@ -136,7 +181,7 @@ static int pipe_write_once(void)
 		ssize_t n;
 
 		close(p[1]);
-		sleep_ms(50);
+		wait_asleep(getppid(), getppid(), SYS_write, SYS_write);
 		while ((n = read(p[0], in, sizeof(in))) > 0) {
 			got += (size_t)n;
 			sleep_ms(5);
@@ -157,12 +202,14 @@ struct uffd_writer {
 	int pipe_w;
 	char *page;
 	ssize_t written;
+	pid_t tid;
 };
 
 static void *writer(void *arg)
 {
 	struct uffd_writer *w = arg;
 
+	__atomic_store_n(&w->tid, (pid_t)syscall(SYS_gettid), __ATOMIC_RELEASE);
 	w->written = write(w->pipe_w, w->page, 64);
 	return NULL;
 }
@@ -178,7 +225,7 @@ static void *resolver(void *arg)
 	if (poll(&fd, 1, 5000) != 1 || read(uffd, &msg, sizeof(msg)) != sizeof(msg) ||
 	    msg.event != UFFD_EVENT_PAGEFAULT)
 		return (void *)1;
-	sleep_ms(100);   /* the reader is asleep on the mutex by now */
+	wait_asleep(getpid(), getpid(), SYS_read, SYS_read);  /* the reader, on the mutex */
 	memset(src, 'm', sizeof(src));
 	cp.dst = msg.arg.pagefault.address & ~4095ull;
 	cp.src = (uintptr_t)src;
@@ -209,9 +256,12 @@ static int mutex_once(void)
 	if (ioctl(uffd, UFFDIO_REGISTER, &reg))
 		return 0;
 	w.pipe_w = p[1];
+	w.tid = 0;
 	if (pthread_create(&tr, NULL, resolver, &uffd) || pthread_create(&tw, NULL, writer, &w))
 		return 0;
-	sleep_ms(30);    /* the writer is in the fault, holding the mutex */
+	while (!__atomic_load_n(&w.tid, __ATOMIC_ACQUIRE))
+		sleep_ms(1);
+	wait_asleep(getpid(), w.tid, SYS_write, SYS_write);  /* in the fault, holding the mutex */
 	if (read(p[0], in, sizeof(in)) != 64 || in[0] != 'm')
 		return 0;
 	pthread_join(tw, NULL);

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-// Decoded instructions by address.  A block's liveness looks ahead into its
+// Decoded instructions by address, and those not relative to their
+// address also by encoding.  A block's liveness looks ahead into its
 // successors and the callees of its calls, and the trace builder decodes
 // those successors again when it lays them out: without a memory of what
 // it decoded, the builder decodes each instruction about four times, and
@@ -19,5 +20,12 @@ x86::DecodeStatus decode_cached(const x86::Decoder &decoder, uint64_t pc, const 
 // Empties the cache: the decoder's kernel facts (thunk and fentry
 // addresses, which classify instructions) may have changed.
 void forget_decodes();
+
+// How decode_cached answered: from a decode at the same address, from one
+// of the same encoding elsewhere, or through the decoder.
+struct DecodeCacheStats {
+  uint64_t by_address, by_encoding, decoded;
+};
+DecodeCacheStats decode_cache_stats();
 
 }  // namespace kjit

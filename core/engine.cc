@@ -461,6 +461,10 @@ void kjit_engine_get_stats(kjit_engine_stats *out) {
   EngineLock lock;
   *out = g.stats;
   out->stop_addresses = g.stops.size();
+  const DecodeCacheStats d = decode_cache_stats();
+  out->decoded_by_address = d.by_address;
+  out->decoded_by_encoding = d.by_encoding;
+  out->decoded = d.decoded;
   out->cache_bytes_used = 0;
   out->arena_bytes_used = 0;
   for (Epoch &e : g.epochs) {

@@ -305,6 +305,7 @@ DecodeStatus Decoder::decode(uint64_t pc, const uint8_t *bytes, uint32_t len, In
   __builtin_memcpy(in.bytes, bytes, zi.length);
   in.mnemonic = zi.mnemonic;
   in.is_nop = zi.mnemonic == ZYDIS_MNEMONIC_NOP;
+  in.pc_relative = (zi.attributes & ZYDIS_ATTRIB_IS_RELATIVE) != 0;
   in.indirect_reg = kNoReg;
   in.bit_offset_reg = kNoReg;
   in.loaded_value_reg = kNoReg;
@@ -348,6 +349,7 @@ DecodeStatus Decoder::decode(uint64_t pc, const uint8_t *bytes, uint32_t len, In
         if (b == KJIT_REG_RSP || x == KJIT_REG_RSP) in.mem_uses_rsp = 1;
       }
       if (op.mem.base == ZYDIS_REGISTER_RIP) {
+        in.pc_relative = 1;
         in.rip_disp_offset = zi.raw.disp.offset;
         ZyanU64 abs = 0;
         if (ZYAN_SUCCESS(ZydisCalcAbsoluteAddress(&zi, &op, pc, &abs))) in.target = abs;
@@ -402,6 +404,7 @@ DecodeStatus Decoder::decode(uint64_t pc, const uint8_t *bytes, uint32_t len, In
     in.jcc_cond = cond;
     in.jcc_kind = kind;
     in.rel_size = static_cast<uint8_t>(zi.raw.imm[0].size / 8);
+    in.pc_relative = 1;
     ZyanU64 abs = 0;
     ZydisCalcAbsoluteAddress(&zi, &op0, pc, &abs);
     in.target = abs;
@@ -411,6 +414,7 @@ DecodeStatus Decoder::decode(uint64_t pc, const uint8_t *bytes, uint32_t len, In
     bool is_call = m == ZYDIS_MNEMONIC_CALL;
     if (op0.type == ZYDIS_OPERAND_TYPE_IMMEDIATE) {
       in.rel_size = static_cast<uint8_t>(zi.raw.imm[0].size / 8);
+      in.pc_relative = 1;
       ZyanU64 abs = 0;
       ZydisCalcAbsoluteAddress(&zi, &op0, pc, &abs);
       in.target = abs;

@@ -53,6 +53,7 @@ struct Insn {
   uint8_t nondet;            // kjit_nondet_kind: what a replay cannot recompute
   uint8_t swaps_gs;          // swapgs: GS base and the inactive one exchange
   uint8_t is_nop;            // a NOP form: no effect at all (padding, an unpatched fentry site)
+  uint8_t pc_relative;       // an operand is relative to the address (a direct branch, RIP-relative memory)
   uint8_t bit_offset_reg;    // bt/bts/btr/btc mem, reg: the bit offset register, else kNoReg
   uint8_t loaded_value_reg;  // mov/movzx/movsx(d) reg, mem: the GPR whose low bytes hold what it read
   uint8_t cmp_kind[2];       // cmp/test: kjit_operand_kind of each operand, else 0 (none)

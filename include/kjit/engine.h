@@ -204,6 +204,10 @@ struct kjit_engine_stats {
                                   no compare, the slot holds what was pushed */
   uint64_t renamed_inlines;    /* inlined calls moved to registers dead at their
                                   point instead of saving live ones          */
+  uint64_t decoded_by_address; /* instructions the decode cache answered from a
+                                  decode at the same address                 */
+  uint64_t decoded_by_encoding; /* ... from one of the same encoding elsewhere */
+  uint64_t decoded;            /* instructions the decoder (Zydis) decoded   */
 };
 void kjit_engine_get_stats(struct kjit_engine_stats *out);
 

@@ -4,7 +4,7 @@
 # config.env sets CONFIG, REPS, SECS (lmb budget per benchmark), MACRO_SECS.
 # For each repetition: the native run, then the configuration's run, in this
 # boot; output under out/CONFIG/: repN-native.txt, repN-config.txt (lmb lines
-# and "macro rps X"), repN-stats-{micro,macro}.txt (kjitctl stats / probe
+# and "macro rps X"), repN-stats-{micro,macro-cold,macro}.txt (kjitctl stats / probe
 # stats), setup.log, and discovery lists.
 set -u
 cd /mnt/kjit || exit 1
@@ -175,7 +175,9 @@ for i in $(seq 1 "$REPS"); do
   micro > "$OUT/rep$i-config.txt" 2>&1
   stats_snapshot "$OUT/rep$i-stats-micro.txt"
   mid_flush
-  { macro macro-cold; macro macro; } >> "$OUT/rep$i-config.txt" 2>&1
+  macro macro-cold >> "$OUT/rep$i-config.txt" 2>&1
+  stats_snapshot "$OUT/rep$i-stats-macro-cold.txt"
+  macro macro >> "$OUT/rep$i-config.txt" 2>&1
   stats_snapshot "$OUT/rep$i-stats-macro.txt"
   teardown >> "$OUT/setup.log" 2>&1
   log "rep $i done"; sync

@@ -94,20 +94,20 @@ x86::DecodeStatus decode_cached(const x86::Decoder &decoder, uint64_t pc, const 
   if (len == 0) return x86::DecodeStatus::kTruncated;
   uint8_t code[16] = {};
   __builtin_memcpy(code, bytes, len < 15 ? len : 15);
-  x86::DecodeStatus st = x86::DecodeStatus::kOk;
+  // Found by encoding, it stays out of the address cache, which keeps its
+  // room for what only it can answer.
   if (const x86::Insn *held = find_encoding(code, len)) {
     *out = *held;
     out->pc = pc;
     g_stats.by_encoding++;
-  } else {
-    st = decoder.decode(pc, bytes, len, out);
-    g_stats.decoded++;
-    if (st == x86::DecodeStatus::kOk && !out->pc_relative) hold_encoding(code, *out);
+    return x86::DecodeStatus::kOk;
   }
-  if (st == x86::DecodeStatus::kOk) {
-    g_pcs[i] = pc;
-    g_decoded[i] = *out;
-  }
+  const x86::DecodeStatus st = decoder.decode(pc, bytes, len, out);
+  g_stats.decoded++;
+  if (st != x86::DecodeStatus::kOk) return st;
+  if (!out->pc_relative) hold_encoding(code, *out);
+  g_pcs[i] = pc;
+  g_decoded[i] = *out;
   return st;
 }
 

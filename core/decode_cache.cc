@@ -54,9 +54,12 @@ uint32_t encoding_index(const Encoding &e, uint32_t n) {
   return static_cast<uint32_t>((h * 0xff51afd7ed558ccdull) >> 40) & (kEncodings - 1);
 }
 
+// The mask of lengths held for code that begins as `b` does.
+uint16_t &lengths_of(const uint8_t *b) { return g_lengths[b[0] | b[1] << 8]; }
+
 // The held instruction that begins `b` (`len` bytes of code), or null.
 const x86::Insn *find_encoding(const uint8_t *b, uint32_t len) {
-  uint32_t lengths = g_lengths[b[0] | b[1] << 8];
+  uint32_t lengths = lengths_of(b);
   while (lengths) {
     const uint32_t n = static_cast<uint32_t>(__builtin_ctz(lengths));
     lengths &= lengths - 1;
@@ -75,7 +78,7 @@ void hold_encoding(const uint8_t *b, const x86::Insn &in) {
   const uint32_t i = encoding_index(e, n);
   g_encodings[i] = e;
   g_by_encoding[i] = in;
-  g_lengths[b[0] | b[1] << 8] = static_cast<uint16_t>(g_lengths[b[0] | b[1] << 8] | 1u << n);
+  lengths_of(b) = static_cast<uint16_t>(lengths_of(b) | 1u << n);
 }
 
 }  // namespace

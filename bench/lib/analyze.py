@@ -146,19 +146,20 @@ def measure(mdir, cfg, od):
         C["micro_geomean"] = round(g, 4)
     elif g:
         C["micro_geomean_partial"] = round(g, 4)
-    base = {}
     # macro-cold: the stats between the two wrk runs (cumulative, like the
-    # others), for what the warm run still built or flushed; completion is
-    # judged over both runs, from the micro snapshot
-    for w in ("micro", "macro-cold", "macro"):
-        s = kv(os.path.join(od, f"rep{reps[-1]}-stats-{w}.txt")) if reps else {}
+    # others), for what the warm run still built or flushed
+    stats = {w: kv(os.path.join(od, f"rep{reps[-1]}-stats-{w}.txt")) if reps else {}
+             for w in ("micro", "macro-cold", "macro")}
+    for w, s in stats.items():
         keep = {k: s[k] for k in ("cache_bytes_used", "arena_bytes_used", "flushes", "blocks_built",
                                   "text_flushes", "reclaims",
                                   "registered", "failed", "hits", "optimized", "cache_size") if k in s}
         if keep:
             C["memory"][w] = keep
-        if w == "macro-cold":
-            continue
+    # completion over micro, then over both wrk runs from the micro snapshot
+    base = {}
+    for w in ("micro", "macro"):
+        s = stats[w]
         done = completion(s, base)
         if done:
             C.setdefault("completion", {})[w] = done

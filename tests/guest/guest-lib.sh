@@ -14,6 +14,13 @@ note_modules() {
   grep -w kjit_engine_original_pc_nowait /proc/kallsyms | sed "s/^/kjit-symbol: /"
 }
 stat_of() { $K stats | awk -v k="$1" '$1==k{print $2}'; }
+# stats_grown BEFORE AFTER [KEYS]: "key=+N" for every `kjitctl stats`
+# counter that grew from file BEFORE to file AFTER (KEYS: an awk regular
+# expression the names must match; default all): where a window's calls went.
+stats_grown() {
+  awk -v keys="${3:-.}" 'FNR == NR && $2 ~ /^[0-9]+$/ {b[$1] = $2; next}
+       $1 ~ keys && $2 ~ /^[0-9]+$/ && ($1 in b) && $2 > b[$1] {printf "%s=+%d ", $1, $2 - b[$1]}' "$1" "$2"
+}
 # covered_at_least CHECK STATS_FILE PCT: the share of the calls of the
 # attached functions that entered the cache, from the "calls covered ...
 # (N of M calls ...)" line of a `kjitctl stats` output, must be PCT% or

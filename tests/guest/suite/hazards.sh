@@ -18,14 +18,17 @@ FN=$(grep -m1 -E '^(__x64_sys_getppid|__do_sys_getppid)' $T/available_filter_fun
 [ -n "$FN" ] || FN=__do_sys_getppid
 echo "ftrace name: $FN"
 echo "$FN" > $T/set_ftrace_filter
+$K stats > stats-ftrace-attached.txt
 echo function > $T/current_tracer
-e0=$(stat_of entries)
+$K stats > stats-ftrace-before.txt
+e0=$(awk '$1=="entries"{print $2}' stats-ftrace-before.txt)
 $W getppid 200 > /dev/null
-e1=$(stat_of entries)
-# what the calls that did not enter met: the tracer's text changes retire
-# what kjit built from those bytes
+# where the calls went (entries, declines by reason, nested, skipped,
+# filtered) and what the cache met (text flushes, generations, reclaims)
 $K stats > stats-ftrace-coexists.txt
-why=$(awk '$1 ~ /^(calls_declined|calls_declined_cache_full|calls_declined_unbuilt|calls_declined_hooked|calls_skipped|entry_declined|flushes|text_flushes|generations|reclaims|fallbacks)$/ {printf "%s=%s ", $1, $2}' stats-ftrace-coexists.txt)
+e1=$(awk '$1=="entries"{print $2}' stats-ftrace-coexists.txt)
+keys='^(entries|entry_declined|entry_skipped|filtered|calls_[a-z_]+|left_[a-z_]+|fallbacks|flushes|text_events|text_flushes|generations|reclaims)$'
+why="calls: $(stats_grown stats-ftrace-before.txt stats-ftrace-coexists.txt "$keys")enabling: $(stats_grown stats-ftrace-attached.txt stats-ftrace-before.txt "$keys")"
 n=$(grep -c "sys_getppid" $T/trace)     # before `nop`: switching tracers clears the buffer
 echo nop > $T/current_tracer
 echo > $T/set_ftrace_filter

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-// Decoded instructions by address, and those not relative to their
-// address also by encoding.  A block's liveness looks ahead into its
-// successors and the callees of its calls, and the trace builder decodes
-// those successors again when it lays them out: without a memory of what
+// Decoded instructions by address, those not relative to their address
+// also by encoding, and those relative to it by shape.  A block's liveness
+// looks ahead into its successors and the callees of its calls, and the
+// trace builder decodes those successors again when it lays them out:
+// without a memory of what
 // it decoded, the builder decodes each instruction about four times, and
 // Zydis is most of a build's cost.
 #pragma once
@@ -22,9 +23,10 @@ x86::DecodeStatus decode_cached(const x86::Decoder &decoder, uint64_t pc, const 
 void forget_decodes();
 
 // How decode_cached answered: from a decode at the same address, from one
-// of the same encoding elsewhere, or through the decoder.
+// of the same encoding elsewhere, from one of the same shape elsewhere
+// relocated (relative to its address), or through the decoder.
 struct DecodeCacheStats {
-  uint64_t by_address, by_encoding, decoded;
+  uint64_t by_address, by_encoding, relocated, decoded;
 };
 DecodeCacheStats decode_cache_stats();
 

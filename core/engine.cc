@@ -464,6 +464,7 @@ void kjit_engine_get_stats(kjit_engine_stats *out) {
   const DecodeCacheStats d = decode_cache_stats();
   out->decoded_by_address = d.by_address;
   out->decoded_by_encoding = d.by_encoding;
+  out->decoded_relocated = d.relocated;
   out->decoded = d.decoded;
   out->cache_bytes_used = 0;
   out->arena_bytes_used = 0;

@@ -260,6 +260,53 @@ void Decoder::classify_direct(Insn *insn, bool is_call) const {
   }
 }
 
+namespace {
+
+// The signed value of the `size`-byte field at `bytes`.
+int64_t field_value(const uint8_t *bytes, uint32_t size) {
+  if (size == 1) return static_cast<int8_t>(bytes[0]);
+  int32_t v;
+  __builtin_memcpy(&v, bytes, 4);
+  return v;
+}
+
+}  // namespace
+
+bool Decoder::relocatable_field(const Insn &in, uint32_t *offset, uint32_t *size) {
+  if (!in.pc_relative) return false;
+  uint32_t off, n;
+  if (in.rel_size) {
+    // rel8/rel32 ends a direct branch; a call or jump keeps its plain class
+    // here, so that the target's classification can be made again.
+    if (in.cf != KJIT_CF_JCC && in.cf != KJIT_CF_JMP && in.cf != KJIT_CF_CALL) return false;
+    if (in.rel_size != 1 && in.rel_size != 4) return false;
+    n = in.rel_size;
+    off = in.length - n;
+  } else if (in.rip_disp_offset) {
+    n = 4;
+    off = in.rip_disp_offset;
+  } else {
+    return false;
+  }
+  if (off == 0 || off + n > in.length) return false;
+  // The target as the CPU computes it from this field; an operand size that
+  // truncates it (Zydis's rel16 rules) does not relocate.
+  if (in.target != in.pc + in.length + static_cast<uint64_t>(field_value(in.bytes + off, n))) return false;
+  *offset = off;
+  *size = n;
+  return true;
+}
+
+void Decoder::relocate(const Insn &tmpl, uint32_t offset, uint32_t size, uint64_t pc, const uint8_t *bytes,
+                       Insn *out) const {
+  *out = tmpl;
+  out->pc = pc;
+  __builtin_memcpy(out->bytes, bytes, tmpl.length);
+  out->target = pc + tmpl.length + static_cast<uint64_t>(field_value(bytes + offset, size));
+  if (tmpl.rel_size && (tmpl.cf == KJIT_CF_CALL || tmpl.cf == KJIT_CF_JMP))
+    classify_direct(out, tmpl.cf == KJIT_CF_CALL);
+}
+
 bool Decoder::names_value(uint64_t pc, const uint8_t *bytes, uint32_t len, uint64_t value,
                           uint32_t *length) const {
   ZydisDecodedInstruction zi;

@@ -23,6 +23,21 @@ class Decoder {
   // branch target.  *length gets its length; false when it does not decode.
   bool names_value(uint64_t pc, const uint8_t *bytes, uint32_t len, uint64_t value, uint32_t *length) const;
 
+  // Relocation.  What makes an instruction relative to its address is one
+  // field of its bytes: a direct branch's rel8/rel32, the disp32 of a
+  // RIP-relative operand.  The values of displacements and immediates
+  // never change how x86 decodes the rest, so the same bytes with another
+  // value there, anywhere, decode as `in` does, with another target (and,
+  // for a call or jump, perhaps another class: a thunk, fentry).
+  // Whether `in`, decoded at in.pc, may stand for those: its field's offset
+  // and size (1 or 4) in *offset and *size.  False for every other
+  // relative form (rel16, xbegin) and for a branch the target classified.
+  static bool relocatable_field(const Insn &in, uint32_t *offset, uint32_t *size);
+  // What decode(pc, bytes, ...) gives when `bytes` equal `tmpl`'s except
+  // in its relocatable field (`offset`, `size`: relocatable_field's).
+  void relocate(const Insn &tmpl, uint32_t offset, uint32_t size, uint64_t pc, const uint8_t *bytes,
+                Insn *out) const;
+
  private:
   // Classifies a direct call/jmp by its target (thunks, fentry).
   void classify_direct(Insn *insn, bool is_call) const;

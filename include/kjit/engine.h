@@ -207,6 +207,8 @@ struct kjit_engine_stats {
   uint64_t decoded_by_address; /* instructions the decode cache answered from a
                                   decode at the same address                 */
   uint64_t decoded_by_encoding; /* ... from one of the same encoding elsewhere */
+  uint64_t decoded_relocated;  /* ... from one of the same shape elsewhere, moved
+                                  (relative to its address)                  */
   uint64_t decoded;            /* instructions the decoder (Zydis) decoded   */
 };
 void kjit_engine_get_stats(struct kjit_engine_stats *out);

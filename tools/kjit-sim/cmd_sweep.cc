@@ -216,13 +216,15 @@ int cmd_sweep(int argc, char **argv) {
   printf("speed:                 %.0f instructions/s, %.0f ns/block\n",
          t.build_seconds > 0 ? static_cast<double>(t.instructions) / t.build_seconds : 0, ns_per_block);
   // What the builds asked the decoder for, and how many of those Zydis
-  // decoded: the rest came from the decode cache, by address or by
-  // encoding.  Zydis's time per instruction, measured on the side, times
+  // decoded: the rest came from the decode cache, by address, by encoding
+  // or relocated by shape.  Zydis's time per instruction, measured on the side, times
   // its decodes per block is its share of ns/block.
-  const uint64_t asked = st.decoded_by_address + st.decoded_by_encoding + st.decoded;
-  printf("decode cache:          %llu instructions asked for: %llu by address, %llu by encoding, %llu decoded\n",
+  const uint64_t asked = st.decoded_by_address + st.decoded_by_encoding + st.decoded_relocated + st.decoded;
+  printf("decode cache:          %llu instructions asked for: %llu by address, %llu by encoding, %llu relocated,"
+         " %llu decoded\n",
          static_cast<unsigned long long>(asked), static_cast<unsigned long long>(st.decoded_by_address),
-         static_cast<unsigned long long>(st.decoded_by_encoding), static_cast<unsigned long long>(st.decoded));
+         static_cast<unsigned long long>(st.decoded_by_encoding),
+         static_cast<unsigned long long>(st.decoded_relocated), static_cast<unsigned long long>(st.decoded));
   const double ns_per_decode = t.decoded ? t.decode_seconds * 1e9 / static_cast<double>(t.decoded) : 0;
   const double decodes_per_block = t.blocks ? static_cast<double>(st.decoded) / static_cast<double>(t.blocks) : 0;
   printf("decoder:               %.0f ns/instruction (%llu decoded linearly); %.1f decodes/block: %.0f ns/block\n",

@@ -11,11 +11,17 @@
  *  - module text: a set of pages; once full, every module page counts as
  *    read until the next forget.
  * It also remembers what is being rewritten: the ranges the text-poke hook
- * saw announced since text_mutex was last seen free.  A read of such bytes
- * while text_mutex is still held may see them old or half written, after
- * the hook retired what depended on them: it is refused (the engine runs
- * the instruction there natively), and the set is forgotten at the first
- * read that finds text_mutex free.  Same granularity as above.
+ * saw announced and whose write has not been seen to end.  A read of such
+ * bytes may see them old, after the hook retired what depended on them: it
+ * is refused (the engine runs the instruction there natively).  The set is
+ * forgotten when the write returns (textwatch.c's return hook: writes are
+ * serialised by text_mutex, so none is then in flight), or, if that return
+ * was not seen, at the first read that finds text_mutex free.  Only the
+ * write itself is waited for, never the rest of its writer's hold of
+ * text_mutex: the kprobe optimizer holds it across an RCU-tasks grace
+ * period, and every attach pokes the attached functions' entries, so
+ * waiting for the mutex would run them natively for as long.  Same
+ * granularity as above.
  * All under a raw spinlock of this file's own, and static: nothing here
  * sleeps, allocates or is freed while the engine runs.  A read takes it
  * from the check to the note (shim.c, inside the engine lock: the order is
@@ -171,6 +177,15 @@ void kjit_text_deps_poking(unsigned long addr, unsigned long len)
 	}
 }
 
+void kjit_text_deps_poked(void)
+{
+	if (!poking)
+		return;
+	bitmap_zero(poked_bits, CORE_BITS);
+	poked_module = false;
+	poking = false;
+}
+
 bool kjit_text_deps_may_read(unsigned long addr, unsigned long len, bool text_locked)
 {
 	unsigned long a, end = addr + len;
@@ -178,9 +193,7 @@ bool kjit_text_deps_may_read(unsigned long addr, unsigned long len, bool text_lo
 	if (!poking)
 		return true;
 	if (!text_locked) {
-		bitmap_zero(poked_bits, CORE_BITS);
-		poked_module = false;
-		poking = false;
+		kjit_text_deps_poked();
 		return true;
 	}
 	for (a = addr; a < end; a = next_unit(a)) {

@@ -23,8 +23,10 @@ bool kjit_text_deps_hit(unsigned long addr, unsigned long len);
 void kjit_text_deps_forget(void);
 /* [addr, addr + len) is about to be rewritten (text_mutex held). */
 void kjit_text_deps_poking(unsigned long addr, unsigned long len);
+/* The write announced last has returned: nothing is being rewritten. */
+void kjit_text_deps_poked(void);
 /* Whether the engine may read [addr, addr + len) now: not while text_mutex
- * is held (text_locked) and a poke announced since it was last free
+ * is held (text_locked) and a write announced and not seen to return
  * touches those bytes. */
 bool kjit_text_deps_may_read(unsigned long addr, unsigned long len, bool text_locked);
 

@@ -23,12 +23,13 @@
  * epoch there and then (kjit_engine_retire: no wait, atomic context) and
  * invalidates the trampoline's stored translations: every entry, lookup and
  * link after the handler returns translates the new text.  The handler also
- * announces the range (text_deps.c): until text_mutex is free again the
+ * announces the range (text_deps.c): until the write returns (a kretprobe
+ * on the same function; failing that, until text_mutex is free again) the
  * engine reads none of those bytes (the instruction there runs natively),
- * so no block copies them old or half written between this retirement and
- * the write; everything else goes on being translated while ftrace patches
- * thousands of sites.  The retired half is reclaimed from a work item,
- * after the usual quiescence.
+ * so no block copies them old between this retirement and the write;
+ * everything else goes on being translated while ftrace patches thousands
+ * of sites.  The retired half is reclaimed from a work item, after the
+ * usual quiescence.
  *
  * Freed targets need nothing here: the cache never holds a branch to memory
  * that is not kernel or live module text (another tool's trampoline or
@@ -84,6 +85,26 @@ static struct kprobe kp_text_poke = {
 	.pre_handler = kjit_text_poke_pre,
 };
 
+/* The write announced by kjit_text_poke_pre is in memory: its bytes may be
+ * read again.  Not the kprobe's own job: a kretprobe's entry is skipped
+ * when it has no free instance, and the announcement must never be. */
+static int kjit_text_poke_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	unsigned long flags = kjit_text_deps_lock();
+
+	kjit_text_deps_poked();
+	kjit_text_deps_unlock(flags);
+	return 0;
+}
+
+/* Writes are serialised by text_mutex: one instance is in use at a time. */
+static struct kretprobe krp_text_poke = {
+	.kp.symbol_name = "__text_poke",
+	.handler = kjit_text_poke_ret,
+	.maxactive = 4,
+};
+static bool ret_hooked;
+
 static int kjit_module_event(struct notifier_block *nb, unsigned long action, void *data)
 {
 	struct module *mod = data;
@@ -122,6 +143,13 @@ int kjit_textwatch_init(void)
 		unregister_kprobe(&kp_text_poke);
 		return ret;
 	}
+	/* Without it, rewritten bytes are read again only once text_mutex is
+	 * seen free: safe, less often translated. */
+	ret = register_kretprobe(&krp_text_poke);
+	ret_hooked = !ret;
+	if (ret)
+		pr_warn("kretprobe on __text_poke: %d; text being rewritten stays native until text_mutex is free\n",
+			ret);
 	WRITE_ONCE(watching, true);
 	return 0;
 }
@@ -129,6 +157,9 @@ int kjit_textwatch_init(void)
 void kjit_textwatch_exit(void)
 {
 	WRITE_ONCE(watching, false);
+	if (ret_hooked)
+		unregister_kretprobe(&krp_text_poke);
+	ret_hooked = false;
 	unregister_module_notifier(&kjit_module_nb);
 	unregister_kprobe(&kp_text_poke);
 }

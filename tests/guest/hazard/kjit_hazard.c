@@ -10,11 +10,19 @@
  *   oops  a store through a NULL pointer inside kjit_hazard_entry: an oops
  *         in translated code, whose report must name kjit_hazard_entry
  *         (the writing task is killed; the kernel is tainted D).
- * Results: parameters/ra ("ok <addr> <sym>" or "BAD ..."). */
+ * Results: parameters/ra ("ok <addr> <sym>" or "BAD ...").
+ *
+ * hold_text_mutex_ms: writing N makes a work item hold text_mutex for N ms
+ * without writing any text, as the kprobe optimizer does across an
+ * RCU-tasks grace period; text_mutex_held reads 1 while it holds it. */
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/kallsyms.h>
 #include <linux/bug.h>
+#include <linux/kprobes.h>
+#include <linux/mutex.h>
+#include <linux/workqueue.h>
+#include <linux/delay.h>
 
 static unsigned long recorded_ra;
 static int do_warn;
@@ -68,8 +76,55 @@ static int ra_get(char *buf, const struct kernel_param *kp)
 static const struct kernel_param_ops ra_ops = { .get = ra_get };
 module_param_cb(ra, &ra_ops, NULL, 0444);
 
+static unsigned int hold_ms;
+static bool text_mutex_held;
+
+/* text_mutex is not exported: kallsyms_lookup_name (not exported in 6.1
+ * either) is found through a kprobe on it, as kjit.ko finds it. */
+static struct mutex *find_text_mutex(void)
+{
+	struct kprobe kp = { .symbol_name = "kallsyms_lookup_name" };
+	unsigned long (*lookup)(const char *name);
+
+	if (register_kprobe(&kp))
+		return NULL;
+	lookup = (void *)kp.addr;
+	unregister_kprobe(&kp);
+	return (struct mutex *)lookup("text_mutex");
+}
+
+static void hold_fn(struct work_struct *w)
+{
+	struct mutex *m = find_text_mutex();
+
+	if (!m)
+		return;
+	mutex_lock(m);
+	WRITE_ONCE(text_mutex_held, true);
+	msleep(READ_ONCE(hold_ms));
+	WRITE_ONCE(text_mutex_held, false);
+	mutex_unlock(m);
+}
+static DECLARE_WORK(hold_work, hold_fn);
+
+static int hold_set(const char *val, const struct kernel_param *kp)
+{
+	unsigned int ms;
+
+	if (kstrtouint(val, 0, &ms) || !ms || ms > 60000)
+		return -EINVAL;
+	if (work_pending(&hold_work) || READ_ONCE(text_mutex_held))
+		return -EBUSY;
+	WRITE_ONCE(hold_ms, ms);
+	schedule_work(&hold_work);
+	return 0;
+}
+static const struct kernel_param_ops hold_ops = { .set = hold_set };
+module_param_cb(hold_text_mutex_ms, &hold_ops, NULL, 0200);
+module_param(text_mutex_held, bool, 0444);
+
 static int __init h_init(void) { return 0; }
-static void __exit h_exit(void) { }
+static void __exit h_exit(void) { flush_work(&hold_work); }
 module_init(h_init);
 module_exit(h_exit);
 MODULE_LICENSE("GPL");

@@ -130,6 +130,7 @@ struct ExitPlan {
   uint8_t predicted;         // the block ends in a predicted return
   uint8_t predicted_return;  // ... and its tail goes where it returns to
   uint8_t unchecked;         // ... with no compare (Emitter::predicted_return)
+  uint8_t tail_not_taken;    // the tail is a conditional branch's not-taken side
 };
 
 // Bytes emit_stubs writes for `plan`.
@@ -369,27 +370,38 @@ bool Emitter::emit_terminator() {
   switch (in.cf) {
     case KJIT_CF_JCC: {
       bool taken_instr = has_requests(ki.index, KJIT_IPOINT_TAKEN);
-      int32_t local = -1;  // rel32 that must reach the taken-edge code
       if (in.jcc_kind == x86::JccKind::kPlain) {
-        if (taken_instr) local = w_.jcc(in.jcc_cond, w_.here());
-        else exit_jump(in.target, false, in.jcc_cond);
-      } else {
-        // loop/jrcxz only have rel8: hop over a short jmp to a rel32 one.
-        // The short jmp's displacement is set once the taken exit (padded,
-        // or a far jmp when the arena is full) has its final size: at most
-        // 14 bytes, always within rel8.
-        w_.bytes(in.bytes, static_cast<uint32_t>(in.length - 1));
-        w_.byte(2);
-        w_.byte(0xeb);
-        uint32_t skip_at = w_.size();
-        w_.byte(0);
-        if (taken_instr) local = w_.jmp(w_.here());
-        else exit_jump(in.target, false);
-        if (!w_.overflowed()) *w_.write_ptr(skip_at) = static_cast<uint8_t>(w_.size() - (skip_at + 1));
+        // Compilers put the unlikely side of a branch out of line, behind
+        // the taken edge: the not-taken side is the one a trace follows,
+        // so it stays last.  Taken-edge code goes in between, hopped over
+        // by the inverted condition.
+        if (taken_instr) {
+          const int32_t skip = w_.jcc(static_cast<uint8_t>(in.jcc_cond ^ 1), w_.here());
+          requests_at(ki.index, KJIT_IPOINT_TAKEN, out);
+          exit_jump(in.target, false);
+          if (skip >= 0) w_.patch_rel32(static_cast<uint32_t>(skip), w_.here());
+        } else {
+          exit_jump(in.target, false, in.jcc_cond);
+        }
+        requests_at(ki.index, KJIT_IPOINT_NOT_TAKEN, out);
+        tail_jump(fall, false, /*always=*/false);
+        plan.tail_not_taken = plan.tail != nullptr;
+        break;
       }
+      // loop/jrcxz only have rel8: hop over a short jmp to a rel32 one.
+      // The short jmp's displacement is set once the taken exit (padded, or
+      // a far jmp when the arena is full) has its final size: at most 14
+      // bytes, always within rel8.
+      int32_t local = -1;  // rel32 that must reach the taken-edge code
+      w_.bytes(in.bytes, static_cast<uint32_t>(in.length - 1));
+      w_.byte(2);
+      w_.byte(0xeb);
+      uint32_t skip_at = w_.size();
+      w_.byte(0);
+      if (taken_instr) local = w_.jmp(w_.here());
+      else exit_jump(in.target, false);
+      if (!w_.overflowed()) *w_.write_ptr(skip_at) = static_cast<uint8_t>(w_.size() - (skip_at + 1));
       requests_at(ki.index, KJIT_IPOINT_NOT_TAKEN, out);
-      // Compilers put the unlikely side of a branch out of line, behind the
-      // taken edge: the fall-through is the one a trace follows.
       if (taken_instr) exit_jump(fall, false);
       else tail_jump(fall, false, /*always=*/false);
       if (taken_instr) {
@@ -577,10 +589,12 @@ struct Follower {
 };
 
 // Whether a block that runs with the decoded one (kjit_block_runs_with_
-// previous) may follow it in a trace, the decoded block at `depth`: no user
-// access whose fault would continue elsewhere, and an end that always goes
-// on to the one target a trace would lay out as a copy (at depth > 0).  The
-// trace may still end there (its length, a follower it cannot build).
+// previous, kjit_block_runs_unless_previous_taken) may follow it in a
+// trace, the decoded block at `depth`: no user access whose fault would
+// continue elsewhere, and an end that goes on to the one target a trace
+// would lay out as a copy (at depth > 0), always or when its branch is not
+// taken.  The trace may still end there (its length, a follower it cannot
+// build).
 bool may_lead_run(const BuildContext &ctx, uint32_t depth) {
   for (uint32_t i = 0; i < ctx.n; i++)
     if (ctx.insns[i].is_extable_site) return false;
@@ -595,6 +609,11 @@ bool may_lead_run(const BuildContext &ctx, uint32_t depth) {
       return depth > 0 && kjit_os_callable_natively(in.target);  // a leaf called as is
     case KJIT_CF_JMP:
       return depth > 0;
+    case KJIT_CF_JCC: {  // into the copy of its not-taken side
+      const uint64_t fall = in.pc + in.length;
+      return depth > 0 && in.jcc_kind == x86::JccKind::kPlain && !g_engine.is_stop(fall) &&
+             kjit_os_may_translate(fall);
+    }
     case KJIT_CF_RET:  // without a compare, into the caller's copy
       return depth > 1 && ctx.predicted_return && !g_engine.is_stop(ctx.predicted_return) &&
              return_slot_untouched(in);
@@ -611,11 +630,11 @@ BuildResult emit_instrumented(Epoch &epoch, uint64_t pc, bool routine_start, uin
 // bytes, leaving room for those and its own.  `follower`: the
 // block would be laid out after t's last member; one with user accesses is
 // not (its exception-table mirrors must stay in address order even when
-// the layout is given up).  `depth`: its depth in the trace;
-// `runs_with_previous`: it runs exactly when the member before it does.
+// the layout is given up).  `depth`: its depth in the trace; `link`: how
+// the member before it reaches it.
 BuildResult emit_block(Epoch &epoch, uint64_t pc, bool routine_start, uint32_t start, uint32_t pending,
                        uint32_t reserve, bool follower, uint64_t predicted_return, uint32_t depth,
-                       bool runs_with_previous, TraceMember *m) {
+                       RunLink link, TraceMember *m) {
   BuildContext &ctx = g_build;
   if (!decode_block(pc)) return ctx.early == EarlyEnd::kHooked ? BuildResult::kHooked : BuildResult::kDeclined;
   if (follower)
@@ -623,7 +642,7 @@ BuildResult emit_block(Epoch &epoch, uint64_t pc, bool routine_start, uint32_t s
       if (ctx.insns[i].is_extable_site) return BuildResult::kDeclined;
   ctx.routine_start = routine_start;
   ctx.predicted_return = predicted_return;
-  ctx.runs_with_previous = runs_with_previous;
+  ctx.run_link = link;
   ctx.may_lead_run = may_lead_run(ctx, depth);
   ctx.cache_half = epoch.index;
   run_plugins(ctx);
@@ -827,7 +846,8 @@ BuildResult build_trace(Epoch &epoch, uint64_t pc, bool routine_start, uint64_t 
   t.return_at[1] = call_return;
   uint32_t start = epoch.code_used;
   BuildResult r =
-      emit_block(epoch, pc, routine_start, start, 0, 0, false, call_return, call_return ? 1 : 0, false, &t.members[0]);
+      emit_block(epoch, pc, routine_start, start, 0, 0, false, call_return, call_return ? 1 : 0, RunLink::kNone,
+                 &t.members[0]);
   if (r != BuildResult::kBuilt) return r;
   t.members[0].depth = t.members[0].frame = call_return ? 1 : 0;
   t.n = 1;
@@ -844,10 +864,15 @@ BuildResult build_trace(Epoch &epoch, uint64_t pc, bool routine_start, uint64_t 
     TraceMember next;
     // Without the tail's stub, not needed if this works.
     uint64_t predicted = f.depth == 0 ? 0 : f.call_return ? f.call_return : t.return_at[f.depth];
-    // A copy (in no table) entered only from prev's end, which it always reaches.
-    bool runs_with_prev = f.depth > 0 && prev.plan.tail_always && prev.leaves_only_at_end;
+    // A copy (in no table) is entered only from prev's end, which reaches
+    // it always, or when prev's branch is not taken.
+    RunLink link = RunLink::kNone;
+    if (f.depth > 0 && prev.leaves_only_at_end)
+      link = prev.plan.tail_always      ? RunLink::kAlways
+             : prev.plan.tail_not_taken ? RunLink::kUnlessTaken
+                                        : RunLink::kNone;
     if (emit_block(epoch, f.pc, prev.plan.tail->is_call, tail_at, t.n, t.stub_bytes - kStubSize, true,
-                   predicted, f.depth, runs_with_prev, &next) != BuildResult::kBuilt) {
+                   predicted, f.depth, link, &next) != BuildResult::kBuilt) {
       __builtin_memcpy(epoch.write_at(tail_at), tail_code, tail_len);
       break;
     }

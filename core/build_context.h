@@ -55,6 +55,14 @@ struct PendingMirror {
   uint64_t fixup_pc;  // the original fixup; 0: a fault continues there, natively
 };
 
+// How a trace member is reached from the member before it, for plugins
+// that count a run of blocks with one counter (kjit_block_runs_with_previous).
+enum class RunLink : uint8_t {
+  kNone,         // from elsewhere too, or from a block that may leave first
+  kAlways,       // only from the previous member's end, which always goes on into it
+  kUnlessTaken,  // only from its not-taken side: it runs when that branch is not taken
+};
+
 struct BuildContext {
   uint64_t pc;
   uint64_t next_pc;      // address after the last instruction
@@ -62,8 +70,9 @@ struct BuildContext {
   EarlyEnd early;
   uint8_t routine_start;
   uint8_t in_block_callback;
-  // kjit_block_runs_with_previous, kjit_block_may_lead_run (block_builder.cc)
-  uint8_t runs_with_previous;
+  // kjit_block_runs_with_previous, kjit_block_runs_unless_previous_taken,
+  // kjit_block_may_lead_run (block_builder.cc)
+  RunLink run_link;
   uint8_t may_lead_run;
   uint8_t cache_half;  // kjit_block_cache_half
   // The return address that the trace's own call pushed, for a `ret` ending

@@ -148,7 +148,8 @@ struct kjit_insn *kjit_block_insn(kjit_block *b, uint32_t index) {
   return index < b->ctx->n ? &b->ctx->insns[index] : nullptr;
 }
 int kjit_block_is_routine_start(const kjit_block *b) { return b->ctx->routine_start; }
-int kjit_block_runs_with_previous(const kjit_block *b) { return b->ctx->runs_with_previous; }
+int kjit_block_runs_with_previous(const kjit_block *b) { return b->ctx->run_link == RunLink::kAlways; }
+int kjit_block_runs_unless_previous_taken(const kjit_block *b) { return b->ctx->run_link == RunLink::kUnlessTaken; }
 int kjit_block_may_lead_run(const kjit_block *b) { return b->ctx->may_lead_run; }
 uint32_t kjit_block_cache_half(const kjit_block *b) { return b->ctx->cache_half; }
 

@@ -23,8 +23,10 @@
  * exactly when that block does (kjit_block_runs_with_previous), and so on
  * down the copy: such a run has one counter for its translation (a run
  * cell, run_cells.h), incremented by its first block, and a block's count
- * is that of its own counter plus the cells of every run it is a member
- * of.  Cells belong to translations: those of a half of the code cache are
+ * is that of its own counter plus the counts of every run it is a member
+ * of.  The copy on a branch's not-taken side (kjit_block_runs_unless_
+ * previous_taken) is in a run counted as the branch's block's less a cell
+ * the taken edge increments: the hot side of a branch runs no counter.  Cells belong to translations: those of a half of the code cache are
  * folded into the counts when the engine resets it (on_cache_reset); while
  * a half has no cell left, its traces count each block on its own, as
  * before runs.  A block whose build the engine gives up after on_block
@@ -92,14 +94,34 @@ static void instrument_block(struct kjit_block *block, void *arg) {
   /* A block that ends as its entry's first build did counts in a run. */
   int in_run = e && fragment == e->fragment;
   uint32_t i = in_run ? (uint32_t)(e - entries) : 0;
-  if (in_run && kjit_block_runs_with_previous(block) && kjit_run_join_open(&runs, i)) return;
-  uint64_t *cell = in_run && kjit_block_may_lead_run(block) ? kjit_run_lead(&runs, kjit_block_cache_half(block), i) : 0;
-  if (!cell) kjit_run_close(&runs);
-  if (cell) {
-    if (kjit_insert_call(last, KJIT_IPOINT_BEFORE, runs.percpu ? (void *)inc : (void *)inc_shared, 1,
-                         KJIT_ARG_PTR(cell)) == 0)
-      return;
-    kjit_run_leave(&runs); /* refused: counted on its own below, or not at all, as before runs */
+  void *add_run = runs.percpu ? (void *)inc : (void *)inc_shared;
+  int counted_in_run = in_run &&
+                       (kjit_block_runs_with_previous(block) || kjit_block_runs_unless_previous_taken(block)) &&
+                       kjit_run_join_open(&runs, i);
+  if (!counted_in_run) {
+    uint64_t *cell =
+        in_run && kjit_block_may_lead_run(block) ? kjit_run_lead(&runs, kjit_block_cache_half(block), i) : 0;
+    if (!cell) kjit_run_close(&runs);
+    if (cell && kjit_insert_call(last, KJIT_IPOINT_BEFORE, add_run, 1, KJIT_ARG_PTR(cell)) != 0) {
+      kjit_run_leave(&runs); /* refused: counted on its own below, or not at all, as before runs */
+      cell = 0;
+    }
+    counted_in_run = cell != 0;
+  }
+  if (counted_in_run) {
+    /* The not-taken side of its branch may run in a run of its own, the
+     * block's less the taken edge's: one counter on the side that runs
+     * least, when the branch is a forward one (a backward one closes a
+     * loop, and its taken side is the hot one).  Otherwise that side
+     * joins no run: it does not run every time this block does. */
+    if (kjit_insn_is_conditional(last)) {
+      uint64_t *taken = kjit_block_may_lead_run(block) && kjit_insn_layout_hint(last) == KJIT_HINT_NOT_TAKEN
+                            ? kjit_run_branch(&runs)
+                            : 0;
+      if (!taken || kjit_insert_call(last, KJIT_IPOINT_TAKEN, add_run, 1, KJIT_ARG_PTR(taken)) != 0)
+        kjit_run_end_open(&runs);
+    }
+    return;
   }
   if (!e) {
     __atomic_store_n(&dropped, dropped + 1, __ATOMIC_RELAXED);

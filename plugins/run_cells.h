@@ -8,8 +8,15 @@
  * nothing runs its code any more, and its pool's cells are folded into
  * their entries' `folded` counts and the pool starts again.
  *
- * An entry's count is its folded count plus the cells of every run it is a
- * member of: a list from first[entry] (member index + 1; 0 ends it) through
+ * A run on the not-taken side of a branch that ends a block of another
+ * run (kjit_block_runs_unless_previous_taken) has no cell of its own: its
+ * count is its parent run's less the branch's taken-edge cell, which the
+ * taken side increments (kjit_run_branch).  Every execution that counts in
+ * the parent reaches the branch and goes one way or the other, so the
+ * difference is exact.
+ *
+ * An entry's count is its folded count plus the counts of every run it is
+ * a member of: a list from first[entry] (member index + 1; 0 ends it) through
  * members[].next, newest first.  One writer (on_block, on_block_dropped,
  * on_cache_reset: the engine lock); readers take no lock: a member is
  * filled, then linked with release order, and a fold changes lists and
@@ -28,6 +35,9 @@ struct kjit_run_cells {
   struct kjit_run_member *members;  /* 2 * members_per_half, by half too */
   uint32_t *first;   /* per entry */
   uint64_t *folded;  /* per entry */
+  /* per cell: a branch's not-taken run counts parent's less the cell
+   * minus names; KJIT_NO_RUN in minus: the run counts its own cell */
+  uint32_t *parent, *minus;
   uint32_t nentries, per_half, members_per_half;
   uint32_t used[2], members_used[2];
   uint32_t seq;      /* odd while a fold changes lists */
@@ -47,7 +57,8 @@ static inline int kjit_run_cells_init(struct kjit_run_cells *rc, uint32_t nentri
   const uint64_t per_entry = sizeof(uint32_t) + sizeof(uint64_t);  /* first, folded */
   for (uint32_t per_half = max_runs / 2; per_half >= 1; per_half /= 2) {
     const uint64_t ncells = 2 * (uint64_t)per_half, nmembers = 4 * (uint64_t)per_half;
-    uint8_t *p = (uint8_t *)kjit_alloc(per_entry * nentries + sizeof(struct kjit_run_member) * nmembers);
+    uint8_t *p = (uint8_t *)kjit_alloc(per_entry * nentries + sizeof(struct kjit_run_member) * nmembers +
+                                       2 * sizeof(uint32_t) * ncells);
     if (!p) continue;
     uint64_t *cells = (uint64_t *)kjit_alloc_percpu(sizeof(uint64_t) * ncells);
     rc->percpu = cells != 0;
@@ -56,6 +67,8 @@ static inline int kjit_run_cells_init(struct kjit_run_cells *rc, uint32_t nentri
     rc->folded = (uint64_t *)p;
     rc->members = (struct kjit_run_member *)(p + sizeof(uint64_t) * nentries);
     rc->first = (uint32_t *)(rc->members + nmembers);
+    rc->parent = rc->first + nentries;
+    rc->minus = rc->parent + ncells;
     rc->cells = cells;
     rc->nentries = nentries;
     rc->per_half = per_half;
@@ -67,6 +80,21 @@ static inline int kjit_run_cells_init(struct kjit_run_cells *rc, uint32_t nentri
 
 static inline uint64_t kjit_run_cell_value(const struct kjit_run_cells *rc, uint32_t run) {
   return rc->percpu ? kjit_percpu_sum_u64(&rc->cells[run]) : __atomic_load_n(&rc->cells[run], __ATOMIC_RELAXED);
+}
+
+/* What run `run` counted.  A branch's not-taken run reads its taken-edge
+ * cells first, the deepest first, and its parents' cells after: an
+ * increment of a taken-edge cell seen here comes after the increment of
+ * the lead cell it is subtracted from (stores become visible in order), so
+ * the difference never goes below what a consistent moment would give. */
+static inline uint64_t kjit_run_value(const struct kjit_run_cells *rc, uint32_t run) {
+  uint64_t less = 0;
+  for (uint32_t depth = 0; rc->minus[run] != KJIT_NO_RUN && depth < 2 * rc->per_half; depth++) {
+    less += kjit_run_cell_value(rc, rc->minus[run]);
+    run = rc->parent[run];
+  }
+  const uint64_t c = kjit_run_cell_value(rc, run);
+  return c > less ? c - less : 0;
 }
 
 static inline void kjit_run_cell_zero(struct kjit_run_cells *rc, uint32_t run) {
@@ -93,6 +121,10 @@ static inline int kjit_run_join(struct kjit_run_cells *rc, uint32_t half, uint32
   return 1;
 }
 
+/* No block may join the open run any more; the membership made last stays
+ * (kjit_run_leave can take it back). */
+static inline void kjit_run_end_open(struct kjit_run_cells *rc) { rc->open = KJIT_NO_RUN; }
+
 /* A new run in half `half` led by `entry`, open for the blocks after it:
  * its cell, or NULL when the half has no room. */
 static inline uint64_t *kjit_run_lead(struct kjit_run_cells *rc, uint32_t half, uint32_t entry) {
@@ -100,10 +132,33 @@ static inline uint64_t *kjit_run_lead(struct kjit_run_cells *rc, uint32_t half, 
   rc->last = 0;
   if (half > 1 || rc->used[half] >= rc->per_half) return 0;
   const uint32_t run = half * rc->per_half + rc->used[half];
+  rc->minus[run] = KJIT_NO_RUN;
   if (!kjit_run_join(rc, half, run, entry)) return 0;
   rc->used[half]++;
   rc->open = run;
   return &rc->cells[run];
+}
+
+/* The block that joined or led the open run last ends in a conditional
+ * branch: opens the run of the copy a trace may lay on its not-taken side,
+ * which counts the open run's count less the taken edge's.  Returns the
+ * taken edge's cell, for code on that edge (KJIT_IPOINT_TAKEN) to
+ * increment; NULL, with no run open, when there is no room.  The block's
+ * own membership stays (kjit_run_leave takes it back). */
+static inline uint64_t *kjit_run_branch(struct kjit_run_cells *rc) {
+  if (rc->open == KJIT_NO_RUN) return 0;
+  const uint32_t half = rc->open / rc->per_half;
+  if (rc->used[half] + 2 > rc->per_half) {
+    kjit_run_end_open(rc);
+    return 0;
+  }
+  const uint32_t taken = half * rc->per_half + rc->used[half], not_taken = taken + 1;
+  rc->minus[taken] = KJIT_NO_RUN;
+  rc->parent[not_taken] = rc->open;
+  rc->minus[not_taken] = taken;
+  rc->used[half] += 2;
+  rc->open = not_taken;
+  return &rc->cells[taken];
 }
 
 /* `entry` joins the open run; 0 when there is none or no room. */
@@ -139,7 +194,7 @@ static inline uint64_t kjit_run_count(const struct kjit_run_cells *rc, uint32_t 
     uint64_t c = __atomic_load_n(&rc->folded[entry], __ATOMIC_RELAXED);
     for (uint32_t m = __atomic_load_n(&rc->first[entry], __ATOMIC_ACQUIRE); m; m = rc->members[m - 1].next) {
       const uint32_t run = __atomic_load_n(&rc->members[m - 1].run, __ATOMIC_RELAXED);
-      if (run != KJIT_NO_RUN) c += kjit_run_cell_value(rc, run);
+      if (run != KJIT_NO_RUN) c += kjit_run_value(rc, run);
     }
     __atomic_thread_fence(__ATOMIC_ACQUIRE);
     if (__atomic_load_n(&rc->seq, __ATOMIC_RELAXED) == s) return c;
@@ -161,7 +216,7 @@ static inline void kjit_run_reset_half(struct kjit_run_cells *rc, uint32_t half)
         continue;
       }
       if (m->run != KJIT_NO_RUN)
-        __atomic_store_n(&rc->folded[e], rc->folded[e] + kjit_run_cell_value(rc, m->run), __ATOMIC_RELAXED);
+        __atomic_store_n(&rc->folded[e], rc->folded[e] + kjit_run_value(rc, m->run), __ATOMIC_RELAXED);
       __atomic_store_n(link, m->next, __ATOMIC_RELAXED);
     }
   }

@@ -227,11 +227,18 @@ int kjit_block_is_routine_start(const struct kjit_block *block);
  * copy and the block on_block saw just before it always goes on into it:
  * that block's end has no condition and nothing in it can leave the cache
  * first (a user access's fault).  Every time one runs, so does the other:
- * a counter of the first counts both.  kjit_block_may_lead_run is nonzero
- * for a block that such a block may follow; a plugin that keeps a counter
- * per run needs one for those only.  The plugin learns that a block it saw
- * will not run from on_block_dropped. */
+ * a counter of the first counts both.  Nonzero from
+ * kjit_block_runs_unless_previous_taken when the block is such a copy laid
+ * on the not-taken side of the conditional branch that ends the block
+ * before it: it runs exactly when that block runs and its branch is not
+ * taken, so a counter of the first less one on its taken edge
+ * (KJIT_IPOINT_TAKEN) counts it, and the hot side of a branch needs no
+ * counter.  kjit_block_may_lead_run is nonzero for a block that such a
+ * block may follow; a plugin that keeps a counter per run needs one for
+ * those only.  The plugin learns that a block it saw will not run from
+ * on_block_dropped. */
 int kjit_block_runs_with_previous(const struct kjit_block *block);
+int kjit_block_runs_unless_previous_taken(const struct kjit_block *block);
 int kjit_block_may_lead_run(const struct kjit_block *block);
 /* The half of the code cache the block is built into (0 or 1): state a
  * plugin keeps per translation can go when on_cache_reset names the half. */

@@ -49,6 +49,7 @@ EXPORT_SYMBOL_GPL(kjit_block_insn_count);
 EXPORT_SYMBOL_GPL(kjit_block_insn);
 EXPORT_SYMBOL_GPL(kjit_block_is_routine_start);
 EXPORT_SYMBOL_GPL(kjit_block_runs_with_previous);
+EXPORT_SYMBOL_GPL(kjit_block_runs_unless_previous_taken);
 EXPORT_SYMBOL_GPL(kjit_block_may_lead_run);
 EXPORT_SYMBOL_GPL(kjit_block_cache_half);
 EXPORT_SYMBOL_GPL(kjit_insert_call);

@@ -20,14 +20,15 @@ constexpr uint64_t kNative = kText + 0x1000;  // no code: never translated
 // What the plugins were told about each block, in build order.
 struct Seen {
   uint64_t pc;
-  int runs_with_previous, may_lead_run;
+  int runs_with_previous, may_lead_run, runs_unless_taken;
 };
 std::vector<Seen> g_seen;
 uint32_t g_dropped;
 std::vector<uint32_t> g_resets;  // halves, in order
 
 void probe_block(kjit_block *b, void *) {
-  g_seen.push_back({kjit_block_pc(b), kjit_block_runs_with_previous(b), kjit_block_may_lead_run(b)});
+  g_seen.push_back({kjit_block_pc(b), kjit_block_runs_with_previous(b), kjit_block_may_lead_run(b),
+                    kjit_block_runs_unless_previous_taken(b)});
 }
 void probe_dropped(kjit_block *, void *) { g_dropped++; }
 void probe_reset(uint32_t half, void *) { g_resets.push_back(half); }
@@ -80,6 +81,10 @@ class RunsTest : public test::EngineTest {
     rel32(0x120, 0xe8, kText + 0x140);
     put(0x140, {0xb8, 0x09, 0x00, 0x00, 0x00});
     rel32(0x145, 0xe9, kNative);
+    // 0x160: call L ; jmp kNative          L: dec edi ; jne L ; mov eax, 4 ; ret
+    rel32(0x160, 0xe8, kText + 0x180);
+    rel32(0x165, 0xe9, kNative);
+    put(0x180, {0xff, 0xcf, 0x75, 0xfc, 0xb8, 0x04, 0x00, 0x00, 0x00, 0xc3});
     test_shim_add_code(kText, code);
   }
   // P, P2, P3 and F as compiled C functions: their returns into the
@@ -89,6 +94,7 @@ class RunsTest : public test::EngineTest {
     test_shim_add_c_function(kText + 0x60, kText + 0x68);
     test_shim_add_c_function(kText + 0x80, kText + 0x86);
     test_shim_add_c_function(kText + 0xc0, kText + 0xd0);
+    test_shim_add_c_function(kText + 0x180, kText + 0x18a);
   }
   static void probe() { ASSERT_EQ(kjit_register_plugin(&kProbe), 0); }
   static void bbcount(uint32_t max_runs = 32) {
@@ -107,6 +113,16 @@ class RunsTest : public test::EngineTest {
     return c;
   }
   uint64_t run(uint64_t pc, uint64_t rdi = 0) { return run_to(kjit_engine_enter(pc), kNative, rdi); }
+  // The code of the translation of `pc` in the active half starts with `bytes`.
+  static bool code_starts_with(uint64_t pc, std::initializer_list<uint8_t> bytes) {
+    const Epoch &e = active();
+    for (uint32_t k = 0; k < e.nblocks; k++) {
+      const Block *b = e.blocks[k];
+      if (b->orig_pc != pc || b->code_size < bytes.size()) continue;
+      if (std::memcmp(e.write_at(b->code_offset), bytes.begin(), bytes.size()) == 0) return true;
+    }
+    return false;
+  }
   // Each of `pcs` counted `n` times.
   static void expect_counts(std::initializer_list<uint64_t> pcs, uint64_t n, const char *why = "") {
     for (uint64_t pc : pcs) EXPECT_EQ(count_of(kText + pc), n) << why << " block +0x" << std::hex << pc;
@@ -154,12 +170,27 @@ TEST_F(RunsTest, AReturnThatComparesEndsTheRun) {
   EXPECT_SEEN(0x65, 0, 0);
 }
 
-TEST_F(RunsTest, AConditionalBranchEndsTheRun) {
+// The fall-through laid out after a conditional branch runs only when the
+// branch is not taken.
+TEST_F(RunsTest, AConditionalBranchsNotTakenSideRunsUnlessTaken) {
   c_functions();
   probe();
   kjit_engine_enter(kText + 0xa0);
-  EXPECT_SEEN(0xc0, 1, 0);
-  EXPECT_SEEN(0xc4, 0, 0);  // the fall-through, laid out, runs only when je is not taken
+  EXPECT_SEEN(0xc0, 1, 1);
+  EXPECT_SEEN(0xc4, 0, 0);
+  EXPECT_EQ(seen(kText + 0xc0)->runs_unless_taken, 0);
+  EXPECT_EQ(seen(kText + 0xc4)->runs_unless_taken, 1);
+}
+
+// In the table (depth 0) a branch's fall-through may be entered from
+// elsewhere: no run.
+TEST_F(RunsTest, ABranchAtTheTopOfATraceLeadsNoRun) {
+  c_functions();
+  probe();
+  kjit_engine_enter(kText + 0xc0);
+  EXPECT_SEEN(0xc0, 0, 0);
+  EXPECT_SEEN(0xc4, 0, 0);
+  EXPECT_EQ(seen(kText + 0xc4)->runs_unless_taken, 0);
 }
 
 // A fault on the user access continues at its fixup, not in the callee.
@@ -213,6 +244,64 @@ TEST_F(RunsTest, BothSidesOfABranchInACopyAreCounted) {
   expect_counts({0xa0, 0xc0, 0xa5}, 3);
   expect_counts({0xc4}, 1);
   expect_counts({0xca}, 2);
+}
+
+// The not-taken side's copy has no counter (mov eax, 1 ; pop rcx): its
+// count is F's run less je's taken edge, whatever the mix of sides.
+TEST_F(RunsTest, TheNotTakenSideCountsWithoutACounter) {
+  c_functions();
+  bbcount();
+  for (uint64_t rdi : {1, 0, 1, 0, 0, 1, 1}) EXPECT_EQ(run(kText + 0xa0, rdi), rdi ? 1u : 2u);
+  EXPECT_TRUE(code_starts_with(kText + 0xc4, {0xb8, 0x01, 0x00, 0x00, 0x00, 0x59}));
+  expect_counts({0xa0, 0xc0, 0xa5}, 7);
+  expect_counts({0xc4}, 4);
+  expect_counts({0xca}, 3);
+  EXPECT_EQ(kjit_bbcount_total(), 28u);
+  kjit_bbcount_clear();
+  expect_counts({0xa0, 0xc0, 0xc4, 0xca}, 0, "after clear");
+  run(kText + 0xa0, 1);
+  expect_counts({0xc0, 0xc4}, 1, "after clear and one run");
+}
+
+// A backward branch closes a loop: its taken side is the hot one, and its
+// not-taken side, laid out after it, counts on its own (the loop's exit
+// also runs from the copy the back edge built).
+TEST_F(RunsTest, ALoopsExitIsNoMemberOfTheLoopsRun) {
+  c_functions();
+  probe();
+  bbcount();
+  EXPECT_EQ(run(kText + 0x160, 1), 4u);
+  EXPECT_EQ(seen(kText + 0x184)->runs_unless_taken, 1);
+  EXPECT_EQ(run(kText + 0x160, 3), 4u);
+  EXPECT_EQ(run(kText + 0x160, 2), 4u);
+  expect_counts({0x160, 0x165, 0x184}, 3);
+  expect_counts({0x180}, 6);
+}
+
+// Not-taken runs fold with the rest when their half is reset.
+TEST_F(RunsTest, ANotTakenRunFoldsWithItsHalf) {
+  c_functions();
+  bbcount();
+  run(kText + 0xa0, 1);
+  run(kText + 0xa0, 0);
+  ASSERT_EQ(kjit_engine_flush(), 0);
+  ASSERT_EQ(kjit_engine_flush(), 0);  // the first half again: reset, folded
+  expect_counts({0xc0}, 2, "folded");
+  expect_counts({0xc4, 0xca}, 1, "folded");
+  run(kText + 0xa0, 1);
+  expect_counts({0xc0}, 3, "folded and new");
+  expect_counts({0xc4}, 2, "folded and new");
+}
+
+// No room for a branch's two cells: the not-taken side counts on its own.
+TEST_F(RunsTest, NoRoomForABranchsCellsCountsTheSideOnItsOwn) {
+  c_functions();
+  bbcount(2);  // one cell a half: the trace's run, nothing more
+  for (uint64_t rdi : {1, 0, 1}) run(kText + 0xa0, rdi);
+  EXPECT_FALSE(code_starts_with(kText + 0xc4, {0xb8, 0x01, 0x00, 0x00, 0x00, 0x59}));
+  expect_counts({0xa0, 0xc0, 0xa5}, 3);
+  expect_counts({0xc4}, 2);
+  expect_counts({0xca}, 1);
 }
 
 // With no run cell left, a trace's blocks get counters of their own.

@@ -34,6 +34,7 @@ share="$d/guest-rt"
 share_new "$share"
 share_kjit "$share" "$d/module/kjit.ko" "$root"
 cp "$m/kjit_rtlock.ko" "$share/"
+share_program "$share" rt_contend
 mkdir -p "$share/data"
 head -c 4194304 /dev/urandom > "$share/data/blob"   # 4 MiB read with O_DIRECT: ~1,000 completions
 share_script "$share" "$root/tests/guest/rt-guest.sh"

@@ -5,13 +5,18 @@
  * sleep through the scheduler, from translated code, and the holder may be
  * preempted inside the section.  kjit_rtlock_section() holds the lock for
  * `hold_us` microseconds around a plain increment of `count`; user threads
- * call it by writing to /sys/module/kjit_rtlock/parameters/enter, and read
- * the increments back from parameters/count: every increment must be there
- * (the lock excluded every other holder) whatever kjit did in between. */
+ * call it by writing a number of calls to /proc/kjit_rtlock_enter, and read
+ * the increments back from /sys/module/kjit_rtlock/parameters/count: every
+ * increment must be there (the lock excluded every other holder) whatever
+ * kjit did in between.  The calls come through /proc, not a module
+ * parameter, because every parameter write holds the module's param_lock
+ * mutex: the callers would queue there and never meet in the section. */
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/spinlock.h>
 #include <linux/delay.h>
+#include <linux/proc_fs.h>
+#include <linux/uaccess.h>
 
 static DEFINE_SPINLOCK(section_lock);
 static unsigned long count;
@@ -32,10 +37,11 @@ noinline unsigned long kjit_rtlock_section(void)
 }
 EXPORT_SYMBOL_GPL(kjit_rtlock_section);
 
-static int enter_set(const char *val, const struct kernel_param *kp)
+static ssize_t enter_write(struct file *file, const char __user *ubuf,
+			   size_t len, loff_t *pos)
 {
 	unsigned int n, i;
-	int ret = kstrtouint(val, 0, &n);
+	int ret = kstrtouint_from_user(ubuf, len, 0, &n);
 
 	if (ret)
 		return ret;
@@ -43,10 +49,13 @@ static int enter_set(const char *val, const struct kernel_param *kp)
 		return -EINVAL;
 	for (i = 0; i < n; i++)
 		kjit_rtlock_section();
-	return 0;
+	return len;
 }
-static const struct kernel_param_ops enter_ops = { .set = enter_set };
-module_param_cb(enter, &enter_ops, NULL, 0200);
+static const struct proc_ops enter_ops = {
+	.proc_write = enter_write,
+	.proc_lseek = noop_llseek,
+};
+static struct proc_dir_entry *enter_file;
 
 static int count_get(char *buf, const struct kernel_param *kp)
 {
@@ -54,6 +63,19 @@ static int count_get(char *buf, const struct kernel_param *kp)
 }
 static const struct kernel_param_ops count_ops = { .get = count_get };
 module_param_cb(count, &count_ops, NULL, 0444);
+
+static int __init rtlock_init(void)
+{
+	enter_file = proc_create("kjit_rtlock_enter", 0200, NULL, &enter_ops);
+	return enter_file ? 0 : -ENOMEM;
+}
+module_init(rtlock_init);
+
+static void __exit rtlock_exit(void)
+{
+	proc_remove(enter_file);
+}
+module_exit(rtlock_exit);
 
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("kjit guest test: a contended spinlock_t section (sleeping on PREEMPT_RT)");

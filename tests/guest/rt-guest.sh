@@ -37,18 +37,19 @@ s() { awk -v k="$1" '$1==k{print $2}' "$2"; }
 # cache.  Sets $calls and leaves the statistics in stats-$1.txt.
 contend() {
   name=$1; shift
+  out="contend-$name.txt"; st="stats-$name.txt"
   $K reset > /dev/null 2>&1
   c0=$(cat $C)
-  ./rt_contend "$@" > contend-$name.txt 2>&1 || fail ${name}_run "$(cat contend-$name.txt)"
+  ./rt_contend "$@" > "$out" 2>&1 || fail "${name}_run" "$(cat "$out")"
   c1=$(cat $C)
-  $K stats > stats-$name.txt
-  calls=$(awk '$1=="calls"{print $2}' contend-$name.txt)
-  if [ -n "$calls" ] && [ $((c1 - c0)) -eq "$calls" ]; then pass ${name}_every_increment "$calls calls, $((c1 - c0)) increments"
-  else fail ${name}_every_increment "$((c1 - c0)) increments of ${calls:-?} calls"; fi
-  if [ -n "$calls" ] && [ "$(s calls_entered stats-$name.txt)" -eq "$calls" ] && [ "$(s completed stats-$name.txt)" -eq "$calls" ]; then
-    pass ${name}_all_completed "entered $(s calls_entered stats-$name.txt), completed $(s completed stats-$name.txt)"
+  $K stats > "$st"
+  calls=$(awk '$1=="calls"{print $2}' "$out")
+  if [ -n "$calls" ] && [ $((c1 - c0)) -eq "$calls" ]; then pass "${name}_every_increment" "$calls calls, $((c1 - c0)) increments"
+  else fail "${name}_every_increment" "$((c1 - c0)) increments of ${calls:-?} calls"; fi
+  if [ -n "$calls" ] && [ "$(s calls_entered "$st")" -eq "$calls" ] && [ "$(s completed "$st")" -eq "$calls" ]; then
+    pass "${name}_all_completed" "entered $(s calls_entered "$st"), completed $(s completed "$st")"
   else
-    fail ${name}_all_completed "entered $(s calls_entered stats-$name.txt), completed $(s completed stats-$name.txt), declined $(s calls_declined stats-$name.txt), skipped $(s calls_skipped stats-$name.txt), left_sleep_full $(s left_sleep_full stats-$name.txt), left_sleep_off $(s left_sleep_off stats-$name.txt)"
+    fail "${name}_all_completed" "entered $(s calls_entered "$st"), completed $(s completed "$st"), declined $(s calls_declined "$st"), skipped $(s calls_skipped "$st"), left_sleep_full $(s left_sleep_full "$st"), left_sleep_off $(s left_sleep_off "$st")"
   fi
 }
 contend rtlock writers $E 4 400

@@ -83,6 +83,23 @@ std::string disassemble_at(const Emulator &emu, uint64_t pc) {
   return c.classify(emu, pc, &k) ? k.text : "?";
 }
 
+ReferenceCounts repeated(const ReferenceCounts &c, uint32_t times) {
+  ReferenceCounts r = c;
+  r.instructions *= times;
+  r.blocks *= times;
+  for (auto &[pc, n] : r.block_starts) n *= times;
+  r.call_trace.clear();
+  for (uint32_t i = 0; i < times; i++) r.call_trace.insert(r.call_trace.end(), c.call_trace.begin(), c.call_trace.end());
+  for (auto &[pc, n] : r.routine_entries) n *= times;
+  r.cond_branches *= times;
+  r.cond_taken *= times;
+  r.cond_predicted *= times;
+  for (auto &[pc, tn] : r.branch_outcomes) tn = {tn.first * times, tn.second * times};
+  r.lock_cmpxchg *= times;
+  r.lock_cmpxchg_failed *= times;
+  return r;
+}
+
 ReferenceCounter::ReferenceCounter(uint64_t entry_pc, const ThunkMap *thunks)
     : entry_pc_(entry_pc), thunks_(thunks) {}
 

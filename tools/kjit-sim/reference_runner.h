@@ -37,6 +37,10 @@ struct ReferenceCounts {
   uint64_t lock_cmpxchg_failed = 0;
 };
 
+// The counts of `times` identical runs, one after the other (a warm
+// replay's tools count the run that built the cache too).
+ReferenceCounts repeated(const ReferenceCounts &c, uint32_t times);
+
 struct ReferenceOptions {
   uint64_t budget = 10'000'000;  // instructions
   uint64_t stack_size = 64 * 1024;

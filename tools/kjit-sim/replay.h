@@ -44,8 +44,8 @@ struct ReplayOptions {
   bool profile = false;          // fill ReplayRun::insns_at
   bool trace = false;            // fill ReplayRun::trace (translated runs)
   // Translated runs: a first run builds the cache, the second, reported and
-  // checked, runs from it (a warm cache).  Tool counts would cover both
-  // runs, so the tools must be "none".
+  // checked, runs from it (a warm cache).  Tools count both runs: they are
+  // checked against twice the original run's counts, not the kernel's.
   bool warm = false;
   // The kernel's symbols at link-time addresses (a kallsyms list), added
   // to the capture's own, which name only the functions the log needs:

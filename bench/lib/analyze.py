@@ -110,7 +110,7 @@ def measure(mdir, cfg, od):
     except OSError:
         rc = "?"
     if status == "crashed" and rc == "124":
-        status = "boot timeout (per-boot limit; host shared with other guests)"
+        status = "boot timed out (BENCH_TIMEOUT, wall clock)"
     try:
         stamp = json.load(open(os.path.join(mdir, cfg, "stamp.json")))
     except (OSError, ValueError):

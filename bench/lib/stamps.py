@@ -55,4 +55,14 @@ def cell(row, newest):
     r = run_of(row)
     if r is None:
         return UNSTAMPED
-    return label(row["stamp"]) + ("" if r == newest else " **(older run)**")
+    return label(row["stamp"]) + ("" if r == newest else " **(older run)**") + incomplete(row)
+
+
+def incomplete(row):
+    """A boot that did not finish (status other than ok): what it measured
+    is shown, marked with the status and the repetitions it completed."""
+    st = row.get("status", "ok")
+    if st == "ok":
+        return ""
+    done = max((v.get("n", 0) for v in row.get("ratios", {}).values()), default=0)
+    return " **(%s: %d of %s reps)**" % (st, done, row.get("stamp", {}).get("reps", "?"))

@@ -28,20 +28,22 @@ def stamp(run, commit):
             "secs": "0.15", "macro_secs": "2", "smp": "1", "kjit_ko_sha256": "0" * 16}
 
 
-def config(runs, cfg, st, micro, cold, warm):
-    """One boot's output: 3 repetitions, native 100 per op and 1000 req/s;
-    the configuration `micro` times slower, its macro `cold`/`warm` times."""
+def config(runs, cfg, st, micro, cold, warm, reps=3, timed_out=False):
+    """One boot's output: `reps` repetitions, native 100 per op and 1000 req/s;
+    the configuration `micro` times slower, its macro `cold`/`warm` times;
+    timed_out: boot.sh's limit stopped it (rc 124, no status)."""
     d = os.path.join(runs, "icount", cfg)
     od = os.path.join(d, "out", cfg)
     os.makedirs(od)
     json.dump(st, open(os.path.join(d, "stamp.json"), "w"))
-    open(os.path.join(d, "boot.rc"), "w").write("0\n")
-    open(os.path.join(od, "status"), "w").write("ok\n")
+    open(os.path.join(d, "boot.rc"), "w").write("124\n" if timed_out else "0\n")
+    if not timed_out:
+        open(os.path.join(od, "status"), "w").write("ok\n")
 
     def lines(f, rc, rw):
         return ["lmb %s iters 1000 ns 1 tsc 1 ns_per_op %.4f" % (b, 100.0 * f) for b in MICRO] + \
                ["macro-cold rps %.4f" % (1000.0 / rc), "macro rps %.4f" % (1000.0 / rw)]
-    for i in (1, 2, 3):
+    for i in range(1, reps + 1):
         open(os.path.join(od, "rep%d-native.txt" % i), "w").write("\n".join(lines(1, 1, 1)) + "\n")
         open(os.path.join(od, "rep%d-config.txt" % i), "w").write("\n".join(lines(micro, cold, warm)) + "\n")
 
@@ -76,6 +78,7 @@ with tempfile.TemporaryDirectory() as t:
     # B: no tool warm 1.02 (<= 1.03: met), cold 1.12 (> 1.08: missed)
     config(rb, "kjit-none", B, 1.04, 1.12, 1.02)
     config(rb, "kjit-bbcount", B, 1.10, 1.15, 1.05)
+    config(rb, "kjit-flush", B, 50.0, 9.0, 9.0, reps=1, timed_out=True)
     for runs in (ra, rb):
         p = subprocess.run([sys.executable, analyze, runs, res], capture_output=True, text=True)
         check(p.returncode == 0, "analyze.py %s exits 0 (%s)" % (os.path.basename(runs), p.stderr.strip()[-300:]))
@@ -97,6 +100,10 @@ with tempfile.TemporaryDirectory() as t:
           "RESULTS.md: every kjit-calltrace row names A's commit and says older run")
     check(rows(md, "kjit-none") and all("bbbbbbb" in l and "older" not in l for l in rows(md, "kjit-none")),
           "RESULTS.md: every kjit-none row names B's commit, not older")
+    check(rows(md, "kjit-flush") and all("timed out" in l and "1 of 3 reps" in l for l in rows(md, "kjit-flush")),
+          "a boot that timed out after 1 of 3 repetitions says so on each of its rows")
+    check(rows(md, "kjit-none") and all("reps**" not in l for l in rows(md, "kjit-none")),
+          "a finished boot's rows carry no such mark")
     check(rows(md, "kjit-syscount") and all("unstamped (before stamps)" in l for l in rows(md, "kjit-syscount")),
           "RESULTS.md: the kjit-syscount row says unstamped (before stamps)")
 

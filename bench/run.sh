@@ -29,7 +29,7 @@ B="$(mkdir -p "${1:-$top/build}" && cd "${1:-$top/build}" && pwd)"
 W="$B/bench"; mkdir -p "$W"
 ALL="native kjit-none kjit-none-nofollow kjit-none-ipmodify kjit-none-notrace kjit-none-stackret kjit-syscount kjit-calltrace kjit-bbcount kjit-bb-notrace
  kjit-icount kjit-icount-dynpcpu
- kjit-bb-noliveness kjit-bb-noinline kjit-bb-noopt kjit-flush
+ kjit-bb-noliveness kjit-bb-noinline kjit-bb-noopt
  kjit-cache64 kjit-cache256 kjit-cache1024 kjit-cache4096 kjit-kcov-pc kjit-kcov-cmp kjit-kcov-beside
  kprobe-sys kprobe-call kprobe-bb ftrace-func bpftrace"
 CONFIGS="${BENCH_CONFIGS:-$ALL}"

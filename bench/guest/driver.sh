@@ -73,7 +73,6 @@ setup() {
     kjit-bb-noliveness)   kjit_load "" bbcount liveness=0 ;;
     kjit-bb-noinline)     kjit_load "" bbcount inline=0 ;;
     kjit-bb-noopt)        kjit_load "" bbcount liveness=0 inline=0 ;;
-    kjit-flush)           kjit_load "" bbcount flush_every_entry=1 ;;
     kjit-cache*)          kjit_load "${CONFIG#kjit-cache}" bbcount ;;
     kjit-kcov-pc)         kjit_kcov_load && KCOV_MICRO="pc" ;;
     kjit-kcov-cmp)        kjit_kcov_load && KCOV_MICRO="cmp" ;;

@@ -5,7 +5,7 @@
 KJITCTL=/mnt/kjit/bin/kjitctl
 KJIT_KO=/mnt/kjit/bin/kjit.ko
 
-# kjit_load CACHE_KB|"" TOOL [liveness=0] [inline=0] [flush_every_entry=1] [percpu_kb=N]
+# kjit_load CACHE_KB|"" TOOL [liveness=0] [inline=0] [percpu_kb=N]
 #           [follow_sleeps=0] [direct_entry=0] [trace_blocks=1] [abi_returns=0]
 kjit_load() {
   local cache="$1" tool="$2" o
@@ -16,7 +16,6 @@ kjit_load() {
     case "$o" in
       liveness=*) args+=(--liveness "${o#*=}") ;;
       inline=*) args+=(--inline "${o#*=}") ;;
-      flush_every_entry=*) args+=(--flush-every-entry "${o#*=}") ;;
       percpu_kb=*|follow_sleeps=*|direct_entry=*|trace_blocks=*|abi_returns=*) params+=("$o") ;;   # module parameters
     esac
   done

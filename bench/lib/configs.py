@@ -6,7 +6,7 @@ MICRO = ["null", "read", "write", "stat", "fstat", "openclose", "select",
          "siginstall", "sigdeliver", "pipe", "fork", "exec"]
 CONFIGS = ["native", "kjit-none", "kjit-none-nofollow", "kjit-none-ipmodify", "kjit-none-notrace", "kjit-none-stackret", "kjit-syscount",
            "kjit-calltrace", "kjit-bbcount", "kjit-bb-notrace", "kjit-icount", "kjit-icount-dynpcpu", "kjit-bb-noliveness", "kjit-bb-noinline", "kjit-bb-noopt",
-           "kjit-flush", "kjit-cache64", "kjit-cache256", "kjit-cache1024", "kjit-cache4096",
+           "kjit-cache64", "kjit-cache256", "kjit-cache1024", "kjit-cache4096",
            "kjit-kcov-pc", "kjit-kcov-cmp", "kjit-kcov-beside",
            "kprobe-sys", "kprobe-call", "kprobe-bb", "ftrace-func", "bpftrace"]
 DESC = {
@@ -25,7 +25,6 @@ DESC = {
     "kjit-bb-noliveness": "kjit, block counting, liveness off",
     "kjit-bb-noinline": "kjit, block counting, inlining off",
     "kjit-bb-noopt": "kjit, block counting, liveness+inlining off",
-    "kjit-flush": "kjit, block counting, cache flushed after every entry",
     "kjit-cache64": "kjit, block counting, 64 KiB code cache",
     "kjit-cache256": "kjit, block counting, 256 KiB code cache",
     "kjit-cache1024": "kjit, block counting, 1 MiB code cache",

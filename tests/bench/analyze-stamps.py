@@ -78,7 +78,7 @@ with tempfile.TemporaryDirectory() as t:
     # B: no tool warm 1.02 (<= 1.03: met), cold 1.12 (> 1.08: missed)
     config(rb, "kjit-none", B, 1.04, 1.12, 1.02)
     config(rb, "kjit-bbcount", B, 1.10, 1.15, 1.05)
-    config(rb, "kjit-flush", B, 50.0, 9.0, 9.0, reps=1, timed_out=True)
+    config(rb, "kjit-cache64", B, 50.0, 9.0, 9.0, reps=1, timed_out=True)
     for runs in (ra, rb):
         p = subprocess.run([sys.executable, analyze, runs, res], capture_output=True, text=True)
         check(p.returncode == 0, "analyze.py %s exits 0 (%s)" % (os.path.basename(runs), p.stderr.strip()[-300:]))
@@ -100,7 +100,7 @@ with tempfile.TemporaryDirectory() as t:
           "RESULTS.md: every kjit-calltrace row names A's commit and says older run")
     check(rows(md, "kjit-none") and all("bbbbbbb" in l and "older" not in l for l in rows(md, "kjit-none")),
           "RESULTS.md: every kjit-none row names B's commit, not older")
-    check(rows(md, "kjit-flush") and all("timed out" in l and "1 of 3 reps" in l for l in rows(md, "kjit-flush")),
+    check(rows(md, "kjit-cache64") and all("timed out" in l and "1 of 3 reps" in l for l in rows(md, "kjit-cache64")),
           "a boot that timed out after 1 of 3 repetitions says so on each of its rows")
     check(rows(md, "kjit-none") and all("reps**" not in l for l in rows(md, "kjit-none")),
           "a finished boot's rows carry no such mark")

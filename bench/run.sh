@@ -20,7 +20,9 @@
 #      BENCH_SMP (1: one vCPU, so pipe/fork ping-pong is not dominated by
 #      TCG's cross-vCPU wake-up latency, and -icount is single-threaded anyway),
 #      BENCH_JOBS (-icount boots at once: one per host core, at most two),
-#      BENCH_ANALYZE_ONLY=1 (re-make the results from the last runs).
+#      BENCH_ANALYZE_ONLY=1 (re-make the results from the last runs),
+#      BENCH_TIMEOUT (1800: wall-clock seconds per boot; the slowest,
+#      kjit-bb-noinline and kprobe-bb, take 1000 and 944 s on 2 cores).
 set -uo pipefail
 top="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 # shellcheck source=tools/lab/qemu-lock.sh
@@ -80,7 +82,7 @@ if [ "${BENCH_ANALYZE_ONLY:-0}" != 1 ]; then
       "$run_id" "$commit" "$dirty" "$(date -u -d "@$s" +%Y-%m-%dT%H:%M:%SZ)" "$mode" "$reps" \
       "${BENCH_SECS:-0.15}" "${BENCH_MACRO_SECS:-2}" "${BENCH_SMP:-1}" "$ko_sha" > "$share/stamp.json"
     "$top/bench/lib/boot.sh" --share "$share" --script "$top/bench/guest/run.sh" \
-      --root "$root" ${flag:+"$flag"} --smp "${BENCH_SMP:-1}" --timeout "${BENCH_TIMEOUT:-1200}" >"$share/boot.log" 2>&1
+      --root "$root" ${flag:+"$flag"} --smp "${BENCH_SMP:-1}" --timeout "${BENCH_TIMEOUT:-1800}" >"$share/boot.log" 2>&1
     rc=$?
     echo "$rc" > "$share/boot.rc"
     echo "bench: $mode $cfg: boot rc $rc, $(( $(date +%s) - s )) s, $(cat "$share/out/$cfg/status" 2>/dev/null || echo no-status)" >&2

@@ -21,8 +21,8 @@
 #      TCG's cross-vCPU wake-up latency, and -icount is single-threaded anyway),
 #      BENCH_JOBS (-icount boots at once: one per host core, at most two),
 #      BENCH_ANALYZE_ONLY=1 (re-make the results from the last runs),
-#      BENCH_TIMEOUT (1800: wall-clock seconds per boot; the slowest,
-#      kjit-bb-noinline and kprobe-bb, take 1000 and 944 s on 2 cores).
+#      BENCH_TIMEOUT (1800: wall-clock seconds per boot, above what the
+#      slowest boots take on 2 cores, each boot's time is in the log).
 set -uo pipefail
 top="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 # shellcheck source=tools/lab/qemu-lock.sh

@@ -26,14 +26,15 @@ if(KJIT_KERNEL_OBJECTS)
   # The kernel's own code-generation flags (os/linux/build.sh checks the
   # flavour's config for the thunks and IBT they assume), plus:
   #  -mpreferred-stack-boundary=3: the kernel only keeps rsp 8-aligned;
-  #  -fcf-protection=none: no endbr64 (this kernel has no IBT);
+  #  -fcf-protection=branch: endbr64 at every function, as the kernel
+  #   compiles itself with CONFIG_X86_KERNEL_IBT (a NOP where IBT is off);
   #  -fno-jump-tables: like the kernel under RETPOLINE (no thunked table jumps).
   set(KJIT_KERNEL_CXX_FLAGS
       -std=c++20 -ffreestanding -fno-exceptions -fno-rtti -fno-pic -mcmodel=kernel
       -mno-red-zone -mno-sse -mno-mmx -mno-sse2 -nostdinc++ -fno-threadsafe-statics
       -fno-asynchronous-unwind-tables -mindirect-branch=thunk-extern
       -mfunction-return=thunk-extern -mindirect-branch-register -fno-stack-protector
-      -mpreferred-stack-boundary=3 -fcf-protection=none -fno-jump-tables
+      -mpreferred-stack-boundary=3 -fcf-protection=branch -fno-jump-tables
       -O2 -g0 -Wall -Wno-unused-parameter
       -DKJIT_KERNEL=1 -DZYAN_NO_LIBC -DZYDIS_STATIC_BUILD -DZYCORE_STATIC_BUILD
       -DZYDIS_DISABLE_FORMATTER

@@ -239,7 +239,7 @@ void Emitter::exit_jump(uint64_t target, bool is_call, int cond) {
   if (!e) {
     // Out of arena: leave to native code (still correct).
     emit_departure_count(w_, target, KJIT_DEPART_CACHE_FULL, true);
-    w_.jmp_far(target);
+    if (w_.jmp(target) < 0 && !w_.overflowed()) w_.jmp_far(target);
     return;
   }
   // Linking re-points this jump while other CPUs may run the block.

@@ -105,9 +105,18 @@ int32_t CodeWriter::jcc_patchable(uint8_t cond, uint64_t target) {
 }
 
 void CodeWriter::jmp_far(uint64_t target) {
+#ifdef KJIT_KERNEL
+  // The kernel's cache lies within rel32 reach of all kernel and module
+  // text, and an indirect jump there would need an ENDBR at its target on
+  // an IBT kernel: a far jump is a failed emission (the block is given up
+  // and its code runs natively), never an indirect branch.
+  (void)target;
+  overflow_ = true;
+#else
   static const uint8_t kJmpRipSlot[] = {0xff, 0x25, 0, 0, 0, 0};  // jmp *0(%rip)
   bytes(kJmpRipSlot, sizeof(kJmpRipSlot));
   u64(target);
+#endif
 }
 
 void CodeWriter::push_imm(uint64_t value) {

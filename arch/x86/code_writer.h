@@ -51,6 +51,7 @@ class CodeWriter {
   // lea (which accesses no memory, so the override means nothing).
   void branch_padding(uint32_t n);
   // jmp through an inline 8-byte slot: reaches any address, no registers.
+  // In the kernel build it fails instead (overflowed()): see there.
   void jmp_far(uint64_t target);
 
   void push_imm(uint64_t value);        // flag-free, register-free

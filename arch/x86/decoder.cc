@@ -233,18 +233,26 @@ int Decoder::thunk_register(uint64_t target) const {
   if (!have_facts_ || target == 0) return -1;
   for (int r = 0; r < KJIT_GPR_COUNT; r++) {
     if (facts_.retpoline_thunk[r] == target || facts_.its_thunk[r] == target ||
-        facts_.jump_thunk[r] == target)
+        facts_.jump_thunk[r] == target || facts_.call_thunk[r] == target)
       return r;
   }
   return -1;
+}
+
+bool Decoder::is_return_thunk(uint64_t target) const {
+  if (target == 0) return false;
+  if (target == facts_.return_thunk) return true;
+  for (uint64_t t : facts_.return_thunks)
+    if (t == target) return true;
+  return false;
 }
 
 void Decoder::classify_direct(Insn *insn, bool is_call) const {
   insn->cf = is_call ? KJIT_CF_CALL : KJIT_CF_JMP;
   if (!have_facts_) return;
   uint64_t t = insn->target;
-  if (!is_call && facts_.return_thunk && t == facts_.return_thunk) {
-    insn->cf = KJIT_CF_RET;  // `jmp __x86_return_thunk` is a return
+  if (!is_call && is_return_thunk(t)) {
+    insn->cf = KJIT_CF_RET;  // `jmp __x86_return_thunk` (or the one patched in) is a return
     return;
   }
   if (is_call && facts_.fentry && t == facts_.fentry) {

@@ -42,6 +42,7 @@ class Decoder {
   // Classifies a direct call/jmp by its target (thunks, fentry).
   void classify_direct(Insn *insn, bool is_call) const;
   int thunk_register(uint64_t target) const;
+  bool is_return_thunk(uint64_t target) const;
 
   kjit_os_kernel_facts facts_{};
   bool have_facts_ = false;

@@ -55,11 +55,23 @@ struct kjit_os_memory {
 
 /* Kernel facts the engine needs to classify control flow. */
 #define KJIT_GPR_COUNT 16
+#define KJIT_RETURN_THUNKS 8
+/* The return thunks of the kernel's mitigations, by name (those a kernel
+ * lacks are absent from its symbols). */
+#define KJIT_RETURN_THUNK_NAMES                                              \
+  "retbleed_return_thunk", "srso_return_thunk", "srso_alias_return_thunk", \
+  "its_return_thunk", "call_depth_return_thunk", "__x86_return_skl"
 struct kjit_os_kernel_facts {
   uint64_t return_thunk;                      /* __x86_return_thunk */
   uint64_t retpoline_thunk[KJIT_GPR_COUNT];   /* __x86_indirect_thunk_<reg>, 0 if absent */
   uint64_t its_thunk[KJIT_GPR_COUNT];         /* __x86_indirect_its_thunk_<reg> */
   uint64_t jump_thunk[KJIT_GPR_COUNT];        /* __x86_indirect_jump_thunk_<reg> */
+  uint64_t call_thunk[KJIT_GPR_COUNT];        /* __x86_indirect_call_thunk_<reg> */
+  /* The other thunks a return may jump to: at boot the kernel rewrites
+   * every `jmp __x86_return_thunk` into a jump to the thunk the CPU's
+   * mitigations chose (KJIT_RETURN_THUNK_NAMES and the live value of
+   * x86_return_thunk); 0 = unused slot. */
+  uint64_t return_thunks[KJIT_RETURN_THUNKS];
   uint64_t fentry;                            /* __fentry__ */
   uint64_t schedule_funnel;                   /* __schedule */
   /* Where the engine's exits land (host dispatcher gates). */

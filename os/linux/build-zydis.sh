@@ -24,7 +24,7 @@ ZFLAGS=(-std=gnu11 -nostdinc -isystem "$(gcc -print-file-name=include)"
         -ffreestanding -fno-pic -mcmodel=kernel -mno-red-zone -mno-sse -mno-mmx -mno-sse2
         -fno-asynchronous-unwind-tables -mindirect-branch=thunk-extern
         -mfunction-return=thunk-extern -mindirect-branch-register -fno-stack-protector
-        -mpreferred-stack-boundary=3 -fcf-protection=none -fno-jump-tables -fno-common
+        -mpreferred-stack-boundary=3 -fcf-protection=branch -fno-jump-tables -fno-common
         -O2 -DZYAN_NO_LIBC -DZYDIS_DISABLE_FORMATTER -DZYDIS_STATIC_BUILD -DZYCORE_STATIC_BUILD)
 zobjs=()
 pids=()

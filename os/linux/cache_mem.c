@@ -2,12 +2,11 @@
 /* Memory for the engine: the code cache, its writable alias, the data
  * window and the arena.
  *
- * Code cache: a NOBITS section with SHF_EXECINSTR in this module
+ * Code cache: an SHF_EXECINSTR section in this module
  * (.kjit_cache, "ax", symbol "kjit-code-cache", see cache_area.S).  The module loader lays
  * SHF_EXECINSTR sections out in the module's core text, so the cache is
  * within +/-2 GiB of kernel and module text (rel32 displacements reach) and
- * zero-filled at load (the loader zeroes the whole core image and does not
- * copy NOBITS), and STRICT_MODULE_RWX makes it RO+X after load.  "awx" is
+ * zeroed at load, and STRICT_MODULE_RWX makes it RO+X after load.  "awx" is
  * refused by the 6.1 loader ("invalid WRITE|EXEC flags").  The engine writes
  * through a second mapping of the same pages: vmap() of vmalloc_to_page() of
  * each page with PAGE_KERNEL (RW+NX).  set_memory_ro() on module text only
@@ -88,6 +87,10 @@ int kjit_mem_init(struct kjit_os_memory *mem)
 	if (!cache_alias)
 		return -ENOMEM;
 
+	/* The section is int3s where it has bytes in the .ko (cache_area.S):
+	 * the engine starts from zeroes everywhere. */
+	memset(cache_alias, 0, cache_bytes);
+
 	arena = vzalloc((unsigned long)arena_kb << 10);
 	if (!arena) {
 		vunmap(cache_alias);
@@ -141,13 +144,14 @@ static const char *prot_str(unsigned long addr, char *buf)
 	return buf;
 }
 
-/* Writes "mov $0x2a,%eax; ret" through the alias into the last page of the
- * cache, runs it at the exec address, and checks the page protections of
+/* Writes "endbr64; mov $0x2a,%eax; ret" through the alias into the last page
+ * of the cache, calls it at the exec address (an indirect call: the ENDBR
+ * is what IBT requires of its target), and checks the page protections of
  * both views (exec view R-X, alias RW-, never W+X).  The bytes are zeroed
  * again afterwards. */
 int kjit_mem_selftest(void)
 {
-	static const u8 code[] = { 0xb8, 0x2a, 0x00, 0x00, 0x00, 0xc3 };
+	static const u8 code[] = { 0xf3, 0x0f, 0x1e, 0xfa, 0xb8, 0x2a, 0x00, 0x00, 0x00, 0xc3 };
 	unsigned long off = cache_bytes - PAGE_SIZE;
 	u8 *exec = kjit_code_cache + off;
 	int (*fn)(void) = (int (*)(void))exec;

@@ -59,6 +59,7 @@
 #include "entry_attach.h"
 #include "shim.h"
 #include "symbols.h"
+#include "fentry.h"
 #include "kjit/plugin.h"
 
 static DEFINE_MUTEX(cap_mutex);
@@ -319,11 +320,17 @@ static void cap_add_thunks(void)
 	kjit_shim_fill_facts(&f);
 	if (f.return_thunk)
 		kjit_caplog_add_code(f.return_thunk, 32);
+	/* the mitigations' return thunks are longer (untraining sequences) */
+	for (i = 0; i < KJIT_RETURN_THUNKS; i++)
+		if (f.return_thunks[i])
+			kjit_caplog_add_code(f.return_thunks[i], 64);
 	for (i = 0; i < KJIT_GPR_COUNT; i++) {
 		if (f.retpoline_thunk[i])
 			kjit_caplog_add_code(f.retpoline_thunk[i], 32);
 		if (f.its_thunk[i])
 			kjit_caplog_add_code(f.its_thunk[i], 32);
+		if (f.call_thunk[i])
+			kjit_caplog_add_code(f.call_thunk[i], 32);
 	}
 }
 
@@ -366,7 +373,8 @@ static int cap_attached_targets(u64 **out)
 	}
 	/* Attachments may change meanwhile: the ones there now are taken. */
 	for (i = 0; i < n && kjit_attachment(i, name, &addr); i++)
-		t[k++] = addr + MCOUNT_INSN_SIZE;
+		if (kjit_fentry_site(addr))
+			t[k++] = kjit_fentry_site(addr) + MCOUNT_INSN_SIZE;
 	kfree(name);
 	sort(t, k, sizeof(*t), cap_u64_cmp, NULL);
 	for (i = 0, n = 0; i < k; i++)
@@ -396,14 +404,17 @@ static int cap_start(struct kjit_ioc_capture *c)
 		if (n < 0)
 			return n;
 	} else {
-		u64 addr = kjit_ksym(c->name);
+		u64 addr = kjit_ksym(c->name), site;
 
 		if (!addr)
 			return -ENOENT;
+		site = kjit_fentry_site(addr);
+		if (!site)
+			return -EINVAL;
 		targets = kvmalloc(sizeof(*targets), GFP_KERNEL);
 		if (!targets)
 			return -ENOMEM;
-		targets[0] = addr + MCOUNT_INSN_SIZE;
+		targets[0] = site + MCOUNT_INSN_SIZE;
 	}
 	sched_funnel = kjit_ksym("__schedule");
 	cap_stop_locked();

@@ -20,6 +20,7 @@
 #define pr_fmt(fmt) "kjit: " fmt
 
 #include <linux/kernel.h>
+#include <linux/pid.h>
 #include <linux/sched.h>
 #include <linux/sched/task.h>
 #include <linux/sched/task_stack.h>
@@ -45,7 +46,7 @@ struct cap_buf {
 };
 
 static struct cap_buf ev, code;
-/* The targets' entry block pcs (function + MCOUNT_INSN_SIZE), sorted;
+/* The targets' entry block pcs (fentry site + MCOUNT_INSN_SIZE), sorted;
  * read-only while armed, freed only after the plugin is removed.  With
  * EACH_ATTACHED each has a state byte (CAP_T_*), written by the owner at
  * its END only (one writer), read by every task that enters a target. */

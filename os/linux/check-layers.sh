@@ -26,7 +26,7 @@ LAYERS=(
   "control module"                       # ioctl decoding; init and exit
   "config capture capture_log"           # what the ioctls drive
   "dispatch_gates entry_trampoline"      # translated code's way out, the direct entry (asm)
-  "entry_attach sched_resume textwatch crash_report kernel_quirks exports"  # attach/detach and the ftrace ops, sleeps, text changes, oops reports, kernel bugs named at load, plugin API
+  "entry_attach sched_resume textwatch crash_report kernel_quirks kernel_probe exports"  # attach/detach and the ftrace ops, sleeps, text changes, oops reports, kernel bugs named at load, plugin API
   "entry_decide exit_gates"              # the entry decision (both paths), the gates' C side
   "builtin_tools"                        # the tools' table: what the entry path asks of the active tool
   "reclaim_work"                         # reclaiming a full cache epoch from a work item
@@ -39,7 +39,8 @@ LAYERS=(
   "kjit_engine zydis_kernel"             # the C++ engine (core/, arch/x86/) and Zydis
   "shim extable"                         # what the engine calls (os_shim.h)
   "quiesce"
-  "cache_mem percpu_mem cache_area symbols entry_table entry_guard attachments text_deps core_extable"  # memory, kernel symbols, the trampoline's table, the guard, the attachments, what translations read, the core exception table
+  "cache_mem percpu_mem symbols fentry entry_table entry_guard attachments text_deps core_extable"  # memory, kernel symbols, fentry sites, the trampoline's table, the guard, the attachments, what translations read, the core exception table
+  "ksym_call cache_area"                 # calling kernel functions found by name (IBT-safe stubs); the cache and stub sections
 )
 
 # The entry path: it asks the tool table (builtin_tools.h) what the active

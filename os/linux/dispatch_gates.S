@@ -25,6 +25,9 @@
 #include <asm/nospec-branch.h>
 #include <asm/unwind_hints.h>
 #include <asm/percpu.h>
+#include <asm/ibt.h>
+#include <linux/objtool.h>
+#include "compat.h"
 
 .macro SAVE_ALL
 	pushfq
@@ -73,7 +76,8 @@
 	.text
 /* call kjit_gate_direct ; .long exit_id */
 SYM_CODE_START(kjit_gate_direct)
-	UNWIND_HINT_FUNC		/* [rsp] = R, like a call */
+	UNWIND_HINT_FUNC
+	ANNOTATE_NOENDBR		/* reached by direct calls from the cache only */		/* [rsp] = R, like a call */
 	SAVE_ALL
 	movq	F_R(%rsp), %rdi
 	call	kjit_linux_direct_exit
@@ -86,6 +90,7 @@ SYM_CODE_END(kjit_gate_direct)
  * call kjit_gate_indirect ; .long chain_id */
 SYM_CODE_START(kjit_gate_indirect)
 	UNWIND_HINT_FUNC
+	ANNOTATE_NOENDBR		/* reached by direct calls from the cache only */
 	SAVE_ALL
 	movq	F_R(%rsp), %rdi
 	movq	%rcx, %rsi
@@ -104,7 +109,8 @@ SYM_CODE_END(kjit_gate_indirect)
  * (sched_resume.c) may put kjit_sched_return into R's slot; the funnel is
  * then entered with a RET, as by a call from that slot. */
 SYM_CODE_START(kjit_gate_sched)
-	UNWIND_HINT_FUNC		/* [rsp] = R, like a call */
+	UNWIND_HINT_FUNC
+	ANNOTATE_NOENDBR		/* reached by direct calls from the cache only */		/* [rsp] = R, like a call */
 	SAVE_ALL
 	leaq	F_R(%rsp), %rdi		/* the slot */
 	call	kjit_linux_sched_call
@@ -117,7 +123,8 @@ SYM_CODE_END(kjit_gate_sched)
 /* __schedule returns here for a task the gate or the sched_switch probe
  * retargeted, with preemption off: this CPU's kjit_resume_pc is R. */
 SYM_CODE_START(kjit_sched_return)
-	UNWIND_HINT_EMPTY
+	KJIT_UNWIND_HINT_NO_FRAME
+	ENDBR				/* its address is data (entered by RET) */
 	pushq	PER_CPU_VAR(kjit_resume_pc)
 	UNWIND_HINT_FUNC		/* [rsp] = R, as if returning to it */
 	SAVE_ALL

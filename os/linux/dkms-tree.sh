@@ -15,7 +15,9 @@ root="$(cd "$here/../.." && pwd)"
 dest="$1"
 "$root/cmake/check-freestanding.sh" "$2" >/dev/null
 mkdir -p "$dest/examples" "$dest/include"
-cp "$here"/Kbuild "$here"/Makefile "$here"/*.c "$here"/*.h "$here"/*.S "$dest"/
+cp "$here"/Kbuild "$here"/Makefile "$here"/conftest.sh "$here"/*.c "$here"/*.h "$here"/*.S "$dest"/
+mkdir -p "$dest/conftest"
+cp "$here"/conftest/* "$dest/conftest/"
 cp "$root"/plugins/*.c "$root"/plugins/*.h "$dest/examples/"
 cp -r "$root"/include/. "$dest/include/"
 cp "$2" "$dest/kjit_engine.o_shipped"

@@ -40,6 +40,7 @@
 #include "quiesce.h"
 #include "shim.h"
 #include "symbols.h"
+#include "fentry.h"
 #include "uapi/kjit/ioctl.h"
 
 static unsigned int max_attach = 1u << 17;
@@ -74,7 +75,6 @@ static bool kjit_ops_registered;
  * ops stays registered until unload and detach is one filter update.  The
  * handler ignores the parking address. */
 static unsigned long kjit_park_ip;
-static unsigned long (*p_ftrace_location)(unsigned long ip);
 
 static void ops_reinit(void)
 {
@@ -84,8 +84,9 @@ static void ops_reinit(void)
 	kjit_ops.flags = FTRACE_OPS_FL_SAVE_REGS | FTRACE_OPS_FL_IPMODIFY;
 }
 
-/* Checks the function at addr (0: no such name); 0, or -errno. */
-static int check_addr(unsigned long addr)
+/* Checks the function at addr (0: no such name); 0 and its fentry site
+ * in *site (what the attachment is keyed on), or -errno. */
+static int check_addr(unsigned long addr, unsigned long *site)
 {
 	int state;
 
@@ -96,26 +97,22 @@ static int check_addr(unsigned long addr)
 		return -EAGAIN;          /* loading or unloading */
 	if (!kjit_os_may_translate(addr))
 		return -EPERM;
-	if (addr == kjit_park_ip)
-		return -EBUSY;           /* kjit's parking address */
-	if (!p_ftrace_location || p_ftrace_location(addr) != addr)
+	*site = kjit_fentry_site(addr);
+	if (!*site)
 		return -EINVAL;          /* no fentry site at the entry */
-	if (kjit_att_find(addr))
+	if (*site == kjit_park_ip)
+		return -EBUSY;           /* kjit's parking address */
+	if (kjit_att_find(*site))
 		return -EEXIST;
 	if (kjit_att_count() >= max_attach)
 		return -ENOSPC;
 	return 0;
 }
 
-/* Checks one name; 0 and its address, or -errno. */
-static int check_target(const char *name, unsigned long *addr_out)
+/* Checks one name; 0 and its fentry site, or -errno. */
+static int check_target(const char *name, unsigned long *site)
 {
-	unsigned long addr = kjit_ksym(name);
-	int r = check_addr(addr);
-
-	if (!r)
-		*addr_out = addr;
-	return r;
+	return check_addr(kjit_ksym(name), site);
 }
 
 /* Adds `n` checked addresses to the filter and registers the ops if needed;
@@ -218,7 +215,7 @@ int kjit_attach(const char *name, u64 *addr_out)
 	}
 	a->direct = direct;
 	kjit_att_append(a);
-	*addr_out = addr;
+	*addr_out = kjit_fentry_func(addr);
 	pr_info("attached to %s at %px\n", name, (void *)addr);
 out:
 	attach_unlock();
@@ -243,7 +240,9 @@ int kjit_check_many(const char __user *names, s32 __user *results, u32 count)
 		return ret;
 	attach_lock();
 	for (i = 0; i < count; i++) {
-		r = kjit_names_at(&b, i)[0] ? check_addr(b.addrs[i]) : -EINVAL;
+		unsigned long site;
+
+		r = kjit_names_at(&b, i)[0] ? check_addr(b.addrs[i], &site) : -EINVAL;
 		if (put_user(r, &results[i])) {
 			ret = -EFAULT;
 			break;
@@ -280,11 +279,11 @@ int kjit_attach_many(const char __user *names, s32 __user *results, u32 count)
 		goto out_free;
 	attach_lock();
 	for (i = 0; i < count; i++) {
-		unsigned long addr = b.addrs[i];
+		unsigned long addr = 0;
 		const char *name = kjit_names_at(&b, i);
 
 		/* -EEXIST also for a name twice: the first one is hashed */
-		r = name[0] ? check_addr(addr) : -EINVAL;
+		r = name[0] ? check_addr(b.addrs[i], &addr) : -EINVAL;
 		if (!r && kjit_att_count() + n >= max_attach)
 			r = -ENOSPC;
 		if (!r) {
@@ -506,7 +505,7 @@ bool kjit_attachment(int i, char *name, u64 *addr)
 	attach_lock();
 	if (i < kjit_att_count()) {
 		strscpy(name, kjit_att_at(i)->name, KJIT_NAME_MAX);
-		*addr = kjit_att_at(i)->addr;
+		*addr = kjit_fentry_func(kjit_att_at(i)->addr);
 		ok = true;
 	}
 	attach_unlock();
@@ -520,19 +519,12 @@ int kjit_entry_init(void (*direct_tramp)(void))
 	ret = kjit_direct_init((unsigned long)direct_tramp);
 	if (ret)
 		return ret;
-	p_ftrace_location = (void *)kjit_ksym("ftrace_location");
-	if (!p_ftrace_location)
-		pr_warn("ftrace_location not found: attach refused\n");
-	else {
+	{
 		static const char *const park[] = { "__x64_sys_ni_syscall", "__ia32_sys_ni_syscall" };
 		int i;
 
-		for (i = 0; i < ARRAY_SIZE(park) && !kjit_park_ip; i++) {
-			unsigned long a = kjit_ksym(park[i]);
-
-			if (a && p_ftrace_location(a) == a)
-				kjit_park_ip = a;
-		}
+		for (i = 0; i < ARRAY_SIZE(park) && !kjit_park_ip; i++)
+			kjit_park_ip = kjit_fentry_site(kjit_ksym(park[i]));
 	}
 	kjit_entry_set_park_ip(kjit_park_ip);
 	ops_reinit();

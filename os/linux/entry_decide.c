@@ -49,6 +49,7 @@
 #include "builtin_tools.h"
 #include "reclaim_work.h"
 #include "shim.h"
+#include "fentry.h"
 #include "kjit/engine.h"
 
 /* The IPMODIFY ops' parking address (entry_attach.c): in its filter, never
@@ -123,6 +124,7 @@ static bool entry_needs_nothing_else(void)
  * enter, or 0 to run natively. */
 static __always_inline u64 entry_decide(unsigned long ip, unsigned long parent_ip, unsigned long sp)
 {
+	unsigned long func;
 	u32 pid;
 	u64 target;
 
@@ -147,8 +149,9 @@ static __always_inline u64 entry_decide(unsigned long ip, unsigned long parent_i
 	atomic64_inc(&kjit_counts.entries);
 	/* every registered plugin's on_entry: the built-in tool and plugin
 	 * modules alike */
-	kjit_engine_notify_entry(ip);
-	kjit_tool_on_entry(READ_ONCE(kjit_policy.tool_hooks), ip, sp);
+	func = kjit_fentry_func(ip);
+	kjit_engine_notify_entry(func);
+	kjit_tool_on_entry(READ_ONCE(kjit_policy.tool_hooks), func, sp);
 	return target;
 }
 
@@ -163,8 +166,12 @@ static void kjit_ftrace_enter(unsigned long ip, unsigned long parent_ip,
 		return;
 	}
 	target = entry_decide(ip, parent_ip, regs->sp);
+	/* regs is ftrace's saved pt_regs (SAVE_REGS): its ip is where the
+	 * function goes on, on every kernel (ftrace_instruction_pointer_set
+	 * and its successor ftrace_regs_set_instruction_pointer write the
+	 * same field) */
 	if (target)
-		ftrace_instruction_pointer_set(fregs, target);
+		regs->ip = target;
 }
 
 /* The direct trampoline's C path (entry_trampoline.S): where the function

@@ -30,6 +30,7 @@
 #include <linux/hashtable.h>
 #include "entry_direct.h"
 #include "entry_table.h"
+#include "compat.h"
 
 /* Ops registered at most; a request beyond goes to the IPMODIFY ops. */
 #define KJIT_DIRECT_OPS 1024
@@ -82,11 +83,11 @@ bool kjit_direct_owns(unsigned long ip)
 
 static void unregister_batch(struct direct_batch *b)
 {
-	int ret = unregister_ftrace_direct_multi(&b->ops, tramp_addr);
+	int ret = kjit_unregister_ftrace_direct(&b->ops, tramp_addr);
 	unsigned int i;
 
 	if (ret)
-		pr_err("unregister_ftrace_direct_multi: %d\n", ret);
+		pr_err("unregister_ftrace_direct: %d\n", ret);
 	ftrace_free_filter(&b->ops);
 	for (i = 0; i < b->n; i++)
 		hash_del(&b->fns[i].node);
@@ -162,7 +163,7 @@ int kjit_direct_attach(const unsigned long *ips, unsigned int n)
 	b->ops.ops_func = share_with_ipmodify;
 	ret = i < nfresh ? -ENOSPC : ftrace_set_filter_ips(&b->ops, fresh, nfresh, 0, 0);
 	if (!ret)
-		ret = register_ftrace_direct_multi(&b->ops, tramp_addr);
+		ret = kjit_register_ftrace_direct(&b->ops, tramp_addr);
 	if (ret) {
 		for (j = 0; j < i; j++)
 			kjit_entry_table_detach(fresh[j] + MCOUNT_INSN_SIZE);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /* entry_direct.c: entry by a direct call.  Attached functions' fentry sites
  * call kjit_direct_tramp (entry_trampoline.S) through ftrace direct ops
- * (register_ftrace_direct_multi), one ops per attach request.  Called by
+ * (kjit_register_ftrace_direct, compat.h), one ops per attach request.  Called by
  * entry_attach.c under its attach mutex. */
 #ifndef KJIT_ENTRY_DIRECT_H
 #define KJIT_ENTRY_DIRECT_H

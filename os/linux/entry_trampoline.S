@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /* The direct-call entry trampoline (entry_direct.c registers it with
- * register_ftrace_direct_multi): an attached function's fentry site calls
- * it, so [rsp] = the function + MCOUNT_INSN_SIZE (ip5) and [rsp+8] = the
+ * kjit_register_ftrace_direct): an attached function's fentry site calls
+ * it, so [rsp] = the fentry site + MCOUNT_INSN_SIZE (ip5) and [rsp+8] = the
  * function's return address.  It replaces ip5 in that slot with where the
  * function goes on, ip5 itself or its translation, and returns: one call,
  * one return, the state the IPMODIFY handler leaves.
@@ -26,6 +26,7 @@
 #include <asm/percpu.h>
 #include <asm/nospec-branch.h>
 #include "entry_table.h"
+#include "compat.h"
 
 	.text
 SYM_FUNC_START(kjit_direct_tramp)
@@ -34,7 +35,7 @@ SYM_FUNC_START(kjit_direct_tramp)
 	 * instructions, in an NMI too. */
 	cmpb	$0, kjit_entry_task_filter(%rip)
 	jne	.Ltask_filter
-	testl	$KJIT_NMI_MASK, PER_CPU_VAR(__preempt_count)
+	testl	$KJIT_NMI_MASK, PER_CPU_VAR(KJIT_PREEMPT_COUNT_VAR)
 	jnz	.Lslow
 .Lnot_nmi:
 	cmpb	$0, PER_CPU_VAR(kjit_guard)
@@ -80,7 +81,7 @@ SYM_FUNC_START(kjit_direct_tramp)
 #ifdef CONFIG_PREEMPT_RT
 	jmp	.Lslow
 #else
-	testl	$KJIT_NOT_TASK_MASK, PER_CPU_VAR(__preempt_count)
+	testl	$KJIT_NOT_TASK_MASK, PER_CPU_VAR(KJIT_PREEMPT_COUNT_VAR)
 	jnz	.Lslow			/* an NMI among the rest */
 	jmp	.Lnot_nmi
 #endif

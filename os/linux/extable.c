@@ -73,6 +73,7 @@
 #include <asm/extable.h>
 #include <asm/extable_fixup_types.h>
 #include "extable.h"
+#include "compat.h"
 #include "kjit/os_shim.h"
 #include "cache_mem.h"
 #include "symbols.h"
@@ -211,10 +212,10 @@ int kjit_extable_init(void)
 	unsigned long lo, hi;
 	unsigned int i;
 
-	p_search = (void *)kjit_ksym("search_exception_tables");
+	p_search = kjit_ksym_fn("search_exception_tables");
 	if (!p_search)
 		return -ENOENT;
-	sentinel_fixup = (unsigned long)m->core_layout.base + m->core_layout.size;
+	sentinel_fixup = kjit_module_text_end(m);
 	orig_extable = m->extable;
 	orig_num = m->num_exentries;
 	if (orig_num > KJIT_EXT_OWN_MAX)

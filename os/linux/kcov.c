@@ -60,6 +60,7 @@
 #include <uapi/linux/kcov.h>
 #include "kcov.h"
 #include "kcov_cmp.h"
+#include "compat.h"
 #include "symbols.h"
 #include "kjit/plugin.h"
 
@@ -238,7 +239,7 @@ static int kcov_mmap(struct file *f, struct vm_area_struct *vma)
 		return -EINVAL;
 	}
 	spin_unlock_irqrestore(&k->lock, flags);
-	vma->vm_flags |= VM_DONTEXPAND;
+	kjit_vm_flags_set(vma, VM_DONTEXPAND);
 	for (off = 0; off < size; off += PAGE_SIZE) {
 		res = vm_insert_page(vma, vma->vm_start + off, vmalloc_to_page((char *)k->area + off));
 		if (res)

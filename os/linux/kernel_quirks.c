@@ -26,7 +26,7 @@
 static void report_rcu_defer_qs_reinit(void)
 {
 	int (*size_of)(unsigned long, unsigned long *, unsigned long *) =
-		(void *)kjit_ksym("kallsyms_lookup_size_offset");
+		kjit_ksym_fn("kallsyms_lookup_size_offset");
 	unsigned long fn = kjit_ksym("rcu_read_unlock_special");
 	unsigned long handler = kjit_ksym("rcu_preempt_deferred_qs_handler");
 	unsigned long size = 0, off = 0;

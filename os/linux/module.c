@@ -24,9 +24,12 @@
 #include "sched_resume.h"
 #include "shim.h"
 #include "symbols.h"
+#include "ksym_call.h"
+#include "fentry.h"
 #include "textwatch.h"
 #include "crash_report.h"
 #include "kernel_quirks.h"
+#include "kernel_probe.h"
 #include "uapi/kjit/ioctl.h"
 
 static struct kjit_os_memory kjit_mem;
@@ -35,18 +38,27 @@ static int __init kjit_init(void)
 {
 	int ret;
 
+	ret = kjit_ksym_call_init();
+	if (ret)
+		return ret;
 	ret = kjit_symbols_init();
 	if (ret)
-		return ret;
+		goto err_stubs;
+	ret = kjit_fentry_init();
+	if (ret)
+		goto err_stubs;
 	ret = kjit_shim_init();
 	if (ret)
-		return ret;
+		goto err_stubs;
+	ret = kjit_kernel_probe();
+	if (ret)
+		goto err_stubs;
 	ret = kjit_quiesce_init();
 	if (ret)
-		return ret;
+		goto err_stubs;
 	ret = kjit_mem_init(&kjit_mem);
 	if (ret)
-		return ret;
+		goto err_stubs;
 	ret = kjit_mem_selftest();
 	if (ret)
 		goto err_mem;
@@ -100,6 +112,8 @@ err_ext:
 err_mem:
 	kjit_percpu_mem_exit();
 	kjit_mem_exit();
+err_stubs:
+	kjit_ksym_call_exit();
 	return ret;
 }
 
@@ -117,6 +131,7 @@ static void __exit kjit_exit(void)
 	kjit_extable_exit();
 	kjit_percpu_mem_exit();
 	kjit_mem_exit();
+	kjit_ksym_call_exit();
 	pr_info("unloaded\n");
 }
 

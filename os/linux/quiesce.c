@@ -317,8 +317,8 @@ void kjit_quiesce_range(unsigned long lo, unsigned long hi)
 
 int kjit_quiesce_init(void)
 {
-	p_put_task_stack = (void *)kjit_ksym("put_task_stack");
-	p_module_text_address = (void *)kjit_ksym("__module_text_address");
+	p_put_task_stack = kjit_ksym_fn("put_task_stack");
+	p_module_text_address = kjit_ksym_fn("__module_text_address");
 	stext = kjit_ksym("_stext");
 	etext = kjit_ksym("_etext");
 	regs_caller = kjit_ksym("ftrace_regs_caller");

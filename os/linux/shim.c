@@ -18,6 +18,7 @@
 #include "shim.h"
 #include "entry_guard.h"
 #include "symbols.h"
+#include "fentry.h"
 #include "extable.h"
 #include "quiesce.h"
 #include "text_deps.h"
@@ -40,7 +41,6 @@ static const struct exception_table_entry *(*p_search_exception_tables)(unsigned
 static struct bug_entry *(*p_find_bug)(unsigned long bugaddr);
 static int (*p_kallsyms_lookup_size_offset)(unsigned long addr, unsigned long *size,
 					    unsigned long *offset);
-static unsigned long (*p_ftrace_location)(unsigned long ip);
 static struct module *(*p_module_text_address)(unsigned long addr);
 /* Held by every agent that patches live text (text_poke's callers). */
 static struct mutex *p_text_mutex;
@@ -111,14 +111,13 @@ int kjit_shim_init(void)
 	err |= need(&ftrace_caller_end, "ftrace_caller_end");
 	err |= need(&ftrace_regs_start, "ftrace_regs_caller");
 	err |= need(&ftrace_regs_end, "ftrace_regs_caller_end");
-	p_within_kprobe_blacklist = (void *)kjit_ksym("within_kprobe_blacklist");
-	p_search_exception_tables = (void *)kjit_ksym("search_exception_tables");
-	p_find_bug = (void *)kjit_ksym("find_bug");
-	p_kallsyms_lookup_size_offset = (void *)kjit_ksym("kallsyms_lookup_size_offset");
+	p_within_kprobe_blacklist = kjit_ksym_fn("within_kprobe_blacklist");
+	p_search_exception_tables = kjit_ksym_fn("search_exception_tables");
+	p_find_bug = kjit_ksym_fn("find_bug");
+	p_kallsyms_lookup_size_offset = kjit_ksym_fn("kallsyms_lookup_size_offset");
 	if (!p_kallsyms_lookup_size_offset)
 		return -ENOENT;
-	p_ftrace_location = (void *)kjit_ksym("ftrace_location");   /* optional */
-	p_module_text_address = (void *)kjit_ksym("__module_text_address");
+	p_module_text_address = kjit_ksym_fn("__module_text_address");
 	p_text_mutex = (void *)kjit_ksym("text_mutex");
 	for (i = 0; i < KJIT_NEVER; i++) {
 		unsigned long a = kjit_ksym(never_names[i]), size = 0, off = 0;
@@ -214,6 +213,38 @@ static bool in_native_leaf(unsigned long addr)
 	return false;
 }
 
+/* The return thunks by name, and the one the kernel chose at boot (the
+ * live value of x86_return_thunk, which a later kernel may name otherwise),
+ * each once. */
+void kjit_shim_return_thunks(u64 out[KJIT_RETURN_THUNKS])
+{
+	static const char *const names[] = { KJIT_RETURN_THUNK_NAMES };
+	unsigned long chosen = kjit_chosen_return_thunk();
+	unsigned int i, n = 0;
+
+	memset(out, 0, KJIT_RETURN_THUNKS * sizeof(*out));
+	for (i = 0; i < ARRAY_SIZE(names) && n < KJIT_RETURN_THUNKS; i++) {
+		unsigned long a = kjit_ksym(names[i]);
+
+		if (a)
+			out[n++] = a;
+	}
+	for (i = 0; i < n && out[i] != chosen; i++)
+		;
+	if (chosen && i == n && n < KJIT_RETURN_THUNKS)
+		out[n++] = chosen;
+}
+
+unsigned long kjit_chosen_return_thunk(void)
+{
+	unsigned long *var = (unsigned long *)kjit_ksym("x86_return_thunk");
+	unsigned long v = 0;
+
+	if (var && get_kernel_nofault(v, var))
+		v = 0;
+	return v ? v : kjit_ksym("__x86_return_thunk");
+}
+
 void kjit_shim_fill_facts(struct kjit_os_kernel_facts *f)
 {
 	char name[64];
@@ -228,7 +259,10 @@ void kjit_shim_fill_facts(struct kjit_os_kernel_facts *f)
 		f->its_thunk[i] = kjit_ksym(name);
 		snprintf(name, sizeof(name), "__x86_indirect_jump_thunk_%s", gpr_names[i]);
 		f->jump_thunk[i] = kjit_ksym(name);
+		snprintf(name, sizeof(name), "__x86_indirect_call_thunk_%s", gpr_names[i]);
+		f->call_thunk[i] = kjit_ksym(name);
 	}
+	kjit_shim_return_thunks(f->return_thunks);
 	f->fentry = kjit_ksym("__fentry__");
 	kjit_resolve_native_leaves();
 	f->schedule_funnel = kjit_ksym("__schedule");
@@ -449,9 +483,9 @@ int kjit_os_c_abi_return(uint64_t addr)
 {
 	unsigned long size = 0, off = 0;
 
-	if (!p_ftrace_location || !p_kallsyms_lookup_size_offset((unsigned long)addr, &size, &off) || !size)
+	if (!p_kallsyms_lookup_size_offset((unsigned long)addr, &size, &off) || !size)
 		return 0;
-	return p_ftrace_location((unsigned long)addr - off) != 0;
+	return kjit_ftrace_location((unsigned long)addr - off) != 0;
 }
 
 enum kjit_os_site_kind kjit_os_classify_site(uint64_t addr, int is_trap)

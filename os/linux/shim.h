@@ -12,6 +12,11 @@ int kjit_shim_init(void);
 /* Every fact but the gates (those belong to the entry layer: engine_host
  * gets them from module.c). */
 void kjit_shim_fill_facts(struct kjit_os_kernel_facts *facts);
+/* The return thunks kjit treats as returns (kjit_os_kernel_facts). */
+void kjit_shim_return_thunks(u64 out[KJIT_RETURN_THUNKS]);
+/* The thunk the kernel sends returns to (x86_return_thunk), or
+ * __x86_return_thunk where the kernel has no such variable. */
+unsigned long kjit_chosen_return_thunk(void);
 /* Capture: translate memcpy/memset & co. instead of calling them natively,
  * so their reads are recorded.  Takes effect at the next flush. */
 void kjit_shim_translate_leaves(bool on);

@@ -23,11 +23,12 @@
 #include <asm/page.h>
 #include <asm/unistd.h>
 #include "symbols.h"
+#include "ksym_call.h"
+#include "compat.h"
 #include "uapi/kjit/ioctl.h"
 
 static unsigned long (*kjit_kln)(const char *name);
-static int (*kjit_kallsyms_each)(int (*fn)(void *, const char *, struct module *, unsigned long),
-				 void *data);
+static int (*kjit_kallsyms_each)(kjit_kallsyms_cb fn, void *data);
 static unsigned long *kjit_sys_call_table;
 
 int kjit_symbols_init(void)
@@ -39,18 +40,23 @@ int kjit_symbols_init(void)
 		pr_err("kprobe on kallsyms_lookup_name failed: %d\n", ret);
 		return ret;
 	}
-	kjit_kln = (unsigned long (*)(const char *))kp.addr;
+	kjit_kln = kjit_ksym_callable((unsigned long)kp.addr);
 	unregister_kprobe(&kp);
 	if (!kjit_kln)
 		return -ENOENT;
 	kjit_sys_call_table = (void *)kjit_ksym("sys_call_table");
-	kjit_kallsyms_each = (void *)kjit_ksym("kallsyms_on_each_symbol");
+	kjit_kallsyms_each = kjit_ksym_fn("kallsyms_on_each_symbol");
 	return 0;
 }
 
 unsigned long kjit_ksym(const char *name)
 {
 	return kjit_kln ? kjit_kln(name) : 0;
+}
+
+void *kjit_ksym_fn(const char *name)
+{
+	return kjit_ksym_callable(kjit_ksym(name));
 }
 
 unsigned long kjit_kaslr_offset(void)
@@ -84,7 +90,7 @@ static u32 name_hash(const char *name)
 
 /* kallsyms_on_each_symbol's callback: a wanted name's first address, as
  * kallsyms_lookup_name would return it. */
-static int ksym_seen(void *data, const char *name, struct module *mod, unsigned long addr)
+static int ksym_seen(KJIT_KALLSYMS_CB_ARGS(data, name, mod, addr))
 {
 	struct ksym_table *t = data;
 	struct ksym_want *w;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /* symbols.c: kernel symbol lookup and the names the control device accepts.
- * Bottom layer: calls nothing else of kjit.ko. */
+ * Calls only ksym_call.c. */
 #ifndef KJIT_SYMBOLS_H
 #define KJIT_SYMBOLS_H
 
@@ -10,6 +10,9 @@
 int kjit_symbols_init(void);
 /* Address of a kernel symbol (kallsyms_lookup_name), 0 if unknown. */
 unsigned long kjit_ksym(const char *name);
+/* A kernel function by name, callable through the pointer under IBT too
+ * (ksym_call.h); NULL if unknown. */
+void *kjit_ksym_fn(const char *name);
 /* How far KASLR moved the kernel image from its link-time address, as
  * the kernel's kaslr_offset() (which modules cannot call: _text is not
  * exported); 0 without KASLR. */

@@ -112,7 +112,12 @@ kjit_os_kernel_facts shim_kernel_facts() {
       f.retpoline_thunk[i] = syms->address_of("__x86_indirect_thunk_" + r);
       f.its_thunk[i] = syms->address_of("__x86_indirect_its_thunk_" + r);
       f.jump_thunk[i] = syms->address_of("__x86_indirect_jump_thunk_" + r);
+      f.call_thunk[i] = syms->address_of("__x86_indirect_call_thunk_" + r);
     }
+    static const char *const kReturnThunks[] = {KJIT_RETURN_THUNK_NAMES};
+    int n = 0;
+    for (const char *name : kReturnThunks)
+      if (uint64_t a = syms->address_of(name); a && n < KJIT_RETURN_THUNKS) f.return_thunks[n++] = a;
   }
   f.gate_direct = shim_gate_direct();
   f.gate_indirect = shim_gate_indirect();

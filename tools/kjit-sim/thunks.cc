@@ -1,14 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "thunks.h"
 
+#include "kjit/os_shim.h"
+
 #include <algorithm>
 
 namespace kjit::sim {
 
 namespace {
 bool is_thunk_name(const std::string &n) {
+  static const char *const kReturnThunks[] = {KJIT_RETURN_THUNK_NAMES};
+  for (const char *name : kReturnThunks)
+    if (n == name) return true;
   return n == "__x86_return_thunk" || n.rfind("__x86_indirect_thunk_", 0) == 0 ||
-         n.rfind("__x86_indirect_its_thunk_", 0) == 0 || n.rfind("__x86_indirect_jump_thunk_", 0) == 0;
+         n.rfind("__x86_indirect_its_thunk_", 0) == 0 || n.rfind("__x86_indirect_jump_thunk_", 0) == 0 ||
+         n.rfind("__x86_indirect_call_thunk_", 0) == 0;
 }
 }  // namespace
 

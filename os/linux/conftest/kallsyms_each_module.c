@@ -1,0 +1,6 @@
+// SPDX-License-Identifier: GPL-2.0
+/* kallsyms_on_each_symbol's callback with the module argument. */
+#include <linux/kallsyms.h>
+#include <linux/module.h>
+_Static_assert(__builtin_types_compatible_p(typeof(&kallsyms_on_each_symbol),
+	int (*)(int (*)(void *, const char *, struct module *, unsigned long), void *)), "");

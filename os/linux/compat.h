@@ -38,10 +38,12 @@ static inline int kjit_register_ftrace_direct(struct ftrace_ops *ops, unsigned l
 #endif
 }
 
+/* The ops' filter stays: its owner frees it (ftrace_free_filter), as the
+ * _multi call never freed it. */
 static inline int kjit_unregister_ftrace_direct(struct ftrace_ops *ops, unsigned long addr)
 {
 #ifdef KJIT_HAVE_FTRACE_DIRECT_OPS
-	return unregister_ftrace_direct(ops, addr, true);
+	return unregister_ftrace_direct(ops, addr, false);
 #else
 	return unregister_ftrace_direct_multi(ops, addr);
 #endif

@@ -18,8 +18,9 @@ trap 'rm -rf "$root"' EXIT
 mkdir -p "$root/proc" "$root/sys/kernel/tracing" "$root/sys/kernel/debug/kprobes"
 xz -dc "$KS" > "$root/proc/kallsyms"
 # ftrace lists functions, not system call wrappers (kjitctl adds those from
-# kallsyms); one name twice, as tracefs lists static functions of one name
-awk '$2 ~ /^[tT]$/ && $3 !~ /^__x64_sys_/ && $3 !~ /^__(noinstr|entry|kprobes|irqentry|softirqentry)_text_/ {print $3}' \
+# kallsyms) nor the padding before functions (__pfx_, 6.12); one name twice,
+# as tracefs lists static functions of one name
+awk '$2 ~ /^[tT]$/ && $3 !~ /^__x64_sys_/ && $3 !~ /^__pfx_/ && $3 !~ /^__(noinstr|entry|kprobes|irqentry|softirqentry)_text_/ {print $3}' \
   "$root/proc/kallsyms" > "$root/sys/kernel/tracing/available_filter_functions"
 echo "vfs_read" >> "$root/sys/kernel/tracing/available_filter_functions"
 printf '0xffffffff81100000-0xffffffff81100010\tdo_int3\n' > "$root/sys/kernel/debug/kprobes/blacklist"
@@ -41,7 +42,7 @@ grep -qx '__x64_sys_openat' "$root/all.txt" || bad "__x64_sys_openat (from kalls
 noinstr=$(awk '$3 == "__noinstr_text_start" { lo = $1 } $3 == "__noinstr_text_end" { hi = $1 }
                END { print lo, hi }' "$root/proc/kallsyms")
 read -r lo hi <<< "$noinstr"
-inside=$(awk -v lo="$lo" -v hi="$hi" '$2 ~ /^[tT]$/ && $1 >= lo && $1 < hi && $3 !~ /^__noinstr/ { print $3; exit }' "$root/proc/kallsyms")
+inside=$(awk -v lo="$lo" -v hi="$hi" '$2 ~ /^[tT]$/ && $1 >= lo && $1 < hi && $3 !~ /^__(noinstr|pfx_)/ { print $3; exit }' "$root/proc/kallsyms")
 [ -n "$inside" ] || bad "no function in noinstr text to check"
 grep -qx "$inside refused: never instrumented (noinstr text)" "$root/all.txt" || bad "$inside (noinstr) is not refused: $(grep "^$inside" "$root/all.txt")"
 grep -qx 'do_int3 refused: never instrumented (kprobes blacklist)' "$root/all.txt" || bad "do_int3 (blacklist) is not refused"

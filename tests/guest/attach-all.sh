@@ -57,7 +57,7 @@ for mode in $modes; do
   share_program "$share" workload
   share_script "$share" "$root/tests/guest/attach-all-guest.sh" \
     SEED="$seed" NRANDOM="$n" BATCH="$batch" ITERS="${KJIT_ATTACH_ITERS:-1}" OWN="${own[*]}"
-  append="$("$root/tools/lab/preempt-modes.sh" --append "$mode")"
+  append="$(KJIT_BUILD="${KJIT_BUILD:-$B/lab}" "$root/tools/lab/preempt-modes.sh" --append "$mode")"
   echo "attach-all: booting ($mode preemption)"
   rc=0
   "$root/tools/lab/run-guest.sh" --share "$share" --script "$share/run.sh" --smp 2 --mem "$mem" \

@@ -19,7 +19,8 @@
 #   Packages: BUILD_DIR/packages (tools/package.sh, run here if missing).
 #   Root image cached in BUILD_DIR/lab/debian-root; the debug vmlinux from
 #   tools/lab/fetch-debug.sh.  Prints the time of each phase.
-#   Env: KJIT_DEBIAN_TIMEOUT (seconds per boot, default 900).
+#   Env: KJIT_DEBIAN_TIMEOUT (seconds per boot, default 900), KJIT_GUEST_CPU
+#   (QEMU CPU model, default max: tools/lab/run-guest.sh --cpu).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 B="$(cd "${1:-$root/build}" && pwd)"
@@ -110,12 +111,12 @@ initrd="$(dirname "$img")/rootfs/boot/initrd.img-$ABI"
 
 # boot NAME ACCEL: one boot of the root with NAME's share disk, under the
 # machine's QEMU lock.  KASLR on (Debian's default: no nokaslr), root on
-# NVMe, -cpu max,-cx16 as
+# NVMe, -cpu max,-cx16 (or KJIT_GUEST_CPU's model, without CX16) as
 # tools/lab/run-guest.sh says why.  Leaves the status in boot_rc and the
 # share's files in $shares/NAME.
 boot() {
   local name="$1" accel="$2" share="$shares/$1" out t
-  local qemu=(qemu-system-x86_64 -accel "$accel" -cpu "max,-cx16" -smp 2 -m 2048
+  local qemu=(qemu-system-x86_64 -accel "$accel" -cpu "${KJIT_GUEST_CPU:-max},-cx16" -smp 2 -m 2048
       -nographic -no-reboot -nic none -kernel "$kdir/vmlinuz" -initrd "$initrd"
       -append "root=/dev/nvme0n1 rw console=ttyS0 panic=-1 quiet sysrq_always_enabled"
       -drive "file=$tmp/root.qcow2,if=none,format=qcow2,id=root,cache=unsafe"

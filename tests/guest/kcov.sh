@@ -32,7 +32,7 @@ for mode in ${KJIT_KCOV_MODES:-$(KJIT_BUILD="${KJIT_BUILD:-$B/lab}" "$root/tools
   share_script "$share" "$root/tests/guest/kcov-guest.sh" LINK_TEXT="$link_text"
   shares+=("$share")
   rc=0
-  append="$("$root/tools/lab/preempt-modes.sh" --append "$mode")"
+  append="$(KJIT_BUILD="${KJIT_BUILD:-$B/lab}" "$root/tools/lab/preempt-modes.sh" --append "$mode")"
   "$root/tools/lab/run-guest.sh" --share "$share" --script "$share/run.sh" --smp 2 --tcg-single --timeout 600 \
     ${append:+--append "$append"} || rc=$?
   VERDICT_LIST_CHECKS=1 verdict_boot "$share" "$rc" KCOV-GUEST-DONE "$mode"

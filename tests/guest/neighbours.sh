@@ -12,7 +12,7 @@
 #   TCG (text is patched while both vCPUs run, see tools/lab/run-guest.sh
 #   --tcg-single), twice where it chooses its preemption at boot
 #   (preempt=voluntary and preempt=full), once on PREEMPT_RT.
-# Env: KJIT_NEIGHBOURS_MODES ("voluntary full", or "rt"),
+# Env: KJIT_NEIGHBOURS_MODES ("voluntary full", or "rt": tools/lab/preempt-modes.sh),
 #   KJIT_NEIGHBOURS_TOOLS ("ftrace graph kprobe kretprobe sched livepatch bpf"),
 #   KJIT_NEIGHBOURS_ORDERS ("before after": the tool on before kjit translates,
 #   after it did), KJIT_NEIGHBOURS_N (50 calls per count), KJIT_NEIGHBOURS_ROUNDS (2),
@@ -23,11 +23,8 @@ B="$(cd "${1:-$root/build}" && pwd)"
 # shellcheck source=tools/lab/abi.sh
 . "$root/tools/lab/abi.sh"
 KDIR="${KDIR:-/usr/src/linux-headers-$ABI}"
-kcfg="${KJIT_BUILD:-$root/build/lab}/kernel/config"
-"$root/tools/lab/fetch-kernel.sh" "$(dirname "$kcfg")" > /dev/null
-if grep -qx 'CONFIG_PREEMPT_DYNAMIC=y' "$kcfg"; then default_modes="voluntary full"
-elif grep -qx 'CONFIG_PREEMPT_RT=y' "$kcfg"; then default_modes=rt
-else echo "neighbours: $kcfg: neither PREEMPT_DYNAMIC nor PREEMPT_RT" >&2; exit 2; fi
+lab="${KJIT_BUILD:-$root/build/lab}"
+default_modes="$(KJIT_BUILD="$lab" "$root/tools/lab/preempt-modes.sh" | paste -sd' ')"
 MODES="${KJIT_NEIGHBOURS_MODES:-$default_modes}"
 ko="${KJIT_NEIGHBOURS_KO:-$B/module/kjit.ko}"
 [ -f "$ko" ] || { echo "neighbours: $ko missing (os/linux/build.sh $B)" >&2; exit 2; }
@@ -55,8 +52,9 @@ for mode in $MODES; do
     N="${KJIT_NEIGHBOURS_N:-50}" NLP=10 ROUNDS="${KJIT_NEIGHBOURS_ROUNDS:-2}" \
     ORDERS="${KJIT_NEIGHBOURS_ORDERS:-before after}" \
     TOOLS="${KJIT_NEIGHBOURS_TOOLS:-ftrace graph kprobe kretprobe sched livepatch bpf}"
+  # voluntary boots as the kernels that offer it default to, without preempt=
   append=""
-  if [ "$mode" = full ]; then append="preempt=full"; fi
+  [ "$mode" = voluntary ] || append="$(KJIT_BUILD="$lab" "$root/tools/lab/preempt-modes.sh" --append "$mode")"
   echo "neighbours: booting ($mode preemption)"
   start=$SECONDS rc=0
   "$root/tools/lab/run-guest.sh" --share "$share" --script "$share/run.sh" --smp 2 --mem 1024 \

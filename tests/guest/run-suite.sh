@@ -9,7 +9,8 @@
 #   tests/guest/suite-guest.sh: twice where it chooses its preemption at
 #   boot (preempt=voluntary, the default, and preempt=full), once on
 #   PREEMPT_RT.  The verdict of each boot is tests/guest/verdict.sh's.
-# Env: KJIT_SUITE_MODES ("voluntary full", or "rt" on a PREEMPT_RT kernel),
+# Env: KJIT_SUITE_MODES ("voluntary full", or "rt" on a PREEMPT_RT kernel;
+#   tools/lab/preempt-modes.sh),
 #   KJIT_SUITE_PHASES (the phases to run, by name: tests/guest/suite/NAME.sh,
 #   e.g. "hazards tools"; default all, in suite-guest.sh's order),
 #   KJIT_SUITE_QUICK=1 (skip the start/stop x100 and insmod/rmmod x20
@@ -28,13 +29,11 @@ B="$(cd "${1:-$root/build}" && pwd)"
 # shellcheck source=tools/lab/abi.sh
 . "$root/tools/lab/abi.sh"
 KDIR="${KDIR:-/usr/src/linux-headers-$ABI}"
-# Both preemption modes where the kernel chooses at boot (PREEMPT_DYNAMIC:
-# cloud, generic); PREEMPT_RT has its own model only, one boot ("rt").
-kcfg="${KJIT_BUILD:-$root/build/lab}/kernel/config"
-"$root/tools/lab/fetch-kernel.sh" "$(dirname "$kcfg")" > /dev/null
-if grep -qx 'CONFIG_PREEMPT_DYNAMIC=y' "$kcfg"; then default_modes="voluntary full"
-elif grep -qx 'CONFIG_PREEMPT_RT=y' "$kcfg"; then default_modes=rt
-else echo "run-suite: $kcfg: neither PREEMPT_DYNAMIC nor PREEMPT_RT" >&2; exit 2; fi
+# The kernel's preemption modes (tools/lab/preempt-modes.sh): both where it
+# chooses at boot (PREEMPT_DYNAMIC: cloud, generic); PREEMPT_RT has its own
+# model only, one boot ("rt"); "lazy" too where the kernel has it.
+lab="${KJIT_BUILD:-$root/build/lab}"
+default_modes="$(KJIT_BUILD="$lab" "$root/tools/lab/preempt-modes.sh" | paste -sd' ')"
 MODES="${KJIT_SUITE_MODES:-$default_modes}"
 # One boot may take the time of two: a kernel with one preemption model
 # (rt) runs every phase in it, and on single-threaded TCG its vCPUs spin
@@ -57,7 +56,8 @@ share_guest_bin "$B"
 
 "$root/plugins/linux/build.sh" "$B" > "$B/plugins-linux.log" 2>&1 || { cat "$B/plugins-linux.log" >&2; exit 1; }
 hz="$B/hazard"; mkdir -p "$hz"
-cp "$root"/tests/guest/hazard/{kjit_hazard.c,kjit_livepatch.c,kjit_direct_peer.c,Kbuild} "$hz/"
+cp "$root"/tests/guest/hazard/{kjit_hazard.c,kjit_livepatch.c,kjit_direct_peer.c,Kbuild} "$root/os/linux/compat.h" "$hz/"
+"$root/os/linux/conftest.sh" "$KDIR" "$hz/kjit_compat_generated.h"
 make -C "$KDIR" M="$hz" -j2 modules > "$hz/build.log" 2>&1 || { cat "$hz/build.log" >&2; exit 1; }
 
 # Where schedule() goes on after __schedule returns, as kjitctl names that
@@ -91,7 +91,11 @@ for mode in $MODES; do
   share_script "$share" "$root/tests/guest/suite-guest.sh" PHASES="$PHASES" \
     QUICK="${KJIT_SUITE_QUICK:-0}" ITERS="${KJIT_SUITE_ITERS:-1}" SCHED_RET="$SCHED_RET"
   append="${KJIT_SUITE_APPEND:-}"
-  if [ "$mode" = full ]; then append="$append preempt=full"; fi
+  # voluntary boots as the kernels that offer it default to, without preempt=
+  if [ "$mode" != voluntary ]; then
+    mode_arg="$(KJIT_BUILD="$lab" "$root/tools/lab/preempt-modes.sh" --append "$mode")"
+    [ -z "$mode_arg" ] || append="$append $mode_arg"
+  fi
   echo "run-suite: booting ($mode preemption)"
   rc=0
   "$root/tools/lab/run-guest.sh" --share "$share" --script "$share/run.sh" --smp 2 --mem 1024 \

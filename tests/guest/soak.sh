@@ -32,7 +32,7 @@ for mode in ${KJIT_SOAK_MODES:-$(KJIT_BUILD="${KJIT_BUILD:-$B/lab}" "$root/tools
     TOOLS="icount bbcount calltrace lock_contention" CACHES="64 256 1024 4096"
   echo "soak: $mode preemption, $MIN minutes"
   rc=0
-  append="$("$root/tools/lab/preempt-modes.sh" --append "$mode")"
+  append="$(KJIT_BUILD="${KJIT_BUILD:-$B/lab}" "$root/tools/lab/preempt-modes.sh" --append "$mode")"
   "$root/tools/lab/run-guest.sh" --share "$share" --script "$share/run.sh" --smp 2 --mem 1024 \
      --timeout $((MIN * 60 + 1200)) ${append:+--append "$append"} || rc=$?
   # no checks.txt: soak.txt holds the runs, judged below

@@ -42,7 +42,7 @@ for mode in $MODES; do
     ORDERS="$ORDERS" SECS="${KJIT_STRESS_SECS:-8}"
   echo "stress-reclaim: booting ($mode preemption, multi-threaded TCG)"
   rc=0
-  append="$("$root/tools/lab/preempt-modes.sh" --append "$mode")"
+  append="$(KJIT_BUILD="${KJIT_BUILD:-$B/lab}" "$root/tools/lab/preempt-modes.sh" --append "$mode")"
   "$root/tools/lab/run-guest.sh" --share "$share" --script "$share/run.sh" --smp 2 --mem 1024 \
      --timeout 900 ${append:+--append "$append"} || rc=$?
   verdict_boot "$share" "$rc" STRESS-GUEST-DONE "$mode"

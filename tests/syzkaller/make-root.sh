@@ -32,7 +32,9 @@ if [ ! -d "$rootfs/lib/modules" ] || [ -z "$(ls "$rootfs/lib/modules")" ]; then
   tmp="$(mktemp -d)"
   dpkg-deb -x "$kdeb" "$tmp"
   mkdir -p "$rootfs/lib/modules"
-  cp -a "$tmp"/lib/modules/. "$rootfs/lib/modules/"
+  # lib/modules or, in a package for the merged /usr layout, usr/lib/modules
+  mods="$("$(dirname "${BASH_SOURCE[0]}")/../../tools/lab/image-modules.sh" "$tmp")"
+  cp -a "$mods"/. "$rootfs/lib/modules/"
   rm -rf "$tmp"
   for v in "$rootfs"/lib/modules/*; do chroot "$rootfs" depmod "$(basename "$v")"; done
 fi

@@ -57,21 +57,38 @@ check(by["_sinittext"] == sec[".init.text"][3], "_sinittext != .init.text addres
 exe = [s for s in secs if s[2] & 4]
 outside = [n for a, t, n in syms if not any(in_sec(a, s) or a == s[3] + s[5] for s in exe)]
 check(not outside, "%d symbols outside executable sections, e.g. %s" % (len(outside), outside[:5]))
-check(read(by["__x86_return_thunk"], 2) == b"\xc3\xcc", "__x86_return_thunk is not ret;int3")
+# ret; int3, the ret padded with NOPs where it is an alternative's
+# original (a kernel that can patch in a warning jump instead).
+thunk = read(by["__x86_return_thunk"], 16)
+thunk = thunk[:thunk.find(b"\xcc") + 1]
+check(len(thunk) >= 2 and thunk[0] == 0xC3 and thunk[1:-1] == b"\x90" * (len(thunk) - 2),
+      "__x86_return_thunk is not ret;int3")
+# Function padding (CONFIG_FUNCTION_PADDING_BYTES, call depth tracking):
+# __pfx_F names the NOPs right before F, where calls land once the
+# kernel patches the accounting in; they are not functions themselves.
+at = {}
+for a, _, n in syms: at.setdefault(a, set()).add(n)
+pfx = [(a, n) for a, _, n in syms if n.startswith("__pfx_")]
+bad = [n for a, n in pfx if n[6:] not in at.get(a + 16, ()) or read(a, 16) != b"\x90" * 16]
+check(not bad, "%d __pfx_ symbols are not 16 NOPs before their function, e.g. %s" % (len(bad), bad[:5]))
+# Under IBT a function starts with endbr64 and its fentry call follows it.
 fentry = by["__fentry__"]
-calls = total = 0
+calls = total = ibt = 0
+def calls_fentry(a, b): return b[0] == 0xE8 and a + 5 + struct.unpack("<i", b[1:5])[0] == fentry
 for a, t, n in syms:
-    if t != "T" or not in_sec(a, text): continue
-    b = read(a, 5); total += 1
-    if b[0] == 0xE8 and a + 5 + struct.unpack("<i", b[1:5])[0] == fentry: calls += 1
+    if t != "T" or not in_sec(a, text) or n.startswith("__pfx_"): continue
+    b = read(a, 9); total += 1
+    if calls_fentry(a, b): calls += 1
+    elif b[:4] == b"\xf3\x0f\x1e\xfa" and calls_fentry(a + 4, b[4:]): calls += 1; ibt += 1
 check(calls > total // 3, "only %d/%d global functions start with call __fentry__" % (calls, total))
 for n in ("memcpy", "strlen"):
     check(n in by and in_sec(by[n], text), n + " not in .text")
 for e in errors: print("verify: FAIL:", e, file=sys.stderr)
-print("verify: %d symbols; .text %#x-%#x; %d/%d global .text functions start with call __fentry__ (%#x); "
-      "__x86_return_thunk=%#x bytes c3 cc; memcpy=%#x strlen=%#x: %s"
-      % (len(syms), text[3], text[3] + text[5], calls, total, fentry, by["__x86_return_thunk"],
-         by["memcpy"], by["strlen"], "OK" if not errors else "FAILED"))
+print("verify: %d symbols%s; .text %#x-%#x; %d/%d global .text functions start with call __fentry__%s (%#x); "
+      "__x86_return_thunk=%#x bytes %s; memcpy=%#x strlen=%#x: %s"
+      % (len(syms), " (%d __pfx_ padding)" % len(pfx) if pfx else "", text[3], text[3] + text[5],
+         calls, total, " (%d after endbr64)" % ibt if ibt else "", fentry, by["__x86_return_thunk"],
+         thunk.hex(" "), by["memcpy"], by["strlen"], "OK" if not errors else "FAILED"))
 sys.exit(1 if errors else 0)
 PY
 }
@@ -86,7 +103,9 @@ cat /proc/cmdline > cmdline
 grep . /sys/devices/system/cpu/vulnerabilities/* > vulnerabilities || true
 uname -r > uname
 GUEST
-"$here/run-guest.sh" --share "$share" --script "$BUILD/kallsyms-run.sh" --timeout 300 --nokaslr
+# -cpu max whatever KJIT_GUEST_CPU says: the committed vulnerability facts
+# are the lab's default model's.
+"$here/run-guest.sh" --share "$share" --script "$BUILD/kallsyms-run.sh" --timeout 300 --nokaslr --cpu max
 [ "$(cat "$share/uname")" = "$ABI" ] || { echo "extract-kallsyms: guest ran $(cat "$share/uname"), expected $ABI" >&2; exit 1; }
 grep -q '^0000000000000000 T _text$' "$share/kallsyms.raw" && { echo "extract-kallsyms: addresses hidden" >&2; exit 1; }
 
@@ -111,5 +130,7 @@ echo "extract-kallsyms: wrote $LIST ($(stat -c %s "$LIST") bytes, $(xz -dc "$LIS
 { echo "cmdline $(cat "$share/cmdline")"
   sed -e 's|^/sys/devices/system/cpu/vulnerabilities/|vulnerability.|' -e 's|:| |' "$share/vulnerabilities"
 } > "$BUILD/live-facts.txt"
-"$here/kernel-facts.sh" "$LIST" "$BUILD/live-facts.txt" > "$FACTS"
+# Apart first: kernel-facts.sh keeps the layout lines of the file it replaces.
+"$here/kernel-facts.sh" "$LIST" "$BUILD/live-facts.txt" > "$FACTS.tmp"
+mv "$FACTS.tmp" "$FACTS"
 echo "extract-kallsyms: wrote $FACTS"

@@ -4,7 +4,8 @@
 #   OUTDIR/vmlinuz   bzImage
 #   OUTDIR/config    kernel .config
 #   OUTDIR/vmlinux   decompressed (stripped, unpatched) ELF from the bzImage
-#   OUTDIR/image/    the unpacked .deb (lib/modules/... for guest modules)
+#   OUTDIR/image/    the unpacked .deb (lib/modules/... or usr/lib/modules/...
+#                    for guest modules: image-modules.sh says which)
 # Usage: tools/lab/fetch-kernel.sh [OUTDIR]   (default: $KJIT_BUILD/kernel)
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -16,7 +17,7 @@ mkdir -p "$OUT"
 OUT="$(cd "$OUT" && pwd)"
 
 if [ -s "$OUT/vmlinux" ] && [ -s "$OUT/vmlinuz" ] && [ -s "$OUT/config" ] \
-   && [ -d "$OUT/image/lib/modules/$ABI" ]; then
+   && mods="$("$here/image-modules.sh" "$OUT/image" 2>/dev/null)" && [ -d "$mods/$ABI" ]; then
   echo "$OUT"; exit 0
 fi
 
@@ -25,8 +26,21 @@ deb="$(find "$OUT" -maxdepth 1 -name "${pkg}_*.deb" | head -n1)"
 if [ -z "$deb" ]; then
   # apt-get download runs as _apt when root: give it a writable directory.
   tmp="$(mktemp -d)"; chmod 777 "$tmp"
-  (cd "$tmp" && apt-get download "$pkg" </dev/null) >&2 || {
-    apt-get update </dev/null >&2 && (cd "$tmp" && apt-get download "$pkg" </dev/null) >&2; }
+  if ! (cd "$tmp" && apt-get download "$pkg" </dev/null) >&2 &&
+     ! { apt-get update </dev/null >&2 && (cd "$tmp" && apt-get download "$pkg" </dev/null) >&2; }; then
+    rm -rf "$tmp"
+    # Debian's archive keeps only the last uploads of a line: a pin goes
+    # stale.  Name its successor rather than leave apt's error alone.
+    if apt-cache madison "$pkg" 2>/dev/null | grep -q ' Packages$'; then
+      echo "fetch-kernel: $pkg is in Debian's index, but apt-get download failed (above)" >&2
+    elif newest="$("$here/newest-abi.sh" "$ABI" 2>/dev/null)"; then
+      echo "fetch-kernel: $pkg is no longer in Debian's index; the newest of its line is $newest:" \
+           "set KJIT_KERNEL=$newest or update tools/kernel-version" >&2
+    else
+      echo "fetch-kernel: $pkg is not in Debian's index, nor any kernel of its line and flavour" >&2
+    fi
+    exit 1
+  fi
   mv "$tmp/${pkg}"_*.deb "$OUT/"
   rm -rf "$tmp"
   deb="$(find "$OUT" -maxdepth 1 -name "${pkg}_*.deb" | head -n1)"
@@ -37,10 +51,11 @@ dpkg-deb -x "$deb" "$OUT/image"
 cp "$OUT/image/boot/vmlinuz-$ABI" "$OUT/vmlinuz"
 cp "$OUT/image/boot/config-$ABI" "$OUT/config"
 
-# The bzImage payload is compressed as the flavour's config says (cloud:
-# a legacy LZ4 frame; generic and rt: xz).  Cut at the format's magic, as
-# the kernel's scripts/extract-vmlinux does; the decompressors complain about
-# the bytes after the stream, and the output is complete.
+# The bzImage payload is compressed as the flavour's config says (6.1
+# cloud: a legacy LZ4 frame; 6.1 generic and rt: xz; 6.12: zstd).  Cut at
+# the format's magic, as the kernel's scripts/extract-vmlinux does; the
+# decompressors complain about the bytes after the stream, and the output
+# is complete.
 case "$(grep -E '^CONFIG_KERNEL_(LZ4|XZ|GZIP|ZSTD)=y' "$OUT/config")" in
   CONFIG_KERNEL_LZ4=y)  magic='\x02\x21\x4c\x18' unpack=(lz4 -dc) ;;
   CONFIG_KERNEL_XZ=y)   magic='\xfd\x37\x7a\x58\x5a' unpack=(xz -dc) ;;

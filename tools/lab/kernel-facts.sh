@@ -48,4 +48,5 @@ xz -dc "$LIST" | awk '
           want["x64_sys_call"]; want["kallsyms_lookup_name"]
           want["__indirect_thunk_start"]; want["__indirect_thunk_end"] }
   ($3 in want) || $3 ~ /^__x86_indirect_thunk_/ || $3 ~ /^__x86_indirect_its_thunk_/ ||
-  $3 ~ /^__x86_indirect_jump_thunk_/ { if (!($3 in seen)) { seen[$3]; print $3, "0x" $1 } }'
+  $3 ~ /^__x86_indirect_jump_thunk_/ || $3 ~ /^__x86_indirect_call_thunk_/ {
+    if (!($3 in seen)) { seen[$3]; print $3, "0x" $1 } }'

@@ -91,6 +91,11 @@ fi
 # Where KASLR put the kernel this boot, for tools that read the console
 # with the link-time symbols (guest-hang-dump.py).
 awk '$3 == "_text" {print "kjit-init: _text 0x" $1}' /proc/kallsyms
+# What the kernel chose against the CPU model's speculation bugs: it
+# decides which return and indirect-branch thunks the text is patched with.
+for v in /sys/devices/system/cpu/vulnerabilities/*; do
+  [ -f "$v" ] && echo "kjit-init: vulnerability $(basename "$v"): $(cat "$v")"
+done
 if [ "$shell" = 1 ]; then
   setsid cttyhack sh
 elif [ -f "$script" ]; then
@@ -119,17 +124,35 @@ fi
 
 # The share's modules the flavour does not build in, dependencies first.
 if [ -n "$IMAGE" ]; then
-  abi="$(ls "$IMAGE/lib/modules")"
-  [ "$(wc -w <<<"$abi")" = 1 ] || { echo "make-initramfs: $IMAGE/lib/modules must hold one ABI" >&2; exit 1; }
-  [ -s "$IMAGE/lib/modules/$abi/modules.dep" ] || depmod -b "$IMAGE" "$abi"
+  mods="$("$(dirname "${BASH_SOURCE[0]}")/image-modules.sh" "$IMAGE")"
+  abi="$(ls "$mods")"
+  [ "$(wc -w <<<"$abi")" = 1 ] || { echo "make-initramfs: $mods must hold one ABI" >&2; exit 1; }
+  # depmod -b and modprobe -d read BASE/lib/modules only: a package with
+  # its modules under usr/lib/modules gets a base that links them there.
+  base="$IMAGE"
+  if [ "$mods" != "$IMAGE/lib/modules" ]; then
+    base="$root.base"; mkdir -p "$base/lib"; ln -s "$mods" "$base/lib/modules"
+    trap 'rm -rf "$root" "$root.base"' EXIT
+  fi
+  [ -s "$mods/$abi/modules.dep" ] || depmod -b "$base" "$abi"
   : > "$root/lib/modules/load-order"
   for want in nvme ext4 crc32c_generic; do
     # modprobe prints "builtin NAME" for what the kernel has built in
-    modprobe -d "$IMAGE" -S "$abi" --show-depends "$want" | while read -r kind path _; do
+    modprobe -d "$base" -S "$abi" --show-depends "$want" | while read -r kind path _; do
       [ "$kind" = insmod ] || continue
+      # A flavour that compresses its modules (CONFIG_MODULE_COMPRESS_*)
+      # ships foo.ko.xz: decompressed here, /init's insmod does not depend
+      # on the decompressors busybox or the kernel were built with.
       name="$(basename "$path")"
+      case "$name" in
+        *.ko.xz) name="${name%.xz}" unpack=(xz -dc) ;;
+        *.ko.zst) name="${name%.zst}" unpack=(zstd -qdc) ;;
+        *.ko.gz) name="${name%.gz}" unpack=(gzip -dc) ;;
+        *) unpack=() ;;
+      esac
       grep -qxF "$name" "$root/lib/modules/load-order" && continue
-      cp "$path" "$root/lib/modules/$name"
+      if [ ${#unpack[@]} = 0 ]; then cp "$path" "$root/lib/modules/$name"
+      else "${unpack[@]}" "$path" > "$root/lib/modules/$name"; fi
       echo "$name" >> "$root/lib/modules/load-order"
     done
   done

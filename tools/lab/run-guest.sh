@@ -5,7 +5,7 @@
 #
 # Usage: tools/lab/run-guest.sh --share DIR --script SCRIPT [--smp 2] [--mem 1024]
 #          [--append EXTRA] [--timeout SECS] [--disk-mb MB] [--initrd FILE]
-#          [--tcg-single] [--nokaslr] [--verbose] [--shell]
+#          [--tcg-single] [--nokaslr] [--cpu MODEL] [--verbose] [--shell]
 #
 # SCRIPT is copied to DIR/run.sh; the guest runs it as root with cwd
 # /mnt/kjit (= DIR), so it can e.g. `insmod ./foo.ko` and write result files.
@@ -20,11 +20,18 @@
 # The kernel boots with KASLR, as Debian's does; --nokaslr is for the one
 # experiment that needs the link-time addresses as run-time ones
 # (extract-kallsyms.sh reads the vmlinux's own addresses from kallsyms).
+# --cpu MODEL is QEMU's CPU model (default KJIT_GUEST_CPU, else max).
+# QEMU's max answers "Not affected" to every speculation check, so the
+# kernel patches in none of its return or indirect-branch thunks; a real
+# model (EPYC-Rome, Cascadelake-Server-v4) makes it choose mitigations
+# as on that hardware (TCG warns about the features it lacks, and boots).
+# /init prints the choice: "kjit-init: vulnerability NAME: ..." lines.
 # Outputs: DIR/console.log (serial), DIR/guest.log (script stdout+stderr),
 #          DIR/done (script exit status, written by the guest).
 # Exit status: the script's exit status; 124 on timeout; 125 if the guest
 # did not write DIR/done (crash/panic/hang); 2 on usage errors.
-# Env: KJIT_BUILD (default ./build/lab) caches kernel and initramfs.
+# Env: KJIT_BUILD (default ./build/lab) caches kernel and initramfs;
+#      KJIT_GUEST_CPU (default max) the CPU model, as --cpu.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 BUILD="${KJIT_BUILD:-$PWD/build/lab}"
@@ -32,6 +39,7 @@ BUILD="${KJIT_BUILD:-$PWD/build/lab}"
 . "$here/abi.sh"
 
 share="" script="" smp=2 mem=1024 extra="" tmo=300 disk_mb="" initrd="" verbose=0 shell=0 accel=tcg
+model="${KJIT_GUEST_CPU:-max}"
 while [ $# -gt 0 ]; do
   case "$1" in
     --share) share="$2"; shift 2 ;;
@@ -44,6 +52,7 @@ while [ $# -gt 0 ]; do
     --initrd) initrd="$2"; shift 2 ;;
     --tcg-single) accel=tcg,thread=single; shift ;;
     --nokaslr) extra="$extra nokaslr"; shift ;;
+    --cpu) model="$2"; shift 2 ;;
     --verbose|-v) verbose=1; shift ;;
     --shell) shell=1; shift ;;
     -h|--help) sed -n '2,/^set /{/^#/p}' "$0"; exit 0 ;;
@@ -81,8 +90,8 @@ append="console=ttyS0 panic=-1 quiet sysrq_always_enabled$extra"
 # so right after a popfq, which kjit's outlined calls end with, SLUB's
 # cmpxchg16b fast path can see garbage flags and the guest double-faults.
 # An emulator bug, not a kjit one; without CX16 the kernel takes its
-# this_cpu_cmpxchg16b_emu path.
-cpu=max,-cx16
+# this_cpu_cmpxchg16b_emu path.  It is TCG's whatever the model.
+cpu="$model,-cx16"
 qemu=(qemu-system-x86_64 -accel "$accel" -cpu "$cpu" -smp "$smp" -m "$mem"
       -nographic -no-reboot -nic none
       -kernel "$kdir/vmlinuz" -initrd "$initrd" -append "$append"

@@ -11,6 +11,7 @@
 #include <linux/ftrace.h>
 #include <asm/ibt.h>
 #include <asm/linkage.h>
+#include "compat.h"   /* os/linux/compat.h: the direct-call API of these headers */
 
 static unsigned long addr;
 module_param(addr, ulong, 0444);
@@ -51,7 +52,7 @@ static int __init kjit_direct_peer_init(void)
 		return -EINVAL;
 	ret = ftrace_set_filter_ip(&ops, addr, 0, 0);
 	if (!ret)
-		ret = register_ftrace_direct_multi(&ops, (unsigned long)kjit_peer_tramp);
+		ret = kjit_register_ftrace_direct(&ops, (unsigned long)kjit_peer_tramp);
 	if (ret)
 		ftrace_free_filter(&ops);
 	return ret;
@@ -59,7 +60,7 @@ static int __init kjit_direct_peer_init(void)
 
 static void __exit kjit_direct_peer_exit(void)
 {
-	unregister_ftrace_direct_multi(&ops, (unsigned long)kjit_peer_tramp);
+	kjit_unregister_ftrace_direct(&ops, (unsigned long)kjit_peer_tramp);
 	ftrace_free_filter(&ops);
 }
 

@@ -158,6 +158,8 @@ static const char *const native_leaf_names[] = {
 	"memcpy", "memset", "memmove", "__memcpy", "__memset", "__memmove",
 	"memcpy_orig", "memset_orig", "memcpy_erms", "memset_erms",
 	"__rdgsbase_inactive", "__wrgsbase_inactive", "asm_load_gs_index",
+	/* sched_clock()'s noinstr half on kernels that split it (6.5) */
+	"sched_clock_noinstr",
 };
 /* Called natively and returning into the cache, but never translated, not
  * even for a capture: softirq processing run from an instrumented call

@@ -13,7 +13,7 @@ B="$(cd "$1" && pwd)"
 KDIR="${KDIR:-/usr/src/linux-headers-$ABI}"
 sym="$B/module/Module.symvers"
 [ -f "$sym" ] || { echo "plugins/linux/build.sh: $sym missing (os/linux/build.sh $B)" >&2; exit 1; }
-out="$B/plugins-linux"
+out="${KJIT_PLUGINS_OUT:-$B/plugins-linux}"   # another for a run beside this one
 mkdir -p "$out/examples"
 cp "$here"/Kbuild "$here"/*.c "$out"/
 cp "$root"/plugins/*.c "$root"/plugins/kjit_examples.h "$out/examples/"

@@ -95,10 +95,20 @@ count_graph() {
 # probes inside do_sys_openat2 and vfs_read (after the fentry call: an
 # instruction boundary), which the kprobe optimizer turns into a jump to a
 # detour buffer.  Hit counts from kprobe_profile, read by the helper.
+# The first instruction after the fentry call: +5, or +9 after an ENDBR
+# (IBT kernels); a probe inside the call is refused (EILSEQ), so the first
+# offset the kernel takes is the one.
+probe_after_fentry() {
+  for off in 5 9; do
+    echo "p:$1 $2+$off" >> $T/kprobe_events 2>/dev/null && { echo "$off"; return 0; }
+  done
+  return 1
+}
 on_kprobe() {
-  echo 'p:kjitn do_sys_openat2' >> $T/kprobe_events && echo 'p:kjito do_sys_openat2+5' >> $T/kprobe_events &&
-    echo 'p:kjitv vfs_read+5' >> $T/kprobe_events && echo 1 > $T/events/kprobes/enable || return 1
-  if wait_for 20 optimized 'do_sys_openat2+0x5' && wait_for 5 optimized 'vfs_read+0x5'; then
+  local o_open o_read
+  echo 'p:kjitn do_sys_openat2' >> $T/kprobe_events && o_open=$(probe_after_fentry kjito do_sys_openat2) &&
+    o_read=$(probe_after_fentry kjitv vfs_read) && echo 1 > $T/events/kprobes/enable || return 1
+  if wait_for 20 optimized "do_sys_openat2+0x$o_open" && wait_for 5 optimized "vfs_read+0x$o_read"; then
     note "kprobe ($ORDER): the probes inside do_sys_openat2 and vfs_read are optimized"
   else
     note "kprobe ($ORDER): not optimized after 20 s: $(grep -e 'do_sys_openat2+' -e 'vfs_read+' /sys/kernel/debug/kprobes/list | tr '\n' ' ')"

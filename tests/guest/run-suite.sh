@@ -22,7 +22,8 @@
 #   (multi-threaded TCG; the default is single-threaded: the start/stop
 #   phase patches kernel text while both vCPUs run, and QEMU 7.2's
 #   multi-threaded TCG can keep executing a stale int3 from such a patch,
-#   see tools/lab/run-guest.sh --tcg-single).
+#   see tools/lab/run-guest.sh --tcg-single), KJIT_SUITE_SHARE_PREFIX (the
+#   share is BUILD_DIR/guest-suite-PREFIXMODE: runs beside guest.suite's).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 B="$(cd "${1:-$root/build}" && pwd)"
@@ -54,8 +55,12 @@ ko="$B/module/kjit.ko"
 . "$root/tests/guest/verdict.sh"
 share_guest_bin "$B"
 
-"$root/plugins/linux/build.sh" "$B" > "$B/plugins-linux.log" 2>&1 || { cat "$B/plugins-linux.log" >&2; exit 1; }
-hz="$B/hazard"; mkdir -p "$hz"
+# A run with a share prefix builds its modules apart: it may run beside
+# guest.suite on the same BUILD_DIR (tests/guest/cpu-models.sh).
+pfx="${KJIT_SUITE_SHARE_PREFIX:-}"
+plugins="$B/${pfx}plugins-linux"
+KJIT_PLUGINS_OUT="$plugins" "$root/plugins/linux/build.sh" "$B" > "$plugins.log" 2>&1 || { cat "$plugins.log" >&2; exit 1; }
+hz="$B/${pfx}hazard"; mkdir -p "$hz"
 cp "$root"/tests/guest/hazard/{kjit_hazard.c,kjit_livepatch.c,kjit_direct_peer.c,Kbuild} "$root/os/linux/compat.h" "$hz/"
 "$root/os/linux/conftest.sh" "$KDIR" "$hz/kjit_compat_generated.h"
 make -C "$KDIR" M="$hz" -j2 modules > "$hz/build.log" 2>&1 || { cat "$hz/build.log" >&2; exit 1; }
@@ -73,23 +78,26 @@ sched_ret() {
   printf 'schedule+0x%x\n' $((0x$c + 5 - 0x$s))
 }
 SCHED_RET=$(sched_ret) || { echo "run-suite: cannot find schedule's call to __schedule in vmlinux" >&2; exit 1; }
+# Whether the kernel has the bug kjit names at load (os/linux/kernel_quirks.c),
+# read from its vmlinux.
+RCU_REINIT=$(KJIT_BUILD="$lab" "$root/tools/lab/rcu-reinit.sh") || exit 1
 
 tcg=(--tcg-single)
 [ "${KJIT_SUITE_MTTCG:-0}" != 1 ] || tcg=()
 
 verdict_begin run-suite
 for mode in $MODES; do
-  share="$B/guest-suite-$mode"
+  share="$B/guest-suite-$pfx$mode"
   share_new "$share"
   share_kjit "$share" "$ko" "$root"
-  cp "$B"/plugins-linux/*.ko "$hz"/kjit_{hazard,livepatch,direct_peer}.ko "$share/"
+  cp "$plugins"/*.ko "$hz"/kjit_{hazard,livepatch,direct_peer}.ko "$share/"
   share_program "$share" workload
   share_program "$share" uffd_fault
   share_program "$share" blocking
   mkdir -p "$share/suite"
   cp "$root"/tests/guest/suite/*.sh "$share/suite/"
   share_script "$share" "$root/tests/guest/suite-guest.sh" PHASES="$PHASES" \
-    QUICK="${KJIT_SUITE_QUICK:-0}" ITERS="${KJIT_SUITE_ITERS:-1}" SCHED_RET="$SCHED_RET"
+    QUICK="${KJIT_SUITE_QUICK:-0}" ITERS="${KJIT_SUITE_ITERS:-1}" SCHED_RET="$SCHED_RET" RCU_REINIT="$RCU_REINIT"
   append="${KJIT_SUITE_APPEND:-}"
   # voluntary boots as the kernels that offer it default to, without preempt=
   if [ "$mode" != voluntary ]; then

@@ -19,9 +19,13 @@
 #   share_script DIR GUEST_SCRIPT [NAME=VALUE...]
 #                                       DIR/run.sh: the preamble, then GUEST_SCRIPT
 
+# The guest programs are the same for every kernel: a run whose BUILD_DIR
+# is another kernel's (tests/guest/kernel-lines.sh) takes them from
+# KJIT_HOST_BUILD, the cmake tree.
 share_guest_bin() {
-  cmake --build "$1" --target kjit_guest_programs >/dev/null || return 1
-  KJIT_GUEST_BIN="$1/guest-bin"
+  local host="${KJIT_HOST_BUILD:-$1}"
+  cmake --build "$host" --target kjit_guest_programs >/dev/null || return 1
+  KJIT_GUEST_BIN="$host/guest-bin"
 }
 
 share_new() {

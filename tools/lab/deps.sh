@@ -14,17 +14,22 @@ pkgs=(
   googletest libgtest-dev
   clang libfuzzer-14-dev libclang-rt-14-dev
   lz4 xz-utils qemu-system-x86 qemu-utils busybox-static cpio kmod e2fsprogs gnuplot-nox stress-ng
-  "linux-headers-$ABI" dpkg-dev
+  dpkg-dev
   shellcheck
   libdw-dev libelf-dev lcov chromium man-db groff-base gdb
   debhelper dh-dkms dkms debootstrap
 )
 
-# The other flavours' headers, the default one's too when KJIT_KERNEL
-# picks another: ./kjit-lab test builds kjit.ko for each of them
-# (tests/guest/flavours.sh).
-while read -r f; do [ -z "$f" ] || [ "$f" = "$ABI" ] || pkgs+=("linux-headers-$f"); done \
-  < <(echo "$kjit_default_abi"; cat "$here/../kernel-flavours")
+# The other flavours' and kernel lines' headers, the default one's too when
+# KJIT_KERNEL picks another: ./kjit-lab test builds kjit.ko for each of them
+# (tests/guest/flavours.sh, tests/guest/kernel-lines.sh).
+# Debian 13's headers need its gcc-14: they go into the lab's trixie chroot
+# (tools/lab/trixie-chroot.sh, run by os/linux/build.sh), not onto this host.
+on_host() { case "$1" in *+deb13-*) return 1 ;; esac; }
+while read -r f; do [ -z "$f" ] || [ "$f" = "$ABI" ] || ! on_host "$f" || pkgs+=("linux-headers-$f"); done \
+  < <(echo "$kjit_default_abi"; cat "$here/../kernel-flavours" "$here/../kernel-lines")
+
+on_host "$ABI" && pkgs+=("linux-headers-$ABI")
 
 missing=()
 for p in "${pkgs[@]}"; do

@@ -23,6 +23,15 @@ fi
 
 pkg="linux-image-$ABI"
 deb="$(find "$OUT" -maxdepth 1 -name "${pkg}_*.deb" | head -n1)"
+if [ -z "$deb" ] && [[ "$ABI" == *+deb13-* ]]; then
+  # Debian 13's kernels are not in the host's (Debian 12) index: they come
+  # through the lab's private trixie index, which leaves the host's alone.
+  deb="$("$here/fetch-trixie-deb.sh" "$pkg" "$OUT")" || {
+    newest="$("$here/newest-abi.sh" "$ABI" 2>/dev/null)" || newest=none
+    echo "fetch-kernel: $pkg not fetched from Debian 13's index; the newest of its flavour there is $newest" >&2
+    exit 1
+  }
+fi
 if [ -z "$deb" ]; then
   # apt-get download runs as _apt when root: give it a writable directory.
   tmp="$(mktemp -d)"; chmod 777 "$tmp"

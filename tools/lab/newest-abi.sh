@@ -14,6 +14,12 @@ if [ $# -gt 0 ]; then ABI="$1"; else
   . "$here/abi.sh"
 fi
 
+# Debian 13's kernels are in the lab's private trixie index, not the
+# host's: there the flavour's metapackage names the newest.
+case "$ABI" in
+  *+deb13-*) exec "$here/fetch-trixie-deb.sh" --newest-abi "${ABI#*+deb13-}" ;;
+esac
+
 # The line is the ABI with the number that changes from one upload to the
 # next left open: Debian's own kernels count ABIs (6.1.0-N-FLAVOUR), the
 # kernels of another release's line count upstream's stable releases

@@ -41,9 +41,12 @@ std::vector<const Symbol *> Coverage::entered(const Recording &r) const {
 namespace {
 
 // Executions of a function: its first block, or the one after the 5-byte
-// ftrace call at its entry (entry redirection starts there).
+// ftrace call at its entry (entry redirection starts there): +5, or +9
+// after an ENDBR on IBT kernels, where nothing starts at +5 (inside the
+// call).
 uint64_t entries(const Coverage &c, uint64_t entry) {
-  return std::max(c.count_at(entry), c.count_at(entry + 5));
+  const uint64_t after_fentry = c.count_at(entry + 5) ? c.count_at(entry + 5) : c.count_at(entry + 9);
+  return std::max(c.count_at(entry), after_fentry);
 }
 
 // One unit's functions and lines into files.

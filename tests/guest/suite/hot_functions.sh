@@ -11,7 +11,16 @@
 # functions also run in softirq and under locks.
 step "allocator and mutex functions: many call sites"
 config config_icount_hot icount
-$K attach kfree kmem_cache_free kmem_cache_alloc __kmalloc kmalloc_trace mutex_lock mutex_unlock > attach-hot.txt 2>&1 \
+# The allocators by the names of the running kernel: 6.10 renamed them
+# (kmem_cache_alloc_noprof, __kmalloc_noprof, __kmalloc_cache_noprof for
+# kmalloc_trace).  Every name kept must attach; fewer than five is a failure.
+hot=""
+for f in kfree kmem_cache_free kmem_cache_alloc kmem_cache_alloc_noprof __kmalloc __kmalloc_noprof \
+         kmalloc_trace __kmalloc_cache_noprof mutex_lock mutex_unlock; do
+  grep -q " T $f\$" /proc/kallsyms && hot="$hot $f"
+done
+[ "$(echo $hot | wc -w)" -ge 5 ] || fail attach_hot_functions "only$hot in /proc/kallsyms"
+$K attach $hot > attach-hot.txt 2>&1 \
   || fail attach_hot_functions "$(tr '\n' ' ' < attach-hot.txt)"
 $W "$ITERS" > wl-hot.txt 2>&1
 $W efault > efault-hot.txt 2>&1

@@ -21,8 +21,9 @@ $K stats > stats-bb-openat.txt
 $K blocks > blocks-openat.txt
 $K blocks --json > blocks-openat.json
 $K detach all > /dev/null
-# the entry block of __x64_sys_openat (+0x5, after the fentry NOP) runs once per call
-first=$(awk '$3 ~ /^__x64_sys_openat\+0x5$/ {print $2}' blocks-openat.txt)
+# the entry block of __x64_sys_openat (+0x5 after the fentry NOP, +0x9
+# after ENDBR and the NOP on IBT kernels) runs once per call
+first=$(awk '$3 ~ /^__x64_sys_openat\+0x[59]$/ {print $2}' blocks-openat.txt)
 chk openat_entry_block_counted [ "${first:-0}" -ge 10 ]
 nb=$(grep -c '^0x' blocks-openat.txt)
 bb=$(awk '$1=="blocks_built"{print $2}' stats-bb-openat.txt)

@@ -1,0 +1,54 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# The guest suite on the other kernel lines kjit supports (tools/kernel-lines:
+# Debian 12's 6.12, which differs from the default 6.1 in what kjit must
+# probe: IBT's ENDBR before the fentry site, the direct-call API, the module
+# layout, preempt_count's home).  For each: its image and kjit.ko in
+# BUILD_DIR/flavours/ABI (built from this build's one engine object, as
+# tests/guest/flavours.sh does); the whole-.text sweep of its vmlinux; the
+# smoke run with every system call attached under block counting; then
+# tests/guest/run-suite.sh there, one boot, with the phases that exercise
+# the entry paths, text changes, other tools and the tools
+# (KJIT_LINES_PHASES).
+# The whole suite on a line: KJIT_KERNEL=ABI ./kjit-lab test.
+# Usage: tests/guest/kernel-lines.sh BUILD_DIR
+# Env: KJIT_LINES (default tools/kernel-lines), KJIT_LINES_PHASES,
+#   KJIT_LINES_MODES (default: the kernel's first preemption mode).
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+B="$(cd "${1:-$root/build}" && pwd)"
+lines="${KJIT_LINES:-$(cat "$root/tools/kernel-lines")}"
+phases="${KJIT_LINES_PHASES:-openat hazards ipmodify direct_peer livepatch tools plugins sleeps dropped bbcount_flushes}"
+# shellcheck source=tests/guest/flavour-lab.sh
+. "$root/tests/guest/flavour-lab.sh"
+
+fail=0
+for k in $lines; do
+  echo "kernel-lines: $k"
+  lab_rc=0; flavour_lab kernel-lines "$B" "$k" || lab_rc=$?
+  [ "$lab_rc" != 2 ] || exit 2
+  [ "$lab_rc" = 0 ] || { fail=1; continue; }
+  d="$flavour_dir"
+  if "$root/tests/sim/check-sweep.sh" "$B/tools/kjit-sim/kjit-sim" "$d/lab/kernel/vmlinux" \
+       "$root/tests/data/kallsyms-$k.txt.xz" > "$d/sweep.log" 2>&1; then
+    grep '^sweep: ' "$d/sweep.log" | sed "s/^/kernel-lines: $k: /"
+  else
+    echo "kernel-lines: FAIL: $k: sweep" >&2; tail -n 20 "$d/sweep.log" >&2; fail=1
+  fi
+  flavour_module kernel-lines "$k" || { fail=1; continue; }
+  if KJIT_SMOKE_KO="$d/module/kjit.ko" KJIT_SMOKE_SHARE="$d/guest-smoke" KJIT_SMOKE_ALL=1 \
+       "$root/tests/guest/smoke.sh" "$B" > "$d/smoke.log" 2>&1; then
+    grep -E '^smoke: all system calls' "$d/smoke.log" | sed "s/^smoke:/kernel-lines: $k:/"
+  else
+    echo "kernel-lines: FAIL: $k: smoke run" >&2; tail -n 30 "$d/smoke.log" >&2; fail=1
+  fi
+  modes="${KJIT_LINES_MODES:-$("$root/tools/lab/preempt-modes.sh" | head -n1)}"
+  if KJIT_HOST_BUILD="$B" KJIT_SUITE_MODES="$modes" KJIT_SUITE_PHASES="$phases" KJIT_SUITE_QUICK=1 \
+       "$root/tests/guest/run-suite.sh" "$d" > "$d/suite.log" 2>&1; then
+    grep -E '^run-suite: ' "$d/suite.log" | sed "s/^run-suite:/kernel-lines: $k:/"
+    echo "kernel-lines: $k: PASS"
+  else
+    echo "kernel-lines: FAIL: $k: the suite" >&2; tail -n 40 "$d/suite.log" >&2; fail=1
+  fi
+done
+exit "$fail"

@@ -105,7 +105,6 @@ probe_after_fentry() {
   return 1
 }
 on_kprobe() {
-  local o_open o_read
   echo 'p:kjitn do_sys_openat2' >> $T/kprobe_events && o_open=$(probe_after_fentry kjito do_sys_openat2) &&
     o_read=$(probe_after_fentry kjitv vfs_read) && echo 1 > $T/events/kprobes/enable || return 1
   if wait_for 20 optimized "do_sys_openat2+0x$o_open" && wait_for 5 optimized "vfs_read+0x$o_read"; then

@@ -19,8 +19,9 @@ list="$(xzcat "$syms")"
 start=$(awk '$3=="rcu_read_unlock_special"{print $1; exit}' <<<"$list")
 end=$(awk -v r="$start" 'f && $1!=r {print $1; exit} $1==r{f=1}' <<<"$list")
 handler=$(awk '$3=="rcu_preempt_deferred_qs_handler"{print $1; exit}' <<<"$list")
-[ -n "$start" ] && [ -n "$end" ] && [ -n "$handler" ] ||
-  { echo "rcu-reinit: rcu_read_unlock_special or its handler not in $syms" >&2; exit 1; }
+if [ -z "$start" ] || [ -z "$end" ] || [ -z "$handler" ]; then
+  echo "rcu-reinit: rcu_read_unlock_special or its handler not in $syms" >&2; exit 1
+fi
 code="$(objdump -d --start-address="0x$start" --stop-address="0x$end" "$vmlinux")"
 if grep -qi "0x$handler" <<<"$code"; then
   echo yes

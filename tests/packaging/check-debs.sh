@@ -27,7 +27,7 @@ src="$t/dkms/usr/src/kjit-$version"
 
 # kjit-dkms: the tree DKMS builds, its dkms.conf and maintainer scripts.
 missing=""
-for f in dkms.conf Kbuild Makefile kjit_engine.o_shipped zydis_kernel.o_shipped \
+for f in dkms.conf Kbuild Makefile conftest.sh conftest/ftrace_direct_ops.c kjit_engine.o_shipped zydis_kernel.o_shipped \
          include/uapi/kjit/ioctl.h include/kjit/engine.h examples/bbcount.c; do
   [ -f "$src/$f" ] || missing="$missing $f"
 done
@@ -144,11 +144,12 @@ fi
 
 # The build DKMS runs for each kernel with headers (dkms.conf's
 # BUILD_EXCLUSIVE_CONFIG, then its MAKE with kernel_source_dir), offline:
-# the pinned kernel and the other flavours (tools/kernel-flavours), whose
-# headers tools/lab/deps.sh installs.
+# the pinned kernel, the other flavours (tools/kernel-flavours) and the
+# other kernel lines (tools/kernel-lines: 6.12), whose headers
+# tools/lab/deps.sh installs.
 mk="$(sed -n 's/^MAKE\[0\]="\(.*\)"$/\1/p' "$conf")"
 excl="$(sed -n 's/^BUILD_EXCLUSIVE_CONFIG="\(.*\)"$/\1/p' "$conf")"
-for abi in $( (echo "$ABI"; cat "$root/tools/kernel-flavours") | sort -u); do
+for abi in $( (echo "$ABI"; cat "$root/tools/kernel-flavours" "$root/tools/kernel-lines") | sort -u); do
   kdir="/usr/src/linux-headers-$abi"
   if [ ! -f "$kdir/.config" ]; then bad "dkms_make_offline_$abi" "$kdir missing (tools/lab/deps.sh installs it)"; continue; fi
   unmet=""
@@ -168,5 +169,19 @@ for abi in $( (echo "$ABI"; cat "$root/tools/kernel-flavours") | sort -u); do
     bad "dkms_make_offline_$abi" "$(tail -n 5 "$t/make.log" | tr '\n' ' ')"
   fi
 done
+# A kernel kjit cannot run on is refused by the build with the reason:
+# the pinned kernel's headers with ftrace's direct calls taken out of its
+# config (the conftest reads the config before it compiles anything).
+fake="$t/headers-no-direct"
+mkdir -p "$fake"
+grep -v '^CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS=' "/usr/src/linux-headers-$ABI/.config" > "$fake/.config"
+rm -rf "$t/build"; cp -a "$src" "$t/build"
+if (cd "$t/build" && kernel_source_dir="$fake" unshare -n sh -c "eval \"$mk\"" > "$t/make.log" 2>&1); then
+  bad dkms_refuses_unsupported "the build went on without CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS"
+elif grep -q 'lacks CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS, which kjit.ko needs' "$t/make.log"; then
+  pass dkms_refuses_unsupported "$(grep -m1 'lacks CONFIG' "$t/make.log")"
+else
+  bad dkms_refuses_unsupported "failed without naming the option: $(tail -n 3 "$t/make.log" | tr '\n' ' ')"
+fi
 [ "$fail" = 0 ] && echo "check-debs: PASS" || echo "check-debs: FAIL"
 exit "$fail"

@@ -65,10 +65,14 @@ hazard_loaded() { grep -q '^kjit_hazard ' /proc/modules; }
 orig_cmdline=$(cat /proc/cmdline)
 for phase in $SUITE_PHASES; do
   want_phase "$phase" || continue
+  # which phase the checks that follow belong to (run-suite.sh compares a
+  # run of some phases with those phases' part of suite/checks.list)
+  echo "PHASE $phase" >> checks.txt
   # shellcheck source=/dev/null
   . "./suite/$phase.sh"
   sync
 done
+echo "PHASE base" >> checks.txt
 
 
 # --- kernel log before the deliberate WARN ------------------------------------

@@ -61,4 +61,17 @@ expect_list pass list_exact true
 expect_list fail list_check_missing "echo 'CHECK x PASS' > checks.txt"
 expect_list fail list_check_unlisted "echo 'CHECK two PASS' >> checks.txt"
 expect_list fail list_check_twice "echo 'CHECK one PASS' >> checks.txt"
+# A list in sections, and a run of some phases: the base and exactly those
+# phases' checks.
+sections="$(mktemp)"; trap 'rm -f "$list" "$sections"' EXIT
+printf '# the list\none\n[a]\ntwo\n[base]\nthree\n' > "$sections"
+# shellcheck disable=SC2317  # called through judged_by
+phases_a() { verdict_expect_checks "$1" "$sections" "" a; }
+# shellcheck disable=SC2317
+phases_b() { verdict_expect_checks "$1" "$sections" "" b; }
+judged_by phases_a fail phase_check_missing "echo 'CHECK three PASS' >> checks.txt"
+judged_by phases_a pass phase_checks_exact "printf 'CHECK two PASS\nCHECK three PASS\n' >> checks.txt"
+judged_by phases_a fail base_check_missing "echo 'CHECK two PASS' >> checks.txt"
+judged_by phases_b pass other_phase_not_expected "echo 'CHECK three PASS' >> checks.txt"
+judged_by phases_b fail other_phase_check_unlisted "printf 'CHECK two PASS\nCHECK three PASS\n' >> checks.txt"
 exit "$bad"

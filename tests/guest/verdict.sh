@@ -68,19 +68,25 @@ verdict_checks() {
 # The guest's check names (CHECK lines of checks.txt) must be exactly the
 # ones LIST names (one per line, # comments), each once: a guest that
 # skipped or lost a check, or grew one the tree does not list, fails here
-# rather than passing on whatever it chose to run.
+# rather than passing on whatever it chose to run.  A list may be cut into
+# sections, one per phase ("[NAME]" lines; checks before the first section
+# and in "[base]" are every run's): with PHASES (space-separated; default
+# all), only the base and those phases' sections are expected, so a run of
+# some phases is held to exactly their checks.
 verdict_expect_checks() {
-  local share="$1" list="$2" label got want missing extra
+  local share="$1" list="$2" label got want missing extra phases="${4:-all}"
   label="$(_verdict_label "${3:-}")"
   [ -f "$share/checks.txt" ] || return 0      # verdict_checks says so
   got=$(awk '$1 == "CHECK" {print $2}' "$share/checks.txt" | sort)
-  want=$(sed 's/#.*//; /^[[:space:]]*$/d' "$list" | sort)
+  want=$(sed 's/#.*//; /^[[:space:]]*$/d' "$list" |
+         awk -v phases=" $phases " '/^\[.*\]$/ {sec = substr($0, 2, length($0) - 2); next}
+              sec == "" || sec == "base" || phases == " all " || index(phases, " " sec " ") {print $1}' | sort)
   missing=$(comm -13 <(echo "$got" | sort -u) <(echo "$want") | tr '\n' ' ')
   extra=$(comm -23 <(echo "$got" | sort -u) <(echo "$want") | tr '\n' ' ')
   [ -z "$missing" ] || verdict_bad "checks missing$label (${list#"$VERDICT_ROOT"/}): $missing"
   [ -z "$extra" ] || verdict_bad "checks not in ${list#"$VERDICT_ROOT"/}$label: $extra"
   [ "$(echo "$got" | uniq -d | wc -w)" = 0 ] || verdict_bad "checks run twice$label: $(echo "$got" | uniq -d | tr '\n' ' ')"
-  echo "$VERDICT_NAME:${3:+ $3:} $(echo "$got" | wc -w) checks, the $(echo "$want" | wc -w) of ${list#"$VERDICT_ROOT"/}"
+  echo "$VERDICT_NAME:${3:+ $3:} $(echo "$got" | wc -w) checks, the $(echo "$want" | wc -w) of ${list#"$VERDICT_ROOT"/}${4:+ for phases $phases}"
 }
 
 # The console, up to a line the test marks as the start of deliberate

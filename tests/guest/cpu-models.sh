@@ -9,7 +9,8 @@
 # on the default kernel:
 #   - the smoke run with every system call attached under block counting
 #     (results and EFAULT cases as native, rmmod under load, a clean log);
-#   - the guest suite's main phases in one boot (KJIT_MODELS_PHASES);
+#   - the guest suite in one boot, every phase but the two long stress
+#     loops (KJIT_SUITE_QUICK; KJIT_MODELS_PHASES to choose);
 # and both boots must show the kernel really chose a return thunk other than
 # __x86_return_thunk (kjit's load line: "returns through X"), or the run
 # tested nothing the lab does not test already.
@@ -21,7 +22,7 @@ set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 B="$(cd "${1:-$root/build}" && pwd)"
 models="${KJIT_CPU_MODELS:-EPYC-Rome}"
-phases="${KJIT_MODELS_PHASES:-openat hazards ipmodify direct_peer livepatch tools plugins sleeps dropped bbcount_flushes}"
+phases="${KJIT_MODELS_PHASES:-all}"
 
 # returns_thunk CONSOLE: the thunk kjit found returns patched to
 returns_thunk() { sed -n 's/.*kjit: kernel: .*returns through \([A-Za-z0-9_.]*\).*/\1/p' "$1" | head -n1; }

@@ -24,13 +24,18 @@ B="$(cd "${1:-$root/build}" && pwd)"
 models="${KJIT_CPU_MODELS:-EPYC-Rome}"
 phases="${KJIT_MODELS_PHASES:-all}"
 
-# returns_thunk CONSOLE: the thunk kjit found returns patched to
-returns_thunk() { sed -n 's/.*kjit: kernel: .*returns through \([A-Za-z0-9_.]*\).*/\1/p' "$1" | head -n1; }
+# returns_thunk SHARE: the thunk kjit found returns patched to, from its
+# load line (the console, or the guest's dmesg.txt where the boot is quiet)
+returns_thunk() {
+  cat "$1/console.log" "$1/dmesg.txt" 2>/dev/null |
+    sed -n 's/.*kjit: kernel: .*returns through \([A-Za-z0-9_.]*\).*/\1/p' | head -n1
+}
 mitigated() {
-  local what=$1 console=$2 thunk
-  thunk="$(returns_thunk "$console")"
-  grep 'kjit-init: vulnerability ' "$console" | grep -v ': Not affected$' | sed "s/^/cpu-models: $model: $what: /"
-  if [ -z "$thunk" ]; then echo "cpu-models: FAIL: $model: $what: no 'kjit: kernel:' line in the console" >&2; return 1; fi
+  local what=$1 share=$2 thunk
+  thunk="$(returns_thunk "$share")"
+  grep 'kjit-init: vulnerability ' "$share/console.log" | tr -d '\r' | grep -v ': Not affected$' |
+    sed "s/^kjit-init: /cpu-models: $model: $what: /"
+  if [ -z "$thunk" ]; then echo "cpu-models: FAIL: $model: $what: no 'kjit: kernel:' line in the guest's log" >&2; return 1; fi
   if [ "$thunk" = __x86_return_thunk ]; then
     echo "cpu-models: FAIL: $model: $what: returns go through __x86_return_thunk: the kernel chose no mitigation thunk on this model" >&2; return 1
   fi
@@ -42,7 +47,7 @@ for model in $models; do
   d="$B/cpu-models/$model"
   mkdir -p "$d"
   if KJIT_GUEST_CPU="$model" KJIT_SMOKE_ALL=1 KJIT_SMOKE_SHARE="$d/smoke" \
-       "$root/tests/guest/smoke.sh" "$B" > "$d/smoke.log" 2>&1 && mitigated smoke "$d/smoke/console.log"; then
+       "$root/tests/guest/smoke.sh" "$B" > "$d/smoke.log" 2>&1 && mitigated smoke "$d/smoke"; then
     grep -E '^smoke: all system calls' "$d/smoke.log" | sed "s/^smoke:/cpu-models: $model:/"
   else
     echo "cpu-models: FAIL: $model: smoke run" >&2; tail -n 30 "$d/smoke.log" >&2; fail=1
@@ -51,7 +56,7 @@ for model in $models; do
   mode="$("$root/tools/lab/preempt-modes.sh" | head -n1)"
   if KJIT_GUEST_CPU="$model" KJIT_SUITE_MODES="$mode" KJIT_SUITE_PHASES="$phases" KJIT_SUITE_QUICK=1 \
        KJIT_SUITE_SHARE_PREFIX="cpu-$model-" "$root/tests/guest/run-suite.sh" "$B" > "$d/suite.log" 2>&1 &&
-     mitigated suite "$B/guest-suite-cpu-$model-$mode/console.log"; then
+     mitigated suite "$B/guest-suite-cpu-$model-$mode"; then
     grep -E '^run-suite: ' "$d/suite.log" | sed "s/^run-suite:/cpu-models: $model:/"
     echo "cpu-models: $model: PASS"
   else

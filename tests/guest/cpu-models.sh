@@ -33,7 +33,7 @@ returns_thunk() {
 mitigated() {
   local what=$1 share=$2 thunk
   thunk="$(returns_thunk "$share")"
-  grep 'kjit-init: vulnerability ' "$share/console.log" | tr -d '\r' | grep -v ': Not affected$' |
+  grep 'kjit-init: vulnerability ' "$share/console.log" | tr -d '\r' | grep -v 'vulnerability [a-z_0-9]*: Not affected$' |
     sed "s/^kjit-init: /cpu-models: $model: $what: /"
   if [ -z "$thunk" ]; then echo "cpu-models: FAIL: $model: $what: no 'kjit: kernel:' line in the guest's log" >&2; return 1; fi
   if [ "$thunk" = __x86_return_thunk ]; then

@@ -27,7 +27,8 @@ fact() { awk -v k="$1" '$1 == k { print $2 }' "$FACTS"; }
 
 grep -qx 'CONFIG_RCU_BOOST=y' "$KERNEL_DIR/config" || exit 0
 # A kernel with upstream's fix (the work initialised once) needs none.
-[ "$("$here/rcu-reinit.sh")" = yes ] || exit 0
+reinit="$("$here/rcu-reinit.sh")" || exit 1
+[ "$reinit" = yes ] || exit 0
 [ -n "$(fact layout.rcu_read_unlock_special.reinit)" ] || {
   echo "kernel-fixes: $FACTS has no rcu_read_unlock_special layout (KJIT_KERNEL=$ABI tools/lab/extract-kallsyms.sh with the debug vmlinux fetched)" >&2
   exit 1; }

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # Kernel modules are code like any other, on a flavour that builds ext4 as a
-# module (default Debian's generic 6.1.0-56-amd64; its image, kjit.ko and
+# module (default Debian's generic flavour of tools/kernel-flavours; its image, kjit.ko and
 # the debug ext4.ko go to BUILD_DIR/flavours/ABI, as tests/guest/flavours.sh
 # keeps them).  In the guest (tests/guest/modules-guest.sh): `kjitctl list
 # 'ext4_*'` lists ext4's functions, `kjitctl record -t bbcount -e
@@ -13,11 +13,12 @@
 # the -dbg package's ext4.ko; drcov has an ext4.ko module entry; lcov has
 # fs/ext4 sources.
 # Usage: tests/guest/modules.sh BUILD_DIR
-# Env: KJIT_MODULES_KERNEL (the flavour, default 6.1.0-56-amd64).
+# Env: KJIT_MODULES_KERNEL (the flavour, default the generic one of
+#   tools/kernel-flavours).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 B="$(cd "${1:-$root/build}" && pwd)"
-f="${KJIT_MODULES_KERNEL:-6.1.0-56-amd64}"
+f="${KJIT_MODULES_KERNEL:-$(grep -E -- '^[0-9.]+-[0-9]+-amd64$' "$root/tools/kernel-flavours" | head -n1)}"
 report="$B/guest-bin/kjit-report"
 [ -x "$report" ] || { echo "modules: $report missing (cmake target kjit-report)" >&2; exit 2; }
 # shellcheck source=tests/guest/flavour-lab.sh

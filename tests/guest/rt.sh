@@ -1,17 +1,17 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# What only PREEMPT_RT has, on Debian's rt flavour (6.1.0-56-rt-amd64; its
+# What only PREEMPT_RT has, on Debian's rt flavour (tools/kernel-flavours; its
 # image and kjit.ko in BUILD_DIR/flavours/ABI, as tests/guest/flavours.sh
 # keeps them), one boot with two vCPUs (tests/guest/rt-guest.sh):
 # sleeping spinlocks (kjit_rtlock's contended spinlock_t section, an
 # rtmutex on RT) blocked on from translated code, and threaded interrupts
 # (the NVMe completion handler translated in its irq thread).
 # Usage: tests/guest/rt.sh BUILD_DIR
-# Env: KJIT_RT_KERNEL (default 6.1.0-56-rt-amd64).
+# Env: KJIT_RT_KERNEL (default the rt flavour of tools/kernel-flavours).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 B="$(cd "${1:-$root/build}" && pwd)"
-f="${KJIT_RT_KERNEL:-6.1.0-56-rt-amd64}"
+f="${KJIT_RT_KERNEL:-$(grep -- '-rt-amd64$' "$root/tools/kernel-flavours" | head -n1)}"
 # shellcheck source=tests/guest/flavour-lab.sh
 . "$root/tests/guest/flavour-lab.sh"
 flavour_lab rt "$B" "$f" || exit $?

@@ -1,9 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=bash
 # The kernel ABI the lab builds and tests for, sourced by every lab script:
-# KJIT_KERNEL when set (KJIT_KERNEL=6.1.0-56-rt-amd64 ./kjit-lab test), else
+# KJIT_KERNEL when set (KJIT_KERNEL=6.1.0-57-rt-amd64 ./kjit-lab test), else
 # the default flavour in tools/kernel-version.  Sets ABI, e.g.
-# 6.1.0-56-cloud-amd64 (Debian's linux-image-ABI and linux-headers-ABI).
+# 6.1.0-57-cloud-amd64 (Debian's linux-image-ABI and linux-headers-ABI).
 kjit_default_abi="$(tr -d '[:space:]' < "$(dirname "${BASH_SOURCE[0]}")/../kernel-version")"
 ABI="${KJIT_KERNEL:-$kjit_default_abi}"
 case "$ABI" in

@@ -37,6 +37,12 @@ download() {
   echo "$deb"
 }
 
+# The debug files are the kernel's own: a cache of another ABI (after the
+# pin moved, or a KJIT_BUILD shared by two) is dropped, never used.
+if [ -e "$OUT/vmlinux-dbg" ] && [ "$(cat "$OUT/abi" 2>/dev/null)" != "$ABI" ]; then
+  rm -rf "$OUT/vmlinux-dbg" "$OUT/modules"
+fi
+
 # Module names as the kernel spells them ('_'); files may use '-'.
 missing_modules=()
 for m in ${KJIT_DEBUG_MODULES:-}; do
@@ -67,6 +73,7 @@ if [ ! -s "$OUT/vmlinux-dbg" ] || [ ${#missing_modules[@]} -gt 0 ]; then
       || { echo "fetch-debug: linux-image-$ABI-dbg has no $m.ko" >&2; exit 1; }
   done
   rm -f "$deb"        # 280 MB: the vmlinux and the few modules are all we keep
+  echo "$ABI" > "$OUT/abi"
 fi
 
 if [ "${KJIT_DEBUG_SOURCE:-1}" != 0 ] && [ ! -s "$OUT/linux-source/Makefile" ]; then

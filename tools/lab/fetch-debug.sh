@@ -25,6 +25,8 @@ OUT="$(cd "$OUT" && pwd)"
 # apt-get download runs as _apt when root: give it a writable directory.
 download() {
   local pkg="$1" deb tmp
+  # Debian 13's packages come through the lab's private trixie index.
+  case "$ABI" in *+deb13-*) "$here/fetch-trixie-deb.sh" "$pkg" "$OUT"; return ;; esac
   deb="$(find "$OUT" -maxdepth 1 -name "${pkg}_*.deb" | head -n1)"
   if [ -z "$deb" ]; then
     tmp="$(mktemp -d)"; chmod 777 "$tmp"

@@ -28,20 +28,8 @@ for f in $flavours; do
   lab_rc=0; flavour_lab flavours "$B" "$f" || lab_rc=$?
   [ "$lab_rc" != 2 ] || exit 2
   [ "$lab_rc" = 0 ] || { fail=1; continue; }
-  d="$flavour_dir"
-  if "$root/tests/sim/check-sweep.sh" "$B/tools/kjit-sim/kjit-sim" "$d/lab/kernel/vmlinux" \
-       "$root/tests/data/kallsyms-$f.txt.xz" > "$d/sweep.log" 2>&1; then
-    grep '^sweep: ' "$d/sweep.log" | sed "s/^/flavours: $f: /"
-  else
-    echo "flavours: FAIL: $f: sweep" >&2; tail -n 20 "$d/sweep.log" >&2; fail=1
-  fi
+  flavour_sweep flavours "$f" || fail=1
   flavour_module flavours "$f" || { fail=1; continue; }
-  if KJIT_SMOKE_KO="$d/module/kjit.ko" KJIT_SMOKE_SHARE="$d/guest-smoke" KJIT_SMOKE_ALL=1 \
-       "$root/tests/guest/smoke.sh" "$B" > "$d/smoke.log" 2>&1; then
-    grep -E '^smoke: all system calls' "$d/smoke.log" | sed "s/^smoke:/flavours: $f:/"
-    echo "flavours: $f: PASS"
-  else
-    echo "flavours: FAIL: $f: smoke run" >&2; tail -n 30 "$d/smoke.log" >&2; fail=1
-  fi
+  if flavour_smoke flavours "$f"; then echo "flavours: $f: PASS"; else fail=1; fi
 done
 exit "$fail"

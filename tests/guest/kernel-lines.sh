@@ -42,19 +42,9 @@ for k in $lines; do
   [ "$lab_rc" != 2 ] || exit 2
   [ "$lab_rc" = 0 ] || { fail=1; continue; }
   d="$flavour_dir"
-  if "$root/tests/sim/check-sweep.sh" "$B/tools/kjit-sim/kjit-sim" "$d/lab/kernel/vmlinux" \
-       "$root/tests/data/kallsyms-$k.txt.xz" > "$d/sweep.log" 2>&1; then
-    grep '^sweep: ' "$d/sweep.log" | sed "s/^/kernel-lines: $k: /"
-  else
-    echo "kernel-lines: FAIL: $k: sweep" >&2; tail -n 20 "$d/sweep.log" >&2; fail=1
-  fi
+  flavour_sweep kernel-lines "$k" || fail=1
   flavour_module kernel-lines "$k" || { fail=1; continue; }
-  if KJIT_SMOKE_KO="$d/module/kjit.ko" KJIT_SMOKE_SHARE="$d/guest-smoke" KJIT_SMOKE_ALL=1 \
-       "$root/tests/guest/smoke.sh" "$B" > "$d/smoke.log" 2>&1 && ibt_layout_seen "$d"; then
-    grep -E '^smoke: all system calls' "$d/smoke.log" | sed "s/^smoke:/kernel-lines: $k:/"
-  else
-    echo "kernel-lines: FAIL: $k: smoke run" >&2; tail -n 30 "$d/smoke.log" >&2; fail=1
-  fi
+  flavour_smoke kernel-lines "$k" && ibt_layout_seen "$d" || fail=1
   modes="${KJIT_LINES_MODES:-$("$root/tools/lab/preempt-modes.sh" | head -n1)}"
   if KJIT_HOST_BUILD="$B" KJIT_SUITE_MODES="$modes" KJIT_SUITE_PHASES="$phases" KJIT_SUITE_QUICK=1 \
        "$root/tests/guest/run-suite.sh" "$d" > "$d/suite.log" 2>&1; then

@@ -48,7 +48,7 @@ for k in $lines; do
   modes="${KJIT_LINES_MODES:-$("$root/tools/lab/preempt-modes.sh" | head -n1)}"
   if KJIT_HOST_BUILD="$B" KJIT_SUITE_MODES="$modes" KJIT_SUITE_PHASES="$phases" KJIT_SUITE_QUICK=1 \
        "$root/tests/guest/run-suite.sh" "$d" > "$d/suite.log" 2>&1; then
-    grep -E '^run-suite: ' "$d/suite.log" | sed "s/^run-suite:/kernel-lines: $k:/"
+    grep -E '^run-suite: ' "$d/suite.log" | grep -v '^run-suite: PASS$' | sed "s/^run-suite:/kernel-lines: $k:/"
     echo "kernel-lines: $k: PASS"
   else
     echo "kernel-lines: FAIL: $k: the suite" >&2; tail -n 40 "$d/suite.log" >&2; fail=1

@@ -22,20 +22,13 @@ JOBS="${JOBS:-2}"
 ENGINE="${KJIT_ENGINE_OBJ:-$B/kernel-objs/kjit_engine_kernel.o}"
 export KJIT_BUILD="${KJIT_BUILD:-$root/build/lab}"
 
-# Debian 13's kernels (ABI *+deb13-*) are built with gcc-14, which their
-# headers package needs, and their Kbuild tools need trixie's glibc: the
-# Kbuild steps (conftest's probes and the module) run in the lab's trixie
-# chroot, with the repository and BUILD_DIR at their own paths there.  The
-# engine and Zydis objects are still compiled here: they are plain
-# relocatable objects, which a gcc-14 Kbuild links as it links its own.
-kbuild=()
-kroot=""
-case "$ABI" in
-  *+deb13-*)
-    kroot="$("$root/tools/lab/trixie-chroot.sh" setup "$ABI")"
-    kbuild=("$root/tools/lab/trixie-chroot.sh" run "$root" "$B" --)
-    ;;
-esac
+# Debian 13's kernels need their own toolchain for Kbuild: the Kbuild steps
+# (conftest's probes and the module) run through tools/lab/kbuild.sh, in
+# the lab's trixie chroot there.  The engine and Zydis objects are still
+# compiled here: they are plain relocatable objects, which a gcc-14 Kbuild
+# links as it links its own.
+kroot="$("$root/tools/lab/kbuild.sh" --root)"
+kbuild=("$root/tools/lab/kbuild.sh" "$B" --)
 [ -d "$kroot$KDIR" ] || { echo "build.sh: kernel headers $kroot$KDIR missing (apt-get install linux-headers-$ABI)" >&2; exit 1; }
 [ -f "$ENGINE" ] || { echo "build.sh: $ENGINE missing: build the cmake target kjit_engine_kernel first" >&2; exit 1; }
 [ -f "$kroot$KDIR/.config" ] || { echo "build.sh: $kroot$KDIR/.config missing" >&2; exit 1; }

@@ -17,5 +17,6 @@ out="${KJIT_PLUGINS_OUT:-$B/plugins-linux}"   # another for a run beside this on
 mkdir -p "$out/examples"
 cp "$here"/Kbuild "$here"/*.c "$out"/
 cp "$root"/plugins/*.c "$root"/plugins/kjit_examples.h "$out/examples/"
-make -C "$KDIR" M="$out" KJIT_INCLUDE="$root/include" KBUILD_EXTRA_SYMBOLS="$sym" -j"${JOBS:-2}" modules
+"$root/tools/lab/kbuild.sh" "$B" "$out" -- \
+  make -C "$KDIR" M="$out" KJIT_INCLUDE="$root/include" KBUILD_EXTRA_SYMBOLS="$sym" -j"${JOBS:-2}" modules
 ls "$out"/*.ko

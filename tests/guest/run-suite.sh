@@ -62,8 +62,8 @@ plugins="$B/${pfx}plugins-linux"
 KJIT_PLUGINS_OUT="$plugins" "$root/plugins/linux/build.sh" "$B" > "$plugins.log" 2>&1 || { cat "$plugins.log" >&2; exit 1; }
 hz="$B/${pfx}hazard"; mkdir -p "$hz"
 cp "$root"/tests/guest/hazard/{kjit_hazard.c,kjit_livepatch.c,kjit_direct_peer.c,Kbuild} "$root/os/linux/compat.h" "$hz/"
-"$root/os/linux/conftest.sh" "$KDIR" "$hz/kjit_compat_generated.h"
-make -C "$KDIR" M="$hz" -j2 modules > "$hz/build.log" 2>&1 || { cat "$hz/build.log" >&2; exit 1; }
+"$root/tools/lab/kbuild.sh" "$B" -- "$root/os/linux/conftest.sh" "$KDIR" "$hz/kjit_compat_generated.h"
+"$root/tools/lab/kbuild.sh" "$B" -- make -C "$KDIR" M="$hz" -j2 modules > "$hz/build.log" 2>&1 || { cat "$hz/build.log" >&2; exit 1; }
 
 # Where schedule() goes on after __schedule returns, as kjitctl names that
 # block ("schedule+0x5a"): the guest checks that blocking calls count it.

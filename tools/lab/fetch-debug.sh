@@ -62,7 +62,8 @@ if [ ! -s "$OUT/vmlinux-dbg" ] || [ ${#missing_modules[@]} -gt 0 ]; then
   dpkg-deb --fsys-tarfile "$deb" \
     | tar -x -C "$OUT/dbg.tmp" --wildcards "./usr/lib/debug/boot/vmlinux-$ABI" "${members[@]}" 2>"$OUT/dbg.err" || true
   vml="$OUT/dbg.tmp/usr/lib/debug/boot/vmlinux-$ABI"
-  readelf -SW "$vml" 2>/dev/null | grep -q ' \.debug_line ' \
+  sections="$(readelf -SW "$vml" 2>/dev/null || true)"   # whole: no SIGPIPE under pipefail
+  grep -q ' \.debug_line ' <<<"$sections" \
     || { echo "fetch-debug: vmlinux-$ABI has no .debug_line" >&2; cat "$OUT/dbg.err" >&2; exit 1; }
   [ -s "$OUT/vmlinux-dbg" ] || mv "$vml" "$OUT/vmlinux-dbg"
   if [ -d "$OUT/dbg.tmp/$dbgmods" ]; then

@@ -79,7 +79,10 @@ if [ "$(head -c4 "$OUT/vmlinux.tmp.$$" | od -An -tx1 | tr -d ' \n')" != "7f454c4
   echo "fetch-kernel: decompressed payload is not ELF" >&2; exit 1
 fi
 # A truncated decompression would lose the section headers (at the end).
-readelf -SW "$OUT/vmlinux.tmp.$$" | grep -q ' \.text ' \
+# (The section list is read whole first: grep -q would stop reading early,
+# and readelf's SIGPIPE would fail the pipeline under pipefail.)
+sections="$(readelf -SW "$OUT/vmlinux.tmp.$$" 2>/dev/null || true)"
+grep -q ' \.text ' <<<"$sections" \
   || { echo "fetch-kernel: vmlinux has no readable .text section" >&2; exit 1; }
 mv "$OUT/vmlinux.tmp.$$" "$OUT/vmlinux"
 echo "$OUT"

@@ -21,6 +21,8 @@
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 B="$(cd "${1:-$root/build}" && pwd)"
+# shellcheck source=tests/guest/suite-boot.sh
+. "$root/tests/guest/suite-boot.sh"
 models="${KJIT_CPU_MODELS:-EPYC-Rome}"
 phases="${KJIT_MODELS_PHASES:-all}"
 
@@ -54,13 +56,13 @@ for model in $models; do
   fi
   [ "${KJIT_MODELS_SUITE:-1}" = 1 ] || continue
   mode="$("$root/tools/lab/preempt-modes.sh" | head -n1)"
-  if KJIT_GUEST_CPU="$model" KJIT_SUITE_MODES="$mode" KJIT_SUITE_PHASES="$phases" KJIT_SUITE_QUICK=1 \
-       KJIT_SUITE_SHARE_PREFIX="cpu-$model-" "$root/tests/guest/run-suite.sh" "$B" > "$d/suite.log" 2>&1 &&
+  if suite_boot cpu-models "$model" "$d/suite.log" env KJIT_GUEST_CPU="$model" KJIT_SUITE_MODES="$mode" \
+       KJIT_SUITE_PHASES="$phases" KJIT_SUITE_QUICK=1 KJIT_SUITE_SHARE_PREFIX="cpu-$model-" \
+       "$root/tests/guest/run-suite.sh" "$B" &&
      mitigated suite "$B/guest-suite-cpu-$model-$mode"; then
-    grep -E '^run-suite: ' "$d/suite.log" | grep -v '^run-suite: PASS$' | sed "s/^run-suite:/cpu-models: $model:/"
     echo "cpu-models: $model: PASS"
   else
-    echo "cpu-models: FAIL: $model: the suite's phases" >&2; tail -n 40 "$d/suite.log" >&2; fail=1
+    fail=1
   fi
 done
 exit "$fail"

@@ -21,6 +21,8 @@ lines="${KJIT_LINES:-$(cat "$root/tools/kernel-lines")}"
 phases="${KJIT_LINES_PHASES:-all}"
 # shellcheck source=tests/guest/flavour-lab.sh
 . "$root/tests/guest/flavour-lab.sh"
+# shellcheck source=tests/guest/suite-boot.sh
+. "$root/tests/guest/suite-boot.sh"
 
 # On a kernel built with IBT, the run exercised what IBT changes only if
 # kjit.ko found system calls' fentry sites after an ENDBR (its load line):
@@ -46,12 +48,11 @@ for k in $lines; do
   flavour_module kernel-lines "$k" || { fail=1; continue; }
   flavour_smoke kernel-lines "$k" && ibt_layout_seen "$d" || fail=1
   modes="${KJIT_LINES_MODES:-$("$root/tools/lab/preempt-modes.sh" | head -n1)}"
-  if KJIT_HOST_BUILD="$B" KJIT_SUITE_MODES="$modes" KJIT_SUITE_PHASES="$phases" KJIT_SUITE_QUICK=1 \
-       "$root/tests/guest/run-suite.sh" "$d" > "$d/suite.log" 2>&1; then
-    grep -E '^run-suite: ' "$d/suite.log" | grep -v '^run-suite: PASS$' | sed "s/^run-suite:/kernel-lines: $k:/"
+  if suite_boot kernel-lines "$k" "$d/suite.log" env KJIT_HOST_BUILD="$B" KJIT_SUITE_MODES="$modes" \
+       KJIT_SUITE_PHASES="$phases" KJIT_SUITE_QUICK=1 "$root/tests/guest/run-suite.sh" "$d"; then
     echo "kernel-lines: $k: PASS"
   else
-    echo "kernel-lines: FAIL: $k: the suite" >&2; tail -n 40 "$d/suite.log" >&2; fail=1
+    fail=1
   fi
 done
 exit "$fail"

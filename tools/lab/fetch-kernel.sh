@@ -72,7 +72,7 @@ case "$(grep -E '^CONFIG_KERNEL_(LZ4|XZ|GZIP|ZSTD)=y' "$OUT/config")" in
   CONFIG_KERNEL_ZSTD=y) magic='\x28\xb5\x2f\xfd' unpack=(zstd -dc) ;;
   *) echo "fetch-kernel: unknown bzImage compression in $OUT/config" >&2; exit 1 ;;
 esac
-off="$(LC_ALL=C grep -obUaP "$magic" "$OUT/vmlinuz" | head -n1 | cut -d: -f1)"
+off="$(LC_ALL=C grep -m1 -obUaP "$magic" "$OUT/vmlinuz" | cut -d: -f1)"
 [ -n "$off" ] || { echo "fetch-kernel: ${unpack[0]} magic not found in vmlinuz" >&2; exit 1; }
 tail -c +"$((off + 1))" "$OUT/vmlinuz" | "${unpack[@]}" > "$OUT/vmlinux.tmp.$$" 2>/dev/null || true
 if [ "$(head -c4 "$OUT/vmlinux.tmp.$$" | od -An -tx1 | tr -d ' \n')" != "7f454c46" ]; then

@@ -35,7 +35,7 @@ if [ ! -f "$srcfile" ]; then
   sed -e '/^#/d' -e 's/^Types:.*/Types: deb-src/' "$base" | $SUDO tee "$srcfile" >/dev/null
   need_update=1
 fi
-if ! apt-cache showsrc zydis 2>/dev/null | grep -q '^Package: zydis'; then need_update=1; fi
+if ! apt-cache showsrc zydis 2>/dev/null | grep '^Package: zydis' >/dev/null; then need_update=1; fi
 if [ "$need_update" = 1 ]; then $SUDO apt-get update -q </dev/null >&2; fi
 command -v dpkg-source >/dev/null || $SUDO apt-get install -y dpkg-dev </dev/null >&2
 

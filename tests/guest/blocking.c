@@ -12,7 +12,7 @@
  * most 5 s) and 20 ms more, rather than a fixed delay, which a loaded host
  * can outlast: then the call would find what it waits for and not sleep.
  *   read      read() on an empty pipe the child writes to once it sleeps
- *   nanosleep nanosleep() of 20 ms
+ *   nanosleep nanosleep() of 300 ms
  *   futex     FUTEX_WAIT on shared memory the child changes and wakes
  *   wait4     wait4() for a child that exits once it sleeps
  *   poll      poll() on an empty pipe the child writes to once it sleeps
@@ -20,6 +20,11 @@
  *   mutex     read() on a pipe whose mutex another thread holds: that thread
  *             writes from a userfaultfd page, so pipe_write sleeps in the
  *             fault with the pipe's mutex held until the fault is resolved
+ * With BLOCKING_STACKS=FILE, the waker appends the sleeper's kernel stack as
+ * the kernel unwinds it asleep (/proc/PID/task/TID/stack) to FILE, then a
+ * line "--": the return sites above the sleep are the code that runs only
+ * after the wake-up, whatever the compiler inlined (nanosleep then sleeps
+ * 300 ms, with a child that records it).
  * Build: gcc -O2 -static -pthread -o blocking blocking.c */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -90,6 +95,36 @@ static void wait_asleep(pid_t pid, pid_t tid, long nr, long nr2)
 	sleep_ms(20);
 }
 
+/* Appends the sleeping thread's kernel stack and "--" to $BLOCKING_STACKS. */
+static void record_stack(pid_t pid, pid_t tid)
+{
+	const char *out = getenv("BLOCKING_STACKS");
+	char path[64], buf[4096];
+	size_t n;
+	FILE *in, *f;
+
+	if (!out)
+		return;
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/stack", (int)pid, (int)tid);
+	in = fopen(path, "r");
+	f = fopen(out, "a");
+	if (f) {
+		while (in && (n = fread(buf, 1, sizeof(buf), in)) > 0)
+			fwrite(buf, 1, n, f);
+		fputs("--\n", f);
+		fclose(f);
+	}
+	if (in)
+		fclose(in);
+}
+
+/* The waker's wait, then the sleeper's stack while it still sleeps. */
+static void wait_asleep_recorded(pid_t pid, pid_t tid, long nr, long nr2)
+{
+	wait_asleep(pid, tid, nr, nr2);
+	record_stack(pid, tid);
+}
+
 static int reap(pid_t pid)
 {
 	int st;
@@ -110,9 +145,9 @@ static int pipe_read_once(int do_poll)
 		pid_t parent = getppid();
 
 		if (do_poll)
-			wait_asleep(parent, parent, SYS_poll, SYS_ppoll);
+			wait_asleep_recorded(parent, parent, SYS_poll, SYS_ppoll);
 		else
-			wait_asleep(parent, parent, SYS_read, SYS_read);
+			wait_asleep_recorded(parent, parent, SYS_read, SYS_read);
 		_exit(write(p[1], "x", 1) == 1 ? 0 : 1);
 	}
 	if (do_poll) {
@@ -139,7 +174,7 @@ static int futex_once(void)
 	*word = 0;
 	pid = fork();
 	if (pid == 0) {
-		wait_asleep(getppid(), getppid(), SYS_futex, SYS_futex);
+		wait_asleep_recorded(getppid(), getppid(), SYS_futex, SYS_futex);
 		__atomic_store_n(word, 1, __ATOMIC_SEQ_CST);
 		syscall(SYS_futex, word, FUTEX_WAKE, 1, NULL, NULL, 0);
 		_exit(0);
@@ -159,7 +194,7 @@ static int wait4_once(void)
 	int st;
 
 	if (pid == 0) {
-		wait_asleep(getppid(), getppid(), SYS_wait4, SYS_wait4);
+		wait_asleep_recorded(getppid(), getppid(), SYS_wait4, SYS_wait4);
 		_exit(7);
 	}
 	return wait4(pid, &st, 0, NULL) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 7;
@@ -181,7 +216,7 @@ static int pipe_write_once(void)
 		ssize_t n;
 
 		close(p[1]);
-		wait_asleep(getppid(), getppid(), SYS_write, SYS_write);
+		wait_asleep_recorded(getppid(), getppid(), SYS_write, SYS_write);
 		while ((n = read(p[0], in, sizeof(in))) > 0) {
 			got += (size_t)n;
 			sleep_ms(5);
@@ -225,13 +260,26 @@ static void *resolver(void *arg)
 	if (poll(&fd, 1, 5000) != 1 || read(uffd, &msg, sizeof(msg)) != sizeof(msg) ||
 	    msg.event != UFFD_EVENT_PAGEFAULT)
 		return (void *)1;
-	wait_asleep(getpid(), getpid(), SYS_read, SYS_read);  /* the reader, on the mutex */
+	wait_asleep_recorded(getpid(), getpid(), SYS_read, SYS_read);  /* the reader, on the mutex */
 	memset(src, 'm', sizeof(src));
 	cp.dst = msg.arg.pagefault.address & ~4095ull;
 	cp.src = (uintptr_t)src;
 	cp.len = 4096;
 	cp.mode = 0;
 	return ioctl(uffd, UFFDIO_COPY, &cp) ? (void *)1 : NULL;
+}
+
+/* A timer wakes it; a child records its stack while it sleeps. */
+static int nanosleep_once(void)
+{
+	struct timespec t = { 0, 300000000L };
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		wait_asleep_recorded(getppid(), getppid(), SYS_nanosleep, SYS_clock_nanosleep);
+		_exit(0);
+	}
+	return pid > 0 && nanosleep(&t, NULL) == 0 && reap(pid);
 }
 
 static int mutex_once(void)
@@ -283,11 +331,9 @@ int main(int argc, char **argv)
 			ok = pipe_read_once(0);
 		else if (!strcmp(mode, "poll"))
 			ok = pipe_read_once(1);
-		else if (!strcmp(mode, "nanosleep")) {
-			struct timespec t = { 0, 20000000L };
-
-			ok = nanosleep(&t, NULL) == 0;
-		} else if (!strcmp(mode, "futex"))
+		else if (!strcmp(mode, "nanosleep"))
+			ok = nanosleep_once();
+		else if (!strcmp(mode, "futex"))
 			ok = futex_once();
 		else if (!strcmp(mode, "wait4"))
 			ok = wait4_once();

@@ -158,8 +158,11 @@ static const char *const native_leaf_names[] = {
 	"memcpy", "memset", "memmove", "__memcpy", "__memset", "__memmove",
 	"memcpy_orig", "memset_orig", "memcpy_erms", "memset_erms",
 	"__rdgsbase_inactive", "__wrgsbase_inactive", "asm_load_gs_index",
-	/* sched_clock()'s noinstr half on kernels that split it (6.5) */
-	"sched_clock_noinstr",
+	/* sched_clock()'s noinstr half on kernels that split it (6.5), and
+	 * the TSC clock it reaches through the pv_sched_clock static call:
+	 * a capture translates the leaves, and must not leave the cache at
+	 * that tail call (getrusage, times). */
+	"sched_clock_noinstr", "native_sched_clock",
 };
 /* Called natively and returning into the cache, but never translated, not
  * even for a capture: softirq processing run from an instrumented call

@@ -134,7 +134,8 @@ if grep -q 'ksys_read' "$R/annotate.txt"; then pass annotate_names_ksys_read; el
 # the compiler made of that line) ran exactly 100 times, all one way.
 "$K" report -i "$S/badfd.data" --vmlinux "$V" --format branches > "$R/branches.txt" 2> "$R/branches.err" \
   || bad report_branches "$(cat "$R/branches.err")"
-line=$(grep -n '^	if (f.file) {$' "$SRC/fs/read_write.c" | awk -F: -v lo="$(grep -n '^ssize_t ksys_read(' "$SRC/fs/read_write.c" | cut -d: -f1)" '$1 > lo {print $1; exit}')
+# That test is ksys_read's first if (6.1: f.file; 6.12: fd_file(f)).
+line=$(grep -n '^	if (' "$SRC/fs/read_write.c" | awk -F: -v lo="$(grep -n '^ssize_t ksys_read(' "$SRC/fs/read_write.c" | cut -d: -f1)" '$1 > lo {print $1; exit}')
 rows=$(awk -v line="$line" '$5 == "read_write.c" && $6 == line && $4 == "ksys_read"' "$R/branches.txt")
 if [ -n "$rows" ] && awk '{ if ($1 + $2 != 100 || ($1 != 100 && $2 != 100)) bad = 1 } END { exit bad }' <<< "$rows"; then
   pass branches_known_outcome "read_write.c:$line: $(tr -s ' ' <<< "$rows" | tr '\n' ';')"

@@ -31,6 +31,7 @@ cp "$root/tests/guest/hazard/kjit_hazard.c" "$hz/"
 # __FILE__ without the build directory: the WARNING line names
 # kjit_hazard.c:LINE whatever the build path holds (syzkaller's SRC pattern
 # stops at a '+', as in build-6.12.118+deb12-cloud-amd64).
+# shellcheck disable=SC2016  # $(src) is Kbuild's, expanded by make
 printf '%s\n' 'obj-m := kjit_hazard.o' 'ccflags-y += -fmacro-prefix-map=$(src)/=' > "$hz/Kbuild"
 "$root/tools/lab/kbuild.sh" "$B" -- make -C "$KDIR" M="$hz" -j2 modules > "$hz/build.log" 2>&1 || { cat "$hz/build.log" >&2; exit 1; }
 

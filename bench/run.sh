@@ -8,6 +8,8 @@
 # run (this invocation's start, UTC), commit, dirty tree, boot date, mode,
 # repetitions (bench/lib/stamps.py); analyze.py puts the stamp on its row,
 # and rows this run did not measure keep their own, older stamps.
+# Exit status 1 when a boot of the newest run failed or one of its rows
+# failed a check (bench/lib/checks.py); the results are written anyway.
 #
 # Usage: bench/run.sh BUILD_DIR          (what `./kjit-lab bench` runs)
 #   BUILD_DIR holds module/kjit.ko (built here if missing); the bench caches
@@ -106,10 +108,15 @@ fi
 # --- results -------------------------------------------------------------------
 # The elapsed time goes into RESULTS.md only when this invocation measured.
 elapsed=(); [ "${BENCH_ANALYZE_ONLY:-0}" != 1 ] && elapsed=("$(( $(date +%s) - t0 ))")
-python3 "$top/bench/lib/analyze.py" "$W/runs" "$top/bench/results" "${elapsed[@]}" || exit 1
+# analyze.py exits 3 when rows of the newest run cannot be judged (a boot
+# that failed, a failed check): the results are written, the run fails.
+python3 "$top/bench/lib/analyze.py" "$W/runs" "$top/bench/results" "${elapsed[@]}"
+arc=$?
+[ "$arc" = 0 ] || [ "$arc" = 3 ] || exit 1
 if command -v gnuplot >/dev/null; then
   (cd "$top/bench/results" && for g in *.gp; do [ -f "$g" ] && gnuplot "$g"; done)
 else
   echo "bench: gnuplot missing (apt-get install gnuplot-nox): no plots" >&2
 fi
 echo "bench: results in bench/results/ ($(( $(date +%s) - t0 )) s)" >&2
+[ "$arc" = 0 ] || { echo "bench: FAIL: rows of the newest run not judged (analyze.py's list above)" >&2; exit 1; }

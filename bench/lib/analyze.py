@@ -3,8 +3,12 @@
 """Turn bench runs into bench/results/{summary.json,RESULTS.md} and gnuplot
 scripts (bench/run.sh runs gnuplot on them).
 Usage: analyze.py RUNS_DIR RESULTS_DIR [ELAPSED_SECONDS]
+Exit status: 0; 3 when rows of the newest run cannot be judged (listed on
+stderr: a boot that failed, a check that failed, bench/lib/checks.py); the
+results are written either way; 1 on other errors.
 RUNS_DIR/MODE/CONFIG/out/CONFIG/repN-{native,config}.txt hold `lmb NAME iters N
-ns T tsc C ns_per_op X` lines and `macro-cold rps R`, `macro rps R`;
+ns T tsc C ns_per_op X` lines, `lmb-exit STATUS`, and `macro-cold rps R`,
+`macro rps R` (`macro errors LINE`: wrk's error lines);
 repN-stats-{micro,macro-cold,macro}.txt hold kjitctl stats ("key value") or kprobench
 stats; RUNS_DIR/MODE/CONFIG/stamp.json the stamp of the run that measured it
 (bench/lib/stamps.py).
@@ -16,6 +20,7 @@ measure keeps its row from RESULTS_DIR/summary.json (or RUNS_DIR) with its
 own, older stamp, and RESULTS.md marks it."""
 import json, math, os, statistics, sys
 
+import checks
 import results_md
 import stamps
 from configs import CONFIGS, MICRO, MODES
@@ -102,21 +107,32 @@ def single_run_is_cold(ratios):
     return False
 
 
-def measure(mdir, cfg, od):
-    """The row of one configuration from its run directory."""
-    status = open(os.path.join(od, "status")).read().strip() if os.path.exists(os.path.join(od, "status")) else "crashed"
+def reps_done(od):
+    """The repetitions the driver finished ("rep N done" in setup.log), or
+    None without a log."""
     try:
-        rc = open(os.path.join(mdir, cfg, "boot.rc")).read().strip()
+        return sum(1 for l in open(os.path.join(od, "setup.log")) if l.startswith("rep ") and l.split()[2:] == ["done"])
+    except OSError:
+        return None
+
+
+def measure(mdir, cfg, od):
+    """The row of one configuration from its run directory; a boot that
+    failed before the driver wrote anything gives a row that says so."""
+    share = os.path.join(mdir, cfg)
+    try:
+        rc = open(os.path.join(share, "boot.rc")).read().strip()
     except OSError:
         rc = "?"
-    if status == "crashed" and rc == "124":
-        status = "boot timed out (BENCH_TIMEOUT, wall clock)"
     try:
-        stamp = json.load(open(os.path.join(mdir, cfg, "stamp.json")))
+        stamp = json.load(open(os.path.join(share, "stamp.json")))
     except (OSError, ValueError):
         stamp = stamps.UNSTAMPED
-    C = {"status": status, "boot_rc": rc, "ratios": {}, "memory": {}, "stamp": stamp}
-    reps = sorted(int(f[3:-11]) for f in os.listdir(od) if f.startswith("rep") and f.endswith("-native.txt"))
+    C = {"status": checks.boot_status(od, rc), "boot_rc": rc, "ratios": {}, "memory": {}, "stamp": stamp,
+         "reps_done": reps_done(od)}
+    files = os.listdir(od) if os.path.isdir(od) else []
+    reps = sorted(int(f[3:-11]) for f in files if f.startswith("rep") and f.endswith("-native.txt"))
+    C["refused"] = checks.refusals(share, od, reps, rc)
     per, kc = {}, {}
     for i in reps:
         n = parse(os.path.join(od, f"rep{i}-native.txt"))
@@ -224,8 +240,10 @@ def main():
         mdir = os.path.join(runs, mode)
         M = {}
         for cfg in CONFIGS:
+            # run.sh makes the directory before it boots: a boot that
+            # failed early still gives its row, newer than the last one
             od = os.path.join(mdir, cfg, "out", cfg)
-            row = measure(mdir, cfg, od) if os.path.isdir(od) else None
+            row = measure(mdir, cfg, od) if os.path.isdir(os.path.join(mdir, cfg)) else None
             row = newer(row, previous.get(mode, {}).get(cfg))
             if row:
                 M[cfg] = row
@@ -245,6 +263,21 @@ def main():
     open(os.path.join(res, "RESULTS.md"), "w").write("\n".join(results_md.markdown(summary, elapsed)) + "\n")
     plots(summary, res)
     print("analyze: wrote", os.path.join(res, "RESULTS.md"))
+    failed = not_judged(modes)
+    for line in failed:
+        print("analyze: not judged:", line, file=sys.stderr)
+    return 3 if failed else 0
+
+
+def not_judged(modes):
+    """The newest run's rows that cannot be judged, and why: the run failed."""
+    out = []
+    for mode, M in modes.items():
+        for cfg, C in M.items():
+            rs = checks.reasons(C) + [p for p in [checks.partial(C)] if p]
+            if C["stamp_status"] == "newest run" and rs:
+                out.append("%s %s: %s" % (mode, cfg, checks.brief(rs)))
+    return out
 
 
 def plots(summary, res):
@@ -255,7 +288,7 @@ def plots(summary, res):
             C = M.get(cfg)
             if not C or not C["ratios"]:
                 continue
-            data.append((cfg, C.get("micro_geomean") or C.get("micro_geomean_partial"),
+            data.append((cfg, C.get("micro_geomean"),
                          C["ratios"].get("macro-cold", {}).get("ratio"), C["ratios"].get("macro", {}).get("ratio")))
         with open(os.path.join(res, "overview-%s.dat" % mode), "w") as f:
             f.write("config micro_geomean macro_cold macro_warm\n")
@@ -279,4 +312,4 @@ def plots(summary, res):
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -4,6 +4,7 @@ their stamps, per mode the ratio, memory, completion and KCOV tables (each
 row with its run) and the targets."""
 import statistics
 
+import checks
 import stamps
 import targets
 from configs import CONFIGS, DESC, MICRO, MODES
@@ -15,7 +16,10 @@ def runs_section(summary):
          "Every row below carries the stamp of the run that measured it (column `run`): commit (`+dirty`: the tree "
          "had uncommitted changes), start of the run (UTC), mode, repetitions. A row that is not from the newest run "
          "is marked **(older run)**; rows measured before the bench wrote stamps say `%s`. A target is judged only "
-         "on rows of one run." % stamps.UNSTAMPED, ""]
+         "on rows of one run, and only on rows whose boot finished with every check clean (lmb's and boot.sh's exit "
+         "status, wrk's errors, the kernel log of the console and the guest's dmesg) and every micro benchmark "
+         "measured: a row that is not says why in its run cell, a partial micro geomean says `partial n/%d`."
+         % (stamps.UNSTAMPED, len(MICRO)), ""]
     newest = summary["newest_run"]
     L.append("Newest run: %s." % (newest or "none (no row is stamped)"))
     for key, e in sorted(summary["runs"].items(), key=lambda kv: (kv[0] == stamps.UNSTAMPED, kv[0])):
@@ -34,6 +38,16 @@ def macro_cell(C, b):
         return "-"
     s = "%.2f [%.2f-%.2f]" % (r["ratio"], r["min"], r["max"]) if r["n"] > 1 else "%.2f" % r["ratio"]
     return s + (" (1 run)" if b == "macro-cold" and C.get("macro_single_run") else "")
+
+
+def geomean_cell(C):
+    """The micro geomean, in bold only when every micro benchmark measured:
+    a partial one leaves out what failed, so it is shown as partial."""
+    if C.get("micro_geomean"):
+        return "**%.2f**" % C["micro_geomean"]
+    if C.get("micro_geomean_partial"):
+        return "%.2f (partial %d/%d)" % (C["micro_geomean_partial"], checks.micro_done(C), len(MICRO))
+    return "-"
 
 
 def markdown(summary, elapsed):
@@ -67,14 +81,14 @@ def markdown(summary, elapsed):
             C = M[cfg]
             run = stamps.cell(C, newest)
             if C["status"] != "ok" and not C["ratios"]:
-                L.append("| %s | %s |" % (cfg, ("not measured: " + C["status"] + " (" + "; ".join(C.get("notes", [])[-2:]) + ")").replace("|", "/"))
+                notes = "; ".join(C.get("notes", [])[-2:])
+                L.append("| %s | %s |" % (cfg, ("not measured: " + C["status"] + (" (%s)" % notes if notes else "")).replace("|", "/"))
                          + " |" * (len(cols) - 1) + " %s |" % run)
                 continue
             row = []
             for b in cols:
                 if b == "geomean":
-                    g = C.get("micro_geomean") or C.get("micro_geomean_partial")
-                    row.append("**%.2f**" % g if g else "-")
+                    row.append(geomean_cell(C))
                 elif b in key:
                     row.append(macro_cell(C, key[b]))
                 else:

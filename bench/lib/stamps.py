@@ -8,6 +8,7 @@ had changes, "date": when this configuration's boot started (UTC), "mode",
 "reps", "secs", "macro_secs", "smp", "kjit_ko_sha256"}.  A row measured
 before run.sh wrote stamps has the string UNSTAMPED instead: no stamp is
 made up for it.  Rows belong to one run when their "run" is the same."""
+import checks
 
 UNSTAMPED = "unstamped (before stamps)"
 MODE_NAMES = {"tcg": "TCG wall clock", "icount": "-icount"}
@@ -30,14 +31,22 @@ def newest_run(modes):
     return max(runs) if runs else None
 
 
-def label(stamp):
-    """The stamp as a table shows it: `COMMIT`[+dirty], run DATE TIMEZ, MODE, N reps."""
+def label(stamp, done=None):
+    """The stamp as a table shows it: `COMMIT`[+dirty], run DATE TIMEZ, MODE,
+    N reps, or "D of N reps" when the boot finished D of its N repetitions."""
     if not is_stamped(stamp):
         return UNSTAMPED
     run = stamp["run"].replace("T", " ")[:16] + "Z"
-    return "`%s`%s, run %s, %s, %s reps" % (
+    planned = stamp.get("reps", "?")
+    reps = "%s reps" % planned if done is None or str(done) == str(planned) else "%s of %s reps" % (done, planned)
+    return "`%s`%s, run %s, %s, %s" % (
         stamp.get("commit", "?"), "+dirty" if stamp.get("dirty") else "", run,
-        MODE_NAMES.get(stamp.get("mode"), stamp.get("mode", "?")), stamp.get("reps", "?"))
+        MODE_NAMES.get(stamp.get("mode"), stamp.get("mode", "?")), reps)
+
+
+def row_label(row):
+    """The label of a summary row's stamp with the repetitions it completed."""
+    return label(row.get("stamp"), row.get("reps_done"))
 
 
 def status(row, newest):
@@ -51,18 +60,8 @@ def status(row, newest):
 
 def cell(row, newest):
     """The "run" cell of a RESULTS.md row: the stamp, marked when it is not
-    the newest run's."""
+    the newest run's, and when the row is not judged (bench/lib/checks.py)."""
     r = run_of(row)
     if r is None:
-        return UNSTAMPED
-    return label(row["stamp"]) + ("" if r == newest else " **(older run)**") + incomplete(row)
-
-
-def incomplete(row):
-    """A boot that did not finish (status other than ok): what it measured
-    is shown, marked with the status and the repetitions it completed."""
-    st = row.get("status", "ok")
-    if st == "ok":
-        return ""
-    done = max((v.get("n", 0) for v in row.get("ratios", {}).values()), default=0)
-    return " **(%s: %d of %s reps)**" % (st, done, row.get("stamp", {}).get("reps", "?"))
+        return UNSTAMPED + checks.mark(row)
+    return row_label(row) + ("" if r == newest else " **(older run)**") + checks.mark(row)

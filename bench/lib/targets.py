@@ -7,6 +7,9 @@ the macro workload was one wrk run starting from an empty code cache: what
 is now "macro-cold".  So the macro targets of issues 5 and 14 bound
 macro-cold; issue 31 bounds cold and warm ("macro") separately.
 
+A verdict reads only rows that may be judged (bench/lib/checks.py: the
+boot finished, lmb, wrk and the kernel logs were clean, every micro
+benchmark measured); otherwise it says why it is not judged.
 A verdict compares only rows of one run: a target that reads more than one
 configuration is not judged when their stamps name different runs, or when
 a row has no stamp (its run cannot be told).  Issue 31's targets also ask
@@ -14,12 +17,15 @@ for one stamped run with at least 3 repetitions.  A target is superseded in
 a mode when a later issue set a bound on the same figure there."""
 import statistics
 
+import checks
 import stamps
 
 
 def _geo(M, c):
+    """The micro geomean of a row that measured every micro benchmark: a
+    partial one leaves out what failed (lmb stops at its first failure)."""
     C = M.get(c)
-    return (C.get("micro_geomean") or C.get("micro_geomean_partial")) if C else None
+    return C.get("micro_geomean") if C else None
 
 
 def _macro(M, c, run):
@@ -160,20 +166,36 @@ def _min_reps(rows):
     return min(ns) if ns else 0
 
 
+def _refused(t, rows):
+    """The verdict of a target whose rows cannot be judged (bench/lib/checks.py),
+    or None: a partial row leads, as "partial n/12, not judged"."""
+    name = (lambda c: c + ": ") if len(rows) > 1 else (lambda c: "")
+    parts = [name(c) + p for c, C in zip(t["configs"], rows) for p in [checks.partial(C)] if p]
+    why = [name(c) + r for c, C in zip(t["configs"], rows) for r in checks.reasons(C)]
+    if parts:
+        return "%s, not judged%s" % ("; ".join(parts), " (%s)" % checks.brief(why) if why else "")
+    return "not judged (%s)" % checks.brief(why) if why else None
+
+
 def judge(t, M):
     """(measured text, verdict, run cell) of target t over the rows M of one mode."""
     rows = [M.get(c) for c in t["configs"]]
-    v = t["measure"](M) if all(rows) else None
+    if not all(rows):
+        return t["show"](M, None), "n/a (not measured)", "-"
+    v = t["measure"](M)
     shown = t["show"](M, v)
-    if v is None:
-        return shown, "n/a (not measured)", "-"
     runs = {stamps.run_of(C) for C in rows}
     if len(runs) == 1 and None not in runs:
-        run = stamps.label(rows[0]["stamp"])
+        run = stamps.row_label(rows[0])
     elif runs == {None}:
         run = stamps.UNSTAMPED
     else:
-        run = "; ".join("%s: %s" % (c, stamps.label(C.get("stamp"))) for c, C in zip(t["configs"], rows))
+        run = "; ".join("%s: %s" % (c, stamps.row_label(C)) for c, C in zip(t["configs"], rows))
+    refused = _refused(t, rows)
+    if refused:
+        return shown, refused, run
+    if v is None:
+        return shown, "n/a (not measured)", "-"
     if len(runs) > 1:
         return shown, "not judged (rows from different runs)", run
     if None in runs and len(rows) > 1:

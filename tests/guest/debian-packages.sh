@@ -39,9 +39,8 @@ t_start=$(date +%s)
 phase() { echo "debian_packages: $1: $(( $(date +%s) - ${2:-$t_start} ))s"; }
 
 pk="$B/packages"
-if ! ls "$pk"/kjit-dkms_*.deb "$pk"/kjit_*.deb >/dev/null 2>&1; then
-  t=$(date +%s); "$root/tools/package.sh" "$B" >/dev/null; phase "package build" "$t"
-fi
+# Packages of this tree: built again when the tree changed since.
+t=$(date +%s); "$root/tools/package.sh" --if-stale "$B" >/dev/null; phase "packages of this tree" "$t"
 dkms_deb="$(ls "$pk"/kjit-dkms_*.deb)" tools_deb="$(ls "$pk"/kjit_*.deb)"
 
 # The guest has no network: the root holds every dependency of the two

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # ctest packaging.debs: the two Debian packages, inspected with dpkg-deb
-# (built first by tools/package.sh when BUILD_DIR/packages has none), and
+# (built first by tools/package.sh --if-stale: again whenever the tree changed), and
 # the DKMS tree built here exactly as dkms.conf's MAKE line says, against
 # the installed headers of each flavour, with no network (unshare -n).
 # Usage: tests/packaging/check-debs.sh BUILD_DIR
@@ -14,9 +14,8 @@ fail=0
 pass() { echo "PASS $1 ${2:-}"; }
 bad() { echo "FAIL $1: ${2:-}"; fail=1; }
 pk="$B/packages"
-if ! ls "$pk"/kjit-dkms_*.deb "$pk"/kjit_*.deb >/dev/null 2>&1; then
-  "$root/tools/package.sh" "$B" >/dev/null || { echo "FAIL: tools/package.sh"; exit 1; }
-fi
+# Packages of this tree: built again when the tree changed since.
+"$root/tools/package.sh" --if-stale "$B" >/dev/null || { echo "FAIL: tools/package.sh"; exit 1; }
 dkms_deb="$(ls "$pk"/kjit-dkms_*.deb)" tools_deb="$(ls "$pk"/kjit_*.deb)"
 version="$(dpkg-deb -f "$dkms_deb" Version)"
 t="$(mktemp -d)"

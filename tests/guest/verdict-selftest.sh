@@ -43,6 +43,17 @@ expect fail console_warn "echo 'WARNING: CPU: 1 PID: 7 at mm/slub.c:1 f+0x1/0x2'
 expect fail console_oops "echo 'Oops: 0002 [#1] PREEMPT SMP NOPTI' >> console.log"
 expect fail console_missing "rm console.log"
 expect fail dmesg_bug "echo 'BUG: soft lockup - CPU#0 stuck for 22s!' > dmesg.txt"
+expect fail dmesg_warn_only "echo 'WARNING: CPU: 0 PID: 93 at kernel/sched/core.c:1 f+0x1/0x2' > dmesg.txt"
+expect fail console_orc_direction "echo 'WARNING: stack going in the wrong direction? at do_syscall_64+0x5d/0x90' >> console.log"
+expect fail dmesg_orc_registers "echo \"WARNING: can't access registers at entry_SYSCALL_64_after_hwframe+0x6e/0xd8\" > dmesg.txt"
+expect fail console_frame_pointer "echo 'WARNING: kernel stack frame pointer at 00000000a1b2c3d4 in cat:93 has bad value 0000000000000000' >> console.log"
+# run-guest.sh's status: 124 the boot timed out, 125 no done file.
+# shellcheck disable=SC2317  # called through judged_by
+timed_out() { verdict_boot "$1" 124 TEST-DONE; }
+# shellcheck disable=SC2317
+no_done() { verdict_boot "$1" 125 TEST-DONE; }
+judged_by timed_out fail boot_timed_out true
+judged_by no_done fail boot_no_done true
 expect fail check_failed "echo 'CHECK two FAIL' >> checks.txt"
 expect fail no_checks "rm checks.txt"
 expect fail not_done "rm guest.log"

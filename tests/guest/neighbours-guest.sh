@@ -228,15 +228,23 @@ log_check() {
 stat_delta() { awk -v k="$1" '$1==k {v[FILENAME]=$2} END {print v["stats-1.txt"] - v["stats-0.txt"]}' stats-0.txt stats-1.txt; }
 
 # judge NAME FILE [NATIVE_FILE]: every "COUNTER VALUE WANT" line of FILE has
-# VALUE = WANT, and the value NATIVE_FILE has for the same counter
+# VALUE = WANT, and the value NATIVE_FILE has for the same counter; FILE has
+# every counter NATIVE_FILE has (none lost beside kjit)
 judge() {
   if [ ! -s "$2" ]; then fail "$1" "no counts: $(tr '\n' ' ' < "$2.err")"; return 1; fi
-  j_r=$(awk -v nat="${3:-}" '
-    BEGIN {if (nat != "") while ((getline l < nat) > 0) {split(l, a, " "); nv[a[1]] = a[2]}}
-    {all = all $1 "=" $2 " "
+  # A counter whose function a NOTE line of FILE.err names (BPF after kjit
+  # on a function kjit holds by direct call: issue 59, open) is listed as
+  # such, not judged lost.
+  j_r=$(awk -v nat="${3:-}" -v err="$2.err" '
+    BEGIN {if (nat != "") while ((getline l < nat) > 0) {split(l, a, " "); nv[a[1]] = a[2]}
+           while ((getline l < err) > 0) if (l ~ /^NOTE /) {split(l, a, " "); sub(/:$/, "", a[6]); noted[a[6]] = 1}}
+    {all = all $1 "=" $2 " "; seen[$1] = 1
      if ($2 != $3 || (nat != "" && nv[$1] != $2))
        bad = bad $1 "=" $2 " (want " $3 (nat != "" ? ", native " nv[$1] : "") ") "}
-    END {if (bad != "") print "FAIL " bad; else print "PASS " all}' "$2")
+    END {for (c in nv) if (!(c in seen)) {
+           f = c; sub(/_(fentry|fexit)$/, "", f)
+           if (f in noted) all = all c " not attached (NOTE) "; else bad = bad c " lost (native " nv[c] ") "}
+         if (bad != "") print "FAIL " bad; else print "PASS " all}' "$2")
   if [ "${j_r%% *}" = PASS ]; then pass "$1" "${j_r#PASS }"; else fail "$1" "${j_r#FAIL }"; return 1; fi
 }
 
@@ -271,7 +279,8 @@ run() {
     cat on.txt
     if [ "$ORDER" = before ] && [ "$t" != bpf ]; then kjit_on "$name"; fi
     [ "$ORDER" = native ] || $K stats > stats-0.txt
-    count_"$t" > "$name.txt" 2> "$name.txt.err"
+    c_rc=0; count_"$t" > "$name.txt" 2> "$name.txt.err" || c_rc=$?
+    [ "$c_rc" = 0 ] || fail "${name}_counter_status" "the counting program exited $c_rc: $(tr '\n' ' ' < "$name.txt.err")"
     [ "$ORDER" = native ] || $K stats > stats-1.txt
     grep '^NOTE' "$name.txt.err" >> notes.txt
     if [ "$ORDER" = native ]; then

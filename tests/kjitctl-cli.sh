@@ -97,6 +97,24 @@ for args in "record --bogus -a" "record -a -p 1" "record" "record --cpu 1,x -a" 
 done
 out=$("$K" record --bogus -a 2>&1)
 grep -q '^usage: kjitctl record' <<< "$out" || bad "record --bogus prints no usage: $out"
+# Without /dev/kjit, kjitctl says why from the machine's files (a made-up
+# machine under KJITCTL_SYSROOT), one state after the other.
+sr="$(mktemp -d)"; trap 'rm -rf "$sr"' EXIT
+rel=6.12.9-cloud-amd64
+mkdir -p "$sr/proc/sys/kernel" "$sr/boot"; echo "$rel" > "$sr/proc/sys/kernel/osrelease"
+why() {  # WANT STEP: after STEP (run in the made-up root), kjitctl stats says WANT
+  (cd "$sr" && eval "$2")
+  out=$(KJITCTL_SYSROOT="$sr" "$K" stats 2>&1); rc=$?
+  if [ "$rc" != 1 ] || ! grep -q -- "$1" <<< "$out"; then bad "no /dev/kjit, after '$2': exit $rc, not '$1': $out"; fi
+}
+why 'kjit-dkms is not installed' true
+why "the kernel lacks CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS CONFIG_RETPOLINE" \
+  "mkdir -p var/lib/dkms/kjit/0.2.0/build; printf 'CONFIG_KALLSYMS=y\nCONFIG_KPROBES=y\nCONFIG_DYNAMIC_FTRACE_WITH_REGS=y\n' > boot/config-$rel"
+why "DKMS has no headers for $rel.*linux-headers-cloud-amd64" \
+  "printf 'CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS=y\nCONFIG_MITIGATION_RETPOLINE=y\n' >> boot/config-$rel"
+why "DKMS has not built kjit for $rel" "mkdir -p lib/modules/$rel/build"
+why "see /var/lib/dkms/kjit/0.2.0/build/make.log" "touch var/lib/dkms/kjit/0.2.0/build/make.log"
+why "kjit.ko.xz is installed for $rel: modprobe kjit" "mkdir -p lib/modules/$rel/updates/dkms; touch lib/modules/$rel/updates/dkms/kjit.ko.xz"
 warnings=$(groff -ww -z -man "$M" 2>&1)
 [ -z "$warnings" ] || bad "groff warnings in $M: $warnings"
 MANWIDTH=80 man -l "$M" 2>/dev/null | grep 'kjitctl record' >/dev/null || bad "man -l $M does not render the record section"

@@ -59,7 +59,8 @@ static int open_dev_as(int optional)
     kjit_dev_errno = e;
     if (optional && (e == ENOENT || e == EACCES || e == EPERM)) return 1;
     if (e == ENOENT) {
-      fprintf(stderr, "kjitctl: /dev/kjit does not exist: kjit.ko is not loaded (modprobe kjit, or insmod kjit.ko)\n");
+      fprintf(stderr, "kjitctl: /dev/kjit does not exist: kjit.ko is not loaded\n");
+      explain_missing_module();
       explain_lockdown();
     }
     else if (e == EACCES || e == EPERM) fprintf(stderr, "kjitctl: /dev/kjit: %s: kjitctl needs root (CAP_SYS_ADMIN)\n", strerror(e));
@@ -76,7 +77,8 @@ static int open_dev_as(int optional)
       fprintf(stderr, "kjitctl: /dev/kjit: version handshake: %s\n", strerror(e));
     else
       fprintf(stderr, "kjitctl: version mismatch: kjitctl %s speaks ABI %u, kjit.ko %.32s speaks ABI %u;"
-                      " build both from one tree\n", KJIT_VERSION, KJITCTL_ABI, v.version, v.abi);
+                      " after a package upgrade, load the new module (rmmod kjit && modprobe kjit);"
+                      " else build both from one tree\n", KJIT_VERSION, KJITCTL_ABI, v.version, v.abi);
     close(kjit_fd);
     kjit_fd = -1;
     return -1;

@@ -75,6 +75,8 @@ int open_dev_optional(void);
 extern int kjit_dev_errno;
 /* A kernel file's path: below $KJITCTL_SYSROOT when set (sysroot.c). */
 const char *kernel_path(const char *path);
+/* Why /dev/kjit is missing on this machine, on stderr (module_help.c). */
+void explain_missing_module(void);
 int get_stats(struct kjit_ioc_stats *s);
 /* The configured tool's records (a buffer reused by the next call). */
 struct kjit_ioc_rec *get_results(struct kjit_ioc_results *r);

@@ -115,6 +115,14 @@ why "DKMS has no headers for $rel.*linux-headers-cloud-amd64" \
 why "DKMS has not built kjit for $rel" "mkdir -p lib/modules/$rel/build"
 why "see /var/lib/dkms/kjit/0.2.0/build/make.log" "touch var/lib/dkms/kjit/0.2.0/build/make.log"
 why "kjit.ko.xz is installed for $rel: modprobe kjit" "mkdir -p lib/modules/$rel/updates/dkms; touch lib/modules/$rel/updates/dkms/kjit.ko.xz"
+# kcov enable under lockdown: debugfs would refuse the device; said first.
+mkdir -p "$sr/sys/kernel/security"
+echo 'none [integrity] confidentiality' > "$sr/sys/kernel/security/lockdown"
+out=$(KJITCTL_SYSROOT="$sr" "$K" kcov enable 2>&1); rc=$?
+if [ "$rc" != 1 ] || ! grep -q 'lockdown is on (integrity): debugfs refuses' <<< "$out"; then bad "kcov enable under lockdown: exit $rc: $out"; fi
+echo '[none] integrity confidentiality' > "$sr/sys/kernel/security/lockdown"
+out=$(KJITCTL_SYSROOT="$sr" "$K" kcov enable 2>&1)
+if grep -q 'lockdown' <<< "$out"; then bad "kcov enable without lockdown names it: $out"; fi
 warnings=$(groff -ww -z -man "$M" 2>&1)
 [ -z "$warnings" ] || bad "groff warnings in $M: $warnings"
 MANWIDTH=80 man -l "$M" 2>/dev/null | grep 'kjitctl record' >/dev/null || bad "man -l $M does not render the record section"

@@ -29,21 +29,31 @@ int tool_by_name(const char *n)
   return -1;
 }
 
-/* Why kjit.ko may be missing on a locked-down kernel (Secure Boot): the
- * lockdown LSM's mode in brackets, e.g. "none [integrity] confidentiality". */
-static void explain_lockdown(void)
+/* The lockdown LSM's mode when it is on ("integrity", "confidentiality"),
+ * from the bracketed word of e.g. "none [integrity] confidentiality"; 0
+ * when it is off or the kernel has no lockdown LSM. */
+int kernel_lockdown(char *mode, size_t len)
 {
   char buf[128] = "", *lb, *rb;
-  FILE *f = fopen("/sys/kernel/security/lockdown", "r");
-  if (!f) return;
+  FILE *f = fopen(kernel_path("/sys/kernel/security/lockdown"), "r");
+  if (!f) return 0;
   if (!fgets(buf, sizeof buf, f)) buf[0] = 0;
   fclose(f);
-  if (!(lb = strchr(buf, '[')) || !(rb = strchr(lb, ']')) || !strncmp(lb, "[none]", 6)) return;
+  if (!(lb = strchr(buf, '[')) || !(rb = strchr(lb, ']')) || !strncmp(lb, "[none]", 6)) return 0;
   *rb = 0;
+  snprintf(mode, len, "%s", lb + 1);
+  return 1;
+}
+
+/* Why kjit.ko may be missing on a locked-down kernel (Secure Boot). */
+static void explain_lockdown(void)
+{
+  char mode[64];
+  if (!kernel_lockdown(mode, sizeof mode)) return;
   fprintf(stderr, "kjitctl: kernel lockdown is on (%s): the kernel loads only modules signed by a key it"
                   " trusts; DKMS signed kjit.ko with /var/lib/dkms/mok.pub: enroll it (mokutil --import"
                   " /var/lib/dkms/mok.pub, reboot, confirm in the MOK manager) or boot without lockdown\n",
-          lb + 1);
+          mode);
 }
 
 int kjit_dev_errno;

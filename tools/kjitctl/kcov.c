@@ -147,6 +147,16 @@ int cmd_kcov(int argc, char **argv)
     fprintf(stderr, "kjitctl kcov enable: an empty attach set (--no-syscalls --no-faults and no --attach)\n");
     return usage();
   }
+  /* The device lives in debugfs, which lockdown closes to anything with
+   * ioctl or mmap, as it closes the kernel's own KCOV: enabling it would
+   * only make the fuzzer's executor fail later. */
+  char mode[64];
+  if (enable && kernel_lockdown(mode, sizeof mode)) {
+    fprintf(stderr, "kjitctl kcov enable: kernel lockdown is on (%s): debugfs refuses to open"
+                    " /sys/kernel/debug/kcov (ioctl, mmap), as it refuses the kernel's own KCOV;"
+                    " KCOV needs lockdown off (lockdown=none, or Secure Boot off)\n", mode);
+    return 1;
+  }
   if (open_dev()) return 1;
   return enable ? kcov_enable(&set) : kcov_disable();
 }

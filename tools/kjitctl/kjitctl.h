@@ -77,6 +77,8 @@ extern int kjit_dev_errno;
 const char *kernel_path(const char *path);
 /* Why /dev/kjit is missing on this machine, on stderr (module_help.c). */
 void explain_missing_module(void);
+/* The lockdown LSM's mode into MODE when lockdown is on: 1; else 0 (device.c). */
+int kernel_lockdown(char *mode, size_t len);
 int get_stats(struct kjit_ioc_stats *s);
 /* The configured tool's records (a buffer reused by the next call). */
 struct kjit_ioc_rec *get_results(struct kjit_ioc_results *r);

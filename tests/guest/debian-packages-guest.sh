@@ -172,6 +172,14 @@ if echo integrity > /sys/kernel/security/lockdown 2> out/lockdown.err &&
   else
     fail lockdown_loaded_module_records "$(tail -n 3 out/lockdown-record.log | tr '\n' ' ')"
   fi
+  # ... and the KCOV device, in debugfs, is refused with the reason.
+  if kjitctl kcov enable > out/lockdown-kcov.log 2>&1; then
+    fail kcov_enable_lockdown_named "kjitctl kcov enable succeeded under lockdown"
+  elif grep -q 'lockdown is on (integrity): debugfs refuses' out/lockdown-kcov.log; then
+    pass kcov_enable_lockdown_named
+  else
+    fail kcov_enable_lockdown_named "$(tr '\n' ' ' < out/lockdown-kcov.log)"
+  fi
 else
   fail lockdown_on "$(cat out/lockdown.err)"
 fi
@@ -179,7 +187,7 @@ echo "uptime_after_lockdown_record $(now)" >> times.txt
 
 if run_block readme-remove.txt; then
   chk purge_no_dkms_tree test ! -e /var/lib/dkms/kjit
-  chk purge_no_module sh -c '! ls /lib/modules/*/updates/dkms/kjit.ko 2>/dev/null'
+  chk purge_no_module sh -c '! ls /lib/modules/*/updates/dkms/kjit.ko* 2>/dev/null'
   chk purge_no_source sh -c '! ls -d /usr/src/kjit-* 2>/dev/null'
   chk purge_no_tools sh -c '! command -v kjitctl && ! command -v kjit-report'
   chk purge_no_packages sh -c '! dpkg -l kjit kjit-dkms 2>/dev/null | grep -q "^[a-z][a-z] "'

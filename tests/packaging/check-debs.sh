@@ -73,6 +73,16 @@ for f in usr/bin/kjitctl usr/bin/kjit-report usr/bin/kjit-sim usr/share/man/man8
   [ -e "$t/tools/$f" ] || missing="$missing $f"
 done
 if [ -z "$missing" ]; then pass tools_contents; else bad tools_contents "missing:$missing"; fi
+# kjitctl speaks one module ABI: the two packages move together.  kjit-dkms
+# needs kjit of its version; kjit breaks any other kjit-dkms (a machine that
+# only reads recordings installs kjit alone).
+v="$(dpkg-deb -f "$tools_deb" Version)"
+if dpkg-deb -f "$dkms_deb" Depends | grep -qF "kjit (= $v)" &&
+   [ "$(dpkg-deb -f "$tools_deb" Breaks | tr ',' '\n' | sed 's/^ *//' | sort | paste -sd,)" = "kjit-dkms (<< $v),kjit-dkms (>> $v)" ]; then
+  pass versions_move_together "kjit-dkms Depends kjit (= $v); kjit Breaks other kjit-dkms"
+else
+  bad versions_move_together "kjit-dkms Depends: $(dpkg-deb -f "$dkms_deb" Depends); kjit Breaks: $(dpkg-deb -f "$tools_deb" Breaks)"
+fi
 deps="$(dpkg-deb -f "$tools_deb" Depends)"
 if echo "$deps" | grep -qE 'linux-headers|qemu|gtest|googletest'; then bad tools_depends "$deps"; else pass tools_depends "$deps"; fi
 # The tools-only build (KJIT_TOOLS_ONLY) neither asks for nor looks for them.

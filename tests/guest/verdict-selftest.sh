@@ -47,7 +47,7 @@ expect fail dmesg_warn_only "echo 'WARNING: CPU: 0 PID: 93 at kernel/sched/core.
 expect fail console_orc_direction "echo 'WARNING: stack going in the wrong direction? at do_syscall_64+0x5d/0x90' >> console.log"
 expect fail dmesg_orc_registers "echo \"WARNING: can't access registers at entry_SYSCALL_64_after_hwframe+0x6e/0xd8\" > dmesg.txt"
 expect fail console_frame_pointer "echo 'WARNING: kernel stack frame pointer at 00000000a1b2c3d4 in cat:93 has bad value 0000000000000000' >> console.log"
-# run-guest.sh's status: 124 the boot timed out, 125 no done file.
+# A boot's status: 124 it timed out, 125 it wrote no done file.
 # shellcheck disable=SC2317  # called through judged_by
 timed_out() { verdict_boot "$1" 124 TEST-DONE; }
 # shellcheck disable=SC2317

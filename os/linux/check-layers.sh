@@ -25,7 +25,7 @@ set -euo pipefail
 LAYERS=(
   "control module"                       # ioctl decoding; init and exit
   "config capture capture_log"           # what the ioctls drive
-  "dispatch_gates entry_trampoline"      # translated code's way out, the direct entry (asm)
+  "dispatch_gates entry_trampoline direct_yield"  # translated code's way out, the direct entry (asm), BPF's hand-over
   "entry_attach sched_resume textwatch crash_report kernel_quirks kernel_probe exports"  # attach/detach and the ftrace ops, sleeps, text changes, oops reports, kernel bugs named at load, plugin API
   "entry_decide exit_gates"              # the entry decision (both paths), the gates' C side
   "builtin_tools"                        # the tools' table: what the entry path asks of the active tool

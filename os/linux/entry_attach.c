@@ -335,6 +335,45 @@ out_free:
 	return ret;
 }
 
+/* kjit_direct_release's take: ips go to kjit_ops (which shares a function
+ * with a direct-call user) and their attachments say so. */
+static int take_from_direct(unsigned long *ips, unsigned int n)
+{
+	struct kjit_attachment *a;
+	unsigned int i;
+	int ret = add_ips(ips, n);
+
+	for (i = 0; !ret && i < n; i++) {
+		a = kjit_att_find(ips[i]);
+		if (a)
+			a->direct = false;
+	}
+	return ret;
+}
+
+int kjit_entry_yield_direct(unsigned long func)
+{
+	unsigned long site = kjit_fentry_site(func);
+	struct kjit_attachment *a;
+	int ret;
+
+	if (!site)
+		return 0;
+	attach_lock();
+	ret = kjit_direct_release(site, take_from_direct);
+	if (!ret)
+		pr_info("gave %ps's direct call up to another user; its direct ops' functions are entered by the IPMODIFY ops\n",
+			(void *)func);
+	else if (ret != -ENOENT)
+		pr_warn("could not give %ps's direct call up (%d): its direct-call user is refused\n",
+			(void *)func, ret);
+	a = kjit_att_find(site);
+	if (ret == 0 || ret == -ENOENT)
+		ret = a && !a->direct;
+	attach_unlock();
+	return ret;
+}
+
 /* The real unregistration (unload, or no parking address). */
 static void unregister_ops_locked(void)
 {

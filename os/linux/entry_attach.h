@@ -2,7 +2,7 @@
 /* entry_attach.c: attaching and detaching functions (a direct call where
  * possible, else the IPMODIFY ftrace_ops), and the entry layer's init and
  * exit.  Above the entry decision; called by config.c, capture.c,
- * control.c and module.c. */
+ * control.c, direct_yield.c and module.c. */
 #ifndef KJIT_ENTRY_ATTACH_H
 #define KJIT_ENTRY_ATTACH_H
 
@@ -23,6 +23,13 @@ bool kjit_attachment(int i, char *name, u64 *addr);
 /* Waits until no task can be in the code cache (nothing attached) or can
  * be there only through a new entry. */
 void kjit_entry_quiesce(void);
+
+/* Another direct-call user (a BPF trampoline, direct_yield.c) is about to
+ * take the function at func: if a direct ops of kjit holds it, that ops'
+ * attached functions move to the IPMODIFY ops and the ops goes.  1 when
+ * the IPMODIFY ops enters func (the user must share it), 0 when kjit does
+ * not hold it, or -errno (a direct ops still holds it).  Sleeps. */
+int kjit_entry_yield_direct(unsigned long func);
 
 /* What attaching each name would answer (0 or -errno, as attach_many),
  * attaching nothing. */

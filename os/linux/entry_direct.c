@@ -11,9 +11,11 @@
  * kjit_direct_reap or unload: unregistering a module's ops waits for
  * RCU-tasks (about a second under TCG, milliseconds to seconds on hardware),
  * and a tool that attaches and detaches in a loop would pay it every time;
- * attaching one of its functions again revives it instead.  Until it goes,
- * another direct user (a BPF trampoline) is refused those functions with
- * -EBUSY.  After the unregistration nobody is left in the trampoline.
+ * attaching one of its functions again revives it instead.  Another direct
+ * user is refused a function an ops holds (-EBUSY): a BPF trampoline is not,
+ * because direct_yield.c gives the whole ops up first (kjit_direct_release),
+ * its attached functions moving to the IPMODIFY ops, which shares them with
+ * BPF.  After the unregistration nobody is left in the trampoline.
  *
  * An IPMODIFY user (livepatch) may share a function with the ops
  * (ops_func): ftrace then calls its handler and enters the trampoline with
@@ -76,11 +78,6 @@ static struct direct_batch *batch_of(unsigned long ip)
 	return NULL;
 }
 
-bool kjit_direct_owns(unsigned long ip)
-{
-	return kjit_entry_table_attached(ip + MCOUNT_INSN_SIZE);
-}
-
 static void unregister_batch(struct direct_batch *b)
 {
 	int ret = kjit_unregister_ftrace_direct(&b->ops, tramp_addr);
@@ -93,7 +90,8 @@ static void unregister_batch(struct direct_batch *b)
 		hash_del(&b->fns[i].node);
 	kvfree(b->fns);
 	memset(b, 0, sizeof(*b));
-	if (!--nregistered)
+	WRITE_ONCE(nregistered, nregistered - 1);
+	if (!nregistered)
 		kjit_entry_table_clear();   /* no ops calls the trampoline any more */
 }
 
@@ -180,7 +178,7 @@ int kjit_direct_attach(const unsigned long *ips, unsigned int n)
 	fns = NULL;
 	b->n = b->live = nfresh;
 	b->registered = true;
-	nregistered++;
+	WRITE_ONCE(nregistered, nregistered + 1);
 out:
 	/* all or none: undo this request's revivals (their batches had other
 	 * live functions, so none of them empties) */
@@ -220,6 +218,34 @@ bool kjit_direct_park_all(void)
 	return emptied;
 }
 
+int kjit_direct_release(unsigned long ip, int (*take)(unsigned long *ips, unsigned int n))
+{
+	struct direct_batch *b = batch_of(ip);
+	unsigned long *live;
+	unsigned int i, n = 0;
+	int ret;
+
+	if (!b)
+		return -ENOENT;
+	live = kvmalloc_array(b->n, sizeof(*live), GFP_KERNEL);
+	if (!live)
+		return -ENOMEM;
+	for (i = 0; i < b->n; i++)
+		if (kjit_entry_table_attached(b->fns[i].ip + MCOUNT_INSN_SIZE))
+			live[n++] = b->fns[i].ip;
+	/* Both ways in until the ops goes: an entry the new way redirected
+	 * reaches the trampoline with a cache address, which it follows
+	 * (counted as redirected); none runs uncounted. */
+	ret = n ? take(live, n) : 0;
+	if (!ret) {
+		for (i = 0; i < n; i++)
+			kjit_entry_table_detach(live[i] + MCOUNT_INSN_SIZE);
+		unregister_batch(b);
+	}
+	kvfree(live);
+	return ret;
+}
+
 void kjit_direct_reap(void)
 {
 	unsigned int b;
@@ -240,7 +266,7 @@ void kjit_direct_detach_all(void)
 
 unsigned int kjit_direct_nops(void)
 {
-	return nregistered;
+	return READ_ONCE(nregistered);
 }
 
 void kjit_direct_exit(void)

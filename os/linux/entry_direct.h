@@ -15,8 +15,12 @@ void kjit_direct_exit(void);
  * direct user, such as a BPF trampoline, owns one: the caller falls back to
  * the IPMODIFY ops), -ENOSPC or another -errno. */
 int kjit_direct_attach(const unsigned long *ips, unsigned int n);
-/* Whether ip is attached here (not by the IPMODIFY ops). */
-bool kjit_direct_owns(unsigned long ip);
+/* Gives up the registered ops holding ip (a function address), attached
+ * or parked, so that another direct user can have ip: `take` first gets
+ * the ops' attached functions (it must enter them another way before this
+ * returns), then the ops is unregistered (waits for RCU-tasks).  0,
+ * -ENOENT when no ops holds ip, or take's error (the ops stays). */
+int kjit_direct_release(unsigned long ip, int (*take)(unsigned long *ips, unsigned int n));
 /* From now on the trampoline sends ip's entries to the original code.  Its
  * ops stays registered: true when that ops has no attached function left,
  * which kjit_direct_reap would then unregister. */
@@ -27,6 +31,7 @@ bool kjit_direct_park_all(void);
 void kjit_direct_reap(void);
 /* Unregisters every ops (unload). */
 void kjit_direct_detach_all(void);
+/* Registered ops; may be read without the attach mutex. */
 unsigned int kjit_direct_nops(void);
 
 #endif

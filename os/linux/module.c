@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* kjit.ko: init and exit, in layer order (os/linux/README.md).  Init:
  * symbols, shim ranges, quiesce, memory (+selftest, per-CPU window), dynamic extable,
- * entry redirection, sleep following, engine host + configuration (engine and built-in
+ * entry redirection, BPF's hand-over hook, sleep following, engine host + configuration (engine and built-in
  * tool), text watch, control device.  Exit in reverse, and nothing is freed
  * before every task has left the code cache. */
 #define pr_fmt(fmt) "kjit: " fmt
@@ -15,6 +15,7 @@
 #include "kcov.h"
 #include "control.h"
 #include "dispatch_gates.h"
+#include "direct_yield.h"
 #include "engine_host.h"
 #include "entry_attach.h"
 #include "entry_trampoline.h"
@@ -69,6 +70,9 @@ static int __init kjit_init(void)
 	ret = kjit_entry_init(kjit_direct_tramp);
 	if (ret)
 		goto err_ext;
+	ret = kjit_direct_yield_init();
+	if (ret)
+		goto err_entry;
 	/* Without the scheduler hook, sleeps are counted, not followed. */
 	kjit_sched_resume_init(kjit_sched_return);
 	/* The engine leaves translated code through these gates. */
@@ -106,6 +110,8 @@ err_kcov:
 	kjit_host_exit();
 err_sched:
 	kjit_sched_resume_exit();
+	kjit_direct_yield_exit();
+err_entry:
 	kjit_entry_exit();
 err_ext:
 	kjit_extable_exit();
@@ -124,6 +130,7 @@ static void __exit kjit_exit(void)
 	kjit_crash_report_exit();
 	kjit_textwatch_exit();
 	kjit_sched_resume_exit();  /* no task returns through the stub after this */
+	kjit_direct_yield_exit();  /* no task left in its wrapper */
 	kjit_entry_exit();       /* detach all, wait for tasks in the cache */
 	kjit_kcov_exit();        /* an open kcov file holds the module: none is */
 	kjit_config_exit();

@@ -125,7 +125,14 @@ profile_counts() {
                              END {if (!f) print p, "absent", n}' profile.txt
   done
 }
-count_kprobe() { profile_counts openat kjitn kjito && profile_counts read kjitv; }
+# The probes inside the functions must be jump-optimized while they count:
+# an int3 probe would leave the detour-buffer hazard untested.
+count_kprobe() {
+  profile_counts openat kjitn kjito && profile_counts read kjitv || return 1
+  for p in "do_sys_openat2+0x$o_open" "vfs_read+0x$o_read"; do
+    if optimized "$p"; then echo "${p%%+*}_probe_optimized yes yes"; else echo "${p%%+*}_probe_optimized no yes"; fi
+  done
+}
 
 # kretprobes (rethook: the return address replaced by rethook_trampoline)
 # on do_sys_openat2 and on __x64_sys_openat, which kjit attaches: nhit

@@ -19,6 +19,8 @@
 #include "engine_host.h"
 #include "entry_attach.h"
 #include "entry_policy.h"
+#include "entry_trampoline.h"
+#include "kcov.h"
 #include "extable.h"
 #include "sched_resume.h"
 #include "symbols.h"
@@ -133,37 +135,54 @@ static long ioc_check_many(void __user *uarg)
 	return kjit_check_many(u64_to_user_ptr(m.names), u64_to_user_ptr(m.results), m.count);
 }
 
-/* Departures into this module's own code: calls of kjit's device (its
- * open, ioctl, release) made by tasks whose system call is attached. */
-static u64 own_control_departures(void)
+static const struct file_operations kjit_ctl_fops;
+
+/* Whether a native call's target is an operation of kjit's own devices. */
+static bool own_device_op(unsigned long t)
+{
+	return t == (unsigned long)kjit_ctl_fops.open || t == (unsigned long)kjit_ctl_fops.release ||
+	       t == (unsigned long)kjit_ctl_fops.unlocked_ioctl || t == (unsigned long)kjit_ctl_fops.compat_ioctl ||
+	       kjit_kcov_is_device_op(t);
+}
+
+/* Of the native-call departures: the calls of kjit's own devices (made by
+ * tasks whose system calls are attached), and the calls of kjit's direct
+ * trampoline at another attached function's fentry site. */
+static void own_departures(u64 *device, u64 *nested)
 {
 	const u32 cap = 4096;
 	struct kjit_departure_site *sites = kvmalloc_array(cap, sizeof(*sites), GFP_KERNEL);
 	u32 n, i;
-	u64 own = 0;
 
+	*device = *nested = 0;
 	if (!sites)
-		return 0;
+		return;
 	n = min(kjit_engine_departure_sites(sites, cap), cap);
-	for (i = 0; i < n; i++)
-		if (sites[i].why == KJIT_DEPART_NATIVE_CALL &&
-		    within_module_core(sites[i].target, THIS_MODULE))
-			own += sites[i].count;
+	for (i = 0; i < n; i++) {
+		if (sites[i].why != KJIT_DEPART_NATIVE_CALL)
+			continue;
+		if (own_device_op(sites[i].target))
+			*device += sites[i].count;
+		else if (sites[i].target == (unsigned long)kjit_direct_tramp)
+			*nested += sites[i].count;
+	}
 	kvfree(sites);
-	return own;
 }
 
 static void fill_departures(struct kjit_ioc_stats *s)
 {
 	struct kjit_engine_departures d;
 	struct kjit_sleep_counters z;
+	u64 device, nested;
 
 	kjit_engine_get_departures(&d);
 	kjit_sleep_counters(&z);
 	s->entered = d.entered + kjit_entry_fast_since_reset();
 	s->completed = d.count[KJIT_DEPART_COMPLETED];
-	s->kjit_control = min(own_control_departures(), d.count[KJIT_DEPART_NATIVE_CALL]);
-	s->left_native_call = d.count[KJIT_DEPART_NATIVE_CALL] - s->kjit_control;
+	own_departures(&device, &nested);
+	s->kjit_control = min(device, d.count[KJIT_DEPART_NATIVE_CALL]);
+	s->left_nested_entry = min(nested, d.count[KJIT_DEPART_NATIVE_CALL] - s->kjit_control);
+	s->left_native_call = d.count[KJIT_DEPART_NATIVE_CALL] - s->kjit_control - s->left_nested_entry;
 	s->left_native_insn = d.count[KJIT_DEPART_NATIVE_INSN];
 	s->left_declined = d.count[KJIT_DEPART_DECLINED];
 	s->left_cache_full = d.count[KJIT_DEPART_CACHE_FULL];

@@ -404,6 +404,12 @@ static const struct file_operations kcov_fops = {
 
 static struct dentry *kcov_dentry;
 
+bool kjit_kcov_is_device_op(unsigned long addr)
+{
+	return addr == (unsigned long)kcov_open || addr == (unsigned long)kcov_ioctl ||
+	       addr == (unsigned long)kcov_mmap || addr == (unsigned long)kcov_close;
+}
+
 int kjit_kcov_device_create(void)
 {
 	struct dentry *d;

@@ -19,6 +19,8 @@ struct task_struct;
 int kjit_kcov_device_create(void);
 void kjit_kcov_device_remove(void);
 int kjit_kcov_init(void);     /* the task-exit probe */
+/* Whether addr is one of the kcov file's operations. */
+bool kjit_kcov_is_device_op(unsigned long addr);
 void kjit_kcov_exit(void);
 /* The kcov tool's entry filter: current has coverage enabled and runs in
  * task context.  kcov.c keeps the tool's bit of entry_table.h's per-CPU

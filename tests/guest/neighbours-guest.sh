@@ -355,6 +355,28 @@ for t in $TOOLS; do
   done
 done
 
+# --- attached functions nested in attached functions -----------------------------
+# A translated openat or read reaches do_sys_openat2 or vfs_read, attached
+# too, whose fentry site calls kjit's direct trampoline: the caller leaves
+# the cache there (left_nested_entry) and the callee is an entry of its
+# own.  Those are not calls of kjit's device: of the window's kjitctl runs
+# only the second one's open of /dev/kjit is (kjit_control +1).
+step nested
+if $K attach openat read do_sys_openat2 vfs_read > attach.txt 2>&1; then
+  $K stats > stats-0.txt
+  { ./neighbour_calls openat "$N" > /dev/null && ./neighbour_calls read "$N" > /dev/null; } || fail nested_calls
+  $K stats > stats-1.txt
+  n_n=$(stat_delta left_nested_entry) n_c=$(stat_delta kjit_control) n_o=$(stat_delta left_native_call)
+  if [ "$n_n" -ge $((2 * N)) ] && [ "$n_c" = 1 ]; then
+    pass nested_entries "left_nested_entry +$n_n, kjit_control +$n_c, left_native_call +$n_o for $N openat and $N read"
+  else
+    fail nested_entries "left_nested_entry +$n_n (want >= $((2 * N))), kjit_control +$n_c (want 1: the reading kjitctl's open), left_native_call +$n_o"
+  fi
+else
+  fail nested_entries "attach: $(tr '\n' ' ' < attach.txt)"
+fi
+$K detach all > /dev/null || fail nested_detach
+
 step end
 if $K stats > stats-final.txt 2>&1 && grep -q '^entries ' stats-final.txt; then
   pass stats_readable "$(grep '^completion' stats-final.txt)"

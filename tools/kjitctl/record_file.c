@@ -105,6 +105,7 @@ static void stats_section(struct data_out *o, const struct kjit_ioc_results *r, 
   kv(&b, "left_unknown", "%llu", unknown_departures(st));
   kv(&b, "asleep", "%llu", (unsigned long long)st->sleeping);
   kv(&b, "kjit_control", "%llu", (unsigned long long)st->kjit_control);
+  kv(&b, "left_nested_entry", "%llu", (unsigned long long)st->left_nested_entry);
   kv(&b, "filtered", "%llu", (unsigned long long)st->filtered);
   /* Every call of the attached functions during the recording. */
   kv(&b, "calls_entered", "%llu", (unsigned long long)st->calls_entered);

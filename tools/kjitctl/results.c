@@ -15,7 +15,7 @@ unsigned long long unknown_departures(const struct kjit_ioc_stats *s)
   unsigned long long known = s->completed + s->left_native_call + s->left_native_insn +
                              s->left_declined + s->left_cache_full + s->left_hooked + s->left_sleep_full +
                              s->left_sleep_off + s->sleep_lost + s->task_exits + s->sleeping +
-                             s->kjit_control;
+                             s->kjit_control + s->left_nested_entry;
   return s->entered > known ? s->entered - known : 0;
 }
 
@@ -54,12 +54,13 @@ void print_completion(FILE *out, const struct kjit_ioc_stats *s)
   double pct = ended ? 100.0 * (double)(s->completed + s->task_exits) / (double)ended : 100.0;
   fprintf(out, "completion %.3f%% (%llu returned and %llu ended in their task's exit in the cache, of %llu"
           " entries that ended; left: native_call %llu,"
-          " native_insn %llu, declined %llu, cache_full %llu, hooked %llu, sleep_not_followed %llu, unknown %llu;"
+          " native_insn %llu, declined %llu, cache_full %llu, hooked %llu, nested_entry %llu, sleep_not_followed %llu, unknown %llu;"
           " asleep %llu; calls into kjit's own device, not counted: %llu)\n", pct,
           (unsigned long long)s->completed, (unsigned long long)s->task_exits,
           ended, (unsigned long long)s->left_native_call,
           (unsigned long long)s->left_native_insn, (unsigned long long)s->left_declined,
           (unsigned long long)s->left_cache_full, (unsigned long long)s->left_hooked,
+          (unsigned long long)s->left_nested_entry,
           (unsigned long long)(s->left_sleep_full + s->left_sleep_off + s->sleep_lost),
           unknown_departures(s), (unsigned long long)s->sleeping,
           (unsigned long long)s->kjit_control);
@@ -84,11 +85,13 @@ void json_open(const char *tool, const struct kjit_ioc_stats *s)
   if (!s) return;
   printf(", \"completion\": {\"entered\": %llu, \"completed\": %llu, \"left_native_call\": %llu,"
          " \"left_native_insn\": %llu, \"left_declined\": %llu, \"left_cache_full\": %llu, \"left_hooked\": %llu,"
+         " \"left_nested_entry\": %llu,"
          " \"left_sleep_not_followed\": %llu, \"left_unknown\": %llu, \"asleep\": %llu,"
          " \"task_exit\": %llu, \"kjit_control\": %llu}", (unsigned long long)s->entered, (unsigned long long)s->completed,
          (unsigned long long)s->left_native_call, (unsigned long long)s->left_native_insn,
          (unsigned long long)s->left_declined, (unsigned long long)s->left_cache_full,
-         (unsigned long long)s->left_hooked, (unsigned long long)(s->left_sleep_full + s->left_sleep_off + s->sleep_lost),
+         (unsigned long long)s->left_hooked, (unsigned long long)s->left_nested_entry,
+         (unsigned long long)(s->left_sleep_full + s->left_sleep_off + s->sleep_lost),
          unknown_departures(s), (unsigned long long)s->sleeping, (unsigned long long)s->task_exits,
          (unsigned long long)s->kjit_control);
   printf(", \"calls\": {\"entered\": %llu, \"declined\": %llu, \"declined_why\": {\"cache_full\": %llu,"

@@ -20,8 +20,9 @@ void header(const Context &c) {
   unsigned long long ended = st("entered") - std::min(st("entered"), st("asleep") + st("kjit_control"));
   double pct = ended ? 100.0 * (double)(st("completed") + st("task_exits")) / (double)ended : 100.0;
   fprintf(c.out, "# completion %.3f%% of %llu entries (left: native_call %llu, native_insn %llu, declined %llu,"
-          " cache_full %llu, hooked %llu, unknown %llu)\n", pct, ended, st("left_native_call"), st("left_native_insn"),
-          st("left_declined"), st("left_cache_full"), st("left_hooked"), st("left_unknown"));
+          " cache_full %llu, hooked %llu, nested_entry %llu, unknown %llu)\n", pct, ended, st("left_native_call"),
+          st("left_native_insn"), st("left_declined"), st("left_cache_full"), st("left_hooked"),
+          st("left_nested_entry"), st("left_unknown"));
 }
 
 std::string where(const Context &c, uint64_t addr) {

@@ -99,8 +99,9 @@ struct kjit_ioc_stats {
   __u64 sleeps_followed;       /* sleeps that will go on in the cache     */
   __u64 sleeps_resumed;        /* ... that did                            */
   __u64 sleeping;              /* asleep now, to be followed              */
-  /* Entries that called into kjit's own device (kjitctl's open and ioctls
-   * while attached to them): they leave the cache by design, before kjit
+  /* Entries that called into kjit's own devices (/dev/kjit's and the kcov
+   * file's open, ioctl, mmap and release, e.g. kjitctl's while its system
+   * calls are attached): they leave the cache by design, before kjit
    * reconfigures itself, and are not part of the completion fraction.
    * Not included in left_native_call. */
   __u64 kjit_control;
@@ -151,6 +152,11 @@ struct kjit_ioc_stats {
   /* Engine: text-change retirements served by a new generation of the
    * active cache half while the other waited for its reclaim. */
   __u64 generations;
+  /* Entries that left the cache at the fentry site of another attached
+   * function entered by a direct call: the call of kjit's trampoline there
+   * runs natively and enters that function as an entry of its own, and the
+   * caller goes on natively.  Not included in left_native_call. */
+  __u64 left_nested_entry;
 };
 
 /* Built-in tools (the example tools of plugins/, plus callstack, a

@@ -145,26 +145,32 @@ static bool own_device_op(unsigned long t)
 	       kjit_kcov_is_device_op(t);
 }
 
-/* Of the native-call departures: the calls of kjit's own devices (made by
- * tasks whose system calls are attached), and the calls of kjit's direct
- * trampoline at another attached function's fentry site. */
-static void own_departures(u64 *device, u64 *nested)
+/* Of the native-call departures, the calls of kjit's own devices (made by
+ * tasks whose system calls are attached) in *device; in *nested_call the
+ * calls of kjit's direct trampoline, and in *nested_hooked the hooked
+ * departures, at the fentry site of a function kjit has attached. */
+static void own_departures(u64 *device, u64 *nested_call, u64 *nested_hooked)
 {
 	const u32 cap = 4096;
 	struct kjit_departure_site *sites = kvmalloc_array(cap, sizeof(*sites), GFP_KERNEL);
 	u32 n, i;
 
-	*device = *nested = 0;
+	*device = *nested_call = *nested_hooked = 0;
 	if (!sites)
 		return;
 	n = min(kjit_engine_departure_sites(sites, cap), cap);
 	for (i = 0; i < n; i++) {
+		if (sites[i].why == KJIT_DEPART_HOOKED) {
+			if (kjit_entry_attached_site(sites[i].target))
+				*nested_hooked += sites[i].count;
+			continue;
+		}
 		if (sites[i].why != KJIT_DEPART_NATIVE_CALL)
 			continue;
 		if (own_device_op(sites[i].target))
 			*device += sites[i].count;
 		else if (sites[i].target == (unsigned long)kjit_direct_tramp)
-			*nested += sites[i].count;
+			*nested_call += sites[i].count;
 	}
 	kvfree(sites);
 }
@@ -173,20 +179,22 @@ static void fill_departures(struct kjit_ioc_stats *s)
 {
 	struct kjit_engine_departures d;
 	struct kjit_sleep_counters z;
-	u64 device, nested;
+	u64 device, nested_call, nested_hooked;
 
 	kjit_engine_get_departures(&d);
 	kjit_sleep_counters(&z);
 	s->entered = d.entered + kjit_entry_fast_since_reset();
 	s->completed = d.count[KJIT_DEPART_COMPLETED];
-	own_departures(&device, &nested);
+	own_departures(&device, &nested_call, &nested_hooked);
 	s->kjit_control = min(device, d.count[KJIT_DEPART_NATIVE_CALL]);
-	s->left_nested_entry = min(nested, d.count[KJIT_DEPART_NATIVE_CALL] - s->kjit_control);
-	s->left_native_call = d.count[KJIT_DEPART_NATIVE_CALL] - s->kjit_control - s->left_nested_entry;
+	nested_call = min(nested_call, d.count[KJIT_DEPART_NATIVE_CALL] - s->kjit_control);
+	s->left_native_call = d.count[KJIT_DEPART_NATIVE_CALL] - s->kjit_control - nested_call;
 	s->left_native_insn = d.count[KJIT_DEPART_NATIVE_INSN];
 	s->left_declined = d.count[KJIT_DEPART_DECLINED];
 	s->left_cache_full = d.count[KJIT_DEPART_CACHE_FULL];
-	s->left_hooked = d.count[KJIT_DEPART_HOOKED] + z.left_hooked;
+	nested_hooked = min(nested_hooked, d.count[KJIT_DEPART_HOOKED]);
+	s->left_hooked = d.count[KJIT_DEPART_HOOKED] - nested_hooked + z.left_hooked;
+	s->left_nested_entry = nested_call + nested_hooked;
 	s->calls_declined_cache_full = d.declined_at_entry[KJIT_DEPART_CACHE_FULL];
 	s->calls_declined_unbuilt = d.declined_at_entry[KJIT_DEPART_DECLINED];
 	s->calls_declined_hooked = d.declined_at_entry[KJIT_DEPART_HOOKED];

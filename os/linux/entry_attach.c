@@ -374,6 +374,16 @@ int kjit_entry_yield_direct(unsigned long func)
 	return ret;
 }
 
+bool kjit_entry_attached_site(unsigned long site)
+{
+	bool attached;
+
+	attach_lock();
+	attached = kjit_att_find(site) != NULL;
+	attach_unlock();
+	return attached;
+}
+
 /* The real unregistration (unload, or no parking address). */
 static void unregister_ops_locked(void)
 {

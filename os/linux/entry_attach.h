@@ -31,6 +31,9 @@ void kjit_entry_quiesce(void);
  * not hold it, or -errno (a direct ops still holds it).  Sleeps. */
 int kjit_entry_yield_direct(unsigned long func);
 
+/* Whether the function whose fentry site is `site` is attached now. */
+bool kjit_entry_attached_site(unsigned long site);
+
 /* What attaching each name would answer (0 or -errno, as attach_many),
  * attaching nothing. */
 int kjit_check_many(const char __user *names, s32 __user *results, u32 count);

@@ -59,6 +59,7 @@
 #include <linux/uaccess.h>
 #include <uapi/linux/kcov.h>
 #include "kcov.h"
+#include "shim.h"
 #include "kcov_cmp.h"
 #include "compat.h"
 #include "symbols.h"
@@ -349,6 +350,8 @@ out:
 	return ret;
 }
 
+static int kcov_exit_probe_on(void);
+
 static long kcov_ioctl(struct file *f, unsigned int cmd, unsigned long arg)
 {
 	struct kjit_kcov *k = f->private_data;
@@ -378,6 +381,9 @@ static long kcov_ioctl(struct file *f, unsigned int cmd, unsigned long arg)
 	case KCOV_REMOTE_ENABLE:
 		return kcov_remote_enable(k, arg);
 	case KCOV_ENABLE:
+		ret = kcov_exit_probe_on();
+		if (ret)
+			return ret;
 		e = kzalloc(sizeof(*e), GFP_KERNEL);
 		if (!e)
 			return -ENOMEM;
@@ -464,6 +470,29 @@ static void kcov_exit_probe(void *data, struct task_struct *p)
 	kcov_put(k);
 }
 
+/* The probe is registered at the first KCOV_ENABLE, not at load: every
+ * exiting task calls it, from translated exit_group too, where kjit's own
+ * code is a native call (kjit_shim_add_native_call: it returns, tracepoint
+ * probes run with preemption off), except on PREEMPT_RT, where its
+ * spinlock_t may sleep and a call that can sleep leaves the cache. */
+static DEFINE_MUTEX(exit_probe_mutex);
+static bool exit_probe_on;
+
+static int kcov_exit_probe_on(void)
+{
+	int ret = 0;
+
+	if (!tp_exit)
+		return -ENODEV;
+	mutex_lock(&exit_probe_mutex);
+	if (!exit_probe_on) {
+		ret = tracepoint_probe_register(tp_exit, kcov_exit_probe, NULL);
+		exit_probe_on = !ret;
+	}
+	mutex_unlock(&exit_probe_mutex);
+	return ret;
+}
+
 static void find_tps(struct tracepoint *tp, void *priv)
 {
 	if (!strcmp(tp->name, "sched_process_exit"))
@@ -472,16 +501,14 @@ static void find_tps(struct tracepoint *tp, void *priv)
 
 int kjit_kcov_init(void)
 {
-	int ret;
-
 	for_each_kernel_tracepoint(find_tps, NULL);
 	if (!tp_exit) {
 		pr_err("no sched_process_exit tracepoint: KCOV unavailable\n");
 		return 0;
 	}
-	ret = tracepoint_probe_register(tp_exit, kcov_exit_probe, NULL);
-	if (ret)
-		return ret;
+#ifndef CONFIG_PREEMPT_RT
+	kjit_shim_add_native_call((unsigned long)kcov_exit_probe);
+#endif
 	/* The scheduler calls preempt notifiers only while some user holds
 	 * this key: kjit does from load to unload (an empty list per task,
 	 * checked at each switch, is what it costs a task without coverage). */
@@ -493,9 +520,10 @@ int kjit_kcov_init(void)
 void kjit_kcov_exit(void)
 {
 	kjit_kcov_device_remove();
-	if (tp_exit) {
+	if (exit_probe_on) {
 		tracepoint_probe_unregister(tp_exit, kcov_exit_probe, NULL);
 		tracepoint_synchronize_unregister();
+		exit_probe_on = false;
 	}
 	if (kcov_available)
 		preempt_notifier_dec();   /* every notifier went with its task's unbind */

@@ -458,10 +458,30 @@ int kjit_os_may_translate(uint64_t addr64)
 	return ok;
 }
 
+/* kjit's own functions that translated code calls (its tracepoint
+ * probes): never translated (kjit is not), called natively like
+ * native_call_names.  Set at init, before anything is attached. */
+static unsigned long own_native_calls[2];
+
+void kjit_shim_add_native_call(unsigned long addr)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(own_native_calls); i++)
+		if (!own_native_calls[i]) {
+			own_native_calls[i] = addr;
+			return;
+		}
+	WARN_ONCE(1, "kjit: own_native_calls is full\n");
+}
+
 bool kjit_shim_is_native_call(u64 target)
 {
 	unsigned int i;
 
+	for (i = 0; i < ARRAY_SIZE(own_native_calls); i++)
+		if (own_native_calls[i] && own_native_calls[i] == (unsigned long)target)
+			return true;
 	for (i = 0; i < ARRAY_SIZE(native_calls); i++)
 		if (native_calls[i] && native_calls[i] == (unsigned long)target)
 			return true;

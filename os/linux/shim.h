@@ -23,6 +23,10 @@ void kjit_shim_translate_leaves(bool on);
 /* Whether the cache calls `target` natively even while capturing (softirq
  * processing): a capture logs the registers after it returns. */
 bool kjit_shim_is_native_call(u64 target);
+/* One of kjit's own functions that translated code may call (a tracepoint
+ * probe of its own, which returns and never sleeps): called natively and
+ * returning into the cache, as the kernel's native calls. */
+void kjit_shim_add_native_call(unsigned long addr);
 /* True when this CPU holds the engine lock (the ftrace handler must not
  * enter the engine then). */
 bool kjit_os_lock_held_here(void);

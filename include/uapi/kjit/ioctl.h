@@ -153,9 +153,11 @@ struct kjit_ioc_stats {
    * active cache half while the other waited for its reclaim. */
   __u64 generations;
   /* Entries that left the cache at the fentry site of another attached
-   * function entered by a direct call: the call of kjit's trampoline there
-   * runs natively and enters that function as an entry of its own, and the
-   * caller goes on natively.  Not included in left_native_call. */
+   * function: the site's call into kjit (its direct trampoline or ftrace's
+   * IPMODIFY path) runs natively and enters that function as an entry of
+   * its own, and the caller goes on natively.  Classified by the site's
+   * attachment when the counters are read.  Not included in
+   * left_native_call or left_hooked. */
   __u64 left_nested_entry;
 };
 

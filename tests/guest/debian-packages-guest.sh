@@ -77,6 +77,8 @@ install)
     sed -i 's/^KJIT_KCOV_OPTS=.*/KJIT_KCOV_OPTS="--attach vfs_fsync*"/' /etc/default/kjit-kcov
     chk kcov_unit_options grep -qx 'KJIT_KCOV_OPTS="--attach vfs_fsync\*"' /etc/default/kjit-kcov
     chk kcov_unit_enable sh -c 'systemctl enable kjit-kcov > out/kcov-enable.txt 2>&1'
+    enabled=$(systemctl is-enabled kjit-kcov 2>&1)
+    chk kcov_unit_enabled_after_enable test "$enabled" = enabled
     # What makes multi-threaded TCG safe here: nothing patched kernel text
     # on kjit's behalf in this boot.
     chk install_loads_nothing sh -c '! grep -q "^kjit " /proc/modules'
@@ -134,11 +136,18 @@ if [ "$n" -gt 0 ] && grep -q ' ksys_read+0x' out/kcov-read.txt; then
 else
   fail kcov_client_at_boot "read(-1): $n PCs, none in ksys_read: $(head -c 300 out/kcov-read.err)"
 fi
+# `kjitctl list` (what is attached) exits 0 and names the unit's
+# functions while it runs, and nothing once it stopped.
+kjitctl list > out/kcov-before-stop.txt 2>&1
+rc=$?
+chk kcov_unit_listed_attached sh -c "[ $rc = 0 ] && grep -q '^0x[0-9a-f]* __x64_sys_openat\$' out/kcov-before-stop.txt &&
+                                     grep -q '^0x[0-9a-f]* handle_mm_fault\$' out/kcov-before-stop.txt"
 systemctl stop kjit-kcov > out/kcov-stop.txt 2>&1
 state=$(systemctl is-active kjit-kcov)
 chk kcov_unit_stopped test "$state" = inactive
 kjitctl list > out/kcov-after-stop.txt 2>&1
-chk kcov_unit_stop_detached sh -c '! grep -q "^0x" out/kcov-after-stop.txt'
+rc=$?
+chk kcov_unit_stop_detached sh -c "[ $rc = 0 ] && grep -q '^0 attached' out/kcov-after-stop.txt && ! grep -q '^0x' out/kcov-after-stop.txt"
 echo "uptime_after_kcov_unit $(now)" >> times.txt
 
 # What linux-image-$rel-dbg installs (the lab's copy of its vmlinux).
@@ -158,6 +167,19 @@ if run_block readme-use.txt; then
   # Kept for after the purge: the signed module and kjitctl.
   cp "$(modinfo -n kjit)" /tmp/kjit-signed.ko
   cp "$(command -v kjitctl)" /tmp/kjitctl
+  # What lockdown refuses below works before it: the KCOV device, and
+  # loading that signed module anew.
+  if kjitctl kcov enable > out/kcov-enable-before-lockdown.log 2>&1 && [ -e /sys/kernel/debug/kcov ] &&
+     kjitctl kcov disable >> out/kcov-enable-before-lockdown.log 2>&1; then
+    pass kcov_enable_before_lockdown
+  else
+    fail kcov_enable_before_lockdown "$(tr '\n' ' ' < out/kcov-enable-before-lockdown.log)"
+  fi
+  if { rmmod kjit && insmod /tmp/kjit-signed.ko; } > out/insmod-before-lockdown.txt 2>&1; then
+    pass insmod_before_lockdown
+  else
+    fail insmod_before_lockdown "$(tr '\n' ' ' < out/insmod-before-lockdown.txt)"
+  fi
 fi
 log_snapshot
 echo "uptime_after_readme_use_block $(now)" >> times.txt
@@ -185,16 +207,29 @@ else
 fi
 echo "uptime_after_lockdown_record $(now)" >> times.txt
 
+# Anything named after kjit, but the test's own (its runner, the share,
+# /tmp, the debug vmlinux link).
+kjit_files() {
+  find / -xdev -name '*kjit*' -not -name 'kjit-guest-run*' -not -path "$S" -not -path "$S/*" \
+    -not -path '/tmp/*' -not -path '/usr/lib/debug/*' > "$1" 2>/dev/null
+}
+# Each thing the purge must remove, there before it (the same commands).
+chk before_purge_dkms_tree test -e /var/lib/dkms/kjit
+chk before_purge_module sh -c 'ls /lib/modules/*/updates/dkms/kjit.ko* > /dev/null 2>&1'
+chk before_purge_source sh -c 'ls -d /usr/src/kjit-* > /dev/null 2>&1'
+chk before_purge_tools sh -c 'command -v kjitctl && command -v kjit-report'
+npk=$(dpkg -l kjit kjit-dkms 2>/dev/null | grep -c '^ii ')
+chk before_purge_packages [ "$npk" = 2 ]
+kjit_files out/before-purge-files.txt
+if [ -s out/before-purge-files.txt ]; then pass before_purge_files "$(wc -l < out/before-purge-files.txt) files"
+else fail before_purge_files "find names no file of kjit's"; fi
 if run_block readme-remove.txt; then
   chk purge_no_dkms_tree test ! -e /var/lib/dkms/kjit
   chk purge_no_module sh -c '! ls /lib/modules/*/updates/dkms/kjit.ko* 2>/dev/null'
   chk purge_no_source sh -c '! ls -d /usr/src/kjit-* 2>/dev/null'
   chk purge_no_tools sh -c '! command -v kjitctl && ! command -v kjit-report'
   chk purge_no_packages sh -c '! dpkg -l kjit kjit-dkms 2>/dev/null | grep -q "^[a-z][a-z] "'
-  # Anything named after kjit, but the test's own (its runner, the share,
-  # /tmp, the debug vmlinux link).
-  find / -xdev -name '*kjit*' -not -name 'kjit-guest-run*' -not -path "$S" -not -path "$S/*" \
-    -not -path '/tmp/*' -not -path '/usr/lib/debug/*' > out/leftovers.txt 2>/dev/null
+  kjit_files out/leftovers.txt
   if [ -s out/leftovers.txt ]; then fail purge_nothing_left "$(head -n 5 out/leftovers.txt | tr '\n' ' ')"
   else pass purge_nothing_left; fi
 fi

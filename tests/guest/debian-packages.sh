@@ -150,11 +150,14 @@ boot() {
 # text_poke_bp (tools/lab/run-guest.sh), which kjit's attaching does.
 boot install "tcg,thread=multi"
 VERDICT_LIST_CHECKS=1 verdict_boot "$shares/install" "$boot_rc" DEBIAN-PACKAGES-INSTALLED install
+checks_list="$root/tests/guest/checks/debian_packages.list"
+verdict_expect_checks "$shares/install" "$checks_list" install install
 # Boot 2 loads kjit.ko and patches the kernel: single-threaded TCG.
 if grep -q '^CHECK readme_block_readme-install PASS' "$shares/install/checks.txt" 2>/dev/null; then
   boot use "tcg,thread=single"
   VERDICT_LOG_UNTIL='kjit-test: lockdown' VERDICT_LIST_CHECKS=1 \
     verdict_boot "$shares/use" "$boot_rc" DEBIAN-PACKAGES-DONE use
+  verdict_expect_checks "$shares/use" "$checks_list" use use
   s1="$(cat "$shares/install/stext.txt" 2>/dev/null || true)"
   s2="$(cat "$shares/use/stext.txt" 2>/dev/null || true)"
   echo "debian_packages: _stext: install boot ${s1:-?}, use boot ${s2:-?}"

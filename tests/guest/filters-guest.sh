@@ -27,6 +27,22 @@ expect() {
   if [ -z "$e_why" ]; then pass "$e_name" "$(grep -c __x64_sys "$e_file") blocks"
   else fail "$e_name" "$e_why $(tr '\n' ' ' < "$e_file" | cut -c1-400)"; fi
 }
+# Every "nothing" below has its companion, the same command showing the
+# thing where it should be there.  attached_none NAME FILE: `kjitctl list`
+# exited 0 and lists nothing; attached_both NAME FILE: it exited 0 and
+# lists the two functions of T.
+attached_none() {
+  $K list > "$2" 2> "$2.err"; a_rc=$?
+  if [ "$a_rc" = 0 ] && [ ! -s "$2" ]; then pass "$1" "$(cat "$2.err")"
+  else fail "$1" "kjitctl list exited $a_rc: $(cat "$2" "$2.err" | tr '\n' ' ' | cut -c1-300)"; fi
+}
+# both_listed FILE: a `kjitctl list` output names T's two functions
+both_listed() { grep -Eq ' (__x64_sys|__do_sys)_getppid$' "$1" && grep -Eq ' (__x64_sys|__do_sys)_newuname$' "$1"; }
+attached_both() {
+  $K list > "$2" 2> "$2.err"; a_rc=$?
+  if [ "$a_rc" = 0 ] && both_listed "$2"; then pass "$1" "$(cat "$2.err")"
+  else fail "$1" "kjitctl list exited $a_rc: $(cat "$2" "$2.err" | tr '\n' ' ' | cut -c1-300)"; fi
+}
 
 step insmod
 insmod ./kjit.ko || { fail insmod; exit 1; }
@@ -57,9 +73,12 @@ kill "$thr"; wait "$thr" 2>/dev/null
 step record --comm
 $K record -e $T --comm wl_b -d 3 -o comm.data 2> comm.err
 expect record_comm $? comm.txt newuname getppid
-# combined: wl_a runs on CPU 0 only, so wl_a on CPU 1 matches nothing
+# combined: wl_a runs on CPU 0 only, so wl_a on CPU 1 matches nothing,
+# and wl_a on CPU 0 is seen
 $K record -e $T --comm wl_a -C 1 -d 3 -o none.data 2> none.err
 expect record_comm_and_cpu_combine $? none.txt - getppid
+$K record -e $T --comm wl_a -C 0 -d 3 -o comm-cpu0.data 2> comm-cpu0.err
+expect record_comm_and_cpu_match $? comm-cpu0.txt getppid newuname
 
 step record --cpu
 $K record -a -e $T -C 1 -d 3 -o cpu1.data 2> cpu1.err
@@ -82,7 +101,18 @@ chk record_cgroup_missing sh -c "[ $rc = 1 ] && grep -q 'No such file' cgbad.err
 $K record -e $T --cgroup /sys/fs/cgroup/../../../proc -d 1 2> cgproc.err
 rc=$?
 chk record_cgroup_not_v2 sh -c "[ $rc = 1 ] && grep -q 'not a cgroup v2' cgproc.err"
-chk nothing_attached_after_records sh -c "[ \$($K list 2>/dev/null | wc -l) = 0 ]"
+# While a record of a command runs, the command itself sees the two
+# functions attached and the filter on its own pid; after it, neither.
+$K record -e $T -o during.data -- sh -c 'echo $$ > during-pid.txt; ./kjitctl stats > during-stats.txt
+                                         ./kjitctl list > during-list.txt 2> during-list.err' 2> during.err
+chk record_during_status [ $? = 0 ]
+if both_listed during-list.txt; then
+  pass attached_during_record "$(cat during-list.err)"
+else fail attached_during_record "$(cat during-list.txt during-list.err | tr '\n' ' ')"; fi
+during_pid=$(awk '$1 == "pid" {print $2}' during-stats.txt)
+if [ -n "$during_pid" ] && [ "$during_pid" = "$(cat during-pid.txt)" ]; then pass filter_on_during_record "pid $during_pid"
+else fail filter_on_during_record "stats pid ${during_pid:-?}, the command's $(cat during-pid.txt)"; fi
+attached_none nothing_attached_after_records list-after-records.txt
 chk filter_off_after_records [ "$(stat_of pid)" = 0 ]
 
 step top
@@ -99,7 +129,8 @@ if in_top top.out getppid && in_top top.out newuname; then pass top_both_functio
 chk top_sorted awk '/^kjitctl top: interval/ {prev = -1; next}
                     $1 ~ /^[0-9]+$/ {if (prev >= 0 && $1 > prev) bad = 1; prev = $1}
                     END {exit bad}' top.out
-chk top_detached sh -c "grep -q 'kjitctl top: detached' top.err && [ \$($K list 2>/dev/null | wc -l) = 0 ]"
+chk top_detached grep -q 'kjitctl top: detached' top.err
+attached_none top_detached_list list-after-top.txt
 $K top -e $T -i 1 -n 2 --comm wl_b > topc.out 2> topc.err
 if in_top topc.out newuname && ! in_top topc.out getppid; then pass top_comm; else fail top_comm "$(head -12 topc.out | tr '\n' ' ')"; fi
 # Ctrl-C: SIGINT to kjitctl (setsid: in a session of its own, as at a terminal)
@@ -108,11 +139,13 @@ group=$!
 i=0
 while [ $i -lt 120 ] && ! grep -q '^kjitctl top: interval' topi.out; do sleep 1; i=$((i + 1)); done
 sleep 1
+attached_both top_attached_while_running list-during-top.txt
+chk top_stats_attached_while_running [ "$(stat_of nattached)" = 2 ]
 kill -INT "$group"
 wait "$group"
 rc=$?
 chk top_ctrl_c sh -c "[ $rc = 0 ] && grep -q 'detached (signal)' topi.err && grep -q '^kjitctl top: interval' topi.out"
-chk top_nothing_attached sh -c "[ \$($K list 2>/dev/null | wc -l) = 0 ]"
+attached_none top_nothing_attached list-after-ctrl-c.txt
 chk top_stats_nothing_attached [ "$(stat_of nattached)" = 0 ]
 
 step finish

@@ -23,4 +23,5 @@ share_program "$share" filter_workload
 share_script "$share" "$root/tests/guest/filters-guest.sh"
 "$root/tools/lab/run-guest.sh" --share "$share" --script "$share/run.sh" --smp 2 --tcg-single --timeout 600 || rc=$?
 VERDICT_LIST_CHECKS=1 verdict_boot "$share" "$rc" FILTERS-GUEST-DONE
+verdict_expect_checks "$share" "$root/tests/guest/checks/filters.list"
 verdict_end; exit $?

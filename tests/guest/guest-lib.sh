@@ -24,12 +24,14 @@ stats_grown() {
 # covered_at_least CHECK STATS_FILE PCT: the share of the calls of the
 # attached functions that entered the cache, from the "calls covered ...
 # (N of M calls ...)" line of a `kjitctl stats` output, must be PCT% or
-# more of M, with M > 0 (a count that stays 0 proves nothing).
+# more of M (PCT may have decimals: 99.9), with M > 0 (a count that stays
+# 0 proves nothing).
 covered_at_least() {
   cv_line=$(grep -m1 '^calls covered ' "$2")
   cv_n=$(echo "$cv_line" | sed -n 's/^calls covered [0-9.]*% (\([0-9]*\) of \([0-9]*\) calls .*/\1/p')
   cv_m=$(echo "$cv_line" | sed -n 's/^calls covered [0-9.]*% (\([0-9]*\) of \([0-9]*\) calls .*/\2/p')
-  if [ -n "$cv_n" ] && [ -n "$cv_m" ] && [ "$cv_m" -gt 0 ] && [ $((cv_n * 100)) -ge $((cv_m * $3)) ]; then
+  if [ -n "$cv_n" ] && [ -n "$cv_m" ] && [ "$cv_m" -gt 0 ] &&
+     awk -v n="$cv_n" -v m="$cv_m" -v p="$3" 'BEGIN {exit !(n * 100 >= m * p)}'; then
     pass "$1" "$3% or more: $cv_line"
   else
     fail "$1" "want $3% or more: ${cv_line:-no calls covered line in $2}"

@@ -87,6 +87,17 @@ chk blocking_covered_after_wakeup sh -c "grep -q ' prepare_to_wait_event+0x' pip
 chk page_fault_covered grep -q ' __handle_mm_fault+0x' fault.txt
 ./kcov_client pc small /etc/hostname > small.txt
 chk buffer_full_stops sh -c "grep -q '^count 511$' small.txt && [ \$(grep -c '^0x' small.txt) = 511 ]"
+# A task's trace holds what ran in its context, as the real KCOV's
+# in_task() test: no interrupt or softirq entry, whatever hit the task
+# while it was traced.  The names exist in this kernel (so the pattern
+# can match), and no PC of any trace above is in one of them.
+IRQ_ENTRY='^(asm_sysvec_|asm_common_interrupt|sysvec_|__sysvec_|common_interrupt|__common_interrupt|irq_enter|irq_exit|__irq_exit_rcu|irqentry_|handle_irq_event|__handle_irq_event|handle_edge_irq|handle_fasteoi_irq|hrtimer_interrupt|__do_softirq|handle_softirqs)'
+known=$(awk -v re="$IRQ_ENTRY" '$2 ~ /^[tT]$/ && $3 ~ re {n++} END {print n + 0}' /proc/kallsyms)
+chk irq_entry_names_known sh -c "[ $known -ge 20 ] && grep -Eq ' (__)?sysvec_apic_timer_interrupt$' /proc/kallsyms"
+awk -v re="$IRQ_ENTRY" '$1 ~ /^0x/ { f = $2; sub(/\+.*/, "", f); if (f ~ re) print FILENAME ": " $0 }' \
+  read[123].txt open-*.txt thread-[ab].txt pipe.txt fault.txt small.txt > irq-pcs.txt
+if [ -s irq-pcs.txt ]; then fail no_irq_entry_pcs "$(wc -l < irq-pcs.txt) PCs, e.g. $(head -n 3 irq-pcs.txt | tr '\n' ' ')"
+else pass no_irq_entry_pcs "$known interrupt entry functions in kallsyms, none in $(cat read[123].txt open-*.txt thread-[ab].txt pipe.txt fault.txt small.txt | grep -c '^0x') PCs"; fi
 
 step "cost: an unrelated thread (entry filter only), trace-pc, trace-cmp"
 ./kcov_client bench 20000 > bench-kcov.txt

@@ -4,8 +4,9 @@
 # client tests/guest/kcov_client.c): coverage of the kcov.rst example's
 # calls, two threads, disable, CMP records, a blocking read, a full buffer,
 # the real KCOV's error codes, unload under a client; once per preemption
-# mode, each boot with KASLR: the two boots' PCs of read(-1) are the same
-# canonical addresses.
+# mode, each boot with KASLR, which must have moved the kernel (and drawn
+# two offsets for two boots): the two boots' PCs of read(-1) are the same
+# canonical addresses.  Each boot reports the checks of checks/kcov.list.
 # Usage: tests/guest/kcov.sh BUILD_DIR
 # Env: KJIT_KCOV_MODES (tools/lab/preempt-modes.sh: "voluntary full", "rt").
 set -euo pipefail
@@ -22,31 +23,62 @@ dbg="$(KJIT_BUILD="$B/lab" "$root/tools/lab/fetch-debug.sh")"
 vmlinux="$dbg/vmlinux-dbg"
 link_text=0x$(nm "$vmlinux" | awk '$3 == "_text" {a = $1} END {print a}')
 verdict_begin kcov
-shares=()
-for mode in ${KJIT_KCOV_MODES:-$(KJIT_BUILD="${KJIT_BUILD:-$B/lab}" "$root/tools/lab/preempt-modes.sh")}; do
-  share="$B/guest-kcov-$mode"
+lab="${KJIT_BUILD:-$B/lab}"
+# kcov_boot MODE: one boot, judged, its checks the ones of checks/kcov.list
+kcov_boot() {
+  local mode="$1" share="$B/guest-kcov-$1" rc=0 append
   share_new "$share"
   share_kjit "$share" "$ko" "$root"
   share_program "$share" kcov_client
   share_program "$share" record_workload
   share_script "$share" "$root/tests/guest/kcov-guest.sh" LINK_TEXT="$link_text"
-  shares+=("$share")
-  rc=0
-  append="$(KJIT_BUILD="${KJIT_BUILD:-$B/lab}" "$root/tools/lab/preempt-modes.sh" --append "$mode")"
+  append="$(KJIT_BUILD="$lab" "$root/tools/lab/preempt-modes.sh" --append "$mode")"
   "$root/tools/lab/run-guest.sh" --share "$share" --script "$share/run.sh" --smp 2 --tcg-single --timeout 600 \
     ${append:+--append "$append"} || rc=$?
   VERDICT_LIST_CHECKS=1 verdict_boot "$share" "$rc" KCOV-GUEST-DONE "$mode"
+  verdict_expect_checks "$share" "$root/tests/guest/checks/kcov.list" "$mode"
+}
+# text_of SHARE: the boot's _text (kaslr.txt: "_text link-time-_text")
+text_of() { local t _l; if [ -f "$1/kaslr.txt" ] && read -r t _l < "$1/kaslr.txt"; then echo "0x$t"; fi; }
+shares=() modes=()
+for mode in ${KJIT_KCOV_MODES:-$(KJIT_BUILD="$lab" "$root/tools/lab/preempt-modes.sh")}; do
+  kcov_boot "$mode"
+  shares+=("$B/guest-kcov-$mode") modes+=("$mode")
 done
+# KASLR moved the kernel in every boot (the canonical-PC checks below
+# prove nothing where _text is the link-time one), and the two boots drew
+# different offsets: one that drew the first's again boots once more.
+if [ ${#shares[@]} -ge 2 ] && [ -n "$(text_of "${shares[0]}")" ] && [ "$(text_of "${shares[0]}")" = "$(text_of "${shares[1]}")" ]; then
+  echo "kcov: both boots drew _text $(text_of "${shares[0]}"); booting ${modes[1]} again"
+  kcov_boot "${modes[1]}"
+fi
+share="${shares[${#shares[@]}-1]}"   # the host's report checks read the last boot's
+for s in "${shares[@]}"; do
+  t="$(text_of "$s")" label="$(basename "$s")"
+  if [ -z "$t" ]; then verdict_bad "kaslr_moved ($label): no kaslr.txt"
+  elif [ "$t" = "$link_text" ]; then verdict_bad "kaslr_moved ($label): _text $t is the link-time _text: KASLR did not move the kernel"
+  else echo "CHECK kaslr_moved PASS ($label) _text $t, link-time $link_text"; fi
+done
+if [ ${#shares[@]} -ge 2 ]; then
+  if [ "$(text_of "${shares[0]}")" != "$(text_of "${shares[1]}")" ]; then
+    echo "CHECK kaslr_two_offsets PASS _text $(text_of "${shares[0]}") and $(text_of "${shares[1]}")"
+  else
+    verdict_bad "kaslr_two_offsets: both boots at _text $(text_of "${shares[0]}"), twice: the canonical-PC checks across boots prove nothing"
+  fi
+fi
 # Two traces of the same openat of a missing file, no other task running
 # (kcov-guest.sh): the path's own code, fs/, is the same both times.  What
 # else runs in the task's context depends on the rest of the system, as
 # under the real KCOV: preemption points, wake-ups, task work; on
 # PREEMPT_RT also migrate_enable's slow path when the task was preempted
 # inside a sleeping spinlock's migrate-disabled section (the scheduler's
-# enqueue/dequeue, load tracking, rbtree).  The check is the same on every
-# flavour; the differing PCs are named by their source files.
-for s in "${shares[@]}"; do
-  a="$s/open-miss2.txt" b="$s/open-miss3.txt" label="$(basename "$s")"
+# enqueue/dequeue, load tracking, rbtree).  So fs/'s PCs are held to 98%
+# everywhere, and all PCs to 95% where no sleeping spinlock migrates the
+# task (not on rt); the differing PCs are named by their source files.
+for i in "${!shares[@]}"; do
+  s="${shares[$i]}"
+  a="$s/open-miss2.txt" b="$s/open-miss3.txt" label="$(basename "$s")" all_pct=95 need="need 95%"
+  [ "${modes[$i]}" != rt ] || all_pct=0 need="not bounded on rt"
   if [ ! -s "$a" ] || [ ! -s "$b" ]; then verdict_bad "open_repeatable ($label): no traces"; continue; fi
   sort -u <(awk '{print $1}' "$a") <(awk '{print $1}' "$b") > "$s/open-pcs.txt"
   addr2line -e "$vmlinux" < "$s/open-pcs.txt" |
@@ -58,10 +90,10 @@ for s in "${shares[@]}"; do
        END { printf "%d %d %d %d", n, nb, f, fb; for (k in d) printf " %s:%d", k, d[k]; print "" }' \
     <(awk '{print $1}' "$a") <(awk '{print $1}' "$b") "$s/open-pcs-files.txt" > "$s/open-repeat.txt"
   read -r n nb f fb diff < "$s/open-repeat.txt"
-  if [ "$f" -gt 50 ] && [ $((fb * 100)) -ge $((f * 98)) ]; then
-    echo "CHECK open_repeatable PASS ($label) $fb of $f fs/ PCs in both traces; all PCs $nb of $n; the others by file: ${diff:-none}"
+  if [ "$f" -gt 50 ] && [ $((fb * 100)) -ge $((f * 98)) ] && [ $((nb * 100)) -ge $((n * all_pct)) ]; then
+    echo "CHECK open_repeatable PASS ($label) $fb of $f fs/ PCs in both traces; all PCs $nb of $n ($need); the others by file: ${diff:-none}"
   else
-    verdict_bad "open_repeatable ($label): $fb of $f fs/ PCs in both traces (need 98%); all PCs $nb of $n; the others by file: ${diff:-none}"
+    verdict_bad "open_repeatable ($label): $fb of $f fs/ PCs in both traces (need 98%); all PCs $nb of $n ($need); the others by file: ${diff:-none}"
   fi
 done
 # Canonical PCs: the same call gives the same PCs in two KASLR boots, and
@@ -75,7 +107,6 @@ if [ ${#shares[@]} -ge 2 ]; then
   else
     verdict_bad "canonical_pcs_two_boots: read(-1)'s PCs differ between boots (_text 0x$text_a, 0x$text_b)"
   fi
-  [ "$text_a" != "$text_b" ] || echo "NOTE both boots drew the same KASLR offset: the comparison above shows canonical PCs only within it"
 else
   echo "NOTE one boot (one preemption model): canonical PCs are checked against the vmlinux only, not across two boots"
 fi

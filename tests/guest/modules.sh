@@ -47,6 +47,7 @@ rc=0
 verdict_begin modules
 bad() { verdict_bad "$@"; }
 verdict_boot "$share" "$rc" MODULES-GUEST-DONE
+verdict_expect_checks "$share" "$root/tests/guest/checks/modules.list"
 
 # The report: ext4's blocks by their canonical names, with ext4's lines.
 data="$share/ext4.data"

@@ -40,6 +40,11 @@ cp "$root"/tests/guest/hazard/{kjit_livepatch.c,kjit_schedkret.c} "$lp/"
 echo 'obj-m := kjit_livepatch.o kjit_schedkret.o' > "$lp/Kbuild"
 make -C "$KDIR" M="$lp" -j2 modules > "$lp/build.log" 2>&1 || { cat "$lp/build.log" >&2; exit 1; }
 
+# The guest's parameters, which also name its checks (checks/neighbours.list)
+TOOLS="${KJIT_NEIGHBOURS_TOOLS:-ftrace graph kprobe kretprobe sched livepatch bpf}"
+ORDERS="${KJIT_NEIGHBOURS_ORDERS:-before after}"
+ROUNDS="${KJIT_NEIGHBOURS_ROUNDS:-2}"
+
 verdict_begin neighbours
 for mode in $MODES; do
   share="$B/guest-neighbours-$mode"
@@ -49,9 +54,7 @@ for mode in $MODES; do
   share_program "$share" neighbour_calls
   share_program "$share" bpf_count
   share_script "$share" "$root/tests/guest/neighbours-guest.sh" \
-    N="${KJIT_NEIGHBOURS_N:-50}" NLP=10 ROUNDS="${KJIT_NEIGHBOURS_ROUNDS:-2}" \
-    ORDERS="${KJIT_NEIGHBOURS_ORDERS:-before after}" \
-    TOOLS="${KJIT_NEIGHBOURS_TOOLS:-ftrace graph kprobe kretprobe sched livepatch bpf}"
+    N="${KJIT_NEIGHBOURS_N:-50}" NLP=10 ROUNDS="$ROUNDS" ORDERS="$ORDERS" TOOLS="$TOOLS"
   # voluntary boots as the kernels that offer it default to, without preempt=
   append=""
   [ "$mode" = voluntary ] || append="$(KJIT_BUILD="$lab" "$root/tools/lab/preempt-modes.sh" --append "$mode")"
@@ -61,6 +64,9 @@ for mode in $MODES; do
      --timeout 900 --tcg-single ${append:+--append "$append"} || rc=$?
   echo "neighbours: $mode: guest ran $((SECONDS - start)) s"
   verdict_boot "$share" "$rc" NEIGHBOURS-GUEST-DONE "$mode"
+  verdict_list_expand "$root/tests/guest/checks/neighbours.list" tool="$TOOLS" order="$ORDERS" \
+    round="$(seq -s ' ' 1 "$ROUNDS")" > "$share/checks-expected.list"
+  verdict_expect_checks "$share" "$share/checks-expected.list" "$mode"
   grep -q '^CHECK final_rmmod PASS' "$share/checks.txt" 2>/dev/null ||
     verdict_bad "the guest did not reach its final rmmod ($mode)"
   if [ -s "$share/notes.txt" ]; then sed "s/^/neighbours: $mode: /" "$share/notes.txt"; fi

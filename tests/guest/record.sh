@@ -33,5 +33,6 @@ if [ "${KJIT_RECORD_REUSE:-0}" != 1 ]; then
     --timeout 600 || rc=$?
 fi
 VERDICT_LIST_CHECKS=1 verdict_boot "$share" "$rc" RECORD-GUEST-DONE
+verdict_expect_checks "$share" "$root/tests/guest/checks/record.list"
 "$root/tests/guest/record-report.sh" "$B" "$share" || verdict_bad "the host's report checks (above)"
 verdict_end; exit $?

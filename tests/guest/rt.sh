@@ -46,4 +46,5 @@ rc=0
 "$root/tools/lab/run-guest.sh" --share "$share" --script "$share/run.sh" --smp 2 --timeout 420 || rc=$?
 verdict_begin rt
 VERDICT_LIST_CHECKS=1 verdict_boot "$share" "$rc" RT-GUEST-DONE
+verdict_expect_checks "$share" "$root/tests/guest/checks/rt.list"
 verdict_end; exit $?

@@ -85,4 +85,43 @@ judged_by phases_a pass phase_checks_exact "printf 'CHECK two PASS\nCHECK three 
 judged_by phases_a fail base_check_missing "echo 'CHECK two PASS' >> checks.txt"
 judged_by phases_b pass other_phase_not_expected "echo 'CHECK three PASS' >> checks.txt"
 judged_by phases_b fail other_phase_check_unlisted "printf 'CHECK two PASS\nCHECK three PASS\n' >> checks.txt"
+
+# The guest tests' own lists (tests/guest/checks/): a boot that reports
+# every check of its list passes; one that lost a check, or a phase,
+# fails.  LIST and PHASES name the list for judge_list.
+# shellcheck disable=SC2317  # called through judged_by
+judge_list() { verdict_expect_checks "$1" "$LIST" "" "${PHASES:-}"; }
+# reported [PHASES] [DROP]: checks.txt with the list's names (those
+# phases'), but those matching the regular expression DROP
+# shellcheck disable=SC2317  # called through judged_by
+reported() { verdict_list_names "$LIST" "${1:-all}" | grep -Ev "${2:-^$}" | sed 's/^/CHECK /; s/$/ PASS/' > checks.txt; }
+for LIST in "$root"/tests/guest/checks/*.list; do
+  n="$(basename "$LIST" .list)"
+  [ "$n" != neighbours ] || continue   # a template: below
+  PHASES="" judged_by judge_list pass "list_${n}_all" reported
+  PHASES="" judged_by judge_list fail "list_${n}_one_lost" \
+    "reported all '^$(verdict_list_names "$LIST" | tail -n1)\$'"
+done
+# debian_packages: each boot is held to its section and the base; an
+# install boot judged as the use boot lacks that phase's checks, and a
+# use boot that skipped the purge lacks those.
+LIST="$root/tests/guest/checks/debian_packages.list"
+PHASES=install judged_by judge_list pass debian_install_boot "reported install"
+PHASES=use judged_by judge_list fail debian_use_phase_skipped "reported install"
+PHASES=use judged_by judge_list fail debian_purge_skipped "reported use '^(purge_|readme_block_readme-remove)'"
+PHASES=install judged_by judge_list fail debian_base_lost "reported install '^kaslr_'"
+# neighbours: the list is written out from the guest's parameters.
+tmpl="$root/tests/guest/checks/neighbours.list"
+nb="$t/neighbours-expected.list"
+# shellcheck disable=SC2317  # called through judged_by
+judge_nb() { verdict_expect_checks "$1" "$nb"; }
+verdict_list_expand "$tmpl" tool="ftrace bpf" order="before after" round="1 2" > "$nb"
+LIST="$nb" judged_by judge_nb pass neighbours_all "LIST='$nb' reported"
+LIST="$nb" judged_by judge_nb fail neighbours_round_lost "LIST='$nb' reported all '_2(_|\$)'"
+LIST="$nb" judged_by judge_nb fail neighbours_tool_lost "LIST='$nb' reported all '^bpf_'"
+LIST="$nb" judged_by judge_nb fail neighbours_gone_lost "LIST='$nb' reported all '^ftrace_after_1_gone\$'"
+# a placeholder the host did not give a value fails the verdict
+# shellcheck disable=SC2317  # called through judged_by
+expand_short() { verdict_list_expand "$tmpl" tool=ftrace order=before > /dev/null 2>&1; }
+judged_by expand_short fail neighbours_placeholder_left true
 exit "$bad"

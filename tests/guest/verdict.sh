@@ -18,6 +18,9 @@
 #   verdict_status SHARE RC [LABEL]    verdict_done SHARE MARKER [LABEL]
 #   verdict_checks SHARE [LABEL]       verdict_kernel_log SHARE [LABEL]
 #   verdict_taint SHARE [LABEL]
+# The check names against a list in the tree (tests/guest/checks/):
+#   verdict_expect_checks SHARE LIST [LABEL [PHASES]]
+#   verdict_list_expand LIST KEY=VALUES...   (a list named by parameters)
 # Env read by verdict_checks: VERDICT_LIST_CHECKS=1 prints every check line.
 
 # Taint bits a test boot may carry: O (4096, out-of-tree module: kjit.ko),
@@ -73,20 +76,44 @@ verdict_checks() {
 # and in "[base]" are every run's): with PHASES (space-separated; default
 # all), only the base and those phases' sections are expected, so a run of
 # some phases is held to exactly their checks.
+# verdict_list_names LIST [PHASES]: the names verdict_expect_checks wants
+verdict_list_names() {
+  sed 's/#.*//; /^[[:space:]]*$/d' "$1" |
+    awk -v phases=" ${2:-all} " '/^\[.*\]$/ {sec = substr($0, 2, length($0) - 2); next}
+         sec == "" || sec == "base" || phases == " all " || index(phases, " " sec " ") {print $1}' | sort
+}
 verdict_expect_checks() {
   local share="$1" list="$2" label got want missing extra phases="${4:-all}"
   label="$(_verdict_label "${3:-}")"
   [ -f "$share/checks.txt" ] || return 0      # verdict_checks says so
   got=$(awk '$1 == "CHECK" {print $2}' "$share/checks.txt" | sort)
-  want=$(sed 's/#.*//; /^[[:space:]]*$/d' "$list" |
-         awk -v phases=" $phases " '/^\[.*\]$/ {sec = substr($0, 2, length($0) - 2); next}
-              sec == "" || sec == "base" || phases == " all " || index(phases, " " sec " ") {print $1}' | sort)
+  want=$(verdict_list_names "$list" "$phases")
   missing=$(comm -13 <(echo "$got" | sort -u) <(echo "$want") | tr '\n' ' ')
   extra=$(comm -23 <(echo "$got" | sort -u) <(echo "$want") | tr '\n' ' ')
   [ -z "$missing" ] || verdict_bad "checks missing$label (${list#"$VERDICT_ROOT"/}): $missing"
   [ -z "$extra" ] || verdict_bad "checks not in ${list#"$VERDICT_ROOT"/}$label: $extra"
   [ "$(echo "$got" | uniq -d | wc -w)" = 0 ] || verdict_bad "checks run twice$label: $(echo "$got" | uniq -d | tr '\n' ' ')"
   echo "$VERDICT_NAME:${3:+ $3:} $(echo "$got" | wc -w) checks, the $(echo "$want" | wc -w) of ${list#"$VERDICT_ROOT"/}${4:+ for phases $phases}"
+}
+
+# verdict_list_expand LIST KEY=VALUES...: LIST (comments dropped) with
+# each line that holds {KEY} written once per word of VALUES, for a guest
+# that names its checks after its parameters (tests/guest/checks/
+# neighbours.list); the output is a list for verdict_expect_checks.  A
+# {KEY} left unexpanded fails: no check can carry that name.
+verdict_list_expand() {
+  local list="$1" kv key v l lines
+  shift
+  lines="$(sed 's/#.*//; /^[[:space:]]*$/d' "$list")"
+  for kv in "$@"; do
+    key="{${kv%%=*}}"
+    lines="$(while IFS= read -r l; do
+               if [[ "$l" == *"$key"* ]]; then for v in ${kv#*=}; do echo "${l//"$key"/$v}"; done
+               else echo "$l"; fi
+             done <<< "$lines")"
+  done
+  if grep -n '{' <<< "$lines" >&2; then verdict_bad "$list: placeholders left unexpanded (above)"; fi
+  echo "$lines"
 }
 
 # The console, up to a line the test marks as the start of deliberate

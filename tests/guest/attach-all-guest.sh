@@ -196,16 +196,19 @@ if [ -s own-names.txt ]; then
   if rmmod kjit && insmod ./kjit.ko direct_entry=0; then
     note_modules
     $K attach -f own-names.txt > own-attach-ipmodify.txt 2>&1 || fail own_attach_ipmodify "$(tr '\n' ' ' < own-attach-ipmodify.txt)"
+    # Attaching through the IPMODIFY ops rewrites sites kjit has read: 15
+    # to 22 text retirements during the attach leave both cache halves
+    # waiting for reclaims, which come at most every 500 ms
+    # (reclaim_work.c); a workload run at once ran natively, every call
+    # declined as cache_full.  Entries kick the reclaims: a few short runs
+    # over two seconds let them happen, then the phase is measured.
+    for i in 1 2 3 4; do $W 1 > /dev/null 2>&1; sleep 0.5; done
     $K stats > stats-own-ipmodify-attached.txt
     $W "$ITERS" > wl-own-ipmodify.txt 2>&1
     $K stats > stats-own-ipmodify.txt
     chk own_workload_same_ipmodify cmp -s native.txt wl-own-ipmodify.txt
     echo "own functions, IPMODIFY: $(grep -E '^(nattached|entries|entry_nested|direct_ops) ' stats-own-ipmodify.txt | tr '\n' ' ')"
-    # Attaching through the IPMODIFY ops rewrites sites kjit read: 16
-    # text retirements during the attach, and the workload can run while
-    # both cache halves wait for one reclaim (declined as cache_full):
-    # 0% and 55% declined measured on 6.1.0-57; 75% is the bound.
-    phase_calls own_ipmodify_calls stats-own-ipmodify-attached.txt stats-own-ipmodify.txt 75 5
+    phase_calls own_ipmodify_calls stats-own-ipmodify-attached.txt stats-own-ipmodify.txt 5 5
     chk own_nested_declined_ipmodify [ "$(stat_of entry_nested)" -gt 0 ]
     chk own_ipmodify_only [ "$(stat_of direct_ops)" = 0 ]
     chk own_detach_ipmodify $K detach all

@@ -257,8 +257,13 @@ hooked_targets() {
     livepatch) echo "cmdline_proc_show $NLP" ;;
   esac
 }
-# hooked_delta TARGET: how many "hooked" departures at TARGET dep-0.txt to dep-1.txt
-hooked_delta() { awk -v t="$1" '$1=="hooked" && $3==t {v[FILENAME]+=$2} END {print v["dep-1.txt"] - v["dep-0.txt"]}' dep-0.txt dep-1.txt; }
+# hooked_delta TARGET: how many "hooked" departures at TARGET dep-0.txt to
+# dep-1.txt; a function's are at its fentry site, TARGET+0x4 after an
+# ENDBR (an IBT kernel's address-taken functions)
+hooked_delta() {
+  awk -v t="$1" '$1=="hooked" && ($3==t || (t !~ /\+/ && $3==t "+0x4")) {v[FILENAME]+=$2}
+                 END {print v["dep-1.txt"] - v["dep-0.txt"]}' dep-0.txt dep-1.txt
+}
 
 # through_kjit NAME TOOL: the counted calls ran in kjit: entries, none
 # declined or skipped, and the calls of each hooked function handed to

@@ -181,11 +181,11 @@ if run_block readme-use.txt; then
     fail insmod_before_lockdown "$(tr '\n' ' ' < out/insmod-before-lockdown.txt)"
   fi
 fi
-log_snapshot
 echo "uptime_after_readme_use_block $(now)" >> times.txt
 
 # Lockdown (integrity): the loaded module keeps working ...
-echo "kjit-test: lockdown integrity from here on" > /dev/kmsg
+# At error level, so the quiet console shows where lockdown began.
+echo "<3>kjit-test: lockdown integrity from here on" > /dev/kmsg
 if echo integrity > /sys/kernel/security/lockdown 2> out/lockdown.err &&
    grep -q '\[integrity\]' /sys/kernel/security/lockdown; then
   pass lockdown_on "$(cat /sys/kernel/security/lockdown)"

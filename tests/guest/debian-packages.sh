@@ -155,8 +155,16 @@ verdict_expect_checks "$shares/install" "$checks_list" install install
 # Boot 2 loads kjit.ko and patches the kernel: single-threaded TCG.
 if grep -q '^CHECK readme_block_readme-install PASS' "$shares/install/checks.txt" 2>/dev/null; then
   boot use "tcg,thread=single"
-  VERDICT_LOG_UNTIL='kjit-test: lockdown' VERDICT_LIST_CHECKS=1 \
-    verdict_boot "$shares/use" "$boot_rc" DEBIAN-PACKAGES-DONE use
+  # The whole log is judged: lockdown, rmmod and the purge make no error
+  # line.  The guest's snapshot must hold them, so it was taken at the end.
+  VERDICT_LIST_CHECKS=1 verdict_boot "$shares/use" "$boot_rc" DEBIAN-PACKAGES-DONE use
+  dmesg_use="$shares/use/dmesg.txt"
+  if ! grep -q 'kjit-test: lockdown' "$dmesg_use" 2>/dev/null ||
+     ! sed -n '/kjit-test: lockdown/,$p' "$dmesg_use" | grep 'kjit: unloaded' > /dev/null; then
+    verdict_bad "use: dmesg.txt was taken before lockdown and the purge's rmmod (its last line: $(tail -n 1 "$dmesg_use" 2>/dev/null))"
+  fi
+  grep -q 'kjit-test: lockdown' "$shares/use/console.log" ||
+    verdict_bad "use: the console does not show the lockdown marker"
   verdict_expect_checks "$shares/use" "$checks_list" use use
   s1="$(cat "$shares/install/stext.txt" 2>/dev/null || true)"
   s2="$(cat "$shares/use/stext.txt" 2>/dev/null || true)"

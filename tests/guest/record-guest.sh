@@ -63,14 +63,18 @@ if [ "$rc" = 3 ]; then pass record_shell_exit_status; else fail record_shell_exi
 # Waits up to 50 s for a background record to have attached FUNCTION
 # (kjitctl list), counting the seconds in $waited.  The attach reads
 # kallsyms and the attachable set first: seconds under TCG, more on a
-# loaded host; the workloads spin for 60 s.
+# loaded host; the workloads spin for 60 s.  `kjitctl list` must exit 0:
+# a list that failed names nothing, and would read as "not yet".
+listed() {
+  $K list > list-now.txt 2> list-now.err && grep -q "$1" list-now.txt
+}
 wait_attached() {
   waited=0
-  until $K list 2>/dev/null | grep -q "$1" || [ "$waited" -ge 50 ]; do
+  until listed "$1" || [ "$waited" -ge 50 ]; do
     sleep 1
     waited=$((waited + 1))
   done
-  $K list 2>/dev/null | grep -q "$1"
+  listed "$1"
 }
 
 step kill kjitctl during a record
@@ -79,16 +83,17 @@ rec=$!
 if wait_attached __x64_sys_getppid; then
   pass kill_attached_while_running "attached after ${waited} s"
 else
-  fail kill_attached_while_running "not attached after ${waited} s: $(tr '\n' ' ' < kill.err)"
+  fail kill_attached_while_running "not attached after ${waited} s: $(tr "\n" " " < kill.err); kjitctl list: $(tr "\n" " " < list-now.err)"
 fi
 kill -9 "$rec"
 wait "$rec" 2>/dev/null
 sleep 1
 $K list > list-after-kill.txt 2> list-after-kill.err
-if [ ! -s list-after-kill.txt ] && grep -q '^0 attached' list-after-kill.err; then
+rc=$?
+if [ "$rc" = 0 ] && [ ! -s list-after-kill.txt ] && grep -q '^0 attached' list-after-kill.err; then
   pass kill_leaves_nothing_attached
 else
-  fail kill_leaves_nothing_attached "$(cat list-after-kill.txt list-after-kill.err | tr '\n' ' ')"
+  fail kill_leaves_nothing_attached "kjitctl list exited $rc: $(cat list-after-kill.txt list-after-kill.err | tr '\n' ' ')"
 fi
 chk kill_pid_filter_off [ "$(stat_of pid)" = 0 ]
 kill "$other" 2>/dev/null
@@ -117,11 +122,11 @@ chk record_duration sh -c "[ $rc = 143 ] && [ $((t1 - t0)) -lt 20 ] && grep -q '
 # setsid execs kjitctl in place: $! is the new group's id.
 setsid $K record -t icount -e getppid -o ctrlc.data -- ./record_workload spin 60 2> ctrlc.err &
 group=$!
-wait_attached __x64_sys_getppid || fail record_ctrl_c_attached "not attached after ${waited} s"
+wait_attached __x64_sys_getppid || fail record_ctrl_c_attached "not attached after ${waited} s; kjitctl list: $(tr "\n" " " < list-now.err)"
 kill -INT -- "-$group"
 wait 2>/dev/null
 sleep 1
-chk record_ctrl_c sh -c "grep -q 'stopped by a signal' ctrlc.err && [ -s ctrlc.data ] && [ \$($K list 2>/dev/null | wc -l) = 0 ]"
+chk record_ctrl_c sh -c "grep -q 'stopped by a signal' ctrlc.err && [ -s ctrlc.data ] && $K list > list-ctrlc.txt && [ ! -s list-ctrlc.txt ]"
 
 step version mismatch and notrace hint
 ./kjitctl-other-abi list > abi.out 2> abi.err
@@ -156,6 +161,8 @@ $K record -e 'zzz_nothing_*' -c true 2> bad3.err
 rc=$?
 chk bad_glob_matches_nothing sh -c "[ $rc = 2 ] && grep -q 'matches no' bad3.err"
 $K list '*' > list-all.txt 2> list-all.err
+rc=$?
+if [ "$rc" = 0 ]; then pass list_all_status; else fail list_all_status "kjitctl list '*' exited $rc: $(tr '\n' ' ' < list-all.err)"; fi
 refused=$(awk '$2 == "refused:" {print $1; exit}' list-all.txt)
 if [ -n "$refused" ]; then pass list_marks_refused "$(cat list-all.err), first: $refused"; else fail list_marks_refused; fi
 if [ -n "$refused" ]; then
@@ -167,7 +174,7 @@ $K record -c true -p 1 2> bad5.err
 chk bad_two_workloads [ $? = 2 ]
 $K record -t nosuchtool -c true 2> bad6.err
 chk bad_tool [ $? = 2 ]
-chk nothing_attached_after_bad_input sh -c "[ \$($K list 2>/dev/null | wc -l) = 0 ]"
+chk nothing_attached_after_bad_input sh -c "$K list > list-bad.txt && [ ! -s list-bad.txt ]"
 
 step finish
 chk rmmod rmmod kjit

@@ -201,6 +201,20 @@ class LogServer {
     emu.fail(pc, why);
   }
 
+  // Writes a logged read's bytes where the instruction reads them, but
+  // the sentinel: the slot of the entry's return address holds it in the
+  // replay (both runs push it below the captured rsp), and a function that
+  // reads its own return address (a realigned frame's prologue copies it:
+  // `push -0x8(%r10)`) logged the kernel's, which would send the final
+  // ret back into the caller.
+  bool place_read(Emulator &emu, uint64_t at, const std::vector<uint8_t> &bytes) {
+    const uint64_t slot = cap_.regs.gpr[KJIT_REG_RSP] - 8, end = at + bytes.size();
+    if (end <= slot || at >= slot + 8) return emu.write(at, bytes.data(), bytes.size());
+    if (at < slot && !emu.write(at, bytes.data(), slot - at)) return false;
+    if (end > slot + 8 && !emu.write(slot + 8, bytes.data() + (slot + 8 - at), end - (slot + 8))) return false;
+    return true;
+  }
+
   // Whether the instruction at `pc` (original or cache pc) is one a
   // capture logs as NONDET; decoded once per pc.
   bool is_nondet(const Emulator &emu, uint64_t pc) {
@@ -252,7 +266,7 @@ class LogServer {
         if (r.flags & kReadFailed)
           return problem(emu, pc, "the read at " + hex(orig) + " faulted in the kernel (exception-table "
                                   "fixup): not replayable");
-        if (!emu.write(read_address(r, cap_), r.bytes.data(), r.bytes.size()))
+        if (!place_read(emu, read_address(r, cap_), r.bytes))
           return problem(emu, pc, "cannot place logged read of " + hex(read_address(r, cap_)));
         st_.reads++;
       }

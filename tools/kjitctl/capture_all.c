@@ -18,7 +18,7 @@
  * its RESUME records) or after 4 that were not.  The event buffer defaults
  * to the module's maximum (64 MiB), the code buffer to 16 MiB.
  *
- * Each invocation is named by its entry pc (BEGIN's, minus the fentry call)
+ * Each invocation is named by its entry pc (BEGIN's, minus the fentry call and an ENDBR)
  * in /proc/kallsyms.  A file holds the code of the pages its invocation
  * ran in and the thunks (--all-code: the whole code buffer, as a single
  * capture's files do).  The last line is the summary:
@@ -45,6 +45,7 @@
 #include "progress.h"
 
 #define CAPA_FENTRY_CALL_SIZE 5   /* the entry block starts after the call to __fentry__ */
+#define CAPA_ENDBR_SIZE 4         /* endbr64 before the fentry site under IBT */
 
 struct capa_call {
   const char *name;        /* the function, as in /proc/kallsyms */
@@ -83,11 +84,16 @@ static size_t capa_sym_at_or_above(unsigned long long a)
  * several symbols share its address (aliases), NULL when none. */
 static const char *capa_entry_name(uint64_t entry_pc)
 {
-  unsigned long long a = entry_pc - CAPA_FENTRY_CALL_SIZE;
+  /* The fentry site is the function's first instruction, or the one after
+   * its ENDBR (4 bytes, an IBT kernel's address-taken functions). */
+  static const unsigned site_offsets[] = {0, CAPA_ENDBR_SIZE};
   const char *best = NULL;
-  for (size_t i = capa_sym_at_or_above(a); i < nsyms && syms[i].addr == a; i++)
-    if (!best || (!strncmp(syms[i].name, "__x64_sys_", 10) && strncmp(best, "__x64_sys_", 10)))
-      best = syms[i].name;
+  for (size_t k = 0; k < 2 && !best; k++) {
+    unsigned long long a = entry_pc - CAPA_FENTRY_CALL_SIZE - site_offsets[k];
+    for (size_t i = capa_sym_at_or_above(a); i < nsyms && syms[i].addr == a; i++)
+      if (!best || (!strncmp(syms[i].name, "__x64_sys_", 10) && strncmp(best, "__x64_sys_", 10)))
+        best = syms[i].name;
+  }
   return best;
 }
 

@@ -25,6 +25,12 @@ struct Exit {
   uint32_t field_offset; // code-region offset of the rel32 that gets patched
   uint8_t linked;
   uint8_t is_call;       // the target is entered by a call (a routine start)
+  // Not 0: the exit always leaves the cache, for departure reason
+  // native_why - 1.  It stays on its stub until it is first taken: the
+  // dispatcher then counts it and links it to a trampoline that counts.  An
+  // exit most runs never take (a live fentry site's hooked side) so gets
+  // no departure site until it is.
+  uint8_t native_why;
 };
 
 // One indirect transfer site (ret, jmp *x, call *x) and its predicated chain.

@@ -16,6 +16,31 @@ constinit BuildContext g_build{};
 
 namespace {
 
+// The 5-byte NOP ftrace writes at a disabled fentry site (x86_nops[5]).
+constexpr uint8_t kFentryNop[5] = {0x0f, 0x1f, 0x44, 0x00, 0x00};
+
+// Where a function's fentry site can be: a block's first instruction, or
+// the one after a first ENDBR (endbr64, or the 4-byte NOP the kernel
+// writes over a sealed one).  Only those are asked about (the host's
+// lookup is not free).
+bool at_function_entry(const BuildContext &ctx) {
+  if (ctx.n == 0) return true;
+  if (ctx.n != 1 || ctx.insns[0].insn.length != 4) return false;
+  static constexpr uint8_t kEndbr64[4] = {0xf3, 0x0f, 0x1e, 0xfa}, kSealed[4] = {0x0f, 0x1f, 0x40, 0x00};
+  const uint8_t *p = ctx.insns[0].insn.bytes;
+  return __builtin_memcmp(p, kEndbr64, 4) == 0 || __builtin_memcmp(p, kSealed, 4) == 0;
+}
+
+
+bool enters_foreign_code(const x86::Insn &in);
+
+// What an fentry site met inside a block looks like (a function entered
+// by falling into it from padding): a 5-byte NOP, or a call of another
+// tool's code.  Only those are asked about there.
+bool may_be_fentry_site(const x86::Insn &in) {
+  return in.length == 5 && (in.is_nop || (in.cf == KJIT_CF_CALL && enters_foreign_code(in)) || in.cf == KJIT_CF_FENTRY);
+}
+
 constexpr uint32_t kStubSize = 9;   // call rel32 + .long id
 constexpr uint32_t kBlockSlack = 64;
 
@@ -116,8 +141,12 @@ void place_movable_requests(BuildContext &ctx, Instrumenter &ins) {
 // fault continues at the original fixup, natively).
 constexpr uint32_t kMaxExtableFixups = 4;
 
+// A block's direct exits: a live fentry site's hooked side, the
+// terminator's two, the fixups'.
+constexpr uint32_t kMaxExits = 3 + kMaxExtableFixups;
+
 struct ExitPlan {
-  Exit *exits[2 + kMaxExtableFixups];  // the terminator's, then the fixups'
+  Exit *exits[kMaxExits];  // in emission order; a tail exit is the terminator's, last
   uint32_t nexits;
   ChainSite *chain;
   // The block's code ends in an unconditional jump to a block not laid out
@@ -199,6 +228,10 @@ class Emitter {
   void indirect_site(const x86::Insn &in, bool as_return = false);
   // A `ret` to the known return address `to` (indirect_chain.h).
   void predicted_return(const x86::Insn &in, uint64_t to);
+  // At an fentry site (decode_block: live_fentry): goes on when its live
+  // first byte is a NOP's, else runs natively from the site (a hooked
+  // departure: the tool that switched it on sees the call).
+  bool fentry_check(const x86::Insn &in, const LiveSet &live);
 
   Epoch &epoch_;
   BuildContext &ctx_;
@@ -226,7 +259,7 @@ bool Emitter::copy_insn(const x86::Insn &in) {
 
 Exit *Emitter::new_exit(uint64_t target, bool is_call) {
   Exit *e = epoch_.arena.alloc_array<Exit>(1);
-  if (!e || plan.nexits >= 2 + kMaxExtableFixups) return nullptr;
+  if (!e || plan.nexits >= kMaxExits) return nullptr;
   e->target_pc = target;
   e->is_call = is_call;
   e->call_return = ctx_.predicted_return;  // the frame's, in a trace's copy of a callee
@@ -324,6 +357,44 @@ void Emitter::predicted_return(const x86::Insn &in, uint64_t to) {
   plan.predicted_return = plan.tail != nullptr;
 }
 
+bool Emitter::fentry_check(const x86::Insn &in, const LiveSet &live) {
+  // Flags are dead at a compiled function's entry; saved where the
+  // analysis says otherwise (assembly).
+  const bool save_flags = (live.flags & x86::kAllArithFlags) != 0;
+  if (save_flags) w_.pushfq();
+  // cmpb $0x0f, site(%rip)
+  const uint32_t cmp_at = w_.size();
+  static constexpr uint8_t kCmpRip[2] = {0x80, 0x3d};
+  w_.bytes(kCmpRip, sizeof(kCmpRip));
+  w_.u32(0);
+  w_.byte(kFentryNop[0]);
+  if (w_.overflowed()) return true;  // the build fails on the overflow
+  const int64_t disp = static_cast<int64_t>(in.pc - w_.here());
+  if (!x86::fits_i32(disp)) return false;
+  const int32_t d = static_cast<int32_t>(disp);
+  __builtin_memcpy(w_.write_ptr(cmp_at + 2), &d, 4);
+  // je .Lgo_on (rel8, patched below)
+  static constexpr uint8_t kJe8[2] = {0x74, 0x00};
+  w_.bytes(kJe8, sizeof(kJe8));
+  const uint32_t rel8_at = w_.size() - 1;
+  if (save_flags) w_.popfq();
+  // Hooked: to the site, natively.  Counted from its first run on
+  // (Exit::native_why), so a check that never fires costs no departure site.
+  if (Exit *e = new_exit(in.pc, false)) {
+    e->native_why = static_cast<uint8_t>(KJIT_DEPART_HOOKED + 1);
+    int32_t field = w_.jmp_patchable(w_.here());
+    e->field_offset = b_->code_offset + static_cast<uint32_t>(field < 0 ? 0 : field);
+  } else {
+    exit_native(in.pc, KJIT_DEPART_HOOKED);
+  }
+  if (w_.overflowed()) return true;
+  const uint32_t hop = w_.size() - (rel8_at + 1);
+  if (hop > 127) return false;  // an exit is a few dozen bytes
+  *w_.write_ptr(rel8_at) = static_cast<uint8_t>(hop);
+  if (save_flags) w_.popfq();
+  return true;
+}
+
 bool Emitter::emit_body() {
   uint32_t last = ctx_.has_terminator() ? ctx_.n - 1 : ctx_.n;
   b_->pcmap = epoch_.arena.alloc_array<PcMapEntry>(ctx_.n);
@@ -336,6 +407,7 @@ bool Emitter::emit_body() {
     // no ftrace user has enabled (one enabled later is not seen by a
     // translation made before, as it would not be in a copied NOP).
     if (in.is_nop) {
+      if (ctx_.insns[i].live_fentry && !fentry_check(in, ctx_.live[i])) return false;
       requests_at(i, KJIT_IPOINT_AFTER, ctx_.live[i + 1]);
       continue;
     }
@@ -754,6 +826,7 @@ void publish(Epoch &epoch, const Trace &t) {
     const ExitPlan &plan = t.members[k].plan;
     for (uint32_t i = 0; i < plan.nexits; i++) {
       Exit *e = plan.exits[i];
+      if (e->native_why) continue;  // linked when first taken (kjit_engine_direct_exit)
       if (!kjit_os_may_translate(e->target_pc) || g_engine.is_stop(e->target_pc)) {
         link_exit_native(epoch, e, departure_for_native_target(e->target_pc));
         continue;
@@ -803,9 +876,21 @@ bool decode_block(uint64_t pc) {
     const uint8_t *bytes = nullptr;
     const uint32_t got = code.at(at, &bytes);
     kjit_insn &ki = ctx.insns[ctx.n];
-    if (got == 0 || decode_cached(g_engine.decoder, at, bytes, got, &ki.insn) != x86::DecodeStatus::kOk) {
+    ki.live_fentry = 0;
+    const bool entry_site = got > 0 && at_function_entry(ctx) && kjit_os_fentry_site(at);
+    if (!entry_site && (got == 0 || decode_cached(g_engine.decoder, at, bytes, got, &ki.insn) != x86::DecodeStatus::kOk)) {
       ctx.early = EarlyEnd::kNative;
       break;
+    }
+    if (entry_site || (may_be_fentry_site(ki.insn) && kjit_os_fentry_site(at))) {
+      // Whatever the site holds now (a NOP, a call, the int3 of a patch
+      // in flight), the copy holds a NOP and a test of the live byte.
+      if (!reachable_from_cache(at) ||
+          g_engine.decoder.decode(at, kFentryNop, sizeof(kFentryNop), &ki.insn) != x86::DecodeStatus::kOk) {
+        ctx.early = EarlyEnd::kNative;
+        break;
+      }
+      ki.live_fentry = 1;
     }
     kjit_os_site_kind site = kjit_os_classify_site(at, ki.insn.cf == KJIT_CF_TRAP);
     if (must_run_natively(ki.insn, site)) {

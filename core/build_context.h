@@ -18,6 +18,7 @@ struct kjit_insn {
   kjit::x86::Insn insn;
   uint32_t index;
   uint8_t is_extable_site;
+  uint8_t live_fentry;  // an fentry site, decoded as a NOP: its live byte is tested
   kjit::BuildContext *ctx;
 };
 struct kjit_block {

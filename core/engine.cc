@@ -260,6 +260,12 @@ uint64_t kjit_engine_direct_exit(uint64_t stub_return) {
   auto *exit = static_cast<Exit *>(from->record_of(read_stub_id(*from, stub_return)));
   uint64_t target = exit->target_pc;
   kjit_departure why;
+  if (exit->native_why) {
+    why = static_cast<kjit_departure>(exit->native_why - 1);
+    count_departure(target, why);
+    if (from == &g.epoch()) link_exit_native(*from, exit, why);
+    return target;
+  }
   Block *b = from == &g.epoch() ? call_copy_locked(*from, exit) : nullptr;
   if (!b) b = lookup_or_build_locked(target, exit->is_call, &why);
   if (!b) {

@@ -24,6 +24,9 @@ bool link_exit(Epoch &epoch, Exit *exit, Block *target) {
 bool link_exit_native(Epoch &epoch, Exit *exit, kjit_departure why) {
   if (exit->linked) return true;
   uint64_t dest = native_exit_trampoline(epoch, exit->target_pc, why, true);
+  // No room for a trampoline: the exit stays on its stub, where the
+  // dispatcher counts each departure, rather than leave uncounted.
+  if (dest == exit->target_pc && g_engine.departures) return false;
   if (!patch(epoch, exit->field_offset, dest)) return false;
   exit->linked = 1;
   return true;

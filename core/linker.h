@@ -12,7 +12,8 @@ namespace kjit {
 // Points `exit` at `target`'s translation.
 bool link_exit(Epoch &epoch, Exit *exit, Block *target);
 // Points `exit` at original code, through a trampoline that counts the
-// departure `why`: the target is never translated.
+// departure `why`: the target is never translated.  False, and the exit
+// left on its stub, when the epoch has no room for the trampoline.
 bool link_exit_native(Epoch &epoch, Exit *exit, kjit_departure why);
 // Links every exit that was waiting for `block` to be built.
 void link_waiting(Epoch &epoch, TableSlot *slot, Block *block);

@@ -174,6 +174,9 @@ enum kjit_os_site_kind kjit_os_classify_site(uint64_t addr, int) {
 }
 
 int kjit_os_callable_natively(uint64_t) { return 0; }
+// For a quarter of the seeds every block start is an fentry site: its
+// bytes, whatever they are, become a NOP and a test of the live byte.
+int kjit_os_fentry_site(uint64_t addr) { return ((g_shim.site_seed >> 4) & 3) == 3 && kjit_os_may_translate(addr); }
 // For half the seeds, everything outside the fuzzed text is another tool's
 // code (a trampoline): branches there must run natively.
 int kjit_os_is_text(uint64_t addr) { return kjit_os_may_translate(addr) || !((g_shim.site_seed >> 3) & 1); }

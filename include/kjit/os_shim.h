@@ -132,6 +132,14 @@ int kjit_os_callable_natively(uint64_t target);
  * 0 when unsure (assembly, no symbol). */
 int kjit_os_c_abi_return(uint64_t addr);
 
+/* 1 when addr is an ftrace (fentry) site: the 5 bytes ftrace users switch
+ * between a NOP and a call at any time.  A translation never copies them:
+ * it tests the live first byte (a NOP's 0x0f) each time it passes and runs
+ * natively from the site when the site is on, so switching it retires
+ * nothing.  Asked about a block's first instruction and the one after a
+ * first ENDBR. */
+int kjit_os_fentry_site(uint64_t addr);
+
 /* Instruction sites that are looked up by their original address: an
  * exception-table site (user access that faults by design), or a bug-table
  * `ud2`.  The engine never moves such an instruction silently.  is_trap:

@@ -265,7 +265,7 @@ static long ioc_stats(void __user *uarg)
 	s.icount = kjit_tool_icount();
 	kjit_extable_stats(&s.extable_mirrored, &s.extable_declined, &s.extable_entries);
 	s.cache_size = kjit_host_cache_size();
-	kjit_textwatch_stats(&s.text_events, &s.text_flushes);
+	kjit_textwatch_stats(&s);
 	s.tool = c.tool;
 	s.pid = c.pid;
 	s.inline_instrumentation = c.inline_instrumentation;

@@ -513,6 +513,13 @@ int kjit_os_c_abi_return(uint64_t addr)
 	return kjit_ftrace_location((unsigned long)addr - off) != 0;
 }
 
+/* ftrace_location() of a site is the site itself (6.1 and 6.12 alike: only
+ * a function's start maps to a site further in). */
+int kjit_os_fentry_site(uint64_t addr)
+{
+	return addr && kjit_ftrace_location((unsigned long)addr) == (unsigned long)addr;
+}
+
 enum kjit_os_site_kind kjit_os_classify_site(uint64_t addr, int is_trap)
 {
 	int core = kjit_os_lock_held_here() ? kjit_core_extable_site((unsigned long)addr) : -1;

@@ -18,7 +18,10 @@
  * so the hook is on the function every one of them calls,
  * __text_poke(func, addr, src, len), which also serves text_poke_kgdb,
  * text_poke_copy and text_poke_set (BPF's pack: never a hit below).
- * One kprobe there therefore sees every change before it is written.  Its handler asks text_deps.c whether the engine read any byte of
+ * One kprobe there therefore sees every change before it is written.
+ * A change within an fentry site (ftrace switching a function's tracing,
+ * the bulk of a busy tracer's pokes) needs nothing: translations test a
+ * site's live byte instead of copying it.  For any other change the handler asks text_deps.c whether the engine read any byte of
  * the range for a translation of the active epoch, and if so retires the
  * epoch there and then (kjit_engine_retire: no wait, atomic context) and
  * invalidates the trampoline's stored translations: every entry, lookup and
@@ -41,6 +44,8 @@
 #include <linux/kernel.h>
 #include <linux/module.h>
 #include <linux/kprobes.h>
+#include <linux/stacktrace.h>
+#include "uapi/kjit/ioctl.h"
 #include "textwatch.h"
 #include "engine_host.h"
 #include "entry_attach.h"
@@ -48,10 +53,42 @@
 #include "reclaim_work.h"
 #include "shim.h"
 #include "text_deps.h"
+#include "fentry.h"
 #include "kjit/os_shim.h"
 
-static atomic64_t text_flushes, text_events;
+static atomic64_t text_flushes, text_events, text_site_events, module_flushes;
 static bool watching;
+
+/* What forced the last retirement for a text change (kjit_ioc_stats'
+ * text_flush_*): written by the poke handler, which text_mutex serialises;
+ * read racily by stats. */
+#define FLUSH_BY 4
+static unsigned long flush_addr, flush_by[FLUSH_BY];
+
+/* __text_poke's callers, innermost first: the kernel's stack trace from
+ * here, past the frame of the probed site (the return address of its
+ * fentry call, a few bytes into __text_poke; the return address on the
+ * stack at the probe may already be kretprobe's trampoline, the unwinder
+ * shows the real one).  Only when the cache is retired, which is rare. */
+static void note_flush_cause(unsigned long addr, unsigned long probed)
+{
+	unsigned long trace[32];
+	unsigned int n = stack_trace_save(trace, ARRAY_SIZE(trace), 0), i, k;
+
+	for (i = 0; i < n && !(trace[i] > probed && trace[i] <= probed + 16); i++)
+		;
+	WRITE_ONCE(flush_addr, addr);
+	for (k = 0; k < FLUSH_BY; k++)
+		WRITE_ONCE(flush_by[k], i + 1 + k < n ? trace[i + 1 + k] : 0);
+}
+
+/* Whether [addr, addr + len) lies within one fentry site. */
+static bool within_fentry_site(unsigned long addr, unsigned long len)
+{
+	unsigned long site = len ? kjit_ftrace_location(addr) : 0;
+
+	return site && addr >= site && addr + len <= site + MCOUNT_INSN_SIZE;
+}
 
 static int kjit_text_poke_pre(struct kprobe *p, struct pt_regs *regs)
 {
@@ -63,6 +100,13 @@ static int kjit_text_poke_pre(struct kprobe *p, struct pt_regs *regs)
 	atomic64_inc(&text_events);
 	if (!READ_ONCE(watching))
 		return 0;
+	/* ftrace switching a function's tracing on or off writes its fentry
+	 * site, which no translation copies (kjit_os_fentry_site: each tests
+	 * the live byte): nothing to retire, nothing to keep the engine off. */
+	if (within_fentry_site(addr, len)) {
+		atomic64_inc(&text_site_events);
+		return 0;
+	}
 	/* A way into the engine (entry_guard.h); kprobe handlers run with
 	 * preemption off. */
 	guarded = kjit_guard_enter();
@@ -74,6 +118,7 @@ static int kjit_text_poke_pre(struct kprobe *p, struct pt_regs *regs)
 	kjit_text_deps_unlock(flags);
 	if (hit && kjit_host_retire()) {
 		atomic64_inc(&text_flushes);
+		note_flush_cause(addr, (unsigned long)p->addr);
 		kjit_reclaim_kick();
 	}
 	kjit_guard_leave(guarded);
@@ -122,6 +167,7 @@ static int kjit_module_event(struct notifier_block *nb, unsigned long action, vo
 	}
 	if (action == MODULE_STATE_GOING || action == MODULE_STATE_LIVE) {
 		atomic64_inc(&text_flushes);
+		atomic64_inc(&module_flushes);
 		kjit_host_flush(true);
 	}
 	return NOTIFY_DONE;
@@ -164,8 +210,15 @@ void kjit_textwatch_exit(void)
 	unregister_kprobe(&kp_text_poke);
 }
 
-void kjit_textwatch_stats(u64 *events, u64 *flushes)
+void kjit_textwatch_stats(struct kjit_ioc_stats *s)
 {
-	*events = atomic64_read(&text_events);
-	*flushes = atomic64_read(&text_flushes);
+	unsigned int k;
+
+	s->text_events = atomic64_read(&text_events);
+	s->text_site_events = atomic64_read(&text_site_events);
+	s->text_flushes = atomic64_read(&text_flushes);
+	s->module_flushes = atomic64_read(&module_flushes);
+	s->text_flush_addr = READ_ONCE(flush_addr);
+	for (k = 0; k < FLUSH_BY; k++)
+		s->text_flush_by[k] = READ_ONCE(flush_by[k]);
 }

@@ -9,6 +9,11 @@
 
 int kjit_textwatch_init(void);
 void kjit_textwatch_exit(void);
-void kjit_textwatch_stats(u64 *events, u64 *flushes);
+/* Text pokes seen, of them those within an fentry site (which retire
+ * nothing), and the retirements the others forced. */
+struct kjit_ioc_stats;
+/* text_events, text_site_events, text_flushes, module_flushes and the last
+ * text flush's cause. */
+void kjit_textwatch_stats(struct kjit_ioc_stats *s);
 
 #endif

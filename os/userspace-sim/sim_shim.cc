@@ -178,6 +178,10 @@ int kjit_os_c_abi_return(uint64_t addr) {
   return c.capture && c.symbols && kjit::sim::in_c_function(*c.capture, *c.symbols, state().fentry, addr);
 }
 
+// A replay runs the text of its capture, which nothing patches: the sites
+// are copied as they were captured (NOPs), as before live tests existed.
+int kjit_os_fentry_site(uint64_t) { return 0; }
+
 // The simulator has no exception or bug tables yet.
 enum kjit_os_site_kind kjit_os_classify_site(uint64_t, int) { return KJIT_SITE_PLAIN; }
 

@@ -42,6 +42,7 @@ std::vector<ShimMirror> g_mirrors;
 std::vector<uint64_t> g_native_leaves;
 std::vector<std::pair<uint64_t, uint64_t>> g_c_functions;
 std::vector<std::pair<uint64_t, uint64_t>> g_foreign;
+std::vector<uint64_t> g_fentry_sites;
 ExtableSite *extable_site(uint64_t addr) {
   for (ExtableSite &e : g_extable)
     if (e.site == addr) return &e;
@@ -60,6 +61,7 @@ void test_shim_reset() {
   g_native_leaves.clear();
   g_c_functions.clear();
   g_foreign.clear();
+  g_fentry_sites.clear();
   g_on_quiesce = nullptr;
   kjit::forget_liveness();
 }
@@ -78,6 +80,7 @@ const std::vector<ShimMirror> &test_shim_mirrors() { return g_mirrors; }
 void test_shim_add_native_leaf(uint64_t addr) { g_native_leaves.push_back(addr); }
 void test_shim_add_c_function(uint64_t lo, uint64_t hi) { g_c_functions.emplace_back(lo, hi); }
 void test_shim_add_foreign(uint64_t lo, uint64_t hi) { g_foreign.emplace_back(lo, hi); }
+void test_shim_add_fentry_site(uint64_t site) { g_fentry_sites.push_back(site); }
 
 
 extern "C" {
@@ -95,6 +98,11 @@ enum kjit_os_site_kind kjit_os_classify_site(uint64_t addr, int) {
 int kjit_os_c_abi_return(uint64_t addr) {
   for (const auto &f : g_c_functions)
     if (addr >= f.first && addr < f.second) return 1;
+  return 0;
+}
+int kjit_os_fentry_site(uint64_t addr) {
+  for (uint64_t s : g_fentry_sites)
+    if (s == addr) return 1;
   return 0;
 }
 int kjit_os_is_text(uint64_t addr) {

@@ -41,3 +41,6 @@ void test_shim_add_c_function(uint64_t lo, uint64_t hi);
 
 // Memory in [lo, hi) is not text (kjit_os_is_text): another tool's code.
 void test_shim_add_foreign(uint64_t lo, uint64_t hi);
+
+// `site` is an fentry site (kjit_os_fentry_site).
+void test_shim_add_fentry_site(uint64_t site);

@@ -7,7 +7,7 @@
 # went away must run (its trampoline or detour is freed by then).
 # Preamble parameters: N (calls counted per run), NLP (reads of
 # /proc/cmdline per livepatch run), ROUNDS (before/after rounds per tool),
-# TOOLS (any of: ftrace graph kprobe kretprobe sched livepatch bpf), ORDERS
+# TOOLS (any of: ftrace graph kprobe kretprobe sched livepatch bpf switching), ORDERS
 # ("before after", or one of them).
 # Every tool is measured natively first, in this boot; then each round
 # runs it twice: "before" (the tool is on when kjit translates the path)
@@ -74,6 +74,48 @@ count_ftrace() {
   echo "trace_lines $(grep -c -- "-${out#pid } .*do_sys_openat2" $I/trace) $N"
 }
 
+# A busy tracer: a trace instance's function tracer on every function,
+# switched on and off SWITCHES times around N openat calls each time.  The
+# calls traced while it is on must be all of them; and beside kjit the
+# switching must retire nothing (every fentry site's state is read live by
+# the translations): no text-change retirement, no flush.  Blocks built
+# again during the loop are reported.
+SWITCHES=5
+IA=$T/instances/kjitall
+on_switching() { mkdir $IA; }
+off_switching() { echo nop > $IA/current_tracer; rmdir $IA; }
+count_switching() {
+  if [ "$ORDER" != native ]; then
+    $K stats > sw-0.txt
+  fi
+  i=0 sw_lines=0
+  while [ $i -lt $SWITCHES ]; do
+    echo 1 > $IA/tracing_on
+    echo function > $IA/current_tracer || return 1
+    out=$(./neighbour_calls openat "$N") || return 1
+    # stopped, read, then switched off (a tracer change empties the buffer)
+    echo 0 > $IA/tracing_on
+    sw_lines=$((sw_lines + $(grep -c -- "-${out#pid } .*: do_sys_openat2 <-" $IA/trace)))
+    echo nop > $IA/current_tracer || return 1
+    i=$((i + 1))
+  done
+  echo "switch_trace_lines $sw_lines $((SWITCHES * N))"
+  if [ "$ORDER" != native ]; then
+    $K stats > sw-1.txt
+    sw_d() { awk -v k="$1" '$1==k {v[FILENAME]=$2} END {print v["sw-1.txt"] - v["sw-0.txt"]}' sw-0.txt sw-1.txt; }
+    echo "switch_text_flushes $(sw_d text_flushes) 0"
+    echo "switch_flushes $(sw_d flushes) 0"
+    # The cache was not emptied: what it held before the loop, it holds
+    # after (the bytes used only grow).
+    echo "switch_cache_emptied $([ "$(sw_d cache_bytes_used)" -ge 0 ] && echo 0 || echo 1) 0"
+    echo "NOTE switching ($ORDER): $SWITCHES on/off switches of the function tracer on every function: text_site_events +$(sw_d text_site_events), text_events +$(sw_d text_events), blocks_built +$(sw_d blocks_built), cache_bytes_used +$(sw_d cache_bytes_used), text_flush_cause $(grep '^text_flush_cause' sw-1.txt | cut -c20-)" >&2
+  else
+    echo "switch_text_flushes 0 0"
+    echo "switch_flushes 0 0"
+    echo "switch_cache_emptied 0 0"
+  fi
+}
+
 # function_graph on do_sys_openat2: each call an entry and a return (the
 # return address replaced by return_to_handler).  A call whose two events
 # are adjacent prints "do_sys_openat2();", otherwise "do_sys_openat2() {"
@@ -132,6 +174,17 @@ count_kprobe() {
   for p in "do_sys_openat2+0x$o_open" "vfs_read+0x$o_read"; do
     if optimized "$p"; then echo "${p%%+*}_probe_optimized yes yes"; else echo "${p%%+*}_probe_optimized no yes"; fi
   done
+  # Arming a probe in translated bytes retires the cache: kjitctl stats
+  # names the change (text_flush_cause), here the kprobe code's.
+  if [ "$ORDER" != native ] && [ "$(stat_of text_flushes)" -gt "$TF0" ]; then
+    c=$($K stats | sed -n 's/^text_flush_cause *//p')
+    case "$c" in
+      *kprobe*) echo "flush_cause_kprobe yes yes" ;;
+      *) echo "flush_cause_kprobe no yes"; echo "NOTE text_flush_cause: '$c'" >&2 ;;
+    esac
+  else
+    echo "flush_cause_kprobe yes yes"
+  fi
 }
 
 # kretprobes (rethook: the return address replaced by rethook_trampoline)
@@ -253,6 +306,7 @@ judge() {
 hooked_targets() {
   case $1 in
     ftrace|graph|kretprobe|bpf) echo "do_sys_openat2 $N" ;;
+    switching) echo "do_sys_openat2 $((SWITCHES * N)) open" ;;
     kprobe) echo "do_sys_openat2 $N"; echo "vfs_read+0x$o_read $N open" ;;
     livepatch) echo "cmdline_proc_show $NLP" ;;
   esac

@@ -13,7 +13,7 @@
 #   --tcg-single), twice where it chooses its preemption at boot
 #   (preempt=voluntary and preempt=full), once on PREEMPT_RT.
 # Env: KJIT_NEIGHBOURS_MODES ("voluntary full", or "rt": tools/lab/preempt-modes.sh),
-#   KJIT_NEIGHBOURS_TOOLS ("ftrace graph kprobe kretprobe sched livepatch bpf"),
+#   KJIT_NEIGHBOURS_TOOLS ("ftrace graph kprobe kretprobe sched livepatch bpf switching"),
 #   KJIT_NEIGHBOURS_ORDERS ("before after": the tool on before kjit translates,
 #   after it did), KJIT_NEIGHBOURS_N (50 calls per count), KJIT_NEIGHBOURS_ROUNDS (2),
 #   KJIT_NEIGHBOURS_KO (the module to test; default BUILD_DIR/module/kjit.ko).
@@ -41,7 +41,7 @@ echo 'obj-m := kjit_livepatch.o kjit_schedkret.o' > "$lp/Kbuild"
 make -C "$KDIR" M="$lp" -j2 modules > "$lp/build.log" 2>&1 || { cat "$lp/build.log" >&2; exit 1; }
 
 # The guest's parameters, which also name its checks (checks/neighbours.list)
-TOOLS="${KJIT_NEIGHBOURS_TOOLS:-ftrace graph kprobe kretprobe sched livepatch bpf}"
+TOOLS="${KJIT_NEIGHBOURS_TOOLS:-ftrace graph kprobe kretprobe sched livepatch bpf switching}"
 ORDERS="${KJIT_NEIGHBOURS_ORDERS:-before after}"
 ROUNDS="${KJIT_NEIGHBOURS_ROUNDS:-2}"
 

@@ -8,6 +8,19 @@
 #include <sys/ioctl.h>
 #include "kjitctl.h"
 
+/* "text_flush_cause ADDR SYMBOL by CALLER < ITS CALLER ...": the change
+ * that made the last text flush, named from /proc/kallsyms. */
+static void print_flush_cause(const struct kjit_ioc_stats *s)
+{
+  char b[160];
+  if (!s->text_flush_addr) return;
+  printf("%-18s 0x%llx %s by", "text_flush_cause", (unsigned long long)s->text_flush_addr,
+         symbolize(s->text_flush_addr, b, sizeof b));
+  for (unsigned k = 0; k < sizeof s->text_flush_by / sizeof s->text_flush_by[0] && s->text_flush_by[k]; k++)
+    printf("%s %s", k ? " <" : "", symbolize(s->text_flush_by[k], b, sizeof b));
+  printf("\n");
+}
+
 int cmd_stats(int argc, char **argv)
 {
   struct kjit_ioc_stats s;
@@ -27,7 +40,8 @@ int cmd_stats(int argc, char **argv)
   P(predicted_returns); P(entry_nested); P(left_hooked);
   P(calls_entered); P(calls_declined); P(calls_skipped); P(calls_nested); P(calls_redirected); P(calls_filtered);
   P(calls_declined_cache_full); P(calls_declined_unbuilt); P(calls_declined_hooked); P(calls_declined_native);
-  P(generations); P(left_nested_entry);
+  P(generations); P(left_nested_entry); P(text_site_events); P(module_flushes);
+  print_flush_cause(&s);
   printf("%-18s %llu\n", "left_unknown", unknown_departures(&s));
   printf("%-18s %s\n", "tool", tool_name(s.tool));
   print_completion(stdout, &s);

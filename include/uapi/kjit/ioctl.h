@@ -159,6 +159,19 @@ struct kjit_ioc_stats {
    * attachment when the counters are read.  Not included in
    * left_native_call or left_hooked. */
   __u64 left_nested_entry;
+  /* Of text_events, the pokes within an fentry site (ftrace switching a
+   * function's tracing): translations test a site's live byte, so these
+   * retire nothing. */
+  __u64 text_site_events;
+  /* Of text_flushes, those for a module becoming live or going away. */
+  __u64 module_flushes;
+  /* The last text change that retired the cache (of text_flushes less
+   * module_flushes): the address written, and the return addresses of
+   * __text_poke's callers, innermost first (0 past the last found), so
+   * kjitctl can name the agent (a kprobe arming, a jump label, a static
+   * call...).  All 0 before the first. */
+  __u64 text_flush_addr;
+  __u64 text_flush_by[4];
 };
 
 /* Built-in tools (the example tools of plugins/, plus callstack, a

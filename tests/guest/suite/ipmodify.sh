@@ -16,7 +16,7 @@ $K attach all-syscalls > attach-ipmodify.txt 2>&1 || fail attach_all_ipmodify
 $W "$ITERS" > wl-ipmodify.txt 2>&1
 $W efault > efault-ipmodify.txt 2>&1
 $K stats > stats-ipmodify.txt
-$K departures > departures-ipmodify.txt 2>&1
+$K departures --all > departures-ipmodify.txt 2>&1
 $K detach all > /dev/null
 chk workload_same_ipmodify cmp -s native.txt wl-ipmodify.txt
 chk efault_same_ipmodify cmp -s native-efault.txt efault-ipmodify.txt

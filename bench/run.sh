@@ -35,6 +35,7 @@ ALL="native kjit-none kjit-none-nofollow kjit-none-ipmodify kjit-none-notrace kj
  kjit-icount kjit-icount-dynpcpu
  kjit-bb-noliveness kjit-bb-noinline kjit-bb-noopt
  kjit-cache64 kjit-cache256 kjit-cache1024 kjit-cache4096 kjit-kcov-pc kjit-kcov-cmp kjit-kcov-beside
+ kjit-bb-switching
  kprobe-sys kprobe-call kprobe-bb ftrace-func bpftrace"
 CONFIGS="${BENCH_CONFIGS:-$ALL}"
 MODES="${BENCH_MODES:-icount}"

@@ -89,6 +89,7 @@ setup() {
     kjit-bb-noinline)     kjit_load "" bbcount inline=0 ;;
     kjit-bb-noopt)        kjit_load "" bbcount liveness=0 inline=0 ;;
     kjit-cache*)          kjit_load "${CONFIG#kjit-cache}" bbcount ;;
+    kjit-bb-switching)    kjit_load "" bbcount && SWITCHES_AT_LOAD=$(switches) ;;
     kjit-kcov-pc)         kjit_kcov_load && KCOV_MICRO="pc" ;;
     kjit-kcov-cmp)        kjit_kcov_load && KCOV_MICRO="cmp" ;;
     kjit-kcov-beside)
@@ -138,6 +139,7 @@ teardown() {
 }
 stats_snapshot() {
   case "$CONFIG" in
+    kjit-bb-switching) { kjit_stats; echo "switches $(( $(switches) - SWITCHES_AT_LOAD ))"; } > "$1" 2>&1 ;;
     kjit-*) kjit_stats > "$1" 2>&1 ;;
     kprobe-*) cat /sys/kernel/debug/kprobench/stats > "$1" ;;
     ftrace-func) grep -E 'entries-in-buffer|^# entries' /sys/kernel/tracing/trace | head -2 > "$1" ;;
@@ -150,6 +152,31 @@ kprobe_load() {
   echo "kprobench: $(tr '\n' ' ' < /sys/kernel/debug/kprobench/stats) from $(wc -l < "$1") addresses"
 }
 mid_flush() { case "$CONFIG" in kjit-*) kjit_flush ;; esac; }
+
+# --- a busy tracer (kjit-bb-switching) ---------------------------------------
+# A trace instance's function tracer on every function, switched on and off
+# once a second for the whole boot, native runs included; $OUT/switches
+# counts the on/off pairs.
+TI=/sys/kernel/tracing/instances/kjitbench SWITCHER_PID="" SWITCHES_AT_LOAD=0
+switches() { cat "$OUT/switches" 2>/dev/null || echo 0; }
+switcher_start() {
+  mkdir "$TI" || return 1
+  echo 0 > "$OUT/switches"
+  ( n=0
+    while :; do
+      echo function > "$TI/current_tracer"; sleep 0.5
+      echo nop > "$TI/current_tracer"; sleep 0.5
+      n=$((n + 1)); echo "$n" > "$OUT/switches"
+    done ) &
+  SWITCHER_PID=$!
+  log "switcher $SWITCHER_PID: the function tracer of $TI on and off once a second"
+}
+switcher_stop() {
+  [ -n "$SWITCHER_PID" ] || return 0
+  kill "$SWITCHER_PID"; wait "$SWITCHER_PID" 2>/dev/null
+  echo nop > "$TI/current_tracer"; rmdir "$TI"
+  log "switcher stopped after $(switches) switches"
+}
 
 # --- probe addresses, discovered by kjit itself ------------------------------
 discover() {
@@ -182,6 +209,9 @@ discover() {
 # --- main --------------------------------------------------------------------
 log "kernel $(uname -r); kprobes-optimization=$(cat /proc/sys/debug/kprobes-optimization 2>/dev/null)"
 discover || { log "SKIPPED: discovery failed"; echo skipped > "$OUT/status"; exit 0; }
+case "$CONFIG" in
+  *-switching) switcher_start || { log "SKIPPED: no trace instance"; echo skipped > "$OUT/status"; exit 0; } ;;
+esac
 for i in $(seq 1 "$REPS"); do
   { micro; macro macro-cold; macro macro; } > "$OUT/rep$i-native.txt" 2>&1
   if ! setup >> "$OUT/setup.log" 2>&1; then log "SKIPPED: setup failed"; echo skipped > "$OUT/status"; exit 0; fi
@@ -196,6 +226,7 @@ for i in $(seq 1 "$REPS"); do
   teardown >> "$OUT/setup.log" 2>&1
   log "rep $i done"; sync
 done
+switcher_stop
 save_dmesg
 echo ok > "$OUT/status"
 sync

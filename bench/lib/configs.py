@@ -7,7 +7,7 @@ MICRO = ["null", "read", "write", "stat", "fstat", "openclose", "select",
 CONFIGS = ["native", "kjit-none", "kjit-none-nofollow", "kjit-none-ipmodify", "kjit-none-notrace", "kjit-none-stackret", "kjit-syscount",
            "kjit-calltrace", "kjit-bbcount", "kjit-bb-notrace", "kjit-icount", "kjit-icount-dynpcpu", "kjit-bb-noliveness", "kjit-bb-noinline", "kjit-bb-noopt",
            "kjit-cache64", "kjit-cache256", "kjit-cache1024", "kjit-cache4096",
-           "kjit-kcov-pc", "kjit-kcov-cmp", "kjit-kcov-beside",
+           "kjit-kcov-pc", "kjit-kcov-cmp", "kjit-kcov-beside", "kjit-bb-switching",
            "kprobe-sys", "kprobe-call", "kprobe-bb", "ftrace-func", "bpftrace"]
 DESC = {
     "native": "native (both runs native: the noise floor)",
@@ -32,6 +32,7 @@ DESC = {
     "kjit-kcov-pc": "kjit's KCOV device (`kjitctl kcov enable`: every system call and handle_mm_fault), lmb covered with KCOV_TRACE_PC (`lmb -k pc`); macro: nginx and wrk uncovered",
     "kjit-kcov-cmp": "the same with KCOV_TRACE_CMP (`lmb -k cmp`)",
     "kjit-kcov-beside": "kjit's KCOV device with one other process covered (KCOV_TRACE_PC, blocked in pause()); lmb, nginx and wrk uncovered beside it",
+    "kjit-bb-switching": "kjit, block counting, beside a busy tracer: a trace instance's function tracer on every function switched on and off once a second, in the native runs too",
     "kprobe-sys": "kprobes, one per syscall entry",
     "kprobe-call": "kprobes, one per called function",
     "kprobe-bb": "kprobes, one per basic block",

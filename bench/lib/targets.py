@@ -150,7 +150,35 @@ def _issue5():
     ]
 
 
-TARGETS = _issue31() + _issue14() + _issue5()
+def _switching_flushes(M):
+    """Full flushes (text retirements and flushes, less the bench's own
+    between micro and macro) per 100 on/off switches of the function
+    tracer, from kjit's load to the end of the warm macro run."""
+    mem = M.get("kjit-bb-switching", {}).get("memory", {}).get("macro", {})
+    if not all(k in mem for k in ("flushes", "text_flushes", "switches")) or not mem["switches"]:
+        return None
+    return 100.0 * (mem["flushes"] - 1 + mem["text_flushes"]) / mem["switches"]
+
+
+def _show_switching(M, v):
+    mem = M.get("kjit-bb-switching", {}).get("memory", {}).get("macro", {})
+    if v is None:
+        return "n/a"
+    return "%.2f per 100 switches (%d switches; blocks built per switch %.1f)" % (
+        v, mem["switches"], mem.get("blocks_built", 0) / mem["switches"])
+
+
+def _issue64():
+    kw = {"one_stamped_run": True}
+    return [
+        _mac(64, ICOUNT, "block counting beside a busy tracer", "kjit-bb-switching", "macro", 1.20,
+             "macro warm <= 1.20", **kw),
+        T(64, ICOUNT, "no full flush while the function tracer is switched on and off (per 100 switches)",
+          ["kjit-bb-switching"], _switching_flushes, lambda v: v == 0, show=_show_switching, **kw),
+    ]
+
+
+TARGETS = _issue31() + _issue14() + _issue5() + _issue64()
 
 
 def superseded_by(t, mode):

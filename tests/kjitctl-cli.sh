@@ -27,7 +27,8 @@ done
 [ "$rc" = 2 ] || bad "an unknown command exits $rc, not 2"
 # Junk arguments are usage errors (exit 2, the command's usage on stderr)
 # before kjitctl looks for /dev/kjit: unknown options, options without
-# their value, operands a command does not take or misses.
+# their value, operands a command does not take or misses, values that are
+# not numbers where numbers go, a tool given by number.
 # "CMD ARGS...|what stderr must say"
 while IFS='|' read -r args says; do
   read -ra av <<< "$args"
@@ -59,6 +60,12 @@ record -t|-t needs a value
 record --no-such -- true|unknown option --no-such
 capture -o|-o needs a value
 capture --bogus|unknown option --bogus
+config --cache-kb 12abc|--cache-kb 12abc: not a number
+config --liveness 2|--liveness 2: not a number from 0 to 1
+config --tool 2|a tool is named, not numbered
+record -t 2 -c true|a tool is named, not numbered
+record --tool=nosuch -c true|unknown tool nosuch
+capture --syscall getppid --count 3x -- true|--count 3x: not a number
 EOF_CASES
 # kjitctl kcov parses its attach set before it opens /dev/kjit: a wrong
 # command line is a usage error (2, with the usage) on any machine, saying

@@ -16,6 +16,16 @@ int kjit_fd = -1;
 static const char *tool_names[] = {"none", "icount", "bbcount", "calltrace", "branch_hints",
                                    "lock_contention", "entry_count", "callstack", "branches", "kcov"};
 
+/* "none, icount, ...": every name tool_by_name takes. */
+const char *tool_names_list(void)
+{
+  static char list[160];
+  if (!list[0])
+    for (unsigned i = 0; i < sizeof tool_names / sizeof *tool_names; i++)
+      snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "", tool_names[i]);
+  return list;
+}
+
 const char *tool_name(uint32_t t)
 {
   return t < sizeof tool_names / sizeof *tool_names ? tool_names[t] : "?";
@@ -25,7 +35,6 @@ int tool_by_name(const char *n)
 {
   for (unsigned i = 0; i < sizeof tool_names / sizeof *tool_names; i++)
     if (!strcmp(n, tool_names[i])) return (int)i;
-  if (isdigit((unsigned char)n[0])) return atoi(n);
   return -1;
 }
 

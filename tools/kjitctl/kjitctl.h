@@ -84,6 +84,7 @@ int get_stats(struct kjit_ioc_stats *s);
 struct kjit_ioc_rec *get_results(struct kjit_ioc_results *r);
 const char *tool_name(uint32_t tool);
 int tool_by_name(const char *n);   /* -1 when unknown */
+const char *tool_names_list(void); /* "none, icount, ...", for messages */
 
 /* ---- kernel symbols from /proc/kallsyms (ksyms.c) ------------------------ */
 struct sym { unsigned long long addr; char *name; };

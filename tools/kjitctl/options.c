@@ -20,6 +20,48 @@ int command_usage_error(const struct kjitctl_command *cmd)
   return 2;
 }
 
+/* Options whose values are numbers, by long name, with their largest
+ * value: read strictly here, before anything else runs, as the command
+ * reads them again. */
+static const struct { const char *name; unsigned long max; } numeric_options[] = {
+  {"cache-kb", UINT32_MAX}, {"inline", 1}, {"liveness", 1}, {"flush-every-entry", 1},
+  {"pid", INT32_MAX}, {"max-block-insns", UINT32_MAX},
+  {"count", UINT32_MAX}, {"timeout", UINT32_MAX}, {"buf-kb", UINT32_MAX}, {"code-kb", UINT32_MAX},
+};
+
+/* The long name of the option getopt_long returned as `c` (index `li`
+ * when given in its long form), or NULL when it has none. */
+static const char *long_name(const struct option *table, int c, int li)
+{
+  if (li >= 0) return table[li].name;
+  for (const struct option *o = table; o->name; o++)
+    if (o->val == c && !o->flag) return o->name;
+  return NULL;
+}
+
+/* A value that cannot be right for its option: a usage error now. */
+static int check_value(const struct kjitctl_command *cmd, const char *name, int c, const char *v)
+{
+  if (!name || !v) return 0;
+  if (!strcmp(name, "tool") && tool_by_name(v) < 0) {
+    (void)c;
+    if (v[0] >= '0' && v[0] <= '9')
+      fprintf(stderr, "kjitctl %s: --tool %s: a tool is named, not numbered (%s); a thread is --tid TID\n",
+              cmd->name, v, tool_names_list());
+    else
+      fprintf(stderr, "kjitctl %s: unknown tool %s (%s)\n", cmd->name, v, tool_names_list());
+    return command_usage_error(cmd);
+  }
+  for (size_t i = 0; i < sizeof numeric_options / sizeof *numeric_options; i++) {
+    unsigned x;
+    char opt[40];
+    snprintf(opt, sizeof opt, "--%s", name);
+    if (!strcmp(name, numeric_options[i].name) && option_uint(cmd->name, opt, v, numeric_options[i].max, &x))
+      return command_usage_error(cmd);
+  }
+  return 0;
+}
+
 int check_arguments(const struct kjitctl_command *cmd, int argc, char **argv)
 {
   /* getopt's own conventions from the command's string ("+": operands end
@@ -30,10 +72,10 @@ int check_arguments(const struct kjitctl_command *cmd, int argc, char **argv)
   while (*own == '+' || *own == ':') own++;
   snprintf(optstring, sizeof optstring, "%s:%s", in_order ? "+" : "", own);
   const struct option *table = cmd->options ? cmd->options : no_options;
-  int c;
+  int c, li = -1;
   opterr = 0;
   optind = 1;
-  while ((c = getopt_long(argc, argv, optstring, table, NULL)) != -1) {
+  while ((c = getopt_long(argc, argv, optstring, table, &li)) != -1) {
     if (c == '?') {
       if (optopt) fprintf(stderr, "kjitctl %s: unknown option -%c\n", cmd->name, optopt);
       else fprintf(stderr, "kjitctl %s: unknown option %s\n", cmd->name, argv[optind - 1]);
@@ -46,6 +88,9 @@ int check_arguments(const struct kjitctl_command *cmd, int argc, char **argv)
       else fprintf(stderr, "kjitctl %s: %s needs a value\n", cmd->name, opt);
       return command_usage_error(cmd);
     }
+    int bad = check_value(cmd, long_name(table, c, li), c, optarg);
+    li = -1;
+    if (bad) return bad;
   }
   int operands = argc - optind;
   if (operands < cmd->min_operands || (cmd->max_operands >= 0 && operands > cmd->max_operands)) {

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "capture_file.h"
+#include "cli.h"
 #include "commands.h"
 #include "reference_runner.h"
 #include "diff_runner.h"
@@ -69,22 +70,17 @@ int print_replay_log(const Capture &cap, const Sym &sym) {
 int cmd_info(int argc, char **argv) {
   std::string path, sym_path;
   bool log = false;
-  for (int i = 0; i < argc; i++) {
-    if (strcmp(argv[i], "--symbols") == 0 && i + 1 < argc) {
-      sym_path = argv[++i];
-    } else if (strcmp(argv[i], "--log") == 0) {
-      log = true;
-    } else if (argv[i][0] != '-' && path.empty()) {
-      path = argv[i];
-    } else {
-      fprintf(stderr, "info: unexpected argument %s\n", argv[i]);
-      return 2;
+  enum { kSymbols = 1, kLog };
+  static const option kOptions[] = {{"symbols", required_argument, nullptr, kSymbols},
+                                    {"log", no_argument, nullptr, kLog}, {nullptr, 0, nullptr, 0}};
+  for (int o, first = 1; (o = cli_next(argc, argv, "", kOptions, first)) != -1; first = 0) {
+    switch (o) {
+      case kSymbols: sym_path = optarg; break;
+      case kLog: log = true; break;
+      default: return 2;  // getopt said what
     }
   }
-  if (path.empty()) {
-    fprintf(stderr, "info: missing CAPTURE\n");
-    return 2;
-  }
+  if (!cli_one_operand("info", "CAPTURE", argc, argv, &path)) return 2;
   Capture cap;
   std::string err = load_capture_file(path, &cap);
   if (!err.empty()) {

@@ -8,6 +8,7 @@
 #include <set>
 #include <string>
 
+#include "cli.h"
 #include "commands.h"
 #include "kjit/engine.h"
 #include "diff_runner.h"
@@ -59,33 +60,59 @@ int cmd_kernel_diff(int argc, char **argv) {
   kjit_engine_options engine;
   kjit_engine_default_options(&engine);
   uint64_t code_bytes = 0;
-  for (int i = 0; i < argc; i++) {
-    std::string a = argv[i];
-    if (a == "--vmlinux" && i + 1 < argc) vmlinux = argv[++i];
-    else if (a == "--symbols" && i + 1 < argc) kallsyms = argv[++i];
-    else if (a == "--only" && i + 1 < argc) only = argv[++i];
-    else if (a == "--variants" && i + 1 < argc) variants = atoi(argv[++i]);
-    else if (a == "--seed" && i + 1 < argc) seed = strtoull(argv[++i], nullptr, 0);
-    else if (a == "--allow-absent" && i + 1 < argc) {
-      std::string names = argv[++i];
-      for (size_t at = 0; at <= names.size();) {
-        size_t comma = names.find(',', at);
-        if (comma == std::string::npos) comma = names.size();
-        if (comma > at) may_be_absent.insert(names.substr(at, comma - at));
-        at = comma + 1;
+  enum { kVmlinux = 1, kSymbols, kOnly, kVariants, kSeed, kAllowAbsent, kNoTools, kSave, kNoInline,
+         kNoLiveness, kNoAbiReturns, kChain, kCodeBytes };
+  static const option kOptions[] = {
+      {"vmlinux", required_argument, nullptr, kVmlinux},   {"symbols", required_argument, nullptr, kSymbols},
+      {"only", required_argument, nullptr, kOnly},         {"variants", required_argument, nullptr, kVariants},
+      {"seed", required_argument, nullptr, kSeed},         {"allow-absent", required_argument, nullptr, kAllowAbsent},
+      {"no-tools", no_argument, nullptr, kNoTools},        {"save", required_argument, nullptr, kSave},
+      {"no-inline", no_argument, nullptr, kNoInline},      {"no-liveness", no_argument, nullptr, kNoLiveness},
+      {"no-abi-returns", no_argument, nullptr, kNoAbiReturns}, {"chain", required_argument, nullptr, kChain},
+      {"code-bytes", required_argument, nullptr, kCodeBytes}, {nullptr, 0, nullptr, 0}};
+  uint64_t n = 0;
+  for (int o, first = 1; (o = cli_next(argc, argv, "", kOptions, first)) != -1; first = 0) {
+    switch (o) {
+      case kVmlinux: vmlinux = optarg; break;
+      case kSymbols: kallsyms = optarg; break;
+      case kOnly: only = optarg; break;
+      case kVariants:
+        if (!cli_number("kernel-diff", "--variants", optarg, INT32_MAX, &n)) return 2;
+        variants = static_cast<int>(n);
+        break;
+      case kSeed:
+        if (!cli_number("kernel-diff", "--seed", optarg, UINT64_MAX, &n)) return 2;
+        seed = n;
+        break;
+      case kAllowAbsent: {
+        std::string names = optarg;
+        for (size_t at = 0; at <= names.size();) {
+          size_t comma = names.find(',', at);
+          if (comma == std::string::npos) comma = names.size();
+          if (comma > at) may_be_absent.insert(names.substr(at, comma - at));
+          at = comma + 1;
+        }
+        break;
       }
+      case kNoTools: with_tools = false; break;
+      case kSave: save_dir = optarg; break;
+      case kNoInline: engine.inline_instrumentation = 0; break;
+      case kNoLiveness: engine.use_liveness = 0; break;
+      case kNoAbiReturns: engine.abi_returns = 0; break;
+      case kChain:
+        if (!cli_number("kernel-diff", "--chain", optarg, UINT32_MAX, &n)) return 2;
+        engine.max_chain_length = static_cast<uint32_t>(n);
+        break;
+      case kCodeBytes:
+        if (!cli_number("kernel-diff", "--code-bytes", optarg, UINT64_MAX, &n)) return 2;
+        code_bytes = n;
+        break;
+      default: return 2;  // getopt said what
     }
-    else if (a == "--no-tools") with_tools = false;
-    else if (a == "--save" && i + 1 < argc) save_dir = argv[++i];
-    else if (a == "--no-inline") engine.inline_instrumentation = 0;
-    else if (a == "--no-liveness") engine.use_liveness = 0;
-    else if (a == "--no-abi-returns") engine.abi_returns = 0;
-    else if (a == "--chain" && i + 1 < argc) engine.max_chain_length = static_cast<uint32_t>(atoi(argv[++i]));
-    else if (a == "--code-bytes" && i + 1 < argc) code_bytes = strtoull(argv[++i], nullptr, 0);
-    else {
-      fprintf(stderr, "kernel-diff: unexpected argument %s\n", a.c_str());
-      return 2;
-    }
+  }
+  if (optind < argc) {
+    fprintf(stderr, "kjit-sim kernel-diff: unexpected argument %s\n", argv[optind]);
+    return 2;
   }
   if (vmlinux.empty() || kallsyms.empty()) {
     fprintf(stderr, "usage: kjit-sim kernel-diff --vmlinux FILE --symbols KALLSYMS[.xz] [--only FN] "

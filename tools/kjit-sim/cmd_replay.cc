@@ -22,6 +22,7 @@
 #include <capstone/capstone.h>
 
 #include "capture_file.h"
+#include "cli.h"
 #include "commands.h"
 #include "replay.h"
 #include "replay_log.h"
@@ -105,37 +106,39 @@ int cmd_replay(int argc, char **argv) {
   bool tools_given = false;
   size_t profile_n = 0;
   std::string sym_path;
-  for (int i = 0; i < argc; i++) {
-    const std::string a = argv[i];
-    if (a == "--tool" && i + 1 < argc) {
-      if (!tools_given) opt.tools.clear();
-      tools_given = true;
-      std::stringstream ss(argv[++i]);
-      for (std::string t; std::getline(ss, t, ',');) opt.tools.push_back(t);
-    } else if (a == "--budget" && i + 1 < argc) {
-      opt.budget = strtoull(argv[++i], nullptr, 0);
-    } else if (a == "--verbose") {
-      opt.quiet = false;
-    } else if (a == "--symbols" && i + 1 < argc) {
-      sym_path = argv[++i];
-    } else if (a == "--profile" && i + 1 < argc) {
-      opt.profile = true;
-      profile_n = strtoull(argv[++i], nullptr, 0);
-    } else if (a == "--trace") {
-      opt.trace = true;
-    } else if (a == "--warm") {
-      opt.warm = true;
-    } else if (a[0] != '-' && path.empty()) {
-      path = a;
-    } else {
-      fprintf(stderr, "replay: unexpected argument %s\n", a.c_str());
-      return 2;
+  enum { kTool = 1, kBudget, kVerbose, kSymbols, kProfile, kTrace, kWarm };
+  static const option kOptions[] = {
+      {"tool", required_argument, nullptr, kTool},       {"budget", required_argument, nullptr, kBudget},
+      {"verbose", no_argument, nullptr, kVerbose},       {"symbols", required_argument, nullptr, kSymbols},
+      {"profile", required_argument, nullptr, kProfile}, {"trace", no_argument, nullptr, kTrace},
+      {"warm", no_argument, nullptr, kWarm},             {nullptr, 0, nullptr, 0}};
+  uint64_t num = 0;
+  for (int o, first = 1; (o = cli_next(argc, argv, "", kOptions, first)) != -1; first = 0) {
+    switch (o) {
+      case kTool: {
+        if (!tools_given) opt.tools.clear();
+        tools_given = true;
+        std::stringstream ss(optarg);
+        for (std::string t; std::getline(ss, t, ',');) opt.tools.push_back(t);
+        break;
+      }
+      case kBudget:
+        if (!cli_number("replay", "--budget", optarg, UINT64_MAX, &num)) return 2;
+        opt.budget = num;
+        break;
+      case kVerbose: opt.quiet = false; break;
+      case kSymbols: sym_path = optarg; break;
+      case kProfile:
+        if (!cli_number("replay", "--profile", optarg, UINT32_MAX, &num)) return 2;
+        opt.profile = true;
+        profile_n = num;
+        break;
+      case kTrace: opt.trace = true; break;
+      case kWarm: opt.warm = true; break;
+      default: return 2;  // getopt said what
     }
   }
-  if (path.empty()) {
-    fprintf(stderr, "replay: missing CAPTURE\n");
-    return 2;
-  }
+  if (!cli_one_operand("replay", "CAPTURE", argc, argv, &path)) return 2;
   Capture cap;
   ReplayLog log;
   std::string err = load_capture_file(path, &cap);

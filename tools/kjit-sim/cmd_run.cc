@@ -7,6 +7,7 @@
 #include <string>
 
 #include "capture_file.h"
+#include "cli.h"
 #include "commands.h"
 #include "diff_runner.h"
 #include "sim_symbols.h"
@@ -17,35 +18,37 @@ namespace kjit::sim {
 int cmd_run(int argc, char **argv) {
   std::string path, tool_name, sym_path;
   DiffOptions opt;
-  for (int i = 0; i < argc; i++) {
-    const std::string a = argv[i];
-    if (a == "--tool" && i + 1 < argc) {
-      tool_name = argv[++i];
-    } else if (a == "--symbols" && i + 1 < argc) {
-      sym_path = argv[++i];
-    } else if (a == "--budget" && i + 1 < argc) {
-      opt.reference.budget = opt.translated.budget = strtoull(argv[++i], nullptr, 0);
-    } else if (a == "--no-inline") {
-      opt.translated.engine.inline_instrumentation = 0;
-    } else if (a == "--no-liveness") {
-      opt.translated.engine.use_liveness = 0;
-    } else if (a == "--chain" && i + 1 < argc) {
-      opt.translated.engine.max_chain_length = static_cast<uint32_t>(strtoul(argv[++i], nullptr, 0));
-    } else if (a == "--code-bytes" && i + 1 < argc) {
-      opt.translated.code_size = strtoull(argv[++i], nullptr, 0);
-    } else if (a == "--quiet") {
-      opt.translated.quiet = true;
-    } else if (a[0] != '-' && path.empty()) {
-      path = a;
-    } else {
-      fprintf(stderr, "run: unexpected argument %s\n", a.c_str());
-      return 2;
+  enum { kTool = 1, kSymbols, kBudget, kNoInline, kNoLiveness, kChain, kCodeBytes, kQuiet };
+  static const option kOptions[] = {
+      {"tool", required_argument, nullptr, kTool},         {"symbols", required_argument, nullptr, kSymbols},
+      {"budget", required_argument, nullptr, kBudget},     {"no-inline", no_argument, nullptr, kNoInline},
+      {"no-liveness", no_argument, nullptr, kNoLiveness},  {"chain", required_argument, nullptr, kChain},
+      {"code-bytes", required_argument, nullptr, kCodeBytes}, {"quiet", no_argument, nullptr, kQuiet},
+      {nullptr, 0, nullptr, 0}};
+  uint64_t n = 0;
+  for (int o, first = 1; (o = cli_next(argc, argv, "", kOptions, first)) != -1; first = 0) {
+    switch (o) {
+      case kTool: tool_name = optarg; break;
+      case kSymbols: sym_path = optarg; break;
+      case kBudget:
+        if (!cli_number("run", "--budget", optarg, UINT64_MAX, &n)) return 2;
+        opt.reference.budget = opt.translated.budget = n;
+        break;
+      case kNoInline: opt.translated.engine.inline_instrumentation = 0; break;
+      case kNoLiveness: opt.translated.engine.use_liveness = 0; break;
+      case kChain:
+        if (!cli_number("run", "--chain", optarg, UINT32_MAX, &n)) return 2;
+        opt.translated.engine.max_chain_length = static_cast<uint32_t>(n);
+        break;
+      case kCodeBytes:
+        if (!cli_number("run", "--code-bytes", optarg, UINT64_MAX, &n)) return 2;
+        opt.translated.code_size = n;
+        break;
+      case kQuiet: opt.translated.quiet = true; break;
+      default: return 2;  // getopt said what
     }
   }
-  if (path.empty()) {
-    fprintf(stderr, "run: missing CAPTURE\n");
-    return 2;
-  }
+  if (!cli_one_operand("run", "CAPTURE", argc, argv, &path)) return 2;
   Capture cap;
   std::string err = load_capture_file(path, &cap);
   SymbolTable syms;

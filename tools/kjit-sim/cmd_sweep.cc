@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "arch/x86/decoder.h"
+#include "cli.h"
 #include "commands.h"
 #include "kernel_image.h"
 #include "kjit/engine.h"
@@ -81,16 +82,28 @@ int cmd_sweep(int argc, char **argv) {
   std::string vmlinux, kallsyms;
   uint64_t limit = ~0ull;
   bool verbose = false;
-  for (int i = 0; i < argc; i++) {
-    std::string a = argv[i];
-    if (a == "--vmlinux" && i + 1 < argc) vmlinux = argv[++i];
-    else if (a == "--symbols" && i + 1 < argc) kallsyms = argv[++i];
-    else if (a == "--limit" && i + 1 < argc) limit = strtoull(argv[++i], nullptr, 0);
-    else if (a == "--verbose") verbose = true;
-    else {
-      fprintf(stderr, "sweep: unexpected argument %s\n", a.c_str());
-      return 2;
+  enum { kVmlinux = 1, kSymbols, kLimit, kVerbose };
+  static const option kOptions[] = {{"vmlinux", required_argument, nullptr, kVmlinux},
+                                    {"symbols", required_argument, nullptr, kSymbols},
+                                    {"limit", required_argument, nullptr, kLimit},
+                                    {"verbose", no_argument, nullptr, kVerbose}, {nullptr, 0, nullptr, 0}};
+  for (int o, first = 1; (o = cli_next(argc, argv, "", kOptions, first)) != -1; first = 0) {
+    switch (o) {
+      case kVmlinux: vmlinux = optarg; break;
+      case kSymbols: kallsyms = optarg; break;
+      case kLimit: {
+        uint64_t n = 0;
+        if (!cli_number("sweep", "--limit", optarg, UINT64_MAX, &n)) return 2;
+        limit = n;
+        break;
+      }
+      case kVerbose: verbose = true; break;
+      default: return 2;  // getopt said what
     }
+  }
+  if (optind < argc) {
+    fprintf(stderr, "kjit-sim sweep: unexpected argument %s\n", argv[optind]);
+    return 2;
   }
   if (vmlinux.empty() || kallsyms.empty()) {
     fprintf(stderr, "usage: kjit-sim sweep --vmlinux FILE --symbols KALLSYMS[.xz] [--limit N] [--verbose]\n");

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-// kjit-sim subcommands: each gets the arguments after its name.
+// kjit-sim subcommands: each gets its name (argv[0]) and the arguments
+// after it.
 #ifndef KJIT_SIM_COMMANDS_H
 #define KJIT_SIM_COMMANDS_H
 

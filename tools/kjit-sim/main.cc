@@ -19,11 +19,11 @@ void usage() {
           "      replays a kernel capture (kjitctl capture): reads served from its log, original\n"
           "      and translated; checks blocks, writes, rax and tools against the kernel's\n"
           "  kjit-sim info CAPTURE [--symbols KALLSYMS[.xz]] [--log]\n"
+          "      prints the capture's contents\n"
           "  kjit-sim sweep --vmlinux FILE --symbols KALLSYMS[.xz] [--limit N] [--verbose]\n"
           "      translate every block of every function of the kernel's .text offline\n"
           "  kjit-sim kernel-diff --vmlinux FILE --symbols KALLSYMS[.xz] [--only FN] [--variants N]\n"
-          "      run real kernel functions natively and translated, under every tool\n"
-          "      prints the capture's contents\n");
+          "      run real kernel functions natively and translated, under every tool\n");
 }
 
 }  // namespace
@@ -33,11 +33,17 @@ int main(int argc, char **argv) {
     usage();
     return 2;
   }
-  if (strcmp(argv[1], "run") == 0) return kjit::sim::cmd_run(argc - 2, argv + 2);
-  if (strcmp(argv[1], "replay") == 0) return kjit::sim::cmd_replay(argc - 2, argv + 2);
-  if (strcmp(argv[1], "info") == 0) return kjit::sim::cmd_info(argc - 2, argv + 2);
-  if (strcmp(argv[1], "sweep") == 0) return kjit::sim::cmd_sweep(argc - 2, argv + 2);
-  if (strcmp(argv[1], "kernel-diff") == 0) return kjit::sim::cmd_kernel_diff(argc - 2, argv + 2);
+  // Each gets its name and the arguments after it (argv[0]: "kjit-sim
+  // NAME", which getopt's messages start with).
+  const char *cmd = argv[1];
+  static char name[64];
+  snprintf(name, sizeof name, "kjit-sim %s", cmd);
+  argv[1] = name;
+  if (strcmp(cmd, "run") == 0) return kjit::sim::cmd_run(argc - 1, argv + 1);
+  if (strcmp(cmd, "replay") == 0) return kjit::sim::cmd_replay(argc - 1, argv + 1);
+  if (strcmp(cmd, "info") == 0) return kjit::sim::cmd_info(argc - 1, argv + 1);
+  if (strcmp(cmd, "sweep") == 0) return kjit::sim::cmd_sweep(argc - 1, argv + 1);
+  if (strcmp(cmd, "kernel-diff") == 0) return kjit::sim::cmd_kernel_diff(argc - 1, argv + 1);
   usage();
   return 2;
 }

@@ -5,9 +5,12 @@
 # error (exit 2, the option named), never read as 0; unknown options,
 # missing values, missing and extra operands are errors too.  A good
 # command line still works (a committed capture replays).
-# Usage: tests/kjit-sim-cli.sh KJIT_SIM CAPTURE
+# The manual (docs/kjit-sim.1) renders without groff warnings and names
+# every subcommand and every long option of the getopt tables.
+# Usage: tests/kjit-sim-cli.sh KJIT_SIM CAPTURE MANPAGE SOURCES...
 set -uo pipefail
-S="$1" C="$2"
+S="$1" C="$2" M="$3"
+shift 3
 fail=0
 bad() { echo "kjit-sim-cli: FAIL: $*" >&2; fail=1; }
 # "ARGS...|what stderr must say" (CAPTURE stands for the capture)
@@ -36,5 +39,15 @@ EOF_CASES
 # What a good command line does: --budget in hex, the capture replayed.
 out=$("$S" replay "$C" --budget 0x100000 2>&1); rc=$?
 { [ "$rc" = 0 ] && grep -q '^summary: ok' <<< "$out"; } || bad "replay $C --budget 0x100000: status $rc: $(tail -n 1 <<< "$out")"
-[ "$fail" = 0 ] && echo "kjit-sim-cli: ok"
+warnings=$(groff -ww -z -man "$M" 2>&1)
+[ -z "$warnings" ] || bad "groff warnings in $M: $warnings"
+opts=$(grep -ohE '\{"[a-z][a-z-]*", (no|required)_argument' "$@" | sed 's/{"\([^"]*\)".*/\1/' | sort -u)
+[ -n "$opts" ] || bad "no getopt tables found in $*"
+for o in $opts; do
+  grep -qF -- "\\-\\-${o//-/\\-}" "$M" || bad "$M does not name --$o"
+done
+for c in run replay info sweep kernel-diff; do
+  grep -q "^\.B kjit-sim $c\$" "$M" || bad "$M has no synopsis of $c"
+done
+[ "$fail" = 0 ] && echo "kjit-sim-cli: ok ($(echo "$opts" | wc -w) options in the manual)"
 exit "$fail"

@@ -65,10 +65,10 @@ else
   bad dkms_maintainer_scripts
 fi
 
-# kjit: the tools, the man page, the docs; no kernel headers, QEMU or
+# kjit: the tools, the man pages, the docs; no kernel headers, QEMU or
 # GoogleTest among its dependencies.
 missing=""
-for f in usr/bin/kjitctl usr/bin/kjit-report usr/bin/kjit-sim usr/share/man/man8/kjitctl.8.gz \
+for f in usr/bin/kjitctl usr/bin/kjit-report usr/bin/kjit-sim usr/share/man/man8/kjitctl.8.gz usr/share/man/man1/kjit-sim.1.gz \
          usr/share/doc/kjit/README.md.gz; do
   [ -e "$t/tools/$f" ] || missing="$missing $f"
 done

@@ -68,7 +68,7 @@ fi
 # kjit: the tools, the man pages, the docs; no kernel headers, QEMU or
 # GoogleTest among its dependencies.
 missing=""
-for f in usr/bin/kjitctl usr/bin/kjit-report usr/bin/kjit-sim usr/share/man/man8/kjitctl.8.gz usr/share/man/man1/kjit-sim.1.gz \
+for f in usr/bin/kjitctl usr/bin/kjit-report usr/bin/kjit-sim usr/share/man/man8/kjitctl.8.gz usr/share/man/man1/kjit-sim.1.gz usr/share/man/man1/kjit-report.1.gz \
          usr/share/doc/kjit/README.md.gz; do
   [ -e "$t/tools/$f" ] || missing="$missing $f"
 done

@@ -1,0 +1,59 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# The by-hand matrix: the whole `./kjit-lab test`, each time from a clean
+# clone of HEAD, RUNS times in a row on each kernel line, then once per CPU
+# model on each of the CPU kernels.  About 50 minutes a run on 2 cores;
+# CI runs the smoke of it (guest.kernel_lines, guest.cpu_models).
+# One line per run is appended to RESULTS (and printed):
+#   KERNEL CPU runN-of-RUNS COMMIT rc RC PASSED/TOTAL SECONDS [failed: TESTS]
+# and each run's whole output is kept beside it (RESULTS.d/).  A kernel
+# line's streak is reported, not stopped, at a failure.
+# Usage: tools/lab/matrix.sh [RESULTS]     (default: ./matrix-results.txt)
+# Env: KJIT_MATRIX_KERNELS (default: tools/kernel-version's ABI, then
+#      tools/kernel-lines and their flavours: Debian 12's 6.12 cloud, amd64
+#      and rt, Debian 13's cloud), KJIT_MATRIX_RUNS (3),
+#      KJIT_MATRIX_CPUS ("EPYC-Rome Cascadelake-Server-v4"),
+#      KJIT_MATRIX_CPU_KERNELS (the default ABI and the first kernel line),
+#      KJIT_MATRIX_DIR (scratch clones; default /tmp/kjit-matrix).
+set -uo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+results="$(realpath -m "${1:-matrix-results.txt}")"
+mkdir -p "$results.d"
+default_abi="$(head -n 1 "$root/tools/kernel-version")"
+first_line="$(head -n 1 "$root/tools/kernel-lines")"
+kernels="${KJIT_MATRIX_KERNELS:-$default_abi $first_line ${first_line/-cloud-/-} ${first_line/-cloud-/-rt-} ${first_line/+deb12-/+deb13-}}"
+runs="${KJIT_MATRIX_RUNS:-3}"
+cpus="${KJIT_MATRIX_CPUS:-EPYC-Rome Cascadelake-Server-v4}"
+cpu_kernels="${KJIT_MATRIX_CPU_KERNELS:-$default_abi $first_line}"
+scratch="${KJIT_MATRIX_DIR:-/tmp/kjit-matrix}"
+commit="$(git -C "$root" rev-parse --short HEAD)"
+[ -z "$(git -C "$root" status --porcelain)" ] ||
+  echo "matrix: the tree has uncommitted changes; the runs test $commit, without them" >&2
+
+# one_run KERNEL CPU LABEL: a clean clone, the whole suite, one line
+one_run() {
+  local k="$1" cpu="$2" label="$3" log rc t0 secs summary failed nfail ntotal
+  log="$results.d/$k-$cpu-$label.log"
+  rm -rf "$scratch"
+  if ! git clone -q "$root" "$scratch"; then echo "matrix: cannot clone into $scratch" >&2; return 1; fi
+  t0=$(date +%s)
+  (cd "$scratch" && KJIT_KERNEL="$k" KJIT_GUEST_CPU="$cpu" CI=true ./kjit-lab test < /dev/null) > "$log" 2>&1
+  rc=$?
+  secs=$(( $(date +%s) - t0 ))
+  summary=$(sed -n 's/.*tests passed, \([0-9]*\) tests failed out of \([0-9]*\)/\1 \2/p' "$log" | tail -n 1)
+  failed=$(sed -n 's/^[[:space:]]*[0-9]* - \([^ ]*\) (.*/\1/p' "$log" | tr '\n' ' ')
+  if [ -n "$summary" ]; then
+    read -r nfail ntotal <<< "$summary"
+    summary="$((ntotal - nfail))/$ntotal"
+  else
+    summary="no-ctest-summary"
+  fi
+  echo "$k $cpu $label $commit rc $rc $summary ${secs}s${failed:+ failed: $failed}" | tee -a "$results"
+}
+
+for k in $kernels; do
+  for i in $(seq 1 "$runs"); do one_run "$k" max "run$i-of-$runs"; done
+done
+for k in $cpu_kernels; do
+  for cpu in $cpus; do one_run "$k" "$cpu" "run1-of-1"; done
+done

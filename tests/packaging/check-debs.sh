@@ -192,5 +192,14 @@ elif grep -q 'lacks CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS, which kjit.ko needs
 else
   bad dkms_refuses_unsupported "failed without naming the option: $(tail -n 3 "$t/make.log" | tr '\n' ' ')"
 fi
+# lintian on the build (.changes: both packages and the buildinfo): no
+# error or warning left, but the ones debian/*.lintian-overrides explain.
+if ! command -v lintian > /dev/null; then
+  bad lintian "lintian is not installed (tools/lab/deps.sh installs it)"
+elif lintian --tag-display-limit 0 --fail-on error,warning "$pk"/kjit_*.changes > "$t/lintian.txt" 2>&1; then
+  pass lintian "$(grep -c '' "$t/lintian.txt") lines, none an error or a warning; overrides: $(cat "$root"/debian/*.lintian-overrides | grep -c '^[a-z]')"
+else
+  bad lintian "$(grep -E '^[EW]: ' "$t/lintian.txt" | tr '\n' ';' | cut -c1-600)"
+fi
 [ "$fail" = 0 ] && echo "check-debs: PASS" || echo "check-debs: FAIL"
 exit "$fail"

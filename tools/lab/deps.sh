@@ -17,7 +17,7 @@ pkgs=(
   dpkg-dev
   shellcheck
   libdw-dev libelf-dev lcov chromium man-db groff-base gdb
-  debhelper dh-dkms dkms debootstrap
+  debhelper dh-dkms dkms debootstrap lintian
 )
 
 # The other flavours' and kernel lines' headers, the default one's too when

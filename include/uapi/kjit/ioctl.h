@@ -287,7 +287,7 @@ struct kjit_ioc_results {
 /* The version handshake: kjitctl asks first, and names both versions when
  * the ABI differs (an older module answers -ENOTTY).  KJIT_ABI_VERSION
  * changes with every incompatible change of this file. */
-#define KJIT_ABI_VERSION 7u
+#define KJIT_ABI_VERSION 8u
 #define KJIT_VERSION "0.2.0"   /* kjit.ko and kjitctl, built from one tree */
 struct kjit_ioc_version {
   __u32 size;

@@ -31,6 +31,20 @@ struct Exit {
   // exit most runs never take (a live fentry site's hooked side) so gets
   // no departure site until it is.
   uint8_t native_why;
+  // A retired block's forwarder (kjit_engine_retire_range): a jmp at
+  // field_offset - 1, which the IBL's entry for target_pc may lead to.
+  uint8_t forwards;
+  uint32_t stub_offset;  // code-region offset of its dispatcher stub
+  // Next exit linked to the same block (Block::incoming_exits): a retired
+  // target puts each back on its stub.
+  Exit *next_incoming;
+};
+
+// A predicated chain's hit that jumps to a block's translation (or a
+// forwarder's): the rel32 to re-point when the block is retired.
+struct LinkRef {
+  uint32_t field_offset;
+  LinkRef *next;
 };
 
 // One indirect transfer site (ret, jmp *x, call *x) and its predicated chain.
@@ -51,6 +65,8 @@ struct alignas(8) ChainSite {
   uint8_t is_call;
   uint8_t is_return;     // a ret, or the return of a leaf called in place of a tail jump
   uint8_t abi_return;    // a C function's ret: rcx and the flags dead at every target
+  // The block the site ends; Block is declared below.
+  struct Block *owner;
 };
 
 static_assert(alignof(Exit) % 8 == 0 && alignof(ChainSite) % 8 == 0,
@@ -79,6 +95,17 @@ struct Block {
   // The first block of a copy made for one return address (build_call_copy):
   // that address, its key with orig_pc in Epoch::copies.  0 elsewhere.
   uint64_t copy_return;
+  // The trace it was laid out in (block_builder.cc): its first block, which
+  // holds the trace's length and its index in Epoch::blocks.  A trace is
+  // retired as a whole: its blocks fall through into each other.
+  Block *trace;
+  uint32_t trace_index;
+  uint8_t trace_blocks;
+  uint8_t retired;          // retired on its own (kjit_engine_retire_range)
+  // What reaches the block from elsewhere in the cache: linked direct exits
+  // and chain hits (the IBL's entries are found by orig_pc).
+  Exit *incoming_exits;
+  LinkRef *incoming_links;
 };
 
 }  // namespace kjit

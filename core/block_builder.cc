@@ -41,7 +41,6 @@ bool may_be_fentry_site(const x86::Insn &in) {
   return in.length == 5 && (in.is_nop || (in.cf == KJIT_CF_CALL && enters_foreign_code(in)) || in.cf == KJIT_CF_FENTRY);
 }
 
-constexpr uint32_t kStubSize = 9;   // call rel32 + .long id
 constexpr uint32_t kBlockSlack = 64;
 
 // RIP-relative operands must reach their target from anywhere in the cache.
@@ -292,6 +291,7 @@ void Emitter::indirect_site(const x86::Insn &in, bool as_return) {
     out_of_arena = true;
     return;
   }
+  site->owner = b_;
   site->is_call = in.cf == KJIT_CF_CALL_INDIRECT;
   site->is_return = in.cf == KJIT_CF_RET || as_return;
   // A leaf called in place of a tail jump (as_return) keeps the general
@@ -591,6 +591,7 @@ bool emit_stubs(Epoch &epoch, x86::CodeWriter &w, uint32_t base, const ExitPlan 
     w.u32(epoch.id_of(e));
     if (w.overflowed()) return false;
     set_rel32(epoch, e->field_offset, stub);
+    e->stub_offset = static_cast<uint32_t>(stub - epoch.code_exec);
   }
   if (plan.chain) {
     ChainSite *c = plan.chain;
@@ -814,9 +815,14 @@ bool may_follow(const Epoch &epoch, const Trace &t, Follower *f) {
 
 // Links the trace's blocks: its own exits whose targets exist, then every
 // exit that was waiting for one of its blocks.  The trace's own copies
-// (depth > 0) are not in the table.
-void publish(Epoch &epoch, const Trace &t) {
+// (depth > 0) are not in the table.  `sources`: what its build read.
+void publish(Epoch &epoch, const Trace &t, const TraceSources &sources) {
+  Block *head = t.members[0].block;
+  head->trace_index = epoch.nblocks;
+  head->trace_blocks = static_cast<uint8_t>(t.n);
+  for (uint32_t i = 0; i < sources.n; i++) epoch.sources.add(sources.r[i].lo, sources.r[i].hi, head);
   for (uint32_t k = 0; k < t.n; k++) {
+    t.members[k].block->trace = head;
     epoch.blocks[epoch.nblocks++] = t.members[k].block;
     if (t.members[k].depth == 0) t.members[k].slot->block = t.members[k].block;
     if (t.members[k].plan.predicted) g_engine.stats.predicted_returns++;
@@ -919,9 +925,26 @@ bool decode_block(uint64_t pc) {
 
 namespace {
 
+// What the trace being built read (source_deps.h), collected while it lives.
+constinit TraceSources g_build_sources{};
+class CollectSources {
+ public:
+  CollectSources() : outer_(g_trace_sources) {
+    g_build_sources.clear();
+    g_trace_sources = &g_build_sources;
+  }
+  ~CollectSources() { g_trace_sources = outer_; }
+  CollectSources(const CollectSources &) = delete;
+  CollectSources &operator=(const CollectSources &) = delete;
+
+ private:
+  TraceSources *outer_;
+};
+
 // build_block and build_call_copy: the trace from `pc`, at depth 1 with
 // `call_return` pushed when that is not 0.
 BuildResult build_trace(Epoch &epoch, uint64_t pc, bool routine_start, uint64_t call_return, Block **out) {
+  CollectSources collect;
   Trace &t = g_trace;
   t.n = 0;
   t.stub_bytes = 0;
@@ -983,7 +1006,7 @@ BuildResult build_trace(Epoch &epoch, uint64_t pc, bool routine_start, uint64_t 
     if (!emit_stubs(epoch, w, stubs_at, t.members[k].plan)) return BuildResult::kCacheFull;
   epoch.code_used = stubs_at + w.size();
   kjit_os_code_written(epoch.exec_at(start), epoch.code_used - start);
-  publish(epoch, t);
+  publish(epoch, t, g_build_sources);
   *out = t.members[0].block;
   return BuildResult::kBuilt;
 }

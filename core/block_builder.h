@@ -8,6 +8,9 @@
 
 namespace kjit {
 
+// A direct exit's dispatcher stub: `call gate; .long id` (the exit's).
+constexpr uint32_t kStubSize = 9;
+
 // Blocks one build_block may lay out in a row (EngineOptions caps it lower).
 constexpr uint32_t kMaxTraceBlocks = 16;
 

@@ -21,6 +21,16 @@ Block *BlockTable::find(uint64_t pc) const {
   return nullptr;
 }
 
+void BlockTable::forget(uint64_t pc, const Block *b) {
+  for (uint32_t i = hash(pc) & mask_, n = 0; n <= mask_; i = (i + 1) & mask_, n++) {
+    if (slots_[i].pc == pc) {
+      if (slots_[i].block == b) slots_[i].block = nullptr;
+      return;
+    }
+    if (slots_[i].pc == 0) return;
+  }
+}
+
 TableSlot *BlockTable::slot(uint64_t pc) {
   for (uint32_t i = hash(pc) & mask_, n = 0; n <= mask_; i = (i + 1) & mask_, n++) {
     if (slots_[i].pc == pc) return &slots_[i];

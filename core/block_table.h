@@ -22,6 +22,10 @@ class BlockTable {
   // The slot for `pc`, inserted if absent; nullptr when the table is too
   // full (the engine then treats the epoch as full).
   TableSlot *slot(uint64_t pc);
+  // pc's slot no longer holds `b` (a retired translation), if it did; the
+  // slot keeps pc, so probes for others still pass it, and pc's next
+  // translation takes it again.
+  void forget(uint64_t pc, const Block *b);
   uint32_t used() const { return used_; }
 
  private:

@@ -9,10 +9,12 @@
 // reads it replaces, no more.
 //
 // A reader lives for one decode pass under the engine lock: what it read is
-// noted, and a change to it retires the translation, as for any read.
+// noted, by the host (a change to it retires translations) and by the
+// build under way (source_deps.h: which translations a change retires).
 #pragma once
 #include <stdint.h>
 
+#include "core/source_deps.h"
 #include "kjit/os_shim.h"
 
 namespace kjit {
@@ -41,6 +43,9 @@ class CodeReader {
     base_ = pc;
     len_ = static_cast<uint32_t>(kjit_os_read_code(pc, window_, end - pc));
     ends_text_ = len_ < end - pc;
+    // What was asked for, read or not: a short read ends where text does
+    // (or where a write is in flight), and the translation depends on that.
+    note_source_read(pc, end - pc);
   }
 
   uint64_t base_ = 0;

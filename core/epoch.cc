@@ -31,6 +31,7 @@ bool Epoch::reset() {
   // Copies: a quarter as many; with the table full, calls get the shared
   // translations.
   if (!table.init(&arena, max_blocks * 2) || !copies.init(&arena, max_blocks / 4)) return false;
+  if (!sources.init(&arena, max_blocks / 4)) return false;
   return inline_cache.init(&arena, 1024);
 }
 
@@ -40,10 +41,14 @@ bool Epoch::renew() {
   uint32_t room = code_size - code_used;
   const uint32_t n = table_capacity(room, arena.size() - arena.used());
   BlockTable fresh, fresh_copies;
-  if (room < 4096 || !fresh.init(&arena, n * 2) || !fresh_copies.init(&arena, n / 4)) return false;
+  SourceIndex fresh_sources;
+  if (room < 4096 || !fresh.init(&arena, n * 2) || !fresh_copies.init(&arena, n / 4) ||
+      !fresh_sources.init(&arena, n / 4))
+    return false;
   if (!ibl_renew(*this)) return false;
   table = fresh;
   copies = fresh_copies;
+  sources = fresh_sources;
   generation_start = nblocks;
   // Liveness was computed from the code as it was; decodes are checked
   // against the bytes they came from (decode_cache.h).

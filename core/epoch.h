@@ -28,6 +28,7 @@
 #include "core/block.h"
 #include "core/block_table.h"
 #include "core/inliner.h"
+#include "core/source_deps.h"
 
 namespace kjit {
 
@@ -65,6 +66,8 @@ struct Epoch {
   uint32_t nblocks;
   uint32_t max_blocks;
   uint32_t generation_start;  // blocks[] index of the generation's first block
+  // The generation's traces by the text they were built from.
+  SourceIndex sources;
 
   static uint64_t copy_key(uint64_t pc, uint64_t ret) { return pc ^ (ret * 0x9e3779b97f4a7c15ull) ^ 1; }
   // The copy of `pc` made for return address `ret`, or nullptr.
@@ -81,7 +84,8 @@ struct Epoch {
   // of the arena, whose rest the blocks' own records (exits, chain sites,
   // liveness: a few hundred bytes each) need.
   static uint32_t table_capacity(uint64_t code_bytes, uint64_t arena_bytes);
-  static constexpr uint64_t kTableBytesPerBlock = sizeof(Block *) + 2 * sizeof(TableSlot) + sizeof(TableSlot) / 4 + 1;
+  static constexpr uint64_t kTableBytesPerBlock =
+      sizeof(Block *) + 2 * sizeof(TableSlot) + sizeof(TableSlot) / 4 + 1 + sizeof(void *) / 2;
   // Starts a new generation (above); false, and nothing changed, if the
   // epoch has no room left for a block table and an IBL table.
   bool renew();

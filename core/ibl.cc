@@ -127,7 +127,12 @@ void ibl_insert(Epoch &e, uint64_t pc, uint64_t dest) {
   uint32_t i = hash_index(pc, e.ibl_mask);
   for (uint32_t p = 0; p < kIblProbes; p++) {
     IblEntry &slot = t[i + p];
-    if (slot.pc == pc) return;
+    if (slot.pc == pc) {
+      // A retired translation's entry leads to its forwarder until the new
+      // one replaces it (ibl_redirect); readers see one or the other.
+      if (slot.dest != dest) __atomic_store_n(&slot.dest, dest, __ATOMIC_RELEASE);
+      return;
+    }
     if (slot.pc == 0) {
       slot.dest = dest;
       // Publish the translation before the key (readers load pc, then dest).
@@ -137,6 +142,20 @@ void ibl_insert(Epoch &e, uint64_t pc, uint64_t dest) {
   }
   // All probe slots taken: this target keeps using the dispatcher.
   g_engine.stats.ibl_full++;
+}
+
+bool ibl_redirect(Epoch &e, uint64_t pc, uint64_t from, uint64_t to) {
+  if (!e.ibl_routine) return false;
+  IblEntry *t = table_of(e);
+  uint32_t i = hash_index(pc, e.ibl_mask);
+  for (uint32_t p = 0; p < kIblProbes; p++) {
+    IblEntry &slot = t[i + p];
+    if (slot.pc != pc) continue;
+    if (slot.dest != from) return false;
+    __atomic_store_n(&slot.dest, to, __ATOMIC_RELEASE);
+    return true;
+  }
+  return false;
 }
 
 uint32_t ibl_home(const Epoch &e, uint64_t pc) { return hash_index(pc, e.ibl_mask); }

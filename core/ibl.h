@@ -7,7 +7,9 @@
 //
 // Readers (translated code, kjit_engine_enter) never lock: an entry's
 // translation is written before its pc, entries are never removed while
-// the epoch is live, and an epoch is reset only after quiescence.
+// the epoch is live (a retired translation's entry is re-pointed at its
+// forwarder, then at the new translation: one aligned store each), and an
+// epoch is reset only after quiescence.
 #pragma once
 #include "core/epoch.h"
 
@@ -27,7 +29,10 @@ void ibl_setup(Epoch &epoch);
 // generation, epoch.h): translated code and entries already using the old
 // ones go on using them.  False when there is no room.
 bool ibl_renew(Epoch &epoch);
+// Sets pc's entry to dest (a new one, or the one pc has).
 void ibl_insert(Epoch &epoch, uint64_t pc, uint64_t dest);
+// pc's entry, if it leads to `from`, now leads to `to`.  True if it did.
+bool ibl_redirect(Epoch &epoch, uint64_t pc, uint64_t from, uint64_t to);
 // The slot pc's probes start at.
 uint32_t ibl_home(const Epoch &epoch, uint64_t pc);
 // dest for pc, or 0.

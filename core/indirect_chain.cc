@@ -46,6 +46,14 @@ int32_t emit_compare(Epoch &epoch, const ChainSite *site, x86::CodeWriter &w, ui
 
 bool encodable(uint64_t pc) { return x86::fits_i32(-static_cast<int64_t>(pc)) && x86::fits_simm32(pc); }
 
+// The hit's jump at code-region offset `field` now reaches `target`.
+void note_incoming(Block *target, LinkRef *ref, uint32_t field) {
+  if (!target) return;
+  ref->field_offset = field;
+  ref->next = target->incoming_links;
+  target->incoming_links = ref;
+}
+
 // Writes a return link's compare at `w`: rcx holds the return address less
 // the previous link's target, and is left so for the next link; the site's
 // fallback loads the return address again.  Returns the rel32 offset of
@@ -82,12 +90,14 @@ constexpr uint32_t kInlineHitRoom = 16;            // pop, pushf, lock inc [abs3
 // A return link's hit: the program's rcx back, then the translation with
 // the return slot dropped, or the native return counted.
 bool emit_return_hit(x86::CodeWriter &w, const ChainSite *site, uint64_t pc, uint64_t translation,
-                     kjit_departure why, bool flags_dead) {
+                     kjit_departure why, bool flags_dead, int32_t *jump_field) {
   if (site->abi_return) flags_dead = true;  // its compare wrote them already
   else w.pop_reg(KJIT_REG_RCX);             // the return slot is on top again
   if (translation) {
     w.lea_rsp(8);
-    return w.jmp(translation) >= 0;
+    // Re-pointed if the translation is retired (unlink_incoming).
+    *jump_field = w.jmp_patchable(translation);
+    return *jump_field >= 0;
   }
   // The original return: the stack top is pc, and the return-stack
   // predictor pairs it with the native call that entered.  Only this hit's
@@ -103,10 +113,15 @@ bool emit_return_hit(x86::CodeWriter &w, const ChainSite *site, uint64_t pc, uin
 // can reach it (the compare's disp32 is 0, which no return address
 // matches), then the disp32; the site's misses go to the IBL from now on,
 // as after any link.
-bool inline_link(Epoch &epoch, ChainSite *site, uint64_t pc, uint64_t translation, kjit_departure why,
+bool inline_link(Epoch &epoch, ChainSite *site, uint64_t pc, Block *target, kjit_departure why,
                  bool flags_dead) {
   x86::CodeWriter w(epoch.write_at(site->inline_hit), epoch.exec_at(site->inline_hit), kInlineHitRoom);
-  if (!emit_return_hit(w, site, pc, translation, why, flags_dead) || w.overflowed()) return false;
+  LinkRef *ref = target ? epoch.arena.alloc_array<LinkRef>(1) : nullptr;
+  int32_t jump_field = -1;
+  if ((target && !ref) || !emit_return_hit(w, site, pc, target ? target->exec : 0, why, flags_dead, &jump_field) ||
+      w.overflowed())
+    return false;
+  note_incoming(target, ref, site->inline_hit + static_cast<uint32_t>(jump_field));
   kjit_os_code_written(epoch.exec_at(site->inline_hit), w.size());
   // `lea rcx, [rcx - pc]`, or `cmp qword [rsp], pc` in an ABI return site.
   const uint32_t operand = site->abi_return ? static_cast<uint32_t>(pc) : static_cast<uint32_t>(-static_cast<int64_t>(pc));
@@ -195,27 +210,36 @@ void emit_return_site(x86::CodeWriter &w, uint32_t at, ChainSite *site) {
   emit_inline_link(w, at, site, kLeaRcx, sizeof(kLeaRcx), 0xe3);  // lea rcx, [rcx - T]; jrcxz
 }
 
-bool chain_append(Epoch &epoch, ChainSite *site, uint64_t pc, uint64_t dest) {
+bool chain_append(Epoch &epoch, ChainSite *site, uint64_t pc, Block *target, uint64_t dest) {
   if (site->links >= g_engine.opt.max_chain_length || !encodable(pc)) return false;
+  LinkRef *ref = target ? epoch.arena.alloc_array<LinkRef>(1) : nullptr;
+  if (target && !ref) return false;
   uint32_t start = epoch.code_used;
   x86::CodeWriter w(epoch.write_at(start), epoch.exec_at(start), epoch.code_size - start);
   int32_t next_field = emit_compare(epoch, site, w, pc);
   w.pop_reg(KJIT_REG_RCX);
-  if (w.jmp(dest) < 0) return false;
-  return publish_link(epoch, site, start, w, next_field);
+  // A translation's jump is re-pointed if it is retired (unlink_incoming).
+  int32_t jump_field = target ? w.jmp_patchable(target->exec) : w.jmp(dest);
+  if (jump_field < 0 || !publish_link(epoch, site, start, w, next_field)) return false;
+  note_incoming(target, ref, start + static_cast<uint32_t>(jump_field));
+  return true;
 }
 
-bool return_link_append(Epoch &epoch, ChainSite *site, uint64_t pc, uint64_t translation,
-                        kjit_departure why, bool flags_dead) {
+bool return_link_append(Epoch &epoch, ChainSite *site, uint64_t pc, Block *target, kjit_departure why,
+                        bool flags_dead) {
   if (site->links >= g_engine.opt.max_chain_length || !encodable(pc)) return false;
-  if (site->inline_compare && site->links == 0) return inline_link(epoch, site, pc, translation, why, flags_dead);
+  if (site->inline_compare && site->links == 0) return inline_link(epoch, site, pc, target, why, flags_dead);
   if (!site->abi_return && !x86::fits_i32(static_cast<int64_t>(site->last_target - pc))) return false;
+  LinkRef *ref = target ? epoch.arena.alloc_array<LinkRef>(1) : nullptr;
+  if (target && !ref) return false;
   uint32_t start = epoch.code_used;
   x86::CodeWriter w(epoch.write_at(start), epoch.exec_at(start), epoch.code_size - start);
   int32_t next_field = site->abi_return ? emit_abi_return_compare(epoch, site, w, pc)
                                         : emit_return_compare(epoch, site, w, pc);
-  if (!emit_return_hit(w, site, pc, translation, why, flags_dead)) return false;
+  int32_t jump_field = -1;
+  if (!emit_return_hit(w, site, pc, target ? target->exec : 0, why, flags_dead, &jump_field)) return false;
   if (!publish_link(epoch, site, start, w, next_field)) return false;
+  note_incoming(target, ref, start + static_cast<uint32_t>(jump_field));
   site->last_target = pc;
   return true;
 }

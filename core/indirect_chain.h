@@ -105,20 +105,21 @@ int32_t emit_predicted_return(x86::CodeWriter &w, uint64_t pc, bool flags_dead, 
 // points at the stubs it emits), inline_compare and inline_hit.
 void emit_return_site(x86::CodeWriter &w, uint32_t at, ChainSite *site);
 
-// Appends a link for target `pc` whose hit jumps to `dest`: its translation,
-// or `pc` itself when it runs natively (a stop address such as the entry
-// function's return: the common exit then costs a compare, not a dispatcher
-// round trip).  False if the chain is at its maximum length, the target
-// cannot be encoded, or the cache is full (the miss path still works: the
-// dispatcher serves it every time).
-bool chain_append(Epoch &epoch, ChainSite *site, uint64_t pc, uint64_t dest);
+// Appends a link for target `pc` whose hit jumps to `target`'s translation
+// (noted in its incoming links), or when `target` is null to `dest`: `pc`
+// itself or a trampoline that counts, when it runs natively (a stop address
+// such as the entry function's return: the common exit then costs a
+// compare, not a dispatcher round trip).  False if the chain is at its
+// maximum length, the target cannot be encoded, or the cache is full (the
+// miss path still works: the dispatcher serves it every time).
+bool chain_append(Epoch &epoch, ChainSite *site, uint64_t pc, Block *target, uint64_t dest);
 
-// A return site's link for target `pc`: to `translation`, or, when that is
-// 0, the native return to pc counted as departure `why`.  `flags_dead`: no
-// flag is live at pc, so the native return's count need not keep them.
-// False as above.
-bool return_link_append(Epoch &epoch, ChainSite *site, uint64_t pc, uint64_t translation,
-                        kjit_departure why, bool flags_dead);
+// A return site's link for target `pc`: to `target`'s translation, or,
+// when that is null, the native return to pc counted as departure `why`.
+// `flags_dead`: no flag is live at pc, so the native return's count need
+// not keep them.  False as above.
+bool return_link_append(Epoch &epoch, ChainSite *site, uint64_t pc, Block *target, kjit_departure why,
+                        bool flags_dead);
 
 // An empty chain starts at the gate, so that its first target becomes a
 // link; when no link can be appended (a retired epoch, a target that is not

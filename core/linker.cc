@@ -17,8 +17,24 @@ bool link_exit(Epoch &epoch, Exit *exit, Block *target) {
   if (exit->linked) return true;
   if (!patch(epoch, exit->field_offset, target->exec)) return false;
   exit->linked = 1;
+  exit->next_incoming = target->incoming_exits;
+  target->incoming_exits = exit;
   g_engine.stats.direct_links++;
   return true;
+}
+
+bool unlink_incoming(Epoch &epoch, Block *block, uint64_t forward) {
+  bool all = true;
+  for (Exit *e = block->incoming_exits; e; e = e->next_incoming) {
+    // Back on its stub: the dispatcher links it to the new translation the
+    // next time it is taken.
+    if (patch(epoch, e->field_offset, epoch.exec_at(e->stub_offset))) e->linked = 0;
+    else all = false;
+  }
+  block->incoming_exits = nullptr;
+  for (LinkRef *l = block->incoming_links; l; l = l->next) all &= patch(epoch, l->field_offset, forward);
+  block->incoming_links = nullptr;
+  return all;
 }
 
 bool link_exit_native(Epoch &epoch, Exit *exit, kjit_departure why) {

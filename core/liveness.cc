@@ -5,6 +5,7 @@
 #include "core/code_reader.h"
 #include "core/decode_cache.h"
 #include "core/engine_state.h"
+#include "core/source_deps.h"
 
 namespace kjit {
 namespace {
@@ -49,18 +50,30 @@ LiveSet live_before(const x86::Insn &insn, LiveSet after) {
 // Live-in of recently analysed addresses: successors are shared by many
 // blocks.  Used under the engine lock; cleared whenever an epoch is reset,
 // because the code may have been patched since (flushes follow patching).
+// Each keeps the code it was computed from: a build that uses it depends
+// on that code as if it had read it (source_deps.h).
 struct LiveMemo {
   uint64_t pc;
   LiveSet live;
+  LivenessSources sources;
 };
 constexpr uint32_t kMemoSize = 4096;
 constinit LiveMemo g_memo[kMemoSize]{};
 
 LiveSet live_in_at(const x86::Decoder &decoder, uint64_t pc) {
   LiveMemo &m = g_memo[(pc ^ (pc >> 12)) & (kMemoSize - 1)];
-  if (m.pc == pc && pc != 0) return m.live;
+  if (m.pc == pc && pc != 0) {
+    if (g_trace_sources) g_trace_sources->add_all(m.sources);
+    return m.live;
+  }
+  LivenessSources *outer = g_liveness_sources;
+  LivenessSources read;
+  read.clear();
+  g_liveness_sources = &read;
   LiveSet live = compute_live_in(decoder, pc, 0);
-  m = {pc, live};
+  g_liveness_sources = outer;
+  if (outer) outer->add_all(read);
+  m = {pc, live, read};
   return live;
 }
 

@@ -24,10 +24,9 @@ LiveSet live_before(const x86::Insn &insn, LiveSet after);
 // the callee of a direct call, two calls deep; before a direct call into a
 // compiled C function r10 and r11 are dead).  Memoised.
 LiveSet live_in_at(const x86::Decoder &decoder, uint64_t pc);
-// Drops the memo.  Called at every epoch reset: the host flushes after
-// patching text, so a memoised live-in never outlives the code it describes
-// by more than the window between the patch and the flush, the same window
-// in which already translated blocks are stale.
+// Drops the memo.  Called at every epoch reset and whenever translations
+// are retired for a text change, before the change is written: a memoised
+// live-in never outlives the code it describes.
 void forget_liveness();
 
 // Live-out of a block's last instruction from its direct successors.

@@ -156,7 +156,8 @@ mid_flush() { case "$CONFIG" in kjit-*) kjit_flush ;; esac; }
 # --- a busy tracer (kjit-bb-switching) ---------------------------------------
 # A trace instance's function tracer on every function, switched on and off
 # once a second for the whole boot, native runs included; $OUT/switches
-# counts the on/off pairs.
+# counts the on/off pairs, replaced whole (a rename) so that a reader never
+# sees it empty.
 TI=/sys/kernel/tracing/instances/kjitbench SWITCHER_PID="" SWITCHES_AT_LOAD=0
 switches() { cat "$OUT/switches" 2>/dev/null || echo 0; }
 switcher_start() {
@@ -166,7 +167,7 @@ switcher_start() {
     while :; do
       echo function > "$TI/current_tracer"; sleep 0.5
       echo nop > "$TI/current_tracer"; sleep 0.5
-      n=$((n + 1)); echo "$n" > "$OUT/switches"
+      n=$((n + 1)); echo "$n" > "$OUT/switches.new" && mv "$OUT/switches.new" "$OUT/switches"
     done ) &
   SWITCHER_PID=$!
   log "switcher $SWITCHER_PID: the function tracer of $TI on and off once a second"

@@ -151,13 +151,14 @@ def _issue5():
 
 
 def _switching_flushes(M):
-    """Full flushes (text retirements and flushes, less the bench's own
-    between micro and macro) per 100 on/off switches of the function
-    tracer, from kjit's load to the end of the warm macro run."""
+    """Full flushes (the engine's flushes, which count those for text
+    changes as well, less the bench's own between micro and macro) per 100
+    on/off switches of the function tracer, from kjit's load to the end of
+    the warm macro run."""
     mem = M.get("kjit-bb-switching", {}).get("memory", {}).get("macro", {})
-    if not all(k in mem for k in ("flushes", "text_flushes", "switches")) or not mem["switches"]:
+    if not all(k in mem for k in ("flushes", "text_flushes", "switches")) or mem["switches"] <= 0:
         return None
-    return 100.0 * (mem["flushes"] - 1 + mem["text_flushes"]) / mem["switches"]
+    return 100.0 * (mem["flushes"] - 1) / mem["switches"]
 
 
 def _show_switching(M, v):

@@ -121,6 +121,17 @@ int kjit_engine_reclaim(void);
  * the other half is still retired the engine translates nothing until that
  * reclaim (entries run natively, counted as a full cache). */
 int kjit_engine_retire(void);
+/* Retires exactly the translations built from [addr, addr + len): the
+ * traces whose build read any of those bytes (their code, or the
+ * look-ahead that decided what their instrumentation may clobber).  Every
+ * other translation stays, linked and found: links, chains and lookup
+ * entries that led into a retired trace now lead to the dispatcher, which
+ * translates the new text (tasks already inside finish there, as with
+ * kjit_engine_retire).  Call it before the text changes; atomic context
+ * like kjit_engine_retire.  Returns the number of traces retired, or -1
+ * when they cannot be told apart (no room left to redirect or to index
+ * them): the host then calls kjit_engine_retire. */
+int kjit_engine_retire_range(uint64_t addr, uint64_t len);
 
 /* How entries end.  Every entry the engine lets into the cache (a cache
  * address returned by kjit_engine_enter) either completes in it, returning
@@ -210,6 +221,9 @@ struct kjit_engine_stats {
   uint64_t decoded_relocated;  /* ... from one of the same shape elsewhere, moved
                                   (relative to its address)                  */
   uint64_t decoded;            /* instructions the decoder (Zydis) decoded   */
+  uint64_t traces_retired;     /* traces retired on their own for a text change
+                                  (kjit_engine_retire_range)                 */
+  uint64_t blocks_retired;     /* ... and their blocks                       */
 };
 void kjit_engine_get_stats(struct kjit_engine_stats *out);
 

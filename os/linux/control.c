@@ -262,6 +262,8 @@ static long ioc_stats(void __user *uarg)
 	s.ibl_full = es.ibl_full;
 	s.predicted_returns = es.predicted_returns;
 	s.generations = es.generations;
+	s.traces_retired = es.traces_retired;
+	s.blocks_retired = es.blocks_retired;
 	s.icount = kjit_tool_icount();
 	kjit_extable_stats(&s.extable_mirrored, &s.extable_declined, &s.extable_entries);
 	s.cache_size = kjit_host_cache_size();

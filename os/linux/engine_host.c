@@ -150,6 +150,18 @@ bool kjit_host_retire(void)
 	return retired;
 }
 
+int kjit_host_retire_range(unsigned long addr, unsigned long len)
+{
+	int retired;
+
+	preempt_disable();
+	retired = READ_ONCE(retire_ok) ? kjit_engine_retire_range(addr, len) : 0;
+	preempt_enable();
+	if (retired > 0)
+		kjit_entry_table_invalidate();   /* as kjit_host_retire */
+	return retired;
+}
+
 int kjit_host_reclaim(void)
 {
 	mutex_lock(&kjit_host_mutex);

@@ -43,6 +43,11 @@ int kjit_host_reclaim(void);
  * true when there were translations to retire (then a reclaim is due).
  * False, doing nothing, while no engine runs or one is being re-created. */
 bool kjit_host_retire(void);
+/* Retires only the translations built from [addr, addr + len)
+ * (kjit_engine_retire_range), in the same contexts: how many traces, 0
+ * while no engine runs, or -1 when the engine cannot tell them apart (the
+ * caller then retires everything). */
+int kjit_host_retire_range(unsigned long addr, unsigned long len);
 
 /* Plugins other than the built-in tool (capture).  While one is added,
  * kjit_host_start refuses: remove it first. */

@@ -14,9 +14,9 @@
  * saw announced and whose write has not been seen to end.  A read of such
  * bytes may see them old, after the hook retired what depended on them: it
  * is refused (the engine runs the instruction there natively).  The set is
- * forgotten when the write returns (textwatch.c's return hook: writes are
- * serialised by text_mutex, so none is then in flight), or, if that return
- * was not seen, at the first read that finds text_mutex free.  Only the
+ * forgotten when the next write starts (textwatch.c: writes are serialised
+ * by text_mutex, so the one before has returned), or at the first read
+ * that finds text_mutex free.  Only the
  * write itself is waited for, never the rest of its writer's hold of
  * text_mutex: the kprobe optimizer holds it across an RCU-tasks grace
  * period, and every attach pokes the attached functions' entries, so
@@ -168,7 +168,7 @@ void kjit_text_deps_poking(unsigned long addr, unsigned long len)
 
 	if (!core_end || !len)
 		return;
-	poking = true;
+	WRITE_ONCE(poking, true);
 	for (a = addr; a < end; a = next_unit(a)) {
 		if (in_core(a))
 			__set_bit((a - core_start) >> chunk_shift, poked_bits);
@@ -177,13 +177,18 @@ void kjit_text_deps_poking(unsigned long addr, unsigned long len)
 	}
 }
 
+bool kjit_text_deps_announced(void)
+{
+	return READ_ONCE(poking);
+}
+
 void kjit_text_deps_poked(void)
 {
 	if (!poking)
 		return;
 	bitmap_zero(poked_bits, CORE_BITS);
 	poked_module = false;
-	poking = false;
+	WRITE_ONCE(poking, false);
 }
 
 bool kjit_text_deps_may_read(unsigned long addr, unsigned long len, bool text_locked)

@@ -25,6 +25,9 @@ void kjit_text_deps_forget(void);
 void kjit_text_deps_poking(unsigned long addr, unsigned long len);
 /* The write announced last has returned: nothing is being rewritten. */
 void kjit_text_deps_poked(void);
+/* Without the lock: whether a write is announced (kjit_text_deps_poked
+ * would have something to forget). */
+bool kjit_text_deps_announced(void);
 /* Whether the engine may read [addr, addr + len) now: not while text_mutex
  * is held (text_locked) and a write announced and not seen to return
  * touches those bytes. */

@@ -21,18 +21,25 @@
  * One kprobe there therefore sees every change before it is written.
  * A change within an fentry site (ftrace switching a function's tracing,
  * the bulk of a busy tracer's pokes) needs nothing: translations test a
- * site's live byte instead of copying it.  For any other change the handler asks text_deps.c whether the engine read any byte of
- * the range for a translation of the active epoch, and if so retires the
- * epoch there and then (kjit_engine_retire: no wait, atomic context) and
- * invalidates the trampoline's stored translations: every entry, lookup and
- * link after the handler returns translates the new text.  The handler also
- * announces the range (text_deps.c): until the write returns (a kretprobe
- * on the same function; failing that, until text_mutex is free again) the
- * engine reads none of those bytes (the instruction there runs natively),
+ * site's live byte instead of copying it.  For any other change the
+ * handler asks text_deps.c whether the engine read any byte of the range
+ * (a quick filter, without the engine lock), and if so has the engine
+ * retire exactly the traces built from those bytes there and then
+ * (kjit_engine_retire_range: no wait, atomic context; the rest of the cache
+ * stays linked and found) and invalidates the trampoline's stored
+ * translations: every entry, lookup and link after the handler returns
+ * translates the new text.  Only when the engine cannot tell those traces
+ * apart (no room left to redirect or index them) does it retire the whole
+ * epoch (kjit_engine_retire), counted in text_flushes with its cause.  A
+ * burst of pokes (text_poke_bp_batch's three per site) so costs one small
+ * retirement each, not a flush each.  The handler also
+ * announces the range (text_deps.c): until the write has returned (seen
+ * when the next write starts, writes being serialised by text_mutex, or
+ * when a read finds text_mutex free) the engine reads none of those bytes (the instruction there runs natively),
  * so no block copies them old between this retirement and the write;
  * everything else goes on being translated while ftrace patches thousands
- * of sites.  The retired half is reclaimed from a work item, after the
- * usual quiescence.
+ * of sites.  A retired half is reclaimed from a work item, after the
+ * usual quiescence; retired traces stay in place until their half is.
  *
  * Freed targets need nothing here: the cache never holds a branch to memory
  * that is not kernel or live module text (another tool's trampoline or
@@ -56,7 +63,7 @@
 #include "fentry.h"
 #include "kjit/os_shim.h"
 
-static atomic64_t text_flushes, text_events, text_site_events, module_flushes;
+static atomic64_t text_flushes, text_events, text_site_events, module_flushes, text_retires;
 static bool watching;
 
 /* What forced the last retirement for a text change (kjit_ioc_stats'
@@ -96,10 +103,18 @@ static int kjit_text_poke_pre(struct kprobe *p, struct pt_regs *regs)
 	unsigned long addr = regs->si, len = regs->cx;
 	unsigned long flags;
 	bool hit, guarded;
+	int retired;
 
 	atomic64_inc(&text_events);
 	if (!READ_ONCE(watching))
 		return 0;
+	/* Writes are serialised by text_mutex: when one starts, the one
+	 * announced before it has returned, and its bytes may be read again. */
+	if (kjit_text_deps_announced()) {
+		flags = kjit_text_deps_lock();
+		kjit_text_deps_poked();
+		kjit_text_deps_unlock(flags);
+	}
 	/* ftrace switching a function's tracing on or off writes its fentry
 	 * site, which no translation copies (kjit_os_fentry_site: each tests
 	 * the live byte): nothing to retire, nothing to keep the engine off. */
@@ -113,13 +128,21 @@ static int kjit_text_poke_pre(struct kprobe *p, struct pt_regs *regs)
 	flags = kjit_text_deps_lock();
 	kjit_text_deps_poking(addr, len);
 	hit = kjit_text_deps_hit(addr, len);
-	if (hit)
-		kjit_text_deps_forget();   /* the retirement below covers it all */
 	kjit_text_deps_unlock(flags);
-	if (hit && kjit_host_retire()) {
-		atomic64_inc(&text_flushes);
-		note_flush_cause(addr, (unsigned long)p->addr);
-		kjit_reclaim_kick();
+	/* Only the traces built from these bytes; everything, when the engine
+	 * cannot tell which those are. */
+	retired = hit ? kjit_host_retire_range(addr, len) : 0;
+	if (retired > 0)
+		atomic64_inc(&text_retires);
+	if (retired < 0) {
+		flags = kjit_text_deps_lock();
+		kjit_text_deps_forget();   /* the retirement below covers it all */
+		kjit_text_deps_unlock(flags);
+		if (kjit_host_retire()) {
+			atomic64_inc(&text_flushes);
+			note_flush_cause(addr, (unsigned long)p->addr);
+			kjit_reclaim_kick();
+		}
 	}
 	kjit_guard_leave(guarded);
 	return 0;
@@ -129,26 +152,6 @@ static struct kprobe kp_text_poke = {
 	.symbol_name = "__text_poke",
 	.pre_handler = kjit_text_poke_pre,
 };
-
-/* The write announced by kjit_text_poke_pre is in memory: its bytes may be
- * read again.  Not the kprobe's own job: a kretprobe's entry is skipped
- * when it has no free instance, and the announcement must never be. */
-static int kjit_text_poke_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
-{
-	unsigned long flags = kjit_text_deps_lock();
-
-	kjit_text_deps_poked();
-	kjit_text_deps_unlock(flags);
-	return 0;
-}
-
-/* Writes are serialised by text_mutex: one instance is in use at a time. */
-static struct kretprobe krp_text_poke = {
-	.kp.symbol_name = "__text_poke",
-	.handler = kjit_text_poke_ret,
-	.maxactive = 4,
-};
-static bool ret_hooked;
 
 static int kjit_module_event(struct notifier_block *nb, unsigned long action, void *data)
 {
@@ -189,13 +192,6 @@ int kjit_textwatch_init(void)
 		unregister_kprobe(&kp_text_poke);
 		return ret;
 	}
-	/* Without it, rewritten bytes are read again only once text_mutex is
-	 * seen free: safe, less often translated. */
-	ret = register_kretprobe(&krp_text_poke);
-	ret_hooked = !ret;
-	if (ret)
-		pr_warn("kretprobe on __text_poke: %d; text being rewritten stays native until text_mutex is free\n",
-			ret);
 	WRITE_ONCE(watching, true);
 	return 0;
 }
@@ -203,9 +199,6 @@ int kjit_textwatch_init(void)
 void kjit_textwatch_exit(void)
 {
 	WRITE_ONCE(watching, false);
-	if (ret_hooked)
-		unregister_kretprobe(&krp_text_poke);
-	ret_hooked = false;
 	unregister_module_notifier(&kjit_module_nb);
 	unregister_kprobe(&kp_text_poke);
 }
@@ -218,6 +211,7 @@ void kjit_textwatch_stats(struct kjit_ioc_stats *s)
 	s->text_site_events = atomic64_read(&text_site_events);
 	s->text_flushes = atomic64_read(&text_flushes);
 	s->module_flushes = atomic64_read(&module_flushes);
+	s->text_retires = atomic64_read(&text_retires);
 	s->text_flush_addr = READ_ONCE(flush_addr);
 	for (k = 0; k < FLUSH_BY; k++)
 		s->text_flush_by[k] = READ_ONCE(flush_by[k]);

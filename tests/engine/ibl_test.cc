@@ -25,12 +25,22 @@ TEST_F(IblTest, LookupHitsWhatWasInsertedAndMissesTheRest) {
   EXPECT_EQ(ibl_lookup(e, 0), 0u);
 }
 
-TEST_F(IblTest, AnEntryIsNeverOverwritten) {
-  // Readers hold no lock: an entry, once published, keeps its translation.
+TEST_F(IblTest, AnEntryKeepsItsSlotAndTakesTheNewestTranslation) {
+  // Readers hold no lock: an entry, once published, keeps its pc; its
+  // translation is replaced with one store (a retired one's forwarder,
+  // then the new translation).
   Epoch &e = active();
   ibl_insert(e, kText + 0x40, e.exec_at(0x4000));
+  const uint32_t home = ibl_home(e, kText + 0x40);
   ibl_insert(e, kText + 0x40, e.exec_at(0x5000));
-  EXPECT_EQ(ibl_lookup(e, kText + 0x40), e.exec_at(0x4000));
+  EXPECT_EQ(ibl_lookup(e, kText + 0x40), e.exec_at(0x5000));
+  EXPECT_EQ(ibl_home(e, kText + 0x40), home);
+  // A redirect applies only to the translation it names.
+  EXPECT_FALSE(ibl_redirect(e, kText + 0x40, e.exec_at(0x4000), e.exec_at(0x6000)));
+  EXPECT_EQ(ibl_lookup(e, kText + 0x40), e.exec_at(0x5000));
+  EXPECT_TRUE(ibl_redirect(e, kText + 0x40, e.exec_at(0x5000), e.exec_at(0x6000)));
+  EXPECT_EQ(ibl_lookup(e, kText + 0x40), e.exec_at(0x6000));
+  EXPECT_FALSE(ibl_redirect(e, kText + 0x80, 0, e.exec_at(0x6000)));  // no entry
 }
 
 TEST_F(IblTest, CollidingTargetsTakeTheNextSlotsUpToTheProbeLimit) {

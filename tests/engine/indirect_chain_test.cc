@@ -37,6 +37,10 @@ class ChainTest : public test::EngineTest {
     dest_[0] = active().exec_at(emit([](x86::CodeWriter &w, uint32_t) { w.byte(0xcc); }));
     dest_[1] = active().exec_at(emit([](x86::CodeWriter &w, uint32_t) { w.byte(0xcc); }));
     dest_[2] = active().exec_at(emit([](x86::CodeWriter &w, uint32_t) { w.byte(0xcc); }));
+    for (int i = 0; i < 3; i++) {
+      blk_[i] = active().arena.alloc_array<Block>(1);
+      blk_[i]->exec = dest_[i];
+    }
   }
 
   // Runs the site with `target` in rcx and the program's rcx at [rsp]
@@ -56,11 +60,12 @@ class ChainTest : public test::EngineTest {
   ChainSite *site_ = nullptr;
   uint64_t site_exec_ = 0;
   uint64_t dest_[3] = {};
+  Block *blk_[3] = {};  // the translations at dest_
 };
 
 TEST_F(ChainTest, AppendedLinkComparesItsTargetAndJumpsToItsCopy) {
   uint32_t link = active().code_used;
-  ASSERT_TRUE(chain_append(active(), site_, kText + 0x40, dest_[0]));
+  ASSERT_TRUE(chain_append(active(), site_, kText + 0x40, blk_[0], 0));
   // The site's jump now leads to the link.
   EXPECT_EQ(branch_target(site_exec_), active().exec_at(link));
   // lea rcx, [rcx - T]
@@ -85,10 +90,10 @@ TEST_F(ChainTest, AppendedLinkComparesItsTargetAndJumpsToItsCopy) {
 }
 
 TEST_F(ChainTest, SecondLinkFollowsTheFirstAndTheTailGoesToTheFallback) {
-  ASSERT_TRUE(chain_append(active(), site_, kText + 0x40, dest_[0]));
+  ASSERT_TRUE(chain_append(active(), site_, kText + 0x40, blk_[0], 0));
   uint32_t first_tail = site_->tail_field;
   uint32_t second = active().code_used;
-  ASSERT_TRUE(chain_append(active(), site_, kText + 0x80, dest_[1]));
+  ASSERT_TRUE(chain_append(active(), site_, kText + 0x80, blk_[1], 0));
   // The first link's miss now leads to the second; the second's to the fallback.
   EXPECT_EQ(branch_target(active().exec_at(first_tail - 1)), active().exec_at(second));
   EXPECT_EQ(branch_target(active().exec_at(site_->tail_field - 1)), active().exec_at(site_->fallback));
@@ -96,8 +101,8 @@ TEST_F(ChainTest, SecondLinkFollowsTheFirstAndTheTailGoesToTheFallback) {
 }
 
 TEST_F(ChainTest, RunningTheChainHitsEachTargetAndMissesToTheGate) {
-  ASSERT_TRUE(chain_append(active(), site_, kText + 0x40, dest_[0]));
-  ASSERT_TRUE(chain_append(active(), site_, kText + 0x80, dest_[1]));
+  ASSERT_TRUE(chain_append(active(), site_, kText + 0x40, blk_[0], 0));
+  ASSERT_TRUE(chain_append(active(), site_, kText + 0x80, blk_[1], 0));
   const uint64_t sp = kStackTop - 0x100;
   for (int i = 0; i < 2; i++) {
     std::unique_ptr<sim::Emulator> emu;
@@ -123,10 +128,10 @@ TEST_F(ChainTest, RunningTheChainHitsEachTargetAndMissesToTheGate) {
 TEST_F(ChainTest, FullChainRefusesAndLeavesTheCodeAlone) {
   ASSERT_EQ(init([](kjit_engine_options *o) { o->max_chain_length = 1; }), 0);
   make_site();
-  ASSERT_TRUE(chain_append(active(), site_, kText + 0x40, dest_[0]));
+  ASSERT_TRUE(chain_append(active(), site_, kText + 0x40, blk_[0], 0));
   uint32_t used = active().code_used, tail = site_->tail_field;
   uint64_t links = stats().chain_links;
-  EXPECT_FALSE(chain_append(active(), site_, kText + 0x80, dest_[1]));
+  EXPECT_FALSE(chain_append(active(), site_, kText + 0x80, blk_[1], 0));
   EXPECT_EQ(active().code_used, used);
   EXPECT_EQ(site_->tail_field, tail);
   EXPECT_EQ(branch_target(active().exec_at(tail - 1)), active().exec_at(site_->fallback));
@@ -135,7 +140,7 @@ TEST_F(ChainTest, FullChainRefusesAndLeavesTheCodeAlone) {
 
 TEST_F(ChainTest, TargetBeyondAnImmediateIsRefused) {
   uint32_t used = active().code_used;
-  EXPECT_FALSE(chain_append(active(), site_, 0x0000900000000000ull, dest_[0]));
+  EXPECT_FALSE(chain_append(active(), site_, 0x0000900000000000ull, blk_[0], 0));
   EXPECT_EQ(active().code_used, used);
   EXPECT_EQ(branch_target(site_exec_), active().exec_at(site_->fallback));
 }
@@ -190,8 +195,8 @@ class ReturnChainTest : public ChainTest {
 };
 
 TEST_F(ReturnChainTest, AHitDropsTheSlotAndKeepsRegistersAndFlags) {
-  ASSERT_TRUE(return_link_append(active(), site_, kText + 0x40, dest_[0], KJIT_DEPART_COMPLETED, true));
-  ASSERT_TRUE(return_link_append(active(), site_, kText + 0x80, dest_[1], KJIT_DEPART_COMPLETED, true));
+  ASSERT_TRUE(return_link_append(active(), site_, kText + 0x40, blk_[0], KJIT_DEPART_COMPLETED, true));
+  ASSERT_TRUE(return_link_append(active(), site_, kText + 0x80, blk_[1], KJIT_DEPART_COMPLETED, true));
   for (int i = 0; i < 2; i++) {
     std::unique_ptr<sim::Emulator> emu;
     sim::RunResult r = run_return(kText + 0x40 * (i + 1), dest_[i], &emu);
@@ -213,7 +218,7 @@ TEST_F(ReturnChainTest, AHitDropsTheSlotAndKeepsRegistersAndFlags) {
 // and a miss past all three reaches the gate with the return address.
 TEST_F(ReturnChainTest, EachOfThreeLinksHitsAndAMissPastThemHasTheAddress) {
   for (int i = 0; i < 3; i++)
-    ASSERT_TRUE(return_link_append(active(), site_, kText + 0x40 * (i + 1), dest_[i], KJIT_DEPART_COMPLETED, true));
+    ASSERT_TRUE(return_link_append(active(), site_, kText + 0x40 * (i + 1), blk_[i], KJIT_DEPART_COMPLETED, true));
   for (int i = 0; i < 3; i++) {
     std::unique_ptr<sim::Emulator> emu;
     sim::RunResult r = run_return(kText + 0x40 * (i + 1), dest_[i], &emu);
@@ -226,15 +231,15 @@ TEST_F(ReturnChainTest, EachOfThreeLinksHitsAndAMissPastThemHasTheAddress) {
 
 TEST_F(ReturnChainTest, TheFirstLinkIsInTheSite) {
   uint32_t used = active().code_used;
-  ASSERT_TRUE(return_link_append(active(), site_, kText + 0x40, dest_[0], KJIT_DEPART_COMPLETED, true));
+  ASSERT_TRUE(return_link_append(active(), site_, kText + 0x40, blk_[0], KJIT_DEPART_COMPLETED, true));
   EXPECT_EQ(active().code_used, used);
-  ASSERT_TRUE(return_link_append(active(), site_, kText + 0x80, dest_[1], KJIT_DEPART_COMPLETED, true));
+  ASSERT_TRUE(return_link_append(active(), site_, kText + 0x80, blk_[1], KJIT_DEPART_COMPLETED, true));
   EXPECT_GT(active().code_used, used);
   EXPECT_EQ(branch_target(return_site_tail(site_exec_)), active().exec_at(used));  // the second link
 }
 
 TEST_F(ReturnChainTest, AMissPastALinkWithFlagsDeadKeepsTheFlags) {
-  ASSERT_TRUE(return_link_append(active(), site_, kText + 0x40, dest_[0], KJIT_DEPART_COMPLETED, true));
+  ASSERT_TRUE(return_link_append(active(), site_, kText + 0x40, blk_[0], KJIT_DEPART_COMPLETED, true));
   std::unique_ptr<sim::Emulator> emu;
   sim::RunResult r = run_return(kText + 0xc0, test::kGateIndirect, &emu);
   ASSERT_EQ(r.reason, sim::StopReason::kSentinel) << r.message;
@@ -244,7 +249,7 @@ TEST_F(ReturnChainTest, AMissPastALinkWithFlagsDeadKeepsTheFlags) {
 TEST_F(ReturnChainTest, ANativeTargetIsReturnedToAndCounted) {
   kjit_engine_departures before;
   kjit_engine_get_departures(&before);
-  ASSERT_TRUE(return_link_append(active(), site_, kText + 0x40, 0, KJIT_DEPART_COMPLETED, true));
+  ASSERT_TRUE(return_link_append(active(), site_, kText + 0x40, nullptr, KJIT_DEPART_COMPLETED, true));
   std::unique_ptr<sim::Emulator> emu;
   sim::RunResult r = run_return(kText + 0x40, kText + 0x40, &emu);
   ASSERT_EQ(r.reason, sim::StopReason::kSentinel) << r.message;
@@ -256,7 +261,7 @@ TEST_F(ReturnChainTest, ANativeTargetIsReturnedToAndCounted) {
 }
 
 TEST_F(ReturnChainTest, AMissSwapsRcxIntoTheSlotForTheGate) {
-  ASSERT_TRUE(return_link_append(active(), site_, kText + 0x40, dest_[0], KJIT_DEPART_COMPLETED, true));
+  ASSERT_TRUE(return_link_append(active(), site_, kText + 0x40, blk_[0], KJIT_DEPART_COMPLETED, true));
   auto emu = run_miss_to_gate(kText + 0xc0);
   uint64_t ret = 0;
   emu->read_u64(emu->gpr(KJIT_REG_RSP), &ret);
@@ -265,7 +270,7 @@ TEST_F(ReturnChainTest, AMissSwapsRcxIntoTheSlotForTheGate) {
 
 TEST_F(ReturnChainTest, ATargetBeyondAnImmediateIsRefused) {
   uint32_t used = active().code_used;
-  EXPECT_FALSE(return_link_append(active(), site_, 0x0000900000000000ull, dest_[0], KJIT_DEPART_COMPLETED, true));
+  EXPECT_FALSE(return_link_append(active(), site_, 0x0000900000000000ull, blk_[0], KJIT_DEPART_COMPLETED, true));
   EXPECT_EQ(active().code_used, used);
   EXPECT_EQ(branch_target(return_site_tail(site_exec_)), active().exec_at(site_->fallback));
 }
@@ -273,8 +278,8 @@ TEST_F(ReturnChainTest, ATargetBeyondAnImmediateIsRefused) {
 // Where flags may be live at the target, every path keeps them: the hit to
 // a translation, the native return (with its count), and the miss.
 TEST_F(ReturnChainTest, WithFlagsLiveEveryPathKeepsThem) {
-  ASSERT_TRUE(return_link_append(active(), site_, kText + 0x40, dest_[0], KJIT_DEPART_COMPLETED, false));
-  ASSERT_TRUE(return_link_append(active(), site_, kText + 0x80, 0, KJIT_DEPART_COMPLETED, false));
+  ASSERT_TRUE(return_link_append(active(), site_, kText + 0x40, blk_[0], KJIT_DEPART_COMPLETED, false));
+  ASSERT_TRUE(return_link_append(active(), site_, kText + 0x80, nullptr, KJIT_DEPART_COMPLETED, false));
   EXPECT_EQ(host(active().exec_at(active().code_used - 1))[0], 0xc3);  // the native hit's ret
   kjit_engine_departures before;
   kjit_engine_get_departures(&before);
@@ -307,7 +312,7 @@ TEST_F(AbiReturnChainTest, TheSiteIsACompareOfTheSlot) {
 
 TEST_F(AbiReturnChainTest, EachOfThreeLinksHitsAndDropsTheSlot) {
   for (int i = 0; i < 3; i++)
-    ASSERT_TRUE(return_link_append(active(), site_, kText + 0x40 * (i + 1), dest_[i], KJIT_DEPART_COMPLETED, false));
+    ASSERT_TRUE(return_link_append(active(), site_, kText + 0x40 * (i + 1), blk_[i], KJIT_DEPART_COMPLETED, false));
   for (int i = 0; i < 3; i++) {
     std::unique_ptr<sim::Emulator> emu;
     sim::RunResult r = run_return(kText + 0x40 * (i + 1), dest_[i], &emu);
@@ -321,7 +326,7 @@ TEST_F(AbiReturnChainTest, EachOfThreeLinksHitsAndDropsTheSlot) {
 // cmp, je, lea rsp, jmp: where the general site takes push, mov, lea,
 // jrcxz, pop, lea rsp, jmp.
 TEST_F(AbiReturnChainTest, TheSitesOwnLinkHitsInFourInstructions) {
-  ASSERT_TRUE(return_link_append(active(), site_, kText + 0x40, dest_[0], KJIT_DEPART_COMPLETED, false));
+  ASSERT_TRUE(return_link_append(active(), site_, kText + 0x40, blk_[0], KJIT_DEPART_COMPLETED, false));
   std::unique_ptr<sim::Emulator> emu;
   sim::RunResult r = run_return(kText + 0x40, dest_[0], &emu);
   ASSERT_EQ(r.reason, sim::StopReason::kSentinel) << r.message;
@@ -331,7 +336,7 @@ TEST_F(AbiReturnChainTest, TheSitesOwnLinkHitsInFourInstructions) {
 TEST_F(AbiReturnChainTest, ANativeTargetIsReturnedToAndCounted) {
   kjit_engine_departures before;
   kjit_engine_get_departures(&before);
-  ASSERT_TRUE(return_link_append(active(), site_, kText + 0x40, 0, KJIT_DEPART_COMPLETED, false));
+  ASSERT_TRUE(return_link_append(active(), site_, kText + 0x40, nullptr, KJIT_DEPART_COMPLETED, false));
   std::unique_ptr<sim::Emulator> emu;
   sim::RunResult r = run_return(kText + 0x40, kText + 0x40, &emu);
   ASSERT_EQ(r.reason, sim::StopReason::kSentinel) << r.message;
@@ -342,7 +347,7 @@ TEST_F(AbiReturnChainTest, ANativeTargetIsReturnedToAndCounted) {
 }
 
 TEST_F(AbiReturnChainTest, AMissHandsTheGateTheAddressInRcx) {
-  ASSERT_TRUE(return_link_append(active(), site_, kText + 0x40, dest_[0], KJIT_DEPART_COMPLETED, false));
+  ASSERT_TRUE(return_link_append(active(), site_, kText + 0x40, blk_[0], KJIT_DEPART_COMPLETED, false));
   auto emu = run_miss_to_gate(kText + 0xc0);
   uint64_t ret = 0;
   emu->read_u64(emu->gpr(KJIT_REG_RSP), &ret);

@@ -72,6 +72,15 @@ int test_shim_lock_depth() { return g_lock_depth; }
 void test_shim_add_code(uint64_t addr, const std::vector<uint8_t> &bytes) {
   g_regions.push_back({addr, bytes});
 }
+bool test_shim_write_code(uint64_t addr, const std::vector<uint8_t> &bytes) {
+  for (Region &r : g_regions) {
+    if (addr >= r.addr && addr + bytes.size() <= r.addr + r.bytes.size()) {
+      memcpy(r.bytes.data() + (addr - r.addr), bytes.data(), bytes.size());
+      return true;
+    }
+  }
+  return false;
+}
 void test_shim_add_extable(uint64_t site, uint64_t fixup, int answer) { g_extable.push_back({site, fixup, answer}); }
 void test_shim_set_mirror_answer(uint64_t site, int answer) {
   if (ExtableSite *e = extable_site(site)) e->answer = answer;

@@ -4,6 +4,8 @@
 #include <vector>
 void test_shim_reset();
 void test_shim_add_code(uint64_t addr, const std::vector<uint8_t> &bytes);
+// Rewrites code added before (a text change); false if no region holds it.
+bool test_shim_write_code(uint64_t addr, const std::vector<uint8_t> &bytes);
 
 // Every kjit_os_read_code the engine made, in call order.
 struct ShimCodeRead {

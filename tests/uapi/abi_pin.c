@@ -9,10 +9,10 @@
 #include <linux/ioctl.h>
 #include "uapi/kjit/ioctl.h"
 
-_Static_assert(KJIT_ABI_VERSION == 8, "new ABI: pin its structures' sizes below");
+_Static_assert(KJIT_ABI_VERSION == 9, "new ABI: pin its structures' sizes below");
 #define PIN(s, n) _Static_assert(sizeof(struct s) == (n), #s " changed size: bump KJIT_ABI_VERSION, then pin it")
 PIN(kjit_ioc_target, 144);
-PIN(kjit_ioc_stats, 576);
+PIN(kjit_ioc_stats, 600);
 PIN(kjit_ioc_config, 96);
 PIN(kjit_ioc_results, 88);
 PIN(kjit_ioc_attach_many, 24);

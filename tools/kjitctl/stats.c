@@ -41,6 +41,7 @@ int cmd_stats(int argc, char **argv)
   P(calls_entered); P(calls_declined); P(calls_skipped); P(calls_nested); P(calls_redirected); P(calls_filtered);
   P(calls_declined_cache_full); P(calls_declined_unbuilt); P(calls_declined_hooked); P(calls_declined_native);
   P(generations); P(left_nested_entry); P(text_site_events); P(module_flushes);
+  P(text_retires); P(traces_retired); P(blocks_retired);
   print_flush_cause(&s);
   printf("%-18s %llu\n", "left_unknown", unknown_departures(&s));
   printf("%-18s %s\n", "tool", tool_name(s.tool));

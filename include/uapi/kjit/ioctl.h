@@ -172,6 +172,12 @@ struct kjit_ioc_stats {
    * call...).  All 0 before the first. */
   __u64 text_flush_addr;
   __u64 text_flush_by[4];
+  /* Of text_events, the pokes that retired translations on their own:
+   * the traces built from the bytes written, and their blocks, with the
+   * rest of the cache left as it was (text_flushes counts the others). */
+  __u64 text_retires;
+  __u64 traces_retired;
+  __u64 blocks_retired;
 };
 
 /* Built-in tools (the example tools of plugins/, plus callstack, a
@@ -287,7 +293,7 @@ struct kjit_ioc_results {
 /* The version handshake: kjitctl asks first, and names both versions when
  * the ABI differs (an older module answers -ENOTTY).  KJIT_ABI_VERSION
  * changes with every incompatible change of this file. */
-#define KJIT_ABI_VERSION 8u
+#define KJIT_ABI_VERSION 9u
 #define KJIT_VERSION "0.2.0"   /* kjit.ko and kjitctl, built from one tree */
 struct kjit_ioc_version {
   __u32 size;

@@ -89,7 +89,8 @@ setup() {
     kjit-bb-noinline)     kjit_load "" bbcount inline=0 ;;
     kjit-bb-noopt)        kjit_load "" bbcount liveness=0 inline=0 ;;
     kjit-cache*)          kjit_load "${CONFIG#kjit-cache}" bbcount ;;
-    kjit-bb-switching)    kjit_load "" bbcount && SWITCHES_AT_LOAD=$(switches) ;;
+    kjit-bb-switching)    kjit_load "" bbcount && SWITCHES_AT_LOAD=$(switches) &&
+                          FLUSHES_AT_LOAD=$("$KJITCTL" stats | awk '$1 == "flushes" {print $2}') ;;
     kjit-kcov-pc)         kjit_kcov_load && KCOV_MICRO="pc" ;;
     kjit-kcov-cmp)        kjit_kcov_load && KCOV_MICRO="cmp" ;;
     kjit-kcov-beside)
@@ -139,7 +140,8 @@ teardown() {
 }
 stats_snapshot() {
   case "$CONFIG" in
-    kjit-bb-switching) { kjit_stats; echo "switches $(( $(switches) - SWITCHES_AT_LOAD ))"; } > "$1" 2>&1 ;;
+    kjit-bb-switching) { kjit_stats; echo "switches $(( $(switches) - SWITCHES_AT_LOAD ))"
+                         echo "load_flushes $FLUSHES_AT_LOAD"; } > "$1" 2>&1 ;;
     kjit-*) kjit_stats > "$1" 2>&1 ;;
     kprobe-*) cat /sys/kernel/debug/kprobench/stats > "$1" ;;
     ftrace-func) grep -E 'entries-in-buffer|^# entries' /sys/kernel/tracing/trace | head -2 > "$1" ;;
@@ -155,10 +157,11 @@ mid_flush() { case "$CONFIG" in kjit-*) kjit_flush ;; esac; }
 
 # --- a busy tracer (kjit-bb-switching) ---------------------------------------
 # A trace instance's function tracer on every function, switched on and off
-# once a second for the whole boot, native runs included; $OUT/switches
-# counts the on/off pairs, replaced whole (a rename) so that a reader never
+# once a second for the whole boot, native runs included; the flushes the
+# load made (a tool configured) are noted; $OUT/switches counts the on/off
+# pairs, replaced whole (a rename) so that a reader never
 # sees it empty.
-TI=/sys/kernel/tracing/instances/kjitbench SWITCHER_PID="" SWITCHES_AT_LOAD=0
+TI=/sys/kernel/tracing/instances/kjitbench SWITCHER_PID="" SWITCHES_AT_LOAD=0 FLUSHES_AT_LOAD=0
 switches() { cat "$OUT/switches" 2>/dev/null || echo 0; }
 switcher_start() {
   mkdir "$TI" || return 1

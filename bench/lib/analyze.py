@@ -168,7 +168,8 @@ def measure(mdir, cfg, od):
              for w in ("micro", "macro-cold", "macro")}
     for w, s in stats.items():
         keep = {k: s[k] for k in ("cache_bytes_used", "arena_bytes_used", "flushes", "blocks_built",
-                                  "text_flushes", "reclaims", "switches",
+                                  "text_flushes", "reclaims", "switches", "load_flushes",
+                                  "traces_retired", "blocks_retired",
                                   "registered", "failed", "hits", "optimized", "cache_size") if k in s}
         if keep:
             C["memory"][w] = keep

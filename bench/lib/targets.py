@@ -152,21 +152,22 @@ def _issue5():
 
 def _switching_flushes(M):
     """Full flushes (the engine's flushes, which count those for text
-    changes as well, less the bench's own between micro and macro) per 100
-    on/off switches of the function tracer, from kjit's load to the end of
-    the warm macro run."""
+    changes as well, less those of the load and the bench's own between
+    micro and macro) per 100 on/off switches of the function tracer, from
+    kjit's load to the end of the warm macro run."""
     mem = M.get("kjit-bb-switching", {}).get("memory", {}).get("macro", {})
-    if not all(k in mem for k in ("flushes", "text_flushes", "switches")) or mem["switches"] <= 0:
+    if not all(k in mem for k in ("flushes", "load_flushes", "switches")) or mem["switches"] <= 0:
         return None
-    return 100.0 * (mem["flushes"] - 1) / mem["switches"]
+    return 100.0 * (mem["flushes"] - mem["load_flushes"] - 1) / mem["switches"]
 
 
 def _show_switching(M, v):
     mem = M.get("kjit-bb-switching", {}).get("memory", {}).get("macro", {})
     if v is None:
         return "n/a"
-    return "%.2f per 100 switches (%d switches; blocks built per switch %.1f)" % (
-        v, mem["switches"], mem.get("blocks_built", 0) / mem["switches"])
+    return "%.2f per 100 switches (%d switches; blocks retired per switch %.1f, in %.1f traces; blocks built %d)" % (
+        v, mem["switches"], mem.get("blocks_retired", 0) / mem["switches"],
+        mem.get("traces_retired", 0) / mem["switches"], mem.get("blocks_built", 0))
 
 
 def _issue64():

@@ -1,9 +1,11 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# ctest packaging.debs: the two Debian packages, inspected with dpkg-deb
-# (built first by tools/package.sh --if-stale: again whenever the tree changed), and
-# the DKMS tree built here exactly as dkms.conf's MAKE line says, against
-# the installed headers of each flavour, with no network (unshare -n).
+# ctest packaging.debs: the source package (its .dsc, what dpkg-source -x
+# makes of it) and the two Debian packages built from it, inspected with
+# dpkg-deb (built first by tools/package.sh --if-stale: again whenever the
+# tree changed), and the DKMS tree built here exactly as dkms.conf's MAKE
+# line says, against the installed headers of each flavour, with no network
+# (unshare -n).
 # Usage: tests/packaging/check-debs.sh BUILD_DIR
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -18,11 +20,62 @@ pk="$B/packages"
 "$root/tools/package.sh" --if-stale "$B" >/dev/null || { echo "FAIL: tools/package.sh"; exit 1; }
 dkms_deb="$(ls "$pk"/kjit-dkms_*.deb)" tools_deb="$(ls "$pk"/kjit_*.deb)"
 version="$(dpkg-deb -f "$dkms_deb" Version)"
+# DKMS knows the module by the upstream version (dh_dkms -V): its tree, its
+# dkms.conf and KJIT_VERSION, which kjit.ko and kjitctl report.
+upstream="${version%-*}"
 t="$(mktemp -d)"
 trap 'rm -rf "$t"' EXIT
 dpkg-deb -x "$dkms_deb" "$t/dkms"
 dpkg-deb -x "$tools_deb" "$t/tools"
-src="$t/dkms/usr/src/kjit-$version"
+src="$t/dkms/usr/src/kjit-$upstream"
+
+# The source package: a .dsc with the kjit orig tarball, the orig-zydis
+# component (Debian's zydis orig tarball: tools/zydis-component.sh) and the
+# debian tarball; dpkg-source -x of it gives the tree the binaries were
+# built from, Zydis's source in zydis/.  Zydis is never in git.
+dsc="$pk/kjit_$version.dsc"
+if [ ! -f "$dsc" ]; then
+  bad source_dsc "no $dsc"
+else
+  listed="$(sed -n '/^Files:/,/^[^ ]/s/^ [0-9a-f]* [0-9]* //p' "$dsc" | sort | paste -sd' ')"
+  missing=""
+  for re in "kjit_$upstream\.orig\.tar\.[a-z0-9]+" "kjit_$upstream\.orig-zydis\.tar\.[a-z0-9]+" "kjit_$version\.debian\.tar\.[a-z0-9]+"; do
+    grep -qE "(^| )$re( |$)" <<< "$listed" || missing="$missing $re"
+  done
+  if ! grep -qx 'Format: 3.0 (quilt)' "$dsc"; then bad source_dsc "not 3.0 (quilt): $(grep '^Format:' "$dsc")"
+  elif [ -n "$missing" ]; then bad source_dsc "Files: $listed; missing:$missing"
+  else pass source_dsc "$listed"; fi
+fi
+# dpkg-source -x checks every tarball against the .dsc's checksums.
+zver=""
+if [ -f "$dsc" ] && dpkg-source -x "$dsc" "$t/source" > "$t/source.log" 2>&1 &&
+   [ -f "$t/source/zydis/src/Decoder.c" ] && [ -f "$t/source/zydis/include/Zydis/Zydis.h" ] &&
+   zver="$(sed -n 's/^Version: //p' "$t/source/zydis/debian-source")" && [ -n "$zver" ]; then
+  pass source_unpacks "zydis/ from Debian's zydis $zver"
+else
+  bad source_unpacks "no zydis/ with Zydis's source and its debian-source version: $(tail -n 3 "$t/source.log" 2>/dev/null | tr '\n' ' ')"
+fi
+# tools/package.sh built the binaries from that .dsc in a network namespace
+# of its own (unshare -n): nothing in debian/rules reached the network.
+if grep -qx 'package.sh: building from the .dsc without network (unshare -n)' "$pk/build.log" 2>/dev/null; then
+  pass built_offline "dpkg-buildpackage -b under unshare -n"
+else
+  bad built_offline "$pk/build.log does not say the build ran without network"
+fi
+# kjit-dkms ships Zydis compiled from that component: Built-Using names it.
+bu="$(dpkg-deb -f "$dkms_deb" Built-Using)"
+if [ -n "$zver" ] && [ "$bu" = "zydis (= $zver)" ]; then
+  pass built_using "kjit-dkms Built-Using: $bu"
+else
+  bad built_using "kjit-dkms Built-Using: '${bu}', the component's zydis: '${zver}'"
+fi
+if ! git -C "$root" rev-parse --is-inside-work-tree > /dev/null 2>&1; then
+  echo "NOTE zydis_not_in_git not run: $root is not a git tree"
+elif tracked="$(git -C "$root" ls-files -- zydis)" && [ -z "$tracked" ]; then
+  pass zydis_not_in_git
+else
+  bad zydis_not_in_git "tracked: $(head -n 3 <<< "$tracked" | tr '\n' ' ')"
+fi
 
 # kjit-dkms: the tree DKMS builds, its dkms.conf and maintainer scripts.
 missing=""
@@ -35,13 +88,18 @@ for o in $(sed -n 's/\\$//; /^kjit-y :=/,/^$/p' "$root/os/linux/Kbuild" | tr ' '
   b="${o%.o}"
   [ -f "$src/$b.c" ] || [ -f "$src/$b.S" ] || [ -f "$src/$b.o_shipped" ] || missing="$missing $b.{c,S}"
 done
-if [ -z "$missing" ]; then pass dkms_tree "/usr/src/kjit-$version"; else bad dkms_tree "missing:$missing"; fi
+if [ -z "$missing" ]; then pass dkms_tree "/usr/src/kjit-$upstream"; else bad dkms_tree "missing:$missing"; fi
 conf="$src/dkms.conf"
-if grep -qx "PACKAGE_VERSION=\"$version\"" "$conf" && grep -qx 'BUILT_MODULE_NAME\[0\]="kjit"' "$conf" &&
+if grep -qx "PACKAGE_VERSION=\"$upstream\"" "$conf" && grep -qx 'BUILT_MODULE_NAME\[0\]="kjit"' "$conf" &&
    grep -qx 'DEST_MODULE_LOCATION\[0\]="/updates/dkms"' "$conf" && grep -qx 'AUTOINSTALL="yes"' "$conf"; then
   pass dkms_conf
 else
   bad dkms_conf "$(grep -v '^#' "$conf" | tr '\n' ' ')"
+fi
+if grep -qE "^#define KJIT_VERSION \"$upstream\"" "$root/include/uapi/kjit/ioctl.h"; then
+  pass module_version "KJIT_VERSION $upstream, the package's upstream version"
+else
+  bad module_version "KJIT_VERSION of include/uapi/kjit/ioctl.h is not $upstream (debian/changelog's $version)"
 fi
 # Nothing of the lab, and nothing that reaches the network.
 if grep -rlE 'tools/lab|apt-get|https?://|wget|curl|fetch-' "$src" > "$t/refs"; then
@@ -192,11 +250,12 @@ elif grep -q 'lacks CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS, which kjit.ko needs
 else
   bad dkms_refuses_unsupported "failed without naming the option: $(tail -n 3 "$t/make.log" | tr '\n' ' ')"
 fi
-# lintian on the build (.changes: both packages and the buildinfo): no
-# error or warning left, but the ones debian/*.lintian-overrides explain.
+# lintian on the build (.changes: both packages and the buildinfo) and on
+# the source package (.dsc): no error or warning left, but the ones
+# debian/*.lintian-overrides explain.
 if ! command -v lintian > /dev/null; then
   bad lintian "lintian is not installed (tools/lab/deps.sh installs it)"
-elif lintian --tag-display-limit 0 --fail-on error,warning "$pk"/kjit_*.changes > "$t/lintian.txt" 2>&1; then
+elif lintian --tag-display-limit 0 --fail-on error,warning "$pk"/kjit_*.changes "$dsc" > "$t/lintian.txt" 2>&1; then
   pass lintian "$(grep -c '' "$t/lintian.txt") lines, none an error or a warning; overrides: $(cat "$root"/debian/*.lintian-overrides | grep -c '^[a-z]')"
 else
   bad lintian "$(grep -E '^[EW]: ' "$t/lintian.txt" | tr '\n' ';' | cut -c1-600)"

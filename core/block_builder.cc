@@ -816,8 +816,14 @@ bool may_follow(const Epoch &epoch, const Trace &t, Follower *f) {
 // Links the trace's blocks: its own exits whose targets exist, then every
 // exit that was waiting for one of its blocks.  The trace's own copies
 // (depth > 0) are not in the table.  `sources`: what its build read.
-void publish(Epoch &epoch, const Trace &t, const TraceSources &sources) {
+void publish(Epoch &epoch, const Trace &t, TraceSources &sources) {
   Block *head = t.members[0].block;
+  // An exit to code that may not be translated now is linked to it natively
+  // below: that depends on the target (a module becoming live there).
+  for (uint32_t k = 0; k < t.n; k++)
+    for (uint32_t i = 0; i < t.members[k].plan.nexits; i++)
+      if (!kjit_os_may_translate(t.members[k].plan.exits[i]->target_pc))
+        sources.add(t.members[k].plan.exits[i]->target_pc, t.members[k].plan.exits[i]->target_pc + 1);
   head->trace_index = epoch.nblocks;
   head->trace_blocks = static_cast<uint8_t>(t.n);
   for (uint32_t i = 0; i < sources.n; i++) epoch.sources.add(sources.r[i].lo, sources.r[i].hi, head);
@@ -904,6 +910,9 @@ bool decode_block(uint64_t pc) {
       break;
     }
     if (enters_foreign_code(ki.insn)) {
+      // Decided by what lies at the target: a module that becomes live
+      // there retires the trace (kjit_engine_retire_range).
+      note_source_read(ki.insn.target, 1);
       ctx.early = EarlyEnd::kHooked;
       break;
     }

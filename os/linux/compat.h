@@ -49,6 +49,18 @@ static inline int kjit_unregister_ftrace_direct(struct ftrace_ops *ops, unsigned
 #endif
 }
 
+/* A module's core text: [*base, *base + *size). */
+static inline void kjit_module_text(struct module *m, unsigned long *base, unsigned long *size)
+{
+#ifdef KJIT_HAVE_MODULE_MEM
+	*base = (unsigned long)m->mem[MOD_TEXT].base;
+	*size = m->mem[MOD_TEXT].size;
+#else
+	*base = (unsigned long)m->core_layout.base;
+	*size = m->core_layout.text_size;
+#endif
+}
+
 /* The end of a module's core text image. */
 static inline unsigned long kjit_module_text_end(struct module *m)
 {

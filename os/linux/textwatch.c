@@ -61,6 +61,7 @@
 #include "shim.h"
 #include "text_deps.h"
 #include "fentry.h"
+#include "compat.h"
 #include "kjit/os_shim.h"
 
 static atomic64_t text_flushes, text_events, text_site_events, module_flushes, text_retires;
@@ -161,12 +162,22 @@ static int kjit_module_event(struct notifier_block *nb, unsigned long action, vo
 		return NOTIFY_DONE;
 	/* GOING: its text is freed after this; its attached functions and
 	 * then translations of it go first (the flush waits for every task in
-	 * them).  LIVE: it became translatable. */
+	 * them).  LIVE: it became translatable.  Nothing was translated from
+	 * it before, but a build may have found a call into it foreign then
+	 * (run natively): such a trace depends on the callee's address
+	 * (core/source_deps.h), and is retired to be built again. */
 	if (action == MODULE_STATE_GOING) {
 		int n = kjit_detach_module(mod);
 
 		if (n)
 			pr_info("%s is going: detached %d of its functions\n", mod->name, n);
+	}
+	if (action == MODULE_STATE_LIVE) {
+		unsigned long base, size;
+
+		kjit_module_text(mod, &base, &size);
+		if (kjit_host_retire_range(base, size) >= 0)
+			return NOTIFY_DONE;
 	}
 	if (action == MODULE_STATE_GOING || action == MODULE_STATE_LIVE) {
 		atomic64_inc(&text_flushes);

@@ -153,6 +153,31 @@ TEST_F(RetireRangeTest, ATraceDependsOnTheCodeItsLivenessLookedAt) {
   kjit_unregister_plugin(kjit_example_bbcount());
 }
 
+TEST_F(RetireRangeTest, AnExitLinkedNativelyDependsOnItsTarget) {
+  // kE jumps to kLate, where nothing may be translated yet (a module's
+  // text before it is live): the exit runs natively for good.  When code
+  // becomes translatable there, retiring that range retires kE's trace.
+  constexpr uint64_t kE = kText + 0xc0, kLate = kText + 0x2000;
+  std::vector<uint8_t> e = {0x31, 0xc0, 0xe9, 0, 0, 0, 0};
+  const int32_t rel = static_cast<int32_t>(kLate - (kE + e.size()));
+  memcpy(&e[3], &rel, 4);
+  ASSERT_TRUE(test_shim_write_code(kE, e));
+  const uint64_t c = kjit_engine_enter(kC), x = kjit_engine_enter(kE);
+  ASSERT_TRUE(kjit_engine_is_cache_address(x));
+  test_shim_add_code(kLate, {0xb8, 0x05, 0, 0, 0, 0xc3});  // mov eax, 5 ; ret
+  EXPECT_EQ(kjit_engine_retire_range(kLate, 0x1000), 1);
+  EXPECT_EQ(kjit_engine_enter(kC), c);
+  const uint64_t x2 = kjit_engine_enter(kE);
+  ASSERT_TRUE(kjit_engine_is_cache_address(x2));
+  EXPECT_NE(x2, x);
+  Stop s = run_to_gate(x2);  // its exit waits for kLate's translation
+  ASSERT_EQ(s.gate, kGateDirect);
+  ASSERT_TRUE(kjit_engine_is_cache_address(kjit_engine_direct_exit(s.stub_return)));
+  s = run_to_gate(x2);  // into kLate's translation, to its ret
+  EXPECT_EQ(s.gate, kGateIndirect);
+  EXPECT_EQ(s.rax, 5u);
+}
+
 TEST_F(RetireRangeTest, WithNoRoomForAForwarderItAsksForAWholeRetire) {
   const uint64_t b = kjit_engine_enter(kB);
   ASSERT_TRUE(kjit_engine_is_cache_address(b));

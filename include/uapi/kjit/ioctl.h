@@ -163,7 +163,9 @@ struct kjit_ioc_stats {
    * function's tracing): translations test a site's live byte, so these
    * retire nothing. */
   __u64 text_site_events;
-  /* Of text_flushes, those for a module becoming live or going away. */
+  /* Of text_flushes, those for a module going away (or becoming live,
+   * when the traces that depended on its addresses could not be told
+   * apart). */
   __u64 module_flushes;
   /* The last text change that retired the cache (of text_flushes less
    * module_flushes): the address written, and the return addresses of

@@ -36,6 +36,43 @@ if [ "${1:-}" != unload ]; then
     fail record_ext4 "$(tr '\n' ' ' < record.err)"
   fi
   cat record.err
+  # KCOV over module code: an openat of an ext4 file runs ext4_file_open
+  # (f_op->open), in the ext4 module.  Its PCs are canonical as the
+  # kernel's KCOV makes them (the KASLR offset removed, module PCs too):
+  # moved back by this boot's offset (runtime _text - the vmlinux's,
+  # link-text.txt) they fall in ext4's text, and kcov_client, which moves
+  # kallsyms the same way, names them ext4's functions.
+  step "KCOV over ext4: canonical module PCs"
+  if $K kcov enable > kcov-enable.txt 2>&1; then
+    link_text=$(cat link-text.txt)
+    LINK_TEXT=$link_text ./kcov_client pc open data/ext4-file.txt > kcov-ext4.txt 2> kcov-ext4.err
+    $K kcov disable >> kcov-enable.txt 2>&1 || fail kcov_disable "$(tail -n 1 kcov-enable.txt)"
+    rt_text=$(awk '$3 == "_text" {print $1; exit}' /proc/kallsyms)
+    read -r _ size _ _ _ base <<EOT
+$(grep '^ext4 ' /proc/modules)
+EOT
+    off=$(( 0x$rt_text - link_text ))
+    n=0 in_ext4=0 named=0 raw=0 eg=
+    while read -r pc sym; do
+      case "$pc" in 0x*) ;; *) continue ;; esac
+      n=$((n + 1))
+      d=$(( pc + off - base ))
+      if [ "$d" -ge 0 ] && [ "$d" -lt "$size" ]; then
+        in_ext4=$((in_ext4 + 1))
+        case "$sym" in ext4_*) named=$((named + 1)); [ -n "$eg" ] || eg=$sym ;; esac
+      fi
+      d=$(( pc - base )); if [ "$d" -ge 0 ] && [ "$d" -lt "$size" ]; then raw=$((raw + 1)); fi
+    done < kcov-ext4.txt
+    if [ "$in_ext4" -gt 0 ] && [ "$named" = "$in_ext4" ]; then
+      pass kcov_module_pcs "$in_ext4 of $n PCs in ext4 ($base), all in ext4_* functions, e.g. $eg"
+    else
+      fail kcov_module_pcs "$in_ext4 of $n PCs in ext4 ($base, offset $off), $named named ext4_*: $(head -c 200 kcov-ext4.err)"
+    fi
+    if [ "$off" != 0 ] && [ "$raw" = 0 ]; then pass kcov_module_pcs_canonical "offset $off"
+    else fail kcov_module_pcs_canonical "offset $off, $raw PCs at run-time addresses"; fi
+  else
+    fail kcov_module_pcs "kjitctl kcov enable: $(tail -n 1 kcov-enable.txt)"
+  fi
   step "attach 'ext4_*' 'vfs_read*' in one request, read through kjit"
   $K config --tool bbcount > /dev/null || fail config_bbcount
   if $K attach 'ext4_*' 'vfs_read*' > attach.txt 2>&1; then pass attach_ext4_glob "$(tail -n1 attach.txt)"; else fail attach_ext4_glob "$(tail -n1 attach.txt)"; fi

@@ -5,7 +5,8 @@
 # the debug ext4.ko go to BUILD_DIR/flavours/ABI, as tests/guest/flavours.sh
 # keeps them).  In the guest (tests/guest/modules-guest.sh): `kjitctl list
 # 'ext4_*'` lists ext4's functions, `kjitctl record -t bbcount -e
-# ext4_file_read_iter` records a read of a file on the (ext4) share, every
+# ext4_file_read_iter` records a read of a file on the (ext4) share, a KCOV
+# client's openat of it gives canonical PCs in ext4's text, every
 # ext4_* function is attached and ext4 code cached, then the share is
 # unmounted and ext4 unloaded under those attachments: kjit detaches them,
 # keeps working, and unloads cleanly.  On the host, kjit-report names ext4's
@@ -40,6 +41,10 @@ share_new "$share"
 share_kjit "$share" "$d/module/kjit.ko" "$root"
 mkdir -p "$share/data"
 seq 1 20000 | sed 's/^/an ext4 line /' > "$share/data/ext4-file.txt"   # ~400 KiB: several reads
+# The KCOV check: the client, and the vmlinux's _text, which names its
+# canonical PCs.
+cp "$KJIT_GUEST_BIN/kcov_client" "$share/"
+nm "$dbg/vmlinux-dbg" | awk '$3 == "_text" {print "0x" $1}' > "$share/link-text.txt"
 share_script "$share" "$root/tests/guest/modules-guest.sh"
 
 rc=0

@@ -15,9 +15,9 @@
 #   --if-stale keeps packages built from the tree as it is now (same files,
 #   same contents: BUILD_DIR/packages/tree.sha256) and builds otherwise: a
 #   test must never inspect packages of an older tree.
-# Needs debhelper, dh-dkms and the Build-Depends of debian/control
-# (tools/lab/deps.sh installs them); Zydis's source comes from Debian
-# (tools/lab/fetch-zydis-source.sh, cached in KJIT_BUILD).  Env: JOBS.
+# Needs dpkg-dev, git and the Build-Depends of debian/control (./kjit-lab
+# package installs them, and nothing else); Zydis's source comes from
+# Debian (tools/lab/fetch-zydis-source.sh, cached in KJIT_BUILD).  Env: JOBS.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/.." && pwd)"

@@ -30,12 +30,19 @@ if [ ! -x "$rootfs/usr/bin/apt-get" ]; then
   debootstrap --variant=minbase bookworm "$rootfs" http://deb.debian.org/debian \
     >"$cache/debootstrap.log" 2>&1 || { tail -20 "$cache/debootstrap.log" >&2; exit 1; }
 fi
-# The host's Debian sources (deb lines only): the pinned kernel's packages
+# The host's Debian sources, deb entries only, in either format (one-line
+# sources.list and *.list, deb822 *.sources): the pinned kernel's packages
 # come from bookworm-security as well as bookworm.
 mkdir -p "$rootfs/etc/apt/sources.list.d"
-rm -f "$rootfs/etc/apt/sources.list"
-awk 'BEGIN{RS=""; ORS="\n\n"} /Types: deb([^-]|$)/' /etc/apt/sources.list.d/*.sources \
-  > "$rootfs/etc/apt/sources.list.d/debian.sources"
+for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list; do
+  [ ! -f "$f" ] || grep -hE '^[[:space:]]*deb[[:space:]]' "$f" || true
+done > "$rootfs/etc/apt/sources.list"
+for f in /etc/apt/sources.list.d/*.sources; do
+  [ ! -f "$f" ] || awk 'BEGIN{RS=""; ORS="\n\n"} /Types: deb([^-]|$)/' "$f"
+done > "$rootfs/etc/apt/sources.list.d/debian.sources"
+if [ ! -s "$rootfs/etc/apt/sources.list" ] && [ ! -s "$rootfs/etc/apt/sources.list.d/debian.sources" ]; then
+  echo "debian-root: no deb entry in /etc/apt/sources.list, sources.list.d/*.list or *.sources" >&2; exit 1
+fi
 mount -t proc proc "$rootfs/proc"
 trap 'umount "$rootfs/proc"' EXIT
 {

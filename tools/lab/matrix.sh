@@ -1,9 +1,13 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# The by-hand matrix: the whole `./kjit-lab test`, each time from a clean
-# clone of HEAD, RUNS times in a row on each kernel line, then once per CPU
-# model on each of the CPU kernels.  About 50 minutes a run on 2 cores;
-# CI runs the smoke of it (guest.kernel_lines, guest.cpu_models).
+# The by-hand matrix: the whole `./kjit-lab test` RUNS times in a row on
+# each kernel line, then once per CPU model on each of the CPU kernels, in
+# one clone of HEAD made at the start: a kernel's first run builds its
+# tree (build-ABI) from nothing, the runs after it reuse that build, so a
+# run costs its tests, not another build (KJIT_MATRIX_FRESH=1: a clean
+# clone for every run).  About 50 minutes a run on 2 cores (a first run
+# some 10 more); CI runs the smoke of it (guest.kernel_lines,
+# guest.cpu_models).
 # One line per run is appended to RESULTS (and printed):
 #   KERNEL CPU runN-of-RUNS COMMIT rc RC PASSED/TOTAL SECONDS [failed: TESTS]
 # and each run's whole output is kept beside it (RESULTS.d/).  A kernel
@@ -14,7 +18,8 @@
 #      and rt, Debian 13's cloud), KJIT_MATRIX_RUNS (3),
 #      KJIT_MATRIX_CPUS ("EPYC-Rome Cascadelake-Server-v4"),
 #      KJIT_MATRIX_CPU_KERNELS (the default ABI and the first kernel line),
-#      KJIT_MATRIX_DIR (scratch clones; default /tmp/kjit-matrix).
+#      KJIT_MATRIX_DIR (the clone; default /tmp/kjit-matrix),
+#      KJIT_MATRIX_FRESH (1: a clean clone per run).
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 results="$(realpath -m "${1:-matrix-results.txt}")"
@@ -30,12 +35,20 @@ commit="$(git -C "$root" rev-parse --short HEAD)"
 [ -z "$(git -C "$root" status --porcelain)" ] ||
   echo "matrix: the tree has uncommitted changes; the runs test $commit, without them" >&2
 
-# one_run KERNEL CPU LABEL: a clean clone, the whole suite, one line
+fresh="${KJIT_MATRIX_FRESH:-0}"
+clone() {
+  rm -rf "$scratch"
+  if ! git clone -q "$root" "$scratch" || ! git -C "$scratch" checkout -q "$commit"; then
+    echo "matrix: cannot clone $commit into $scratch" >&2; return 1
+  fi
+}
+[ "$fresh" = 1 ] || clone || exit 1
+
+# one_run KERNEL CPU LABEL: the whole suite in the clone, one line
 one_run() {
   local k="$1" cpu="$2" label="$3" log rc t0 secs summary failed nfail ntotal
   log="$results.d/$k-$cpu-$label.log"
-  rm -rf "$scratch"
-  if ! git clone -q "$root" "$scratch"; then echo "matrix: cannot clone into $scratch" >&2; return 1; fi
+  [ "$fresh" != 1 ] || clone || return 1
   t0=$(date +%s)
   (cd "$scratch" && KJIT_KERNEL="$k" KJIT_GUEST_CPU="$cpu" CI=true ./kjit-lab test < /dev/null) > "$log" 2>&1
   rc=$?

@@ -5,9 +5,13 @@
 # `sh debian-packages-guest.sh install|use`: README.md's real-machine lines,
 # verbatim and one by one, with what each should have left checked in
 # between; the debug vmlinux is where linux-image-$(uname -r)-dbg puts it.
-#   install (boot 1): readme-install.txt, the apt-get install line: DKMS
-#            builds and signs kjit.ko.  Loads nothing: this boot runs
-#            multi-threaded TCG (see the host script).
+#   install (boot 1): the root holds the release before this one (built
+#            by tests/guest/debian-previous.sh, installed by the host in a
+#            copy of the root).  Its kjit.ko loaded, readme-install.txt, the
+#            apt-get install line, in debs/ (this release, as README's build
+#            lines made it): the upgrade, its message, the new kjitctl's
+#            refusal of the old module, `rmmod kjit && modprobe kjit`.  Ends
+#            with nothing of kjit loaded (see the host script).
 #            Enables kjit-kcov.service (not enabled by the install).
 #   use (boot 2, the same root rebooted): first the kjit-kcov unit (up at
 #            boot, a KCOV client, stopped), then readme-use.txt (modprobe, record,
@@ -26,18 +30,19 @@ now() { cut -d' ' -f1 /proc/uptime; }
 echo "uptime_at_start $(now)" > times.txt
 
 # The README's lines, each run by sh as a user would type it, in the
-# directory holding the packages; stops at the first that fails.
+# directory holding the packages, their output appended to out/RB_LOG
+# (default readme.log); stops at the first that fails.
 run_block() {
-  rb_file=$1
+  rb_file=$1 rb_log="$S/out/${RB_LOG:-readme.log}"
   while IFS= read -r line; do
     [ -n "$line" ] || continue
     t0=$(now)
-    (cd "$S/debs" && sh -c "$line") >> "$S/out/readme.log" 2>&1
+    (cd "$S/debs" && sh -c "$line") >> "$rb_log" 2>&1
     rc=$?
     t1=$(now)
     secs=$(awk -v a="$t0" -v b="$t1" 'BEGIN{printf "%.1f", b-a}')
     echo "$rc $secs $line" >> "$S/steps.txt"
-    echo "\$ $line  [status $rc, ${secs}s]" >> "$S/out/readme.log"
+    echo "\$ $line  [status $rc, ${secs}s]" >> "$rb_log"
     if [ "$rc" != 0 ]; then fail "readme: $line" "status $rc"; return 1; fi
   done < "$rb_file"
   pass "readme_block_$(basename "$rb_file" .txt)"
@@ -55,9 +60,30 @@ fi
 
 case "$stage" in
 install)
-  if run_block readme-install.txt; then
+  # The previous release, installed in this root before it booted
+  # (tests/guest/debian-installs.sh previous): its kjit.ko loads.
+  prev=$(cat previous-version.txt)
+  dkms status > out/dkms-status-previous.txt 2>&1
+  chk previous_dkms_installed grep -q "^kjit/$prev, $rel, x86_64: installed" out/dkms-status-previous.txt
+  chk previous_loaded sh -c "modprobe kjit && grep -qx '$prev' /sys/module/kjit/version"
+  chk previous_kjitctl_talks sh -c 'kjitctl stats > out/previous-stats.txt 2>&1'
+  # The upgrade, with the previous kjit.ko loaded: the same line in debs/.
+  if RB_LOG=upgrade.log run_block readme-install.txt; then
     dkms status > out/dkms-status.txt 2>&1
     chk dkms_installed grep -q "^kjit/.*, $rel, x86_64: installed" out/dkms-status.txt
+    chk upgrade_replaced_previous sh -c "! grep -q '^kjit/$prev' out/dkms-status.txt"
+    chk upgrade_message grep -q "kjit-dkms: the loaded kjit.ko ($prev) is not the one just installed (.*) for $rel; load it with: rmmod kjit && modprobe kjit" out/upgrade.log
+    # The new kjitctl and the old module: refused, with what to do.
+    if kjitctl stats > out/mismatch.txt 2>&1; then
+      fail kjitctl_refuses_previous_module "kjitctl stats succeeded against kjit.ko $prev"
+    else
+      chk kjitctl_refuses_previous_module grep -q "kjit.ko $prev speaks ABI .*after a package upgrade, load the new module (rmmod kjit && modprobe kjit)" out/mismatch.txt
+    fi
+    chk reload_as_told sh -c 'rmmod kjit && modprobe kjit'
+    new=$(modinfo -F version kjit 2>/dev/null)
+    chk reloaded_is_new sh -c "[ -n '$new' ] && [ '$new' != '$prev' ] && grep -qx '$new' /sys/module/kjit/version"
+    chk new_kjitctl_talks sh -c 'kjitctl stats > out/new-stats.txt 2>&1'
+    chk unload_after_upgrade rmmod kjit
     ko=$(modinfo -n kjit 2>/dev/null)
     # DKMS compresses the module as the kernel's own are (6.12: .ko.xz).
     case "$ko" in
@@ -79,9 +105,9 @@ install)
     chk kcov_unit_enable sh -c 'systemctl enable kjit-kcov > out/kcov-enable.txt 2>&1'
     enabled=$(systemctl is-enabled kjit-kcov 2>&1)
     chk kcov_unit_enabled_after_enable test "$enabled" = enabled
-    # What makes multi-threaded TCG safe here: nothing patched kernel text
-    # on kjit's behalf in this boot.
-    chk install_loads_nothing sh -c '! grep -q "^kjit " /proc/modules'
+    # What keeps multi-threaded TCG safe here (see the host script): kjit.ko
+    # was loaded and attached nothing, and is gone again.
+    chk install_leaves_nothing_loaded sh -c '! grep -q "^kjit " /proc/modules'
     # DKMS's share of the install: from `dkms add` (the source link) to the
     # signed module in place.
     added=$(stat -c %Y /var/lib/dkms/kjit/*/source 2>/dev/null | head -n1)

@@ -217,6 +217,7 @@ CpuState Emulator::save_cpu() const {
 }
 
 bool Emulator::restore_cpu(const CpuState &s) {
+  rerun_ = false;  // the state is one between two instructions
   return uc_ && s.ctx_ && uc_context_restore(uc_, s.ctx_) == UC_ERR_OK;
 }
 

@@ -128,7 +128,9 @@ class Emulator {
   void rerun_instruction();
   void set_regs(const Regs &regs);
   Regs regs() const;
-  // Saves and restores every register (not memory); between runs only.
+  // Saves and restores every register (not memory); between runs only:
+  // a restored CPU is between two instructions (no rerun_instruction
+  // pending).
   CpuState save_cpu() const;
   bool restore_cpu(const CpuState &s);
   // What is mapped, in address order.

@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include "log_server.h"
+
 namespace kjit::sim {
 namespace {
 
@@ -125,8 +127,9 @@ Stop beginning() {
 
 }  // namespace
 
-GdbReplayTarget::GdbReplayTarget(ReplayCursor &cursor, const Capture &cap, const VmlinuxText *vmlinux)
-    : cursor_(cursor), cap_(cap), vmlinux_(vmlinux), known_(cap, cursor) {}
+GdbReplayTarget::GdbReplayTarget(ReplayCursor &cursor, const Capture &cap, const VmlinuxText *vmlinux,
+                                 const SymbolTable *names)
+    : cursor_(cursor), cap_(cap), vmlinux_(vmlinux), names_(names), known_(cap, cursor) {}
 
 std::string GdbReplayTarget::target_xml() const { return kTargetXml; }
 
@@ -196,20 +199,46 @@ bool GdbReplayTarget::watched(uint64_t addr, uint64_t size, uint64_t *hit) const
 
 // A breakpoint at `pc`; in the translated view also one at the original
 // instruction whose first cache instruction `pc` is (`last_orig`: the
-// original of the instruction before).
-bool GdbReplayTarget::breakpoint_at(uint64_t pc, uint64_t *last_orig, bool *hardware) const {
-  *hardware = hw_.count(pc) != 0;
-  if (sw_.count(pc) || *hardware) return true;
-  if (!cursor_.translated()) return false;
+// original of the instruction before).  gdb knows only the first kind as
+// its breakpoint: the second stops as a plain SIGTRAP at the cache pc,
+// which `monitor orig` relates to the breakpoint's address.
+GdbReplayTarget::Hit GdbReplayTarget::breakpoint_at(uint64_t pc, uint64_t *last_orig) const {
+  if (sw_.count(pc)) return Hit::kSoftware;
+  if (hw_.count(pc)) return Hit::kHardware;
+  if (!cursor_.translated()) return Hit::kNone;
   const uint64_t orig = cursor_.original_pc(pc);
   const bool entering = orig && orig != *last_orig;
   if (orig) *last_orig = orig;
-  *hardware = hw_.count(orig) != 0;
-  return entering && (sw_.count(orig) || *hardware);
+  if (!entering) return Hit::kNone;
+  if (sw_.count(orig) || hw_.count(orig)) return Hit::kCopy;
+  for (const std::set<uint64_t> *set : {&sw_, &hw_})
+    for (uint64_t b : *set)
+      if (leads_to(b, orig)) return Hit::kCopy;
+  return Hit::kNone;
+}
+
+// The engine copies no NOP and folds a direct jump into its target: a
+// breakpoint on those stands for the first instruction it copies after
+// them.
+bool GdbReplayTarget::leads_to(uint64_t b, uint64_t orig) const {
+  uint64_t at = b;
+  for (int i = 0; i < 8 && at != orig; i++) {
+    x86::Insn in{};
+    if (!decode_captured(cap_, at, &in)) return false;
+    if (in.is_nop) at += in.length;
+    else if (in.cf == KJIT_CF_JMP) at = in.target;
+    else return false;
+  }
+  return at == orig;
+}
+
+void GdbReplayTarget::hit_into(Hit h, Stop *s) {
+  s->sw_breakpoint = h == Hit::kSoftware;
+  s->hw_breakpoint = h == Hit::kHardware;
 }
 
 std::string GdbReplayTarget::describe(uint64_t pc) const {
-  const std::string s = cursor_.symbols().symbolize(pc);
+  const std::string s = names_ ? names_->symbolize(pc) : "";
   return hex(pc) + (s.empty() ? "" : " <" + s + ">");
 }
 
@@ -300,10 +329,9 @@ Stop GdbReplayTarget::resume(gdb::Direction d, const std::function<bool()> &inte
   uint64_t last_orig = 0;
   ForwardWatcher w;
   w.on_before = [&](uint64_t position, uint64_t pc) {
-    bool hardware = false;
-    const bool hit = breakpoint_at(pc, &last_orig, &hardware);
-    if (!hit || position == start) return false;
-    (hardware ? s.hw_breakpoint : s.sw_breakpoint) = true;
+    const Hit hit = breakpoint_at(pc, &last_orig);
+    if (hit == Hit::kNone || position == start) return false;
+    hit_into(hit, &s);
     return true;
   };
   w.on_write = [&](uint64_t, const MemWrite &mw) {
@@ -342,12 +370,12 @@ Stop GdbReplayTarget::reverse_continue(const std::function<bool()> &interrupted)
     Stop hit;
     ForwardWatcher w;
     w.on_before = [&](uint64_t position, uint64_t pc) {
-      bool hardware = false;
-      if (breakpoint_at(pc, &last_orig, &hardware) && position < now) {
+      const Hit h = breakpoint_at(pc, &last_orig);
+      if (h != Hit::kNone && position < now) {
         found = true;
         at = position;
         hit = Stop{};
-        (hardware ? hit.hw_breakpoint : hit.sw_breakpoint) = true;
+        hit_into(h, &hit);
       }
       return false;
     };

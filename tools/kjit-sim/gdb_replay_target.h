@@ -9,8 +9,12 @@
 //   memory: what KnownMemory knows at the current instruction, then the
 //     vmlinux's code (when given), then in the translated view the
 //     engine's own memory; anything else is an error (E14);
-//   Z0/Z1 breakpoints at a pc (the translated view: also the first cache
-//     instruction of an original one); Z2 write watchpoints;
+//   Z0/Z1 breakpoints at a pc; in the translated view a breakpoint at an
+//     original address also stops on the first cache instruction of its
+//     copy (of the instruction after it, on a NOP or a direct jump the
+//     engine does not copy), as a plain SIGTRAP there (gdb has no
+//     breakpoint at that pc);
+//     Z2 write watchpoints;
 //   forward: step, continue; the end of the invocation is the program's
 //     exit with rax's low 32 bits as its status (gdb's $_exitcode is
 //     (int) rax), the whole of rax on gdb's console;
@@ -39,8 +43,9 @@ namespace kjit::sim {
 
 class GdbReplayTarget : public gdb::Target {
  public:
-  // `vmlinux` may be null.  All must outlive the target.
-  GdbReplayTarget(ReplayCursor &cursor, const Capture &cap, const VmlinuxText *vmlinux);
+  // `vmlinux` and `names` (symbols at run-time addresses, for monitor's
+  // output) may be null.  All must outlive the target.
+  GdbReplayTarget(ReplayCursor &cursor, const Capture &cap, const VmlinuxText *vmlinux, const SymbolTable *names);
 
   std::string target_xml() const override;
   std::vector<gdb::RegisterValue> registers() override;
@@ -66,12 +71,16 @@ class GdbReplayTarget : public gdb::Target {
   gdb::Stop failed(const std::string &why);
   gdb::Stop reverse_continue(const std::function<bool()> &interrupted);
   bool watched(uint64_t addr, uint64_t size, uint64_t *hit) const;
-  bool breakpoint_at(uint64_t pc, uint64_t *last_orig, bool *hardware) const;
+  enum class Hit { kNone, kSoftware, kHardware, kCopy };
+  Hit breakpoint_at(uint64_t pc, uint64_t *last_orig) const;
+  bool leads_to(uint64_t b, uint64_t orig) const;
+  static void hit_into(Hit h, gdb::Stop *s);
   std::string describe(uint64_t pc) const;
 
   ReplayCursor &cursor_;
   const Capture &cap_;
   const VmlinuxText *vmlinux_;
+  const SymbolTable *names_;
   KnownMemory known_;
   std::set<uint64_t> sw_, hw_;
   struct Watch {

@@ -171,7 +171,9 @@ int serve_gdb(const std::string &path, const Capture &cap, const ReplayLog &log,
   }
   printf("kjit-sim: gdb connected from %s\n", peer.c_str());
   fflush(stdout);
-  GdbReplayTarget target(cursor, cap, vmlinux.empty() ? nullptr : &text);
+  // The capture's own symbols name only a few functions: monitor names
+  // code with the kernel's list (--symbols) or not at all.
+  GdbReplayTarget target(cursor, cap, vmlinux.empty() ? nullptr : &text, opt.kallsyms ? &cursor.symbols() : nullptr);
   gdb::Stub stub(target);
   return session(conn, stub, cursor, cap);
 }

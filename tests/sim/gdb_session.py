@@ -4,8 +4,14 @@
 against what the capture's log holds (kjit-sim info --log) and what the
 replay computes (kjit-sim replay).
 
-Usage: gdb_session.py KJIT_SIM CAPTURE [--vmlinux FILE] [--fcntl]
+Usage: gdb_session.py KJIT_SIM CAPTURE [--vmlinux FILE|auto] [--fcntl]
                       [--translated-too] [--gdb GDB]
+--vmlinux auto: the one kjit-sim finds from the capture's KERNEL section.
+--as-installed RELEASE: first gives a copy of the capture a KERNEL section
+naming RELEASE and --vmlinux's build id, installs --vmlinux in a debug root
+as Debian's -dbg package would (KJIT_DEBUG_ROOT), and runs with auto: the
+lookup a capture from kjitctl gets (tests/guest/capture-suite.sh does it
+with a capture from the guest).
 
 The session (Debian's gdb in batch mode, started with the command line the
 server prints):
@@ -34,12 +40,14 @@ Exit 0 when every check passes, 1 otherwise, 77 when there is no gdb.
 """
 import argparse
 import os
+import struct
 import re
 import shlex
 import shutil
 import subprocess
 import sys
 import tempfile
+import zlib
 
 failures = []
 
@@ -69,6 +77,8 @@ class Log:
             r"^  #\d+ pc (0x[0-9a-f]+)\S* \S* ?addr (0x[0-9a-f]+) seg \d+ flags \S+ (\d+) bytes (0x[0-9a-f]+)",
             out, re.M)]
         replay = run([sim, "replay", capture, "--tool", "none"]).stdout
+        kaslr = re.search(r"^kaslr: +offset (0x[0-9a-f]+)", out, re.M)
+        self.kaslr = int(kaslr.group(1), 16) if kaslr else 0
         self.rax = int(re.search(r"^  original: .* rax (0x[0-9a-f]+)", replay, re.M).group(1), 16)
 
     def read_at(self, addr):
@@ -196,13 +206,14 @@ def original_session(args, log, symbols):
         print("gdb_session: no call after the entry block in %s's log: the breakpoint, callee and watchpoint "
               "checks are skipped" % log.name)
     s += [mark("where"), "monitor where", "delete", mark("end"), "continue", mark("exitcode"), "print $_exitcode"]
-    server = Server(args.kjit_sim, args.capture, ["--vmlinux", args.vmlinux] if symbols else [])
+    # With --vmlinux auto the server finds it again.
+    server = Server(args.kjit_sim, args.capture, ["--vmlinux", args.vmlinux] if symbols and not args.auto else [])
     if not check(server.command is not None, "the server prints a gdb command line"):
         print("\n".join(server.banner))
         return
     if symbols:
-        check("symbol-file -o 0x0 " + args.vmlinux in " ".join(server.command),
-              "the gdb command line loads the debug vmlinux at the capture's offset")
+        check("symbol-file -o 0x%x %s" % (log.kaslr, args.vmlinux) in " ".join(server.command),
+              "the gdb command line loads the debug vmlinux at the capture's KASLR offset 0x%x" % log.kaslr)
     out, sec = gdb_session(args.gdb, server, s)
     rc, sout, serr = server.finish()
     if args.verbose:
@@ -307,6 +318,28 @@ def translated_session(args, log):
         print(serr)
 
 
+def as_installed(args, release, workdir):
+    """A copy of the capture that names `release` and the vmlinux's build
+    id (a KERNEL section, docs/capture-format.md), and a debug root where
+    /usr/lib/debug/boot/vmlinux-RELEASE is the vmlinux."""
+    notes = run(["readelf", "-n", args.vmlinux]).stdout
+    bid = re.search(r"Build ID: ([0-9a-f]+)", notes)
+    data = bytearray(open(args.capture, "rb").read())
+    bid = bid.group(1) if bid else ""
+    payload = struct.pack("<I", len(release)) + release.encode() + struct.pack("<I", len(bid)) + bid.encode()
+    header = struct.pack("<IQ", 6, len(payload))
+    struct.pack_into("<I", data, 12, struct.unpack_from("<I", data, 12)[0] + 1)
+    data += header + struct.pack("<I", zlib.crc32(header + payload) & 0xffffffff) + payload
+    capture = os.path.join(workdir, os.path.basename(args.capture))
+    with open(capture, "wb") as f:
+        f.write(data)
+    boot = os.path.join(workdir, "root/usr/lib/debug/boot")
+    os.makedirs(boot)
+    os.symlink(os.path.abspath(args.vmlinux), os.path.join(boot, "vmlinux-" + release))
+    os.environ["KJIT_DEBUG_ROOT"] = os.path.join(workdir, "root")
+    args.capture, args.vmlinux = capture, "auto"
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("kjit_sim")
@@ -316,19 +349,33 @@ def main():
     ap.add_argument("--translated-too", action="store_true")
     ap.add_argument("--gdb", default=shutil.which("gdb") or "/usr/bin/gdb")
     ap.add_argument("--verbose", action="store_true")
+    ap.add_argument("--as-installed", default="")
     args = ap.parse_args()
+    workdir = tempfile.TemporaryDirectory()
+    if args.as_installed:
+        if not os.path.exists(args.vmlinux):
+            print("gdb_session: no %s to install: skipped" % args.vmlinux)
+            return 77
+        as_installed(args, args.as_installed, workdir.name)
+    args.auto = args.vmlinux == "auto"
     if not os.access(args.gdb, os.X_OK):
         print("gdb_session: no gdb (%s): skipped" % args.gdb)
         return 77
     log = Log(args.kjit_sim, args.capture)
     symbols = False
-    if args.vmlinux and os.path.exists(args.vmlinux):
+    if args.vmlinux == "auto" or (args.vmlinux and os.path.exists(args.vmlinux)):
         # The vmlinux must be the capture's kernel's: its code agrees with
         # the capture's but for the sites the kernel patched at boot.
-        srv = Server(args.kjit_sim, args.capture, ["--vmlinux", args.vmlinux])
+        srv = Server(args.kjit_sim, args.capture, [] if args.vmlinux == "auto" else ["--vmlinux", args.vmlinux])
         srv.p.kill()
         srv.p.communicate()
-        m = re.search(r"(\d+) of (\d+) captured code bytes", "\n".join(srv.banner))
+        banner = "\n".join(srv.banner)
+        if args.vmlinux == "auto":
+            found = re.search(r"debug vmlinux (\S+) \(found by the capture's kernel (\S+)", banner)
+            check(found is not None, "kjit-sim finds the debug vmlinux from the capture's kernel: " +
+                  ("%s found by the capture's kernel %s" % found.groups() if found else banner))
+            args.vmlinux = found.group(1) if found else ""
+        m = re.search(r"(\d+) of (\d+) captured code bytes", banner)
         symbols = m is not None and int(m.group(2)) > 0 and int(m.group(1)) >= 0.85 * int(m.group(2))
         print("gdb_session: %s %s" % (args.vmlinux, ("agrees with the capture: " + m.group(0)) if symbols else
                                       "is not the capture's kernel's: " + (m.group(0) if m else "?")))

@@ -92,7 +92,7 @@ std::string parse_listen_address(const std::string &spec, std::string *host, uin
     h = spec.substr(0, colon);
     p = spec.substr(colon + 1);
     if (h.size() >= 2 && h.front() == '[' && h.back() == ']') h = h.substr(1, h.size() - 2);
-    if (h.empty()) return "no host before ':' in " + spec;
+    if (h.empty()) h = "127.0.0.1";  // ":PORT", as gdb's target remote takes it
   }
   char *end = nullptr;
   const unsigned long v = p.empty() || p[0] == '-' ? 70000 : strtoul(p.c_str(), &end, 10);

@@ -34,7 +34,7 @@ struct GdbServeOptions {
 };
 
 // Splits [HOST:]PORT (HOST: a name, an IPv4 address or a bracketed IPv6
-// one; 127.0.0.1 when absent).  "" or what is wrong.
+// one; 127.0.0.1 when absent or empty, ":PORT").  "" or what is wrong.
 std::string parse_listen_address(const std::string &spec, std::string *host, uint16_t *port);
 
 int serve_gdb(const std::string &path, const Capture &cap, const ReplayLog &log, const GdbServeOptions &opt);

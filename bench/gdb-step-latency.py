@@ -3,7 +3,8 @@
 """How long a step takes in `kjit-sim replay CAPTURE --gdb`, forward and
 backward, on each capture given (reported, not a timed test).
 
-Two measures per capture and view (original; --translated):
+Two measures per capture and view (original; original with no checkpoint
+but the start, --checkpoint-every 0; --translated):
   protocol: a raw client's round trip for one `vCont;s` / `bs` packet
     (the server's own latency), stepping forward through the first N
     instructions, then back to the start; and `bc` from the end back to
@@ -12,7 +13,10 @@ Two measures per capture and view (original; --translated):
   gdb: what the user waits for: Debian's gdb (its Python API times N
     `stepi` and N `reverse-stepi` commands; gdb reads the registers and the
     code at each stop), with the debug vmlinux when given.
-Usage: gdb-step-latency.py KJIT_SIM [--vmlinux FILE] [--steps N] CAPTURE...
+--long N adds a made-up invocation of 2N + 2 instructions (a loop with no
+memory access: `mov ecx, N; 1: dec ecx; jnz 1b; ret`), where going back
+from the end costs one checkpoint interval, or the whole run without them.
+Usage: gdb-step-latency.py KJIT_SIM [--vmlinux FILE] [--steps N] [--long N] CAPTURE...
 Prints a Markdown table.
 """
 import argparse
@@ -23,7 +27,11 @@ import socket
 import statistics
 import subprocess
 import tempfile
+import sys
 import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "../tests/sim"))
+import loop_capture  # noqa: E402  (tests/sim/loop_capture.py)
 
 
 def frame(payload):
@@ -50,6 +58,7 @@ def start(sim, capture, extra):
 class Client:
     def __init__(self, port):
         self.s = socket.create_connection(("127.0.0.1", port))
+        self.s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)  # as gdb does
         self.buf = b""
         self.ask(b"QStartNoAckMode", acked=True)
 
@@ -84,13 +93,19 @@ def protocol(sim, capture, extra, steps):
     return n, total, fwd, back
 
 
-def reverse_from_end(sim, capture, extra):
+def reverse_from_end(sim, capture, extra, last_pc):
     """bs and bc from the last instruction, the worst case (a re-run from
-    the last checkpoint; bc: every interval)."""
+    the last checkpoint; bc: every interval).  There by steps, or by a
+    breakpoint on `last_pc`."""
     p, port, _cmd, total = start(sim, capture, extra)
     c = Client(port)
-    for _ in range(total - 1):
-        c.ask(b"vCont;s")
+    if last_pc:
+        c.ask(b"Z0,%x,1" % last_pc)
+        c.ask(b"c")
+        c.ask(b"z0,%x,1" % last_pc)
+    else:
+        for _ in range(total - 1):
+            c.ask(b"vCont;s")
     t = time.perf_counter()
     c.ask(b"bs")
     bs = time.perf_counter() - t
@@ -107,7 +122,11 @@ def with_gdb(gdb, sim, capture, extra, steps):
     p, _port, command, total = start(sim, capture, extra)
     n = min(steps, total - 1)
     script = """python
+import sys
 import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "../tests/sim"))
+import loop_capture  # noqa: E402  (tests/sim/loop_capture.py)
 def timed(cmd, n):
     t = time.perf_counter()
     for _ in range(n):
@@ -141,15 +160,23 @@ def main():
     ap.add_argument("--vmlinux", default="")
     ap.add_argument("--steps", type=int, default=200)
     ap.add_argument("--gdb", default="/usr/bin/gdb")
+    ap.add_argument("--long", type=int, default=0)
     args = ap.parse_args()
+    tmp = tempfile.TemporaryDirectory()
+    last = {}
+    if args.long:
+        path = os.path.join(tmp.name, "loop-%d.kjitcap" % (2 * args.long + 2))
+        last[path] = loop_capture.write(path, args.long)
+        args.captures.append(path)
     print("| capture | view | insns | stepi (protocol) median / max ms | reverse-stepi (protocol) median / max ms |"
           " bs / bc from the end ms | gdb stepi / reverse-stepi ms |")
     print("|---|---|---:|---:|---:|---:|---:|")
     for cap in args.captures:
-        for view, extra in (("original", []), ("translated", ["--translated"])):
-            gx = ["--vmlinux", args.vmlinux] if args.vmlinux and view == "original" else []
+        for view, extra in (("original", []), ("original, no checkpoints", ["--checkpoint-every", "0"]),
+                            ("translated", ["--translated"])):
+            gx = ["--vmlinux", args.vmlinux] if args.vmlinux and view != "translated" else []
             n, total, fwd, back = protocol(args.kjit_sim, cap, extra, args.steps)
-            bs, bc = reverse_from_end(args.kjit_sim, cap, extra)
+            bs, bc = reverse_from_end(args.kjit_sim, cap, extra, last.get(cap) if view != "translated" else None)
             gf, gb = with_gdb(args.gdb, args.kjit_sim, cap, extra + gx, args.steps)
             print("| %s | %s | %d | %s / %s | %s / %s | %s / %s | %s / %s |" % (
                 os.path.basename(cap), view, total, ms(statistics.median(fwd)), ms(max(fwd)),

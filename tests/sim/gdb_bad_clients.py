@@ -10,13 +10,20 @@ over a raw socket:
     a message naming it, no crash;
   a client that sends a step (and a continue) and goes away before the
     reply: exit 1, a message that gdb went away, no crash.
+  during a long continue (a made-up loop of 4 million instructions,
+    tests/sim/loop_capture.py), ^C stops it with SIGINT and the session
+    goes on; a client that goes away then is seen while it runs.
 Usage: gdb_bad_clients.py KJIT_SIM CAPTURE
 """
+import os
 import re
 import socket
 import subprocess
 import sys
+import tempfile
 import time
+
+import loop_capture
 
 failures = []
 
@@ -166,6 +173,35 @@ def detach(sim, capture):
     check(rc == 0 and "gdb detached" in out, "after D the server exits 0 (%s)" % rc)
 
 
+def long_continue(sim):
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "loop.kjitcap")
+        loop_capture.write(path, 2000000)
+        srv = Server(sim, path)
+        srv.ask(b"qSupported")
+        srv.s.sendall(frame(b"c"))
+        check(srv.expect_ack() == b"+", "a long continue is acknowledged")
+        time.sleep(0.3)
+        srv.s.sendall(b"\x03")
+        r = srv.reply()
+        check(r.startswith(b"T02"), "^C stops it with SIGINT: " + r.decode()[:20])
+        ack, r = srv.ask(b"qRcmd," + b"where".hex().encode())
+        m = re.search(r"instruction (\d+) of (\d+)", bytes.fromhex(r[1:].decode()).decode() if r.startswith(b"O") else "")
+        check(m is not None and 0 < int(m.group(1)) < int(m.group(2)), "... in the middle: " +
+              (m.group(0) if m else r.decode()[:40]))
+        srv.reply()  # OK after the monitor output
+        srv.s.sendall(frame(b"c"))
+        srv.expect_ack()
+        time.sleep(0.3)
+        srv.s.shutdown(socket.SHUT_RDWR)
+        srv.s.close()
+        rc, out, err = srv.finish()
+        check(rc == 1 and "gdb went away during 'c'" in err,
+              "a client gone during a long continue is seen while it runs (%s: %s)" %
+              (rc, err.strip().splitlines()[-1][:80] if err.strip() else ""))
+        no_crash(rc, err, "gone during a long continue")
+
+
 def main():
     sim, capture = sys.argv[1], sys.argv[2]
     t0 = time.time()
@@ -174,6 +210,7 @@ def main():
     gone_mid_step(sim, capture, b"c")
     gone_between_packets(sim, capture)
     detach(sim, capture)
+    long_continue(sim)
     print("gdb_bad_clients: %s, %d checks failed (%.1f s)" % ("FAIL" if failures else "ok", len(failures),
                                                               time.time() - t0))
     return 1 if failures else 0

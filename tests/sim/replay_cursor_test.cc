@@ -13,6 +13,7 @@
 
 #include "replay.h"
 #include "replay_cursor.h"
+#include "test_code.h"
 
 namespace kjit::sim {
 namespace {
@@ -196,6 +197,36 @@ TEST(ReplayCursor, TranslatedViewGoesBackToTheSameState) {
   const Regs again = tr.emulator().regs();
   for (int r = 0; r < 16; r++) EXPECT_EQ(at_mid.gpr[r], again.gpr[r]) << r;
   EXPECT_EQ(at_mid.rip, again.rip);
+}
+
+// A long invocation (a loop of 400,000 instructions): one instruction back
+// from the end re-runs at most one checkpoint interval, and from the start
+// without checkpoints.
+TEST(ReplayCursor, OneStepBackRunsOneIntervalAtMost) {
+  // mov ecx, 200000; 1: dec ecx; jnz 1b; ret
+  const Capture cap = test::make_capture({0xb9, 0x40, 0x0d, 0x03, 0x00, 0xff, 0xc9, 0x75, 0xfc, 0xc3});
+  ReplayLog log;
+  log.present = true;
+  log.kernel.end = EndReason::kReturned;
+  for (uint64_t every : {uint64_t{1000}, uint64_t{0}}) {
+    SCOPED_TRACE(every);
+    ReplayCursor c;
+    ReplayCursor::Options o;
+    o.checkpoint_every = every;
+    ASSERT_EQ(c.open(cap, log, o), "");
+    EXPECT_EQ(c.end_position(), 1 + 2 * 200000 + 1u);
+    ASSERT_EQ(c.seek(c.end_position()), "");
+    const uint64_t before = c.instructions_run();
+    ASSERT_EQ(c.seek(c.end_position() - 1), "");
+    const uint64_t cost = c.instructions_run() - before;
+    if (every) {
+      EXPECT_LE(cost, every);
+    } else {
+      EXPECT_EQ(cost, c.end_position() - 1);
+    }
+    EXPECT_EQ(c.emulator().rip(), test::kCode + 9);  // the ret
+    EXPECT_EQ(c.emulator().gpr(KJIT_REG_RCX), 0u);
+  }
 }
 
 }  // namespace

@@ -43,7 +43,9 @@ std::string ReplayCursor::open(const Capture &cap, const ReplayLog &log, const O
     if (!write_fault(ending_, &page) || pages.count(page) || restarts >= opt.max_restarts) break;
     pages.insert(page);
   }
-  return seek(0);
+  const std::string err0 = seek(0);
+  executed_ = 0;
+  return err0;
 }
 
 std::string ReplayCursor::start_execution() {
@@ -103,6 +105,7 @@ void ReplayCursor::on_insn(Emulator &emu, uint64_t pc) {
     }
   }
   pos_++;
+  executed_++;
 }
 
 // Hands the writes made since the last call (by instruction pos_ - 1) to

@@ -102,6 +102,9 @@ class ReplayCursor {
   // Every range the whole invocation touched, in order (from open()).
   const std::vector<Touch> &touches() const { return touches_; }
   uint64_t checkpoint_bytes() const { return checkpoints_.bytes(); }
+  // Instructions the emulator ran since open() returned, re-runs from
+  // checkpoints included: what moving about has cost.
+  uint64_t instructions_run() const { return executed_; }
 
  private:
   enum class Stop { kNone, kUntil, kWatched, kCheckpoint, kSegment };
@@ -134,6 +137,7 @@ class ReplayCursor {
   size_t seen_writes_ = 0;            // writes the watcher has seen
   size_t seen_reads_ = 0, seen_resumes_ = 0;  // log touches recorded
   std::vector<Touch> touches_;
+  uint64_t executed_ = 0;
   std::string error_;
 };
 

@@ -26,8 +26,8 @@ import shlex
 import socket
 import statistics
 import subprocess
-import tempfile
 import sys
+import tempfile
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "../tests/sim"))
@@ -122,11 +122,7 @@ def with_gdb(gdb, sim, capture, extra, steps):
     p, _port, command, total = start(sim, capture, extra)
     n = min(steps, total - 1)
     script = """python
-import sys
 import time
-
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "../tests/sim"))
-import loop_capture  # noqa: E402  (tests/sim/loop_capture.py)
 def timed(cmd, n):
     t = time.perf_counter()
     for _ in range(n):

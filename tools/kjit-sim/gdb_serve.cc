@@ -123,11 +123,15 @@ int serve_gdb(const std::string &path, const Capture &cap, const ReplayLog &log,
     return 2;
   }
   const RunResult &end = cursor.ending();
-  printf("kjit-sim: %s: %s, %llu instructions (%s view), %s; %zu checkpoints (%llu KiB)\n", path.c_str(),
-         cap.name.c_str(), static_cast<unsigned long long>(cursor.end_position()),
-         opt.translated ? "translated" : "original",
-         end.reason == StopReason::kSentinel ? "returns" : ("cannot go on at the end: " + end.message).c_str(),
-         cursor.checkpoint_positions().size(), static_cast<unsigned long long>(cursor.checkpoint_bytes() >> 10));
+  char back[96];
+  if (opt.translated)
+    snprintf(back, sizeof back, "going back runs the translation again from the start");
+  else
+    snprintf(back, sizeof back, "%zu checkpoints (%llu KiB) to go back from", cursor.checkpoint_positions().size(),
+             static_cast<unsigned long long>(cursor.checkpoint_bytes() >> 10));
+  printf("kjit-sim: %s: %s, %llu instructions (%s view), %s; %s\n", path.c_str(), cap.name.c_str(),
+         static_cast<unsigned long long>(cursor.end_position()), opt.translated ? "translated" : "original",
+         end.reason == StopReason::kSentinel ? "returns" : ("cannot go on at the end: " + end.message).c_str(), back);
 
   const DebugVmlinux dbg = find_debug_vmlinux(cap, opt.vmlinux);
   const CaptureKaslr kaslr = capture_kaslr(cap);

@@ -13,7 +13,10 @@ over a raw socket:
   during a long continue (a made-up loop of 4 million instructions,
     tests/sim/loop_capture.py), ^C stops it with SIGINT and the session
     goes on; a client that goes away then is seen while it runs.
-Usage: gdb_bad_clients.py KJIT_SIM CAPTURE
+And a replay that cannot go on (FAILING: a capture whose log lacks a
+record, tests/data/captures-unlogged): continue stops with SIGSEGV where it
+fails, the reason on the console; it can go back from there.
+Usage: gdb_bad_clients.py KJIT_SIM CAPTURE FAILING
 """
 import os
 import re
@@ -202,8 +205,28 @@ def long_continue(sim):
         no_crash(rc, err, "gone during a long continue")
 
 
+def cannot_go_on(sim, failing):
+    srv = Server(sim, failing)
+    srv.ask(b"QStartNoAckMode")
+    srv.s.sendall(frame(b"c"))
+    console = srv.reply()
+    stop = srv.reply()
+    text = bytes.fromhex(console[1:].decode()).decode() if console.startswith(b"O") else ""
+    check("the replay cannot go on" in text and "rdpkru" in text, "the console says why: " + text.strip()[:90])
+    check(stop.startswith(b"T0b"), "continue stops with SIGSEGV: " + stop.decode()[:12])
+    srv.s.sendall(frame(b"c"))
+    srv.reply()
+    check(srv.reply().startswith(b"T0b"), "... and again at the same place")
+    srv.s.sendall(frame(b"bs"))
+    check(srv.reply().startswith(b"T05"), "a reverse step from there")
+    srv.s.sendall(frame(b"D"))
+    srv.reply()
+    rc, out, err = srv.finish()
+    check(rc == 0, "detached: status 0 (%s)" % rc)
+
+
 def main():
-    sim, capture = sys.argv[1], sys.argv[2]
+    sim, capture, failing = sys.argv[1], sys.argv[2], sys.argv[3]
     t0 = time.time()
     malformed_then_oversized(sim, capture)
     gone_mid_step(sim, capture, b"vCont;s")
@@ -211,6 +234,7 @@ def main():
     gone_between_packets(sim, capture)
     detach(sim, capture)
     long_continue(sim)
+    cannot_go_on(sim, failing)
     print("gdb_bad_clients: %s, %d checks failed (%.1f s)" % ("FAIL" if failures else "ok", len(failures),
                                                               time.time() - t0))
     return 1 if failures else 0

@@ -188,6 +188,13 @@ size_t GdbReplayTarget::read_memory(uint64_t addr, size_t len, uint8_t *out) {
   return got;
 }
 
+bool GdbReplayTarget::watched(const MemWrite &mw, uint64_t *hit) const {
+  // In the translated view the engine's own code writes too (a gate's
+  // saved registers): not the program's writes.
+  if (cursor_.translated() && mw.mapped_pc == 0) return false;
+  return watched(mw.addr, mw.size, hit);
+}
+
 bool GdbReplayTarget::watched(uint64_t addr, uint64_t size, uint64_t *hit) const {
   for (const Watch &w : watches_)
     if (addr < w.addr + w.len && w.addr < addr + size) {
@@ -278,9 +285,8 @@ Stop GdbReplayTarget::at_end() {
 
 namespace {
 
-// Forward runs: breakpoints (not at the instruction the run starts at:
-// gdb steps off a breakpoint before it continues) and watched writes.
-struct ForwardWatcher : ReplayCursor::Watcher {
+// A cursor watcher made of two callbacks (either may be empty).
+struct Callbacks : ReplayCursor::Watcher {
   std::function<bool(uint64_t, uint64_t)> on_before;
   std::function<bool(uint64_t, const MemWrite &)> on_write;
   bool before(uint64_t position, uint64_t pc) override { return on_before && on_before(position, pc); }
@@ -302,13 +308,13 @@ Stop GdbReplayTarget::step(gdb::Direction d, const std::function<bool()> &interr
     if (!err.empty()) return failed(err);
     Stop s;
     for (size_t i = std::max(first, cursor_.emulator().writes().size()); i < first + keep; i++)
-      if (!s.watch && watched(tail[i - first].addr, tail[i - first].size, &s.watch_addr)) s.watch = true;
+      if (!s.watch && watched(tail[i - first], &s.watch_addr)) s.watch = true;
     return stopped(s);
   }
   if (pos == cursor_.end_position()) return at_end();
   Stop s;
-  ForwardWatcher w;
-  w.on_write = [&](uint64_t, const MemWrite &mw) { return watched(mw.addr, mw.size, &s.watch_addr); };
+  Callbacks w;
+  w.on_write = [&](uint64_t, const MemWrite &mw) { return watched(mw, &s.watch_addr); };
   switch (cursor_.run_to(pos + 1, &w, interrupted)) {
     case ReplayCursor::Outcome::kReached: return stopped(s);
     case ReplayCursor::Outcome::kWatched:
@@ -327,7 +333,7 @@ Stop GdbReplayTarget::resume(gdb::Direction d, const std::function<bool()> &inte
   if (start == cursor_.end_position()) return at_end();
   Stop s;
   uint64_t last_orig = 0;
-  ForwardWatcher w;
+  Callbacks w;
   w.on_before = [&](uint64_t position, uint64_t pc) {
     const Hit hit = breakpoint_at(pc, &last_orig);
     if (hit == Hit::kNone || position == start) return false;
@@ -335,7 +341,7 @@ Stop GdbReplayTarget::resume(gdb::Direction d, const std::function<bool()> &inte
     return true;
   };
   w.on_write = [&](uint64_t, const MemWrite &mw) {
-    s.watch = s.watch || watched(mw.addr, mw.size, &s.watch_addr);
+    s.watch = s.watch || watched(mw, &s.watch_addr);
     return s.watch;
   };
   switch (cursor_.run_to(~uint64_t{0}, &w, interrupted)) {
@@ -368,7 +374,7 @@ Stop GdbReplayTarget::reverse_continue(const std::function<bool()> &interrupted)
     bool found = false;
     uint64_t at = 0, last_orig = 0;
     Stop hit;
-    ForwardWatcher w;
+    Callbacks w;
     w.on_before = [&](uint64_t position, uint64_t pc) {
       const Hit h = breakpoint_at(pc, &last_orig);
       if (h != Hit::kNone && position < now) {
@@ -383,7 +389,7 @@ Stop GdbReplayTarget::reverse_continue(const std::function<bool()> &interrupted)
     // instruction that writes.
     w.on_write = [&](uint64_t position, const MemWrite &mw) {
       uint64_t a = 0;
-      if (position < now && watched(mw.addr, mw.size, &a)) {
+      if (position < now && watched(mw, &a)) {
         found = true;
         at = position;
         hit = Stop{};

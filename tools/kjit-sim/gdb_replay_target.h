@@ -6,15 +6,16 @@
 //     __KERNEL_DS 0x18, fixed by x86-64 Linux's GDT); ds, es, fs, gs (the
 //     task's user selectors), x87, SSE and orig_rax are not in a capture:
 //     unavailable;
-//   memory: what KnownMemory knows at the current instruction, then the
-//     vmlinux's code (when given), then in the translated view the
-//     engine's own memory; anything else is an error (E14);
+//   memory: what KnownMemory knows at the current instruction, then in
+//     the translated view the engine's own memory, then the vmlinux's
+//     code (when given); anything else is an error (E14);
 //   Z0/Z1 breakpoints at a pc; in the translated view a breakpoint at an
 //     original address also stops on the first cache instruction of its
 //     copy (of the instruction after it, on a NOP or a direct jump the
 //     engine does not copy), as a plain SIGTRAP there (gdb has no
 //     breakpoint at that pc);
-//     Z2 write watchpoints;
+//     Z2 write watchpoints on the program's writes (in the translated
+//     view, not those of the engine's own code);
 //   forward: step, continue; the end of the invocation is the program's
 //     exit with rax's low 32 bits as its status (gdb's $_exitcode is
 //     (int) rax), the whole of rax on gdb's console;
@@ -70,6 +71,7 @@ class GdbReplayTarget : public gdb::Target {
   gdb::Stop at_end();
   gdb::Stop failed(const std::string &why);
   gdb::Stop reverse_continue(const std::function<bool()> &interrupted);
+  bool watched(const MemWrite &mw, uint64_t *hit) const;
   bool watched(uint64_t addr, uint64_t size, uint64_t *hit) const;
   enum class Hit { kNone, kSoftware, kHardware, kCopy };
   Hit breakpoint_at(uint64_t pc, uint64_t *last_orig) const;

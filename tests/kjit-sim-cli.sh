@@ -27,6 +27,11 @@ replay CAPTURE --bogus|kjit-sim replay: unrecognized option '--bogus'
 replay CAPTURE --budget|kjit-sim replay: option '--budget' requires an argument
 replay CAPTURE extra|kjit-sim replay: unexpected argument extra
 replay --warm|kjit-sim replay: missing CAPTURE
+replay CAPTURE --gdb 70000|--gdb 70000: not a port from 0 to 65535
+replay CAPTURE --gdb host:|--gdb host:: not a port
+replay CAPTURE --translated|--translated, --vmlinux and --checkpoint-every go with --gdb
+replay CAPTURE --gdb 0 --tool icount|--gdb serves one view to gdb
+replay CAPTURE --gdb 0 --checkpoint-every 1x|--checkpoint-every 1x: not a number
 run CAPTURE --chain 1.5|kjit-sim run: --chain 1.5: not a number
 run CAPTURE --code-bytes 4k|--code-bytes 4k: not a number
 info CAPTURE --symbols|option '--symbols' requires an argument

@@ -307,4 +307,32 @@ CaptureKaslr capture_kaslr(const Capture &cap) {
   return k;
 }
 
+CaptureKernel capture_kernel(const Capture &cap) {
+  for (const RawSection &s : cap.extra) {
+    if (s.type != KJIT_CAPF_KERNEL) continue;
+    // Two strings, each a u32 length and that many printable bytes.
+    std::string str[2];
+    size_t at = 0;
+    bool ok = true;
+    for (std::string &out : str) {
+      uint32_t n = 0;
+      if (s.payload.size() - at < 4) {
+        ok = false;
+        break;
+      }
+      memcpy(&n, s.payload.data() + at, 4);
+      at += 4;
+      if (n > KJIT_CAPF_KERNEL_STRING_MAX || s.payload.size() - at < n) {
+        ok = false;
+        break;
+      }
+      out.assign(reinterpret_cast<const char *>(s.payload.data() + at), n);
+      at += n;
+      for (char c : out) ok = ok && c > 0x20 && c < 0x7f;
+    }
+    if (ok && at == s.payload.size()) return CaptureKernel{str[0], str[1]};
+  }
+  return CaptureKernel{};
+}
+
 }  // namespace kjit::sim

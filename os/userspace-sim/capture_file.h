@@ -88,6 +88,14 @@ struct CaptureKaslr {
 // The capture's KASLR section, or all zeros (addresses as they are).
 CaptureKaslr capture_kaslr(const Capture &cap);
 
+// The optional KERNEL section: the release and build id of the kernel the
+// capture ran on, which name its debug vmlinux.  Empty when absent or
+// malformed (a reader that cannot use it goes on without it).
+struct CaptureKernel {
+  std::string release, build_id;  // build id in lowercase hex
+};
+CaptureKernel capture_kernel(const Capture &cap);
+
 // Version 2 adds the replay sections (MEMREAD, NONDET, BLOCKS, KRESULT,
 // SYMBOLS: tools/kjit-sim/replay_log.h); version 1 files still load.
 constexpr uint32_t kCaptureVersion = KJIT_CAPF_VERSION;

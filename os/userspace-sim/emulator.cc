@@ -8,6 +8,7 @@
 
 #include <unicorn/unicorn.h>
 
+#include <algorithm>
 #include <map>
 
 namespace kjit::sim {
@@ -193,6 +194,48 @@ void Emulator::set_regs(const Regs &regs) {
   uc_reg_write(uc_, UC_X86_REG_GS_BASE, &v);
   v = regs.fs_base;
   uc_reg_write(uc_, UC_X86_REG_FS_BASE, &v);
+}
+
+CpuState::~CpuState() {
+  if (ctx_) uc_context_free(ctx_);
+}
+
+CpuState &CpuState::operator=(CpuState &&o) noexcept {
+  if (this != &o) {
+    if (ctx_) uc_context_free(ctx_);
+    ctx_ = o.ctx_;
+    o.ctx_ = nullptr;
+  }
+  return *this;
+}
+
+CpuState Emulator::save_cpu() const {
+  CpuState s;
+  if (!uc_ || uc_context_alloc(uc_, &s.ctx_) != UC_ERR_OK) return CpuState{};
+  if (uc_context_save(uc_, s.ctx_) != UC_ERR_OK) return CpuState{};
+  return s;
+}
+
+bool Emulator::restore_cpu(const CpuState &s) {
+  rerun_ = false;  // the state is one between two instructions
+  return uc_ && s.ctx_ && uc_context_restore(uc_, s.ctx_) == UC_ERR_OK;
+}
+
+std::vector<MappedRange> Emulator::mapped() const {
+  std::vector<MappedRange> out;
+  uc_mem_region *regions = nullptr;
+  uint32_t n = 0;
+  if (!uc_ || uc_mem_regions(uc_, &regions, &n) != UC_ERR_OK) return out;
+  for (uint32_t i = 0; i < n; i++) {
+    uint32_t p = 0;
+    if (regions[i].perms & UC_PROT_READ) p |= kPermR;
+    if (regions[i].perms & UC_PROT_WRITE) p |= kPermW;
+    if (regions[i].perms & UC_PROT_EXEC) p |= kPermX;
+    out.push_back(MappedRange{regions[i].begin, regions[i].end + 1, p});
+  }
+  uc_free(regions);
+  std::sort(out.begin(), out.end(), [](const MappedRange &a, const MappedRange &b) { return a.begin < b.begin; });
+  return out;
 }
 
 Regs Emulator::regs() const {

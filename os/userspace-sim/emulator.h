@@ -16,6 +16,7 @@
 #include "capture_file.h"
 
 struct uc_struct;
+struct uc_context;
 
 namespace kjit::sim {
 
@@ -52,6 +53,30 @@ struct RunResult {
   uint64_t fault_addr = 0;  // data address for memory faults
   uint64_t insns = 0;       // instructions executed (hook invocations)
   std::string message;      // human-readable detail
+};
+
+// The whole CPU state Unicorn keeps (every register, the flags in their
+// lazy form, segment bases, vector registers), saved to be restored later
+// (Emulator::save_cpu): a checkpoint's registers.  Move-only.
+class CpuState {
+ public:
+  CpuState() = default;
+  ~CpuState();
+  CpuState(CpuState &&o) noexcept : ctx_(o.ctx_) { o.ctx_ = nullptr; }
+  CpuState &operator=(CpuState &&o) noexcept;
+  CpuState(const CpuState &) = delete;
+  CpuState &operator=(const CpuState &) = delete;
+  bool valid() const { return ctx_ != nullptr; }
+
+ private:
+  friend class Emulator;
+  uc_context *ctx_ = nullptr;
+};
+
+// A run of mapped pages with one set of permissions.
+struct MappedRange {
+  uint64_t begin, end;  // [begin, end)
+  uint32_t perms;       // kPerm* bits
 };
 
 class Emulator {
@@ -103,6 +128,13 @@ class Emulator {
   void rerun_instruction();
   void set_regs(const Regs &regs);
   Regs regs() const;
+  // Saves and restores every register (not memory); between runs only:
+  // a restored CPU is between two instructions (no rerun_instruction
+  // pending).
+  CpuState save_cpu() const;
+  bool restore_cpu(const CpuState &s);
+  // What is mapped, in address order.
+  std::vector<MappedRange> mapped() const;
   // Stack helpers used by gates and the runner (writes are not recorded,
   // they are the host's, not the program's).
   bool push(uint64_t v);
@@ -129,6 +161,10 @@ class Emulator {
   // Writes in program order, since construction or clear_writes().
   const std::vector<MemWrite> &writes() const { return writes_; }
   void clear_writes() { writes_.clear(); }
+  // Forgets the writes after the first `n` (going back to a checkpoint).
+  void truncate_writes(size_t n) {
+    if (n < writes_.size()) writes_.resize(n);
+  }
   // Flags the most recent write to `addr` (among the last few) as part of
   // the gate protocol; gates call it for the stack slots their stub wrote.
   void mark_protocol_write(uint64_t addr);

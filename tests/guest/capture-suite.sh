@@ -1,6 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # Capture/replay suite.  Usage: tests/guest/capture-suite.sh [BUILD_DIR]
+#   The statx capture alone, then its gdb session on the host:
+#     KJIT_CAPTURE_SYSCALLS=statx KJIT_CAPTURE_ALL= KJIT_CAPTURE_ALL_NAMES= tests/guest/capture-suite.sh build
 #   Needs BUILD_DIR/module/kjit.ko and BUILD_DIR/tools/kjit-sim/kjit-sim.
 #   Env: KJIT_CAPTURE_SYSCALLS (the list below: NAME, or CASE=NAME for
 #        capture_workload's CASE making system call NAME), KJIT_CAPTURE_KEEP=DIR (copy the
@@ -42,7 +44,7 @@
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 B="$(cd "${1:-$root/build}" && pwd)"
-SYSCALLS="${KJIT_CAPTURE_SYSCALLS:-getppid getpid getuid umask newuname read write pipe2 openat close newfstat lseek dup fcntl ioctl brk mprotect munmap kill rt_sigaction rt_sigprocmask socket getsockname sendto recvfrom poll epoll_create1 clock_gettime clock_getres gettimeofday timerfd_create timerfd_settime getitimer times sysinfo getrusage getcwd read_wait=read nanosleep clock_nanosleep futex_wait=futex futex_wake=futex getrandom}"
+SYSCALLS="${KJIT_CAPTURE_SYSCALLS:-getppid getpid getuid umask newuname read write pipe2 openat close newfstat lseek dup fcntl ioctl brk mprotect munmap kill rt_sigaction rt_sigprocmask socket getsockname sendto recvfrom poll epoll_create1 clock_gettime clock_getres gettimeofday timerfd_create timerfd_settime getitimer times sysinfo getrusage getcwd read_wait=read nanosleep clock_nanosleep futex_wait=futex futex_wake=futex getrandom statx}"
 ALL_WORKLOADS="${KJIT_CAPTURE_ALL-suite=./capture_workload+all broad=./broad_workload}"
 ALL_NAMES="${KJIT_CAPTURE_ALL_NAMES-$root/tests/data/capture-all-syscalls.txt}"
 read -r -a syscalls <<< "$SYSCALLS"
@@ -109,12 +111,36 @@ fi
 # A capture names where the kernel image ran: its entry minus the KASLR
 # offset is in the vmlinux's function (past its ftrace call).
 dbg="$(KJIT_BUILD="$B/lab" "$root/tools/lab/fetch-debug.sh")"
-want=$(nm "$dbg/vmlinux-dbg" | awk '$3 == "__x64_sys_getppid" {a = $1} END {print a}')
-got=$("$sim" info "$share/caps/getppid.kjitcap" 2>&1 | sed -n 's/^kaslr: .*entry in the vmlinux: 0x\([0-9a-f]*\)$/\1/p')
-if [ -n "$want" ] && [ -n "$got" ] && [ $((0x$got - 0x$want)) -ge 0 ] && [ $((0x$got - 0x$want)) -lt 16 ]; then
-  echo "capture-suite: getppid's capture: entry 0x$got in the vmlinux's __x64_sys_getppid (0x$want)"
-else
-  bad "getppid's capture names its entry in the vmlinux as 0x${got:-?}, the vmlinux has 0x${want:-?}"
+if [ -f "$share/caps/getppid.kjitcap" ]; then
+  want=$(nm "$dbg/vmlinux-dbg" | awk '$3 == "__x64_sys_getppid" {a = $1} END {print a}')
+  got=$("$sim" info "$share/caps/getppid.kjitcap" 2>&1 | sed -n 's/^kaslr: .*entry in the vmlinux: 0x\([0-9a-f]*\)$/\1/p')
+  if [ -n "$want" ] && [ -n "$got" ] && [ $((0x$got - 0x$want)) -ge 0 ] && [ $((0x$got - 0x$want)) -lt 16 ]; then
+    echo "capture-suite: getppid's capture: entry 0x$got in the vmlinux's __x64_sys_getppid (0x$want)"
+  else
+    bad "getppid's capture names its entry in the vmlinux as 0x${got:-?}, the vmlinux has 0x${want:-?}"
+  fi
+fi
+# The statx capture in gdb on this host (tests/sim/gdb_session.py: break,
+# locals against the log, step into a call, finish, reverse-stepi and
+# reverse-continue to the same registers, a watchpoint both ways, the exit
+# code; the translated view too).  The capture names its kernel (release,
+# build id); kjit-sim finds the debug vmlinux where Debian installs it,
+# here a debug root whose /usr/lib/debug/boot/vmlinux-RELEASE is the lab's.
+if [ -f "$share/caps/statx.kjitcap" ]; then
+  rel=$("$sim" info "$share/caps/statx.kjitcap" | sed -n 's/^kernel: *\([^,]*\),.*/\1/p')
+  droot="$share/debug-root"
+  mkdir -p "$droot/usr/lib/debug/boot"
+  ln -sfn "$dbg/vmlinux-dbg" "$droot/usr/lib/debug/boot/vmlinux-$rel"
+  if [ -z "$rel" ]; then
+    bad "statx's capture does not name its kernel (no KERNEL section)"
+  elif KJIT_DEBUG_ROOT="$droot" python3 "$root/tests/sim/gdb_session.py" "$sim" "$share/caps/statx.kjitcap" \
+       --vmlinux auto --translated-too > "$share/caps/statx.gdb" 2>&1 &&
+     grep -q "found by the capture's kernel $rel" "$share/caps/statx.gdb"; then
+    echo "capture-suite: statx in gdb: $(tail -n 1 "$share/caps/statx.gdb")"
+  else
+    sed 's/^/    /' "$share/caps/statx.gdb" | grep -v '^    ok ' | head -60
+    bad "statx's capture in gdb (vmlinux-$rel found from the capture): see $share/caps/statx.gdb"
+  fi
 fi
 echo "capture-suite: $pass of $total system calls replay exactly (need $MIN)"
 [ "$pass" -ge "$MIN" ] || bad "fewer than $MIN system calls replay exactly"

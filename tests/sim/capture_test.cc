@@ -230,6 +230,35 @@ TEST(Capture, UnknownSectionsAreSkippedButChecked) {
   EXPECT_NE(parse(f).find("CRC"), std::string::npos);
 }
 
+// KERNEL (6): the release and build id that name the debug vmlinux; a
+// malformed one is no kernel at all, not an error.
+TEST(Capture, KernelSectionNamesTheKernel) {
+  auto section = [](const std::string &release, const std::string &bid) {
+    RawSection s;
+    s.type = KJIT_CAPF_KERNEL;
+    for (const std::string *str : {&release, &bid}) {
+      const uint32_t n = static_cast<uint32_t>(str->size());
+      s.payload.insert(s.payload.end(), reinterpret_cast<const uint8_t *>(&n), reinterpret_cast<const uint8_t *>(&n) + 4);
+      s.payload.insert(s.payload.end(), str->begin(), str->end());
+    }
+    return s;
+  };
+  Capture cap;
+  EXPECT_EQ(capture_kernel(cap).release, "");
+  cap.extra.push_back(section("6.1.0-57-cloud-amd64", "01d2640d3a13145ee314eb05b155f141b7b7058b"));
+  EXPECT_EQ(capture_kernel(cap).release, "6.1.0-57-cloud-amd64");
+  EXPECT_EQ(capture_kernel(cap).build_id, "01d2640d3a13145ee314eb05b155f141b7b7058b");
+  cap.extra[0] = section("6.1.0 with a space", "");
+  EXPECT_EQ(capture_kernel(cap).release, "");
+  cap.extra[0] = section("6.1.0", "");
+  cap.extra[0].payload.push_back(0);  // a byte past the two strings
+  EXPECT_EQ(capture_kernel(cap).release, "");
+  cap.extra[0] = section(std::string(KJIT_CAPF_KERNEL_STRING_MAX + 1, 'a'), "");
+  EXPECT_EQ(capture_kernel(cap).release, "");
+  cap.extra[0].payload.resize(3);  // not even a length
+  EXPECT_EQ(capture_kernel(cap).release, "");
+}
+
 TEST(Capture, WriterRefusesInvalidCaptures) {
   Capture c = small_capture();
   c.regions[1].addr = c.regions[0].addr + 1;

@@ -182,5 +182,55 @@ TEST(Emulator, HostMappedCodeNeedsInvalidation) {
   EXPECT_EQ(emu.gpr(KJIT_REG_RAX), 7u);
 }
 
+// The gdb server stops a run before an instruction and resumes it later
+// (tools/kjit-sim/replay_cursor.h): a hook that stops leaves the
+// instruction unexecuted, at rip, for the next run to execute once.
+TEST(Emulator, AStopInAHookLeavesTheInstructionForTheNextRun) {
+  // inc rax; inc rax; inc rax; ret
+  const Capture cap = make_capture({0x48, 0xff, 0xc0, 0x48, 0xff, 0xc0, 0x48, 0xff, 0xc0, 0xc3});
+  Prepared p(cap);
+  p.emu.set_gpr(KJIT_REG_RAX, 0);
+  bool stop = true;
+  p.emu.add_code_hook(kCode + 3, kCode + 3, [&](Emulator &e, uint64_t, uint32_t) {
+    if (stop) e.stop();
+  });
+  RunResult r = p.emu.run(cap.entry_pc, cap.sentinel, 10);
+  ASSERT_EQ(r.reason, StopReason::kStopped) << r.message;
+  EXPECT_EQ(p.emu.rip(), kCode + 3);
+  EXPECT_EQ(p.emu.gpr(KJIT_REG_RAX), 1u);
+  stop = false;
+  r = p.emu.run(p.emu.rip(), cap.sentinel, 10);
+  ASSERT_EQ(r.reason, StopReason::kSentinel) << r.message;
+  EXPECT_EQ(p.emu.gpr(KJIT_REG_RAX), 3u);
+}
+
+// A checkpoint's registers: saved between runs, restored after more code
+// ran, flags included (Unicorn keeps them in a lazy form).
+TEST(Emulator, SavedCpuStateComesBack) {
+  // add rax, rax (rax = 2^63: carry, zero); inc rax; ret
+  const Capture cap = make_capture({0x48, 0x01, 0xc0, 0x48, 0xff, 0xc0, 0xc3});
+  Prepared p(cap);
+  p.emu.set_gpr(KJIT_REG_RAX, uint64_t{1} << 63);
+  bool stop = true;
+  p.emu.add_code_hook(kCode + 3, kCode + 3, [&](Emulator &e, uint64_t, uint32_t) {
+    if (stop) e.stop();
+  });
+  ASSERT_EQ(p.emu.run(cap.entry_pc, cap.sentinel, 10).reason, StopReason::kStopped);
+  const uint64_t flags = p.emu.rflags();
+  EXPECT_EQ(flags & 0x41, 0x41u);  // CF, ZF
+  CpuState saved = p.emu.save_cpu();
+  ASSERT_TRUE(saved.valid());
+  stop = false;
+  ASSERT_EQ(p.emu.run(p.emu.rip(), cap.sentinel, 10).reason, StopReason::kSentinel);
+  EXPECT_EQ(p.emu.gpr(KJIT_REG_RAX), 1u);
+  ASSERT_TRUE(p.emu.restore_cpu(saved));
+  EXPECT_EQ(p.emu.rip(), kCode + 3);
+  EXPECT_EQ(p.emu.gpr(KJIT_REG_RAX), 0u);
+  EXPECT_EQ(p.emu.rflags(), flags);
+  bool has_writable = false;
+  for (const MappedRange &m : p.emu.mapped()) has_writable |= m.begin <= kData && kData < m.end && (m.perms & kPermW);
+  EXPECT_TRUE(has_writable);
+}
+
 }  // namespace
 }  // namespace kjit::sim

@@ -126,6 +126,12 @@ int cmd_info(int argc, char **argv) {
              static_cast<unsigned long long>(kaslr.image_hi), static_cast<unsigned long long>(kaslr.to_link(cap.entry_pc)));
       continue;
     }
+    if (s.type == KJIT_CAPF_KERNEL) {
+      const CaptureKernel k = capture_kernel(cap);
+      if (k.release.empty()) printf("kernel:   (a malformed KERNEL section, %zu bytes)\n", s.payload.size());
+      else printf("kernel:   %s, build id %s\n", k.release.c_str(), k.build_id.empty() ? "unknown" : k.build_id.c_str());
+      continue;
+    }
     if (log && s.type >= kFirstReplaySection && s.type <= kLastReplaySection) continue;
     printf("extra section: type 0x%x, %zu bytes (not interpreted)\n", s.type, s.payload.size());
   }

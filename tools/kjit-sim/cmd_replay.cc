@@ -7,7 +7,9 @@
 // pc a cache instruction was built from), the N largest of each.  --trace:
 // every instruction the translated runs executed, with the original pc it
 // counts at, disassembled.  --warm: the translated run that is reported
-// runs from the cache a first run built.
+// runs from the cache a first run built.  --gdb [HOST:]PORT: the replay
+// served to gdb instead (gdb_serve.h), of the original code or, with
+// --translated, of the code cache.
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -24,6 +26,7 @@
 #include "capture_file.h"
 #include "cli.h"
 #include "commands.h"
+#include "gdb_serve.h"
 #include "replay.h"
 #include "replay_log.h"
 
@@ -106,16 +109,21 @@ int cmd_replay(int argc, char **argv) {
   bool tools_given = false;
   size_t profile_n = 0;
   std::string sym_path;
-  enum { kTool = 1, kBudget, kVerbose, kSymbols, kProfile, kTrace, kWarm };
+  GdbServeOptions gdb;
+  bool serve = false, budget_given = false, replay_only = false, gdb_only = false;
+  enum { kTool = 1, kBudget, kVerbose, kSymbols, kProfile, kTrace, kWarm, kGdb, kTranslated, kVmlinux, kCheckpoints };
   static const option kOptions[] = {
       {"tool", required_argument, nullptr, kTool},       {"budget", required_argument, nullptr, kBudget},
       {"verbose", no_argument, nullptr, kVerbose},       {"symbols", required_argument, nullptr, kSymbols},
       {"profile", required_argument, nullptr, kProfile}, {"trace", no_argument, nullptr, kTrace},
-      {"warm", no_argument, nullptr, kWarm},             {nullptr, 0, nullptr, 0}};
+      {"warm", no_argument, nullptr, kWarm},             {"gdb", required_argument, nullptr, kGdb},
+      {"translated", no_argument, nullptr, kTranslated}, {"vmlinux", required_argument, nullptr, kVmlinux},
+      {"checkpoint-every", required_argument, nullptr, kCheckpoints}, {nullptr, 0, nullptr, 0}};
   uint64_t num = 0;
   for (int o, first = 1; (o = cli_next(argc, argv, "", kOptions, first)) != -1; first = 0) {
     switch (o) {
       case kTool: {
+        replay_only = true;
         if (!tools_given) opt.tools.clear();
         tools_given = true;
         std::stringstream ss(optarg);
@@ -125,20 +133,44 @@ int cmd_replay(int argc, char **argv) {
       case kBudget:
         if (!cli_number("replay", "--budget", optarg, UINT64_MAX, &num)) return 2;
         opt.budget = num;
+        budget_given = true;
         break;
       case kVerbose: opt.quiet = false; break;
       case kSymbols: sym_path = optarg; break;
       case kProfile:
+        replay_only = true;
         if (!cli_number("replay", "--profile", optarg, UINT32_MAX, &num)) return 2;
         opt.profile = true;
         profile_n = num;
         break;
-      case kTrace: opt.trace = true; break;
-      case kWarm: opt.warm = true; break;
+      case kTrace: opt.trace = replay_only = true; break;
+      case kWarm: opt.warm = replay_only = true; break;
+      case kGdb:
+        serve = true;
+        gdb.address = optarg;
+        break;
+      case kTranslated: gdb.translated = gdb_only = true; break;
+      case kVmlinux:
+        gdb.vmlinux = optarg;
+        gdb_only = true;
+        break;
+      case kCheckpoints:
+        if (!cli_number("replay", "--checkpoint-every", optarg, UINT32_MAX, &num)) return 2;
+        gdb.checkpoint_every = num;
+        gdb_only = true;
+        break;
       default: return 2;  // getopt said what
     }
   }
   if (!cli_one_operand("replay", "CAPTURE", argc, argv, &path)) return 2;
+  if (serve && replay_only) {
+    fprintf(stderr, "kjit-sim replay: --gdb serves one view to gdb: not with --tool, --profile, --trace or --warm\n");
+    return 2;
+  }
+  if (!serve && gdb_only) {
+    fprintf(stderr, "kjit-sim replay: --translated, --vmlinux and --checkpoint-every go with --gdb\n");
+    return 2;
+  }
   Capture cap;
   ReplayLog log;
   std::string err = load_capture_file(path, &cap);
@@ -150,6 +182,12 @@ int cmd_replay(int argc, char **argv) {
   if (err.empty() && !sym_path.empty()) {
     err = kallsyms.load_kallsyms(sym_path);
     opt.kallsyms = &kallsyms;
+  }
+  if (err.empty() && serve) {
+    if (budget_given) gdb.budget = opt.budget;
+    gdb.kallsyms = opt.kallsyms;
+    gdb.quiet = opt.quiet;
+    return serve_gdb(path, cap, log, gdb);
   }
   ReplayReport rep;
   if (err.empty()) err = replay_capture(cap, log, opt, &rep);

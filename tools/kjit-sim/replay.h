@@ -26,6 +26,7 @@
 
 #include "capture_file.h"
 #include "emulator.h"
+#include "log_server.h"
 #include "reference_runner.h"
 #include "replay_log.h"
 #include "sim_symbols.h"
@@ -52,12 +53,6 @@ struct ReplayOptions {
   // with them the engine tells C functions' returns (kjit_os_c_abi_return)
   // as the module does, from the function's start.  May be null.
   const SymbolTable *kallsyms = nullptr;
-};
-
-// One run's view of the log.
-struct ServeState {
-  size_t reads = 0, nondets = 0, blocks = 0, resumes = 0;  // consumed
-  std::string error;                          // first serving problem
 };
 
 struct ReplayRun {

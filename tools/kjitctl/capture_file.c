@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
 #include "kjitctl.h"
@@ -197,6 +198,17 @@ int capf_write(const char *path, const char *name, const unsigned char *ev, cons
     tmp.n = 0;
     buf_u64(&tmp, kjit_kaslr_offset); buf_u64(&tmp, lo); buf_u64(&tmp, hi);
     capf_section(&secs, KJIT_CAPF_KASLR, &tmp); nsec++;
+  }
+  {
+    /* Which kernel: kjit-sim finds its debug vmlinux by these. */
+    struct utsname u;
+    char bid[129] = "";
+    uname(&u);
+    note_build_id("/sys/kernel/notes", bid, sizeof bid);
+    tmp.n = 0;
+    buf_u32(&tmp, (uint32_t)strlen(u.release)); buf_put(&tmp, u.release, strlen(u.release));
+    buf_u32(&tmp, (uint32_t)strlen(bid)); buf_put(&tmp, bid, strlen(bid));
+    capf_section(&secs, KJIT_CAPF_KERNEL, &tmp); nsec++;
   }
   struct buf sec = {0};
   buf_u32(&sec, nreads); if (reads.n) buf_put(&sec, reads.p, reads.n);

@@ -135,6 +135,9 @@ enum kjit_capf_section {
                                    running kernel image [image_lo, image_hi)
                                    minus kaslr_offset is the vmlinux's
                                    (canonical) address of the same code */
+  KJIT_CAPF_KERNEL = 6,         /* optional: u32 length, the kernel's release
+                                   (uname -r), u32 length, its GNU build id
+                                   in hex: which debug vmlinux is its own */
   KJIT_CAPF_MEMREAD = 0x100,    /* replay sections (version 2) */
   KJIT_CAPF_NONDET = 0x101,
   KJIT_CAPF_BLOCKS = 0x102,
@@ -185,6 +188,8 @@ struct kjit_capf_kresult {
   uint64_t icount_begin, icount_end;
   uint32_t pid, cpu;
 };
+/* KERNEL: each string at most this long. */
+#define KJIT_CAPF_KERNEL_STRING_MAX 256u
 /* SYMBOLS: u32 count, then per symbol u64 addr, u32 len, name[len]. */
 #define KJIT_CAPF_SYMBOL_MAX 256u
 

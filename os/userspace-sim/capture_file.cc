@@ -2,6 +2,7 @@
 // Capture file reader and writer.  Every read goes through Reader, which
 // checks bounds, so no input can make the loader read past its buffer.
 #include "capture_file.h"
+#include "hex_text.h"
 
 #include <algorithm>
 #include <cstring>
@@ -53,12 +54,6 @@ void put_u32(std::vector<uint8_t> *o, uint32_t v) {
 }
 void put_u64(std::vector<uint8_t> *o, uint64_t v) {
   for (int i = 0; i < 8; i++) o->push_back(static_cast<uint8_t>(v >> (8 * i)));
-}
-
-std::string hex(uint64_t v) {
-  char buf[32];
-  snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
-  return buf;
 }
 
 std::string parse_regions(const uint8_t *p, size_t n, Capture *out) {

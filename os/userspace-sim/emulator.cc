@@ -3,6 +3,7 @@
 // budget, last pc for write attribution) and then dispatches to range hooks:
 // a single hook keeps their order well defined.
 #include "emulator.h"
+#include "hex_text.h"
 
 #include "missing_insns.h"
 
@@ -28,12 +29,6 @@ uint32_t uc_perms(uint32_t p) {
   if (p & kPermW) r |= UC_PROT_WRITE;
   if (p & kPermX) r |= UC_PROT_EXEC;
   return r;
-}
-
-std::string hex(uint64_t v) {
-  char buf[32];
-  snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
-  return buf;
 }
 
 const char *access_name(int type) {

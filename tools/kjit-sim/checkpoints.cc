@@ -1,19 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "checkpoints.h"
+#include "hex_text.h"
 
 #include <algorithm>
 
 namespace kjit::sim {
-namespace {
-
-std::string hex(uint64_t v) {
-  char buf[32];
-  snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
-  return buf;
-}
-
-}  // namespace
-
 void Checkpoints::clear() {
   taken_.clear();
   pages_.clear();

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "diff_runner.h"
+#include "hex_text.h"
 
 #include "c_functions.h"
 #include "c_return.h"
@@ -11,12 +12,6 @@ namespace {
 
 const char *const kRegNames[16] = {"rax", "rcx", "rdx", "rbx", "rsp", "rbp", "rsi", "rdi",
                                    "r8",  "r9",  "r10", "r11", "r12", "r13", "r14", "r15"};
-
-std::string hex(uint64_t v) {
-  char buf[32];
-  snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
-  return buf;
-}
 
 std::string describe_write(const MemWrite &w) {
   return std::to_string(w.size) + " bytes " + hex(w.value) + " at " + hex(w.addr);

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "gdb_replay_target.h"
+#include "hex_text.h"
 
 #include <algorithm>
 #include <cstring>
@@ -10,12 +11,6 @@ namespace kjit::sim {
 namespace {
 
 using gdb::Stop;
-
-std::string hex(uint64_t v) {
-  char buf[32];
-  snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
-  return buf;
-}
 
 std::string bare_hex(uint64_t v) {
   char buf[32];

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "log_server.h"
+#include "hex_text.h"
 
 #include <algorithm>
 #include <cstring>
@@ -9,12 +10,6 @@
 
 namespace kjit::sim {
 namespace {
-
-std::string hex(uint64_t v) {
-  char buf[32];
-  snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
-  return buf;
-}
 
 const x86::Decoder &engine_decoder() {
   static const x86::Decoder decoder = [] {

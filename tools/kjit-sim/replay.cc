@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "replay.h"
+#include "hex_text.h"
 
 #include <algorithm>
 #include <chrono>
@@ -24,12 +25,6 @@ namespace {
 const char *const kRegNames[16] = {"rax", "rcx", "rdx", "rbx", "rsp", "rbp", "rsi", "rdi",
                                    "r8",  "r9",  "r10", "r11", "r12", "r13", "r14", "r15"};
 constexpr uint64_t kArith = 0x8d5;
-
-std::string hex(uint64_t v) {
-  char buf[32];
-  snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
-  return buf;
-}
 
 
 bool read_fault(const RunResult &r) {

@@ -1,19 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "replay_cursor.h"
+#include "hex_text.h"
 
 #include "replay_memory.h"
 
 namespace kjit::sim {
-namespace {
-
-std::string hex(uint64_t v) {
-  char buf[32];
-  snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
-  return buf;
-}
-
-}  // namespace
-
 ReplayCursor::~ReplayCursor() = default;
 
 std::string ReplayCursor::open(const Capture &cap, const ReplayLog &log, const Options &opt) {

@@ -1,21 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "replay_memory.h"
+#include "hex_text.h"
 
 #include <algorithm>
 
 #include "log_server.h"
 
 namespace kjit::sim {
-namespace {
-
-std::string hex(uint64_t v) {
-  char buf[32];
-  snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
-  return buf;
-}
-
-}  // namespace
-
 std::string logged_read_pages(const Capture &cap, const ReplayLog &log, std::set<uint64_t> *pages) {
   for (const LoggedRead &r : log.reads) {
     if (r.flags & kReadFailed) continue;

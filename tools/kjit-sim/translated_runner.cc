@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "translated_runner.h"
+#include "hex_text.h"
 
 #include <algorithm>
 #include <cstdlib>
@@ -15,12 +16,6 @@ uint8_t *host_alloc(uint64_t size) {
   void *p = aligned_alloc(kPageSize, page_up(size));
   if (p) memset(p, 0, page_up(size));
   return static_cast<uint8_t *>(p);
-}
-
-std::string hex(uint64_t v) {
-  char buf[32];
-  snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
-  return buf;
 }
 
 }  // namespace

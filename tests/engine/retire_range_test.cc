@@ -143,6 +143,9 @@ TEST_F(RetireRangeTest, ATraceDependsOnTheCodeItsLivenessLookedAt) {
   const int32_t rel = static_cast<int32_t>(kB - (kD + d.size()));
   memcpy(&d[3], &rel, 4);
   ASSERT_TRUE(test_shim_write_code(kD, d));
+  // Its tables first, as the module's tool start does: registered alone,
+  // the plugin would index the tables an earlier test freed.
+  ASSERT_EQ(kjit_bbcount_init(64), 0);
   ASSERT_EQ(kjit_register_plugin(kjit_example_bbcount()), 0);
   const uint64_t b = kjit_engine_enter(kB), c = kjit_engine_enter(kC);
   const uint64_t a = kjit_engine_enter(kA), dd = kjit_engine_enter(kD);

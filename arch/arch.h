@@ -15,6 +15,7 @@
 // does: kjit-report disassembles through arch/x86/disasm/, and code that
 // compares Insn::mnemonic (a Zydis id) names it through arch/x86/mnemonic.h.
 #pragma once
+#include "arch/emit.h"
 #include "arch/x86/calling_convention.h"
 #include "arch/x86/decoder.h"
 #include "arch/x86/insn.h"

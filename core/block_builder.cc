@@ -139,10 +139,10 @@ void place_movable_requests(BuildContext &ctx, Instrumenter &ins) {
 
 // Bytes emit_stubs writes for `plan`.
 uint32_t stub_bytes(const Epoch &epoch, const ExitPlan &plan) {
-  uint32_t n = plan.nexits * kStubSize;
+  uint32_t n = plan.nexits * arch::kStubSize;
   if (plan.chain) {
     uint32_t lead = return_fallback_size(*plan.chain);
-    n += (epoch.ibl_routine ? lead + 10 : 0) + lead + kStubSize;
+    n += (epoch.ibl_routine ? lead + 10 : 0) + lead + arch::kStubSize;
   }
   return n;
 }
@@ -535,7 +535,7 @@ bool Emitter::emit_fixups() {
 // Points the rel32 at code-region offset `field` at `target`; the code is
 // not published yet.
 void set_rel32(Epoch &epoch, uint32_t field, uint64_t target) {
-  x86::patch_rel32_at(epoch.write_at(field), epoch.exec_at(field), target);
+  arch::patch_jump(epoch.write_at(field), epoch.exec_at(field), target);
 }
 
 }  // namespace
@@ -544,13 +544,12 @@ bool return_slot_untouched(const x86::Insn &in) {
   return g_engine.opt.abi_returns && kjit_os_c_abi_return(in.pc);
 }
 
-bool emit_stubs(Epoch &epoch, x86::CodeWriter &w, uint32_t base, const ExitPlan &plan) {
+bool emit_stubs(Epoch &epoch, CodeWriter &w, uint32_t base, const ExitPlan &plan) {
   const kjit_os_kernel_facts &f = g_engine.facts;
   for (uint32_t i = 0; i < plan.nexits; i++) {
     Exit *e = plan.exits[i];
     uint64_t stub = w.here();
-    w.call(f.gate_direct);
-    w.u32(epoch.id_of(e));
+    arch::emit_direct_stub(w, f.gate_direct, epoch.id_of(e));
     if (w.overflowed()) return false;
     set_rel32(epoch, e->field_offset, stub);
     e->stub_offset = static_cast<uint32_t>(stub - epoch.code_exec);

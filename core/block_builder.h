@@ -5,14 +5,11 @@
 // RIP-relative operands rewritten, and ends the block with exit stubs.
 // Which blocks follow one another in a trace is core/trace.h's choice.
 #pragma once
-#include "arch/x86/code_writer.h"
+#include "arch/arch.h"
 #include "core/build_context.h"
 #include "core/epoch.h"
 
 namespace kjit {
-
-// A direct exit's dispatcher stub: `call gate; .long id` (the exit's).
-constexpr uint32_t kStubSize = 9;
 
 // Blocks one build_block may lay out in a row (EngineOptions caps it lower).
 constexpr uint32_t kMaxTraceBlocks = 16;
@@ -78,7 +75,7 @@ BuildResult emit_block(Epoch &epoch, uint64_t pc, bool routine_start, uint32_t s
 
 // Dispatcher stubs of one block, `call gate; .long id`, written by `w` at
 // code-region offset `base` (after the trace the block is part of).
-bool emit_stubs(Epoch &epoch, x86::CodeWriter &w, uint32_t base, const ExitPlan &plan);
+bool emit_stubs(Epoch &epoch, CodeWriter &w, uint32_t base, const ExitPlan &plan);
 
 // The return slot of a trace's callee holds the address the trace's call
 // pushed, unless something wrote it since.  In a compiled C function (one

@@ -191,7 +191,7 @@ BuildResult build_trace(Epoch &epoch, uint64_t pc, bool routine_start, uint64_t 
       link = prev.plan.tail_always      ? RunLink::kAlways
              : prev.plan.tail_not_taken ? RunLink::kUnlessTaken
                                         : RunLink::kNone;
-    if (emit_block(epoch, f.pc, prev.plan.tail->is_call, tail_at, t.n, t.stub_bytes - kStubSize, true,
+    if (emit_block(epoch, f.pc, prev.plan.tail->is_call, tail_at, t.n, t.stub_bytes - arch::kStubSize, true,
                    predicted, f.depth, link, &next) != BuildResult::kBuilt) {
       __builtin_memcpy(epoch.write_at(tail_at), tail_code, tail_len);
       break;
@@ -205,11 +205,11 @@ BuildResult build_trace(Epoch &epoch, uint64_t pc, bool routine_start, uint64_t 
     }
     prev.plan.nexits--;  // the tail exit, last (ExitPlan::tail)
     prev.plan.tail = nullptr;
-    prev.stub_bytes -= kStubSize;
+    prev.stub_bytes -= arch::kStubSize;
     prev.block->code_size = prev.plan.tail_at;
     prev.end = tail_at;
     t.members[t.n++] = next;
-    t.stub_bytes += next.stub_bytes - kStubSize;
+    t.stub_bytes += next.stub_bytes - arch::kStubSize;
     g_engine.stats.trace_fallthroughs++;
   }
   uint32_t stubs_at = t.members[t.n - 1].end;

@@ -67,5 +67,46 @@ void emit_count_increment(CodeWriter &w, uint64_t cell, bool gs_relative, bool k
 // the translation, a miss into the miss stub.
 void emit_ibl_routine(CodeWriter &w, uint64_t table_exec, uint32_t mask, uint64_t hash_mul, uint32_t probes);
 
+// --- Indirect chains and returns (arch/x86/emit_indirect.cc) -----------------
+// The protocol (where the target and the program's registers are, what a
+// link, a return site and a fallback do) is core/indirect_chain.h's.  Each
+// compare returns the writer offset of its jump toward `fallback` (the
+// chain's new tail), or -1; the hit's code follows it.
+
+// Whether `pc` can be a chain link's or predicted return's immediate.
+bool chain_target_encodable(uint64_t pc);
+// Whether a return link may compare with `pc` after one for `previous`.
+bool return_compare_encodable(uint64_t pc, uint64_t previous);
+// A link of a jmp*/call* chain.
+int32_t emit_chain_compare(CodeWriter &w, uint64_t pc, uint64_t fallback);
+// A return site's later link, after one for `previous`.
+int32_t emit_return_compare(CodeWriter &w, uint64_t pc, uint64_t previous, uint64_t fallback);
+// An ABI return site's later link.
+int32_t emit_abi_return_compare(CodeWriter &w, uint64_t pc, uint64_t fallback);
+// A jmp*/call* link's hit, before its jump: the program's registers back.
+void emit_chain_hit_restore(CodeWriter &w);
+// A return link's hit, before the translation or the native return.
+void emit_return_hit_restore(CodeWriter &w, bool abi_return);
+// Drops the return slot (a hit going on at the translation).
+void emit_drop_return_slot(CodeWriter &w);
+// The original return to the address in the slot.
+void emit_native_return(CodeWriter &w);
+// The 32-bit operand a return site's own link holds for `pc` (stored live).
+uint32_t return_compare_operand(uint64_t pc, bool abi_return);
+
+// Writer offsets of a return site's parts.
+struct ReturnSiteFields {
+  uint32_t compare;  // its own link's operand (return_compare_operand)
+  uint32_t tail;     // the jump toward the fallback
+  uint32_t hit;      // `hit_room` bytes for its own link's hit
+};
+void emit_return_site(CodeWriter &w, bool abi_return, uint32_t hit_room, ReturnSiteFields *f);
+// A return site's fallback before the IBL or the gate, and its size.
+uint32_t return_fallback_size(bool abi_return);
+void emit_return_fallback(CodeWriter &w, bool abi_return);
+// A return whose target `pc` a trace knows: the compare, and the offset of
+// its rel8 toward the hit, or -1 (nothing written).
+int32_t emit_predicted_return(CodeWriter &w, uint64_t pc, bool flags_dead, bool rcx_dead);
+
 }  // namespace arch
 }  // namespace kjit

@@ -7,6 +7,7 @@
 // writing past it.
 #pragma once
 #include "arch/x86/code_writer.h"
+#include "arch/x86/insn.h"
 #include "kjit/engine.h"
 
 namespace kjit {
@@ -107,6 +108,55 @@ void emit_return_fallback(CodeWriter &w, bool abi_return);
 // A return whose target `pc` a trace knows: the compare, and the offset of
 // its rel8 toward the hit, or -1 (nothing written).
 int32_t emit_predicted_return(CodeWriter &w, uint64_t pc, bool flags_dead, bool rcx_dead);
+
+// --- A block's copy (arch/x86/emit_copy.cc) ----------------------------------
+
+// The NOP a disabled fentry site holds: the copy holds it, whatever the
+// site holds when it is read.
+constexpr uint32_t kFentryNopSize = 5;
+extern const uint8_t kFentryNop[kFentryNopSize];
+// Whether `in` may come before a function's fentry site (endbr64, or what
+// the kernel writes over a sealed one).
+bool is_entry_marker(const x86::Insn &in);
+// Copies `in`, its pc-relative operand re-aimed from the copy; false when
+// the operand's target is out of reach from there.
+bool emit_copy(CodeWriter &w, const x86::Insn &in);
+// Pushes `value` touching no flag and no register (a call's original
+// return address).
+void emit_push_imm(CodeWriter &w, uint64_t value);
+// The live test of an fentry site at `site`: goes on past what follows
+// (the hooked side's exit) when the site's first byte is still its NOP's.
+// Returns the offset of the rel8 emit_fentry_check_end lands, -1 when the
+// writer overflowed, -2 when the site is out of reach.
+int32_t emit_fentry_check(CodeWriter &w, uint64_t site, bool save_flags);
+bool emit_fentry_check_end(CodeWriter &w, uint32_t rel8_at, bool save_flags);
+// Points the rel8 at `rel8_at` to the writer's position; false when out of
+// reach (nothing written).
+bool land_rel8(CodeWriter &w, uint32_t rel8_at);
+// A branch over what follows unless `cond` (an Insn::jcc_cond) holds; the
+// field for land_jump, -1 on failure.
+int32_t emit_branch_unless(CodeWriter &w, uint8_t cond);
+// A jump to a place written later (land_jump); its field or -1.
+int32_t emit_jump_placeholder(CodeWriter &w);
+void land_jump(CodeWriter &w, int32_t field);
+// A branch with only a short form (loop, jrcxz): the branch to a long jump
+// to its taken side written next, which a short jump hops over; returns
+// the offset of that hop's rel8 (land_rel8 after the taken side).
+uint32_t emit_short_branch_hop(CodeWriter &w, const x86::Insn &in);
+// A direct exit's jump (a jcc on `cond` >= 0), to be pointed at its stub
+// and linked later while other CPUs may run it; its field or -1.
+int32_t emit_exit_jump(CodeWriter &w, int cond);
+// A call of native code that returns into the cache; false when out of reach.
+bool emit_call(CodeWriter &w, uint64_t target);
+// An indirect site's start: the target read from register `reg` where a
+// chain takes it, with `pushed` bytes pushed since the original instruction.
+void emit_indirect_target(CodeWriter &w, uint8_t reg, uint32_t pushed);
+// A predicted return with nothing to compare: the slot is dropped, into
+// the register an ABI return leaves undefined.
+void emit_pop_return_slot(CodeWriter &w);
+// Before the IBL: pushes the site's miss stub and jumps to the routine.
+constexpr uint32_t kIblPreludeSize = 10;
+void emit_ibl_prelude(CodeWriter &w, uint64_t miss_stub, uint64_t routine);
 
 }  // namespace arch
 }  // namespace kjit

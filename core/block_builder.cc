@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "core/block_builder.h"
 
-#include "arch/x86/code_writer.h"
 #include "core/code_reader.h"
 #include "core/decode_cache.h"
 #include "core/departures.h"
@@ -17,19 +16,13 @@ constinit BuildContext g_build{};
 
 namespace {
 
-// The 5-byte NOP ftrace writes at a disabled fentry site (x86_nops[5]).
-constexpr uint8_t kFentryNop[5] = {0x0f, 0x1f, 0x44, 0x00, 0x00};
-
 // Where a function's fentry site can be: a block's first instruction, or
 // the one after a first ENDBR (endbr64, or the 4-byte NOP the kernel
 // writes over a sealed one).  Only those are asked about (the host's
 // lookup is not free).
 bool at_function_entry(const BuildContext &ctx) {
   if (ctx.n == 0) return true;
-  if (ctx.n != 1 || ctx.insns[0].insn.length != 4) return false;
-  static constexpr uint8_t kEndbr64[4] = {0xf3, 0x0f, 0x1e, 0xfa}, kSealed[4] = {0x0f, 0x1f, 0x40, 0x00};
-  const uint8_t *p = ctx.insns[0].insn.bytes;
-  return __builtin_memcmp(p, kEndbr64, 4) == 0 || __builtin_memcmp(p, kSealed, 4) == 0;
+  return ctx.n == 1 && arch::is_entry_marker(ctx.insns[0].insn);
 }
 
 
@@ -47,9 +40,7 @@ constexpr uint32_t kBlockSlack = 64;
 // RIP-relative operands must reach their target from anywhere in the cache.
 bool reachable_from_cache(uint64_t target) {
   const Epoch &e = g_engine.epoch();
-  int64_t lo = static_cast<int64_t>(target - e.code_exec);
-  int64_t hi = static_cast<int64_t>(target - (e.code_exec + e.code_size));
-  return x86::fits_i32(lo) && x86::fits_i32(hi);
+  return arch::pc_relative_reaches(e.code_exec, target) && arch::pc_relative_reaches(e.code_exec + e.code_size, target);
 }
 
 // Whether a decoded instruction ends the block before itself and sends
@@ -142,14 +133,14 @@ uint32_t stub_bytes(const Epoch &epoch, const ExitPlan &plan) {
   uint32_t n = plan.nexits * arch::kStubSize;
   if (plan.chain) {
     uint32_t lead = return_fallback_size(*plan.chain);
-    n += (epoch.ibl_routine ? lead + 10 : 0) + lead + arch::kStubSize;
+    n += (epoch.ibl_routine ? lead + arch::kIblPreludeSize : 0) + lead + arch::kStubSize;
   }
   return n;
 }
 
 class Emitter {
  public:
-  Emitter(Epoch &epoch, BuildContext &ctx, x86::CodeWriter &w, Block *b)
+  Emitter(Epoch &epoch, BuildContext &ctx, CodeWriter &w, Block *b)
       : epoch_(epoch), ctx_(ctx), w_(w), b_(b), ins_(&epoch, &w) {}
 
   bool emit_body();
@@ -171,7 +162,6 @@ class Emitter {
       if (ctx_.reqs[r].insn_index == index && ctx_.reqs[r].where == where) return true;
     return false;
   }
-  bool copy_insn(const x86::Insn &in);
   void map_range(uint32_t offset, uint32_t length, uint64_t pc) {
     b_->pcmap[b_->npcmap++] = {offset, static_cast<uint16_t>(length), 0,
                                static_cast<uint32_t>(pc - ctx_.pc)};
@@ -179,7 +169,7 @@ class Emitter {
   // A call's push of the original return address is the call's own write.
   void push_return_address(const x86::Insn &in) {
     uint32_t at = w_.size();
-    w_.push_imm(in.pc + in.length);
+    arch::emit_push_imm(w_, in.pc + in.length);
     map_range(at, w_.size() - at, in.pc);
   }
   Exit *new_exit(uint64_t target, bool is_call);
@@ -210,27 +200,13 @@ class Emitter {
 
   Epoch &epoch_;
   BuildContext &ctx_;
-  x86::CodeWriter &w_;
+  CodeWriter &w_;
   Block *b_;
   Instrumenter ins_;
   // ctx_.mirrors[0 .. nmirrors_): the copied user accesses so far
   uint32_t nmirrors_ = 0;
   uint32_t nfixups_ = 0;  // of them with a fixup_pc
 };
-
-bool Emitter::copy_insn(const x86::Insn &in) {
-  uint32_t at = w_.size();
-  w_.bytes(in.bytes, in.length);
-  if (in.rip_disp_offset && !w_.overflowed()) {
-    // The displacement is relative to the end of the instruction, which
-    // now sits in the cache.
-    int64_t disp = static_cast<int64_t>(in.target - (w_.here()));
-    if (!x86::fits_i32(disp)) return false;
-    int32_t d = static_cast<int32_t>(disp);
-    __builtin_memcpy(w_.write_ptr(at + in.rip_disp_offset), &d, 4);
-  }
-  return true;
-}
 
 Exit *Emitter::new_exit(uint64_t target, bool is_call) {
   Exit *e = epoch_.arena.alloc_array<Exit>(1);
@@ -247,18 +223,17 @@ void Emitter::exit_jump(uint64_t target, bool is_call, int cond) {
   if (!e) {
     // Out of arena: leave to native code (still correct).
     emit_departure_count(w_, target, KJIT_DEPART_CACHE_FULL, true);
-    if (w_.jmp(target) < 0 && !w_.overflowed()) w_.jmp_far(target);
+    arch::emit_jump_anywhere(w_, target);
     return;
   }
   // Linking re-points this jump while other CPUs may run the block.
-  int32_t field = cond >= 0 ? w_.jcc_patchable(static_cast<uint8_t>(cond), w_.here())
-                            : w_.jmp_patchable(w_.here());
+  int32_t field = arch::emit_exit_jump(w_, cond);
   e->field_offset = b_->code_offset + static_cast<uint32_t>(field < 0 ? 0 : field);
 }
 
 void Emitter::exit_native(uint64_t target, kjit_departure why) {
   emit_departure_count(w_, target, why, true);
-  if (w_.jmp(target) < 0 && !w_.overflowed()) w_.jmp_far(target);
+  arch::emit_jump_anywhere(w_, target);
 }
 
 void Emitter::indirect_site(const x86::Insn &in, bool as_return) {
@@ -276,7 +251,7 @@ void Emitter::indirect_site(const x86::Insn &in, bool as_return) {
   if (site->is_return) {
     emit_return_site(w_, b_->code_offset, site);
   } else {
-    int32_t field = w_.jmp_patchable(w_.here());  // re-pointed by chain_append
+    int32_t field = arch::emit_exit_jump(w_, -1);  // re-pointed by chain_append
     site->tail_field = b_->code_offset + static_cast<uint32_t>(field < 0 ? 0 : field);
   }
   plan.chain = site;
@@ -284,7 +259,7 @@ void Emitter::indirect_site(const x86::Insn &in, bool as_return) {
 
 void Emitter::predicted_return(const x86::Insn &in, uint64_t to) {
   if (!g_engine.is_stop(to) && return_slot_untouched(in)) {
-    w_.pop_reg(KJIT_REG_RCX);
+    arch::emit_pop_return_slot(w_);
     tail_jump(to, false);
     if (plan.tail) plan.tail->call_return = 0;  // back in the caller's frame
     plan.predicted = 1;
@@ -300,15 +275,13 @@ void Emitter::predicted_return(const x86::Insn &in, uint64_t to) {
                                                               !(at.regs & (1u << KJIT_REG_RCX)));
   indirect_site(in);
   if (rel8 < 0 || w_.overflowed() || out_of_arena) return;
-  uint32_t hop = w_.size() - static_cast<uint32_t>(rel8 + 1);
-  if (hop > 127) {
+  if (!arch::land_rel8(w_, static_cast<uint32_t>(rel8))) {
     // Cannot happen (a return site is under 64 bytes); if it did, the
     // build would fail as on a full arena rather than jump astray.
     out_of_arena = true;
     return;
   }
-  *w_.write_ptr(static_cast<uint32_t>(rel8)) = static_cast<uint8_t>(hop);
-  w_.lea_rsp(8);
+  arch::emit_drop_return_slot(w_);
   tail_jump(to, false, /*always=*/false);  // after the compare
   if (plan.tail) plan.tail->call_return = 0;  // back in the caller's frame
   plan.predicted = 1;
@@ -319,38 +292,21 @@ bool Emitter::fentry_check(const x86::Insn &in, const LiveSet &live) {
   // Flags are dead at a compiled function's entry; saved where the
   // analysis says otherwise (assembly).
   const bool save_flags = (live.flags & x86::kAllArithFlags) != 0;
-  if (save_flags) w_.pushfq();
-  // cmpb $0x0f, site(%rip)
-  const uint32_t cmp_at = w_.size();
-  static constexpr uint8_t kCmpRip[2] = {0x80, 0x3d};
-  w_.bytes(kCmpRip, sizeof(kCmpRip));
-  w_.u32(0);
-  w_.byte(kFentryNop[0]);
-  if (w_.overflowed()) return true;  // the build fails on the overflow
-  const int64_t disp = static_cast<int64_t>(in.pc - w_.here());
-  if (!x86::fits_i32(disp)) return false;
-  const int32_t d = static_cast<int32_t>(disp);
-  __builtin_memcpy(w_.write_ptr(cmp_at + 2), &d, 4);
-  // je .Lgo_on (rel8, patched below)
-  static constexpr uint8_t kJe8[2] = {0x74, 0x00};
-  w_.bytes(kJe8, sizeof(kJe8));
-  const uint32_t rel8_at = w_.size() - 1;
-  if (save_flags) w_.popfq();
+  const int32_t rel8_at = arch::emit_fentry_check(w_, in.pc, save_flags);
+  if (rel8_at == -1) return true;  // the build fails on the overflow
+  if (rel8_at < 0) return false;
   // Hooked: to the site, natively.  Counted from its first run on
   // (Exit::native_why), so a check that never fires costs no departure site.
   if (Exit *e = new_exit(in.pc, false)) {
     e->native_why = static_cast<uint8_t>(KJIT_DEPART_HOOKED + 1);
-    int32_t field = w_.jmp_patchable(w_.here());
+    int32_t field = arch::emit_exit_jump(w_, -1);
     e->field_offset = b_->code_offset + static_cast<uint32_t>(field < 0 ? 0 : field);
   } else {
     exit_native(in.pc, KJIT_DEPART_HOOKED);
   }
   if (w_.overflowed()) return true;
-  const uint32_t hop = w_.size() - (rel8_at + 1);
-  if (hop > 127) return false;  // an exit is a few dozen bytes
-  *w_.write_ptr(rel8_at) = static_cast<uint8_t>(hop);
-  if (save_flags) w_.popfq();
-  return true;
+  // An exit is a few dozen bytes: a rel8 reaches past it.
+  return arch::emit_fentry_check_end(w_, static_cast<uint32_t>(rel8_at), save_flags);
 }
 
 bool Emitter::emit_body() {
@@ -371,7 +327,7 @@ bool Emitter::emit_body() {
     }
     uint64_t copy_at = w_.here();
     map_range(w_.size(), in.length, in.pc);
-    if (!copy_insn(in)) return false;
+    if (!arch::emit_copy(w_, in)) return false;
     if (ctx_.insns[i].is_extable_site && !w_.overflowed()) {
       // A fault there goes on at the fixup's translation (emit_fixups), or
       // at the original fixup when the host cannot say where that is.
@@ -406,10 +362,10 @@ bool Emitter::emit_terminator() {
         // so it stays last.  Taken-edge code goes in between, hopped over
         // by the inverted condition.
         if (taken_instr) {
-          const int32_t skip = w_.jcc(static_cast<uint8_t>(in.jcc_cond ^ 1), w_.here());
+          const int32_t skip = arch::emit_branch_unless(w_, in.jcc_cond);
           requests_at(ki.index, KJIT_IPOINT_TAKEN, out);
           exit_jump(in.target, false);
-          if (skip >= 0) w_.patch_rel32(static_cast<uint32_t>(skip), w_.here());
+          arch::land_jump(w_, skip);
         } else {
           exit_jump(in.target, false, in.jcc_cond);
         }
@@ -423,19 +379,15 @@ bool Emitter::emit_terminator() {
       // a far jmp when the arena is full) has its final size: at most 14
       // bytes, always within rel8.
       int32_t local = -1;  // rel32 that must reach the taken-edge code
-      w_.bytes(in.bytes, static_cast<uint32_t>(in.length - 1));
-      w_.byte(2);
-      w_.byte(0xeb);
-      uint32_t skip_at = w_.size();
-      w_.byte(0);
-      if (taken_instr) local = w_.jmp(w_.here());
+      const uint32_t skip_at = arch::emit_short_branch_hop(w_, in);
+      if (taken_instr) local = arch::emit_jump_placeholder(w_);
       else exit_jump(in.target, false);
-      if (!w_.overflowed()) *w_.write_ptr(skip_at) = static_cast<uint8_t>(w_.size() - (skip_at + 1));
+      if (!w_.overflowed()) arch::land_rel8(w_, skip_at);
       requests_at(ki.index, KJIT_IPOINT_NOT_TAKEN, out);
       if (taken_instr) exit_jump(fall, false);
       else tail_jump(fall, false, /*always=*/false);
       if (taken_instr) {
-        if (local >= 0) w_.patch_rel32(static_cast<uint32_t>(local), w_.here());
+        arch::land_jump(w_, local);
         requests_at(ki.index, KJIT_IPOINT_TAKEN, out);
         exit_jump(in.target, false);
       }
@@ -449,7 +401,7 @@ bool Emitter::emit_terminator() {
         // return it would have made, translated.  The leaf sees its
         // arguments in registers and one more return address below the
         // caller's; registers, flags and memory after it are the same.
-        if (w_.call(in.target) < 0) {
+        if (!arch::emit_call(w_, in.target)) {
           exit_native(in.target, KJIT_DEPART_NATIVE_CALL);
           break;
         }
@@ -464,7 +416,7 @@ bool Emitter::emit_terminator() {
       if (!kjit_os_may_translate(in.target) && !g_engine.is_stop(in.target) &&
           kjit_os_callable_natively(in.target)) {
         // A leaf the OS lets us call as is: it returns into the cache.
-        if (w_.call(in.target) < 0) exit_native(in.pc, KJIT_DEPART_NATIVE_CALL);
+        if (!arch::emit_call(w_, in.target)) exit_native(in.pc, KJIT_DEPART_NATIVE_CALL);
         g_engine.stats.native_calls++;
         tail_jump(fall, false);
         break;
@@ -474,7 +426,7 @@ bool Emitter::emit_terminator() {
       if (in.target == g_engine.facts.schedule_funnel && g_engine.facts.gate_sched) {
         // The host follows the task through the sleep, or counts that it
         // does not.
-        if (w_.jmp(g_engine.facts.gate_sched) < 0 && !w_.overflowed()) w_.jmp_far(g_engine.facts.gate_sched);
+        arch::emit_jump_anywhere(w_, g_engine.facts.gate_sched);
       } else if (!kjit_os_may_translate(in.target) || g_engine.is_stop(in.target)) {
         exit_native(in.target, KJIT_DEPART_NATIVE_CALL);
       } else {
@@ -489,16 +441,12 @@ bool Emitter::emit_terminator() {
       break;
     case KJIT_CF_JMP_INDIRECT:
     case KJIT_CF_CALL_INDIRECT: {
-      uint32_t pushed = 8;
+      uint32_t pushed = 0;
       if (in.cf == KJIT_CF_CALL_INDIRECT) {
         push_return_address(in);
         pushed += 8;
       }
-      w_.push_reg(KJIT_REG_RCX);
-      if (in.indirect_reg == KJIT_REG_RSP)
-        w_.lea_reg_reg_disp(KJIT_REG_RCX, KJIT_REG_RSP, static_cast<int32_t>(pushed));
-      else if (in.indirect_reg != KJIT_REG_RCX)
-        w_.mov_reg_reg(KJIT_REG_RCX, in.indirect_reg);
+      arch::emit_indirect_target(w_, in.indirect_reg, pushed);
       indirect_site(in);
       break;
     }
@@ -562,16 +510,14 @@ bool emit_stubs(Epoch &epoch, CodeWriter &w, uint32_t base, const ExitPlan &plan
     c->fallback = base + w.size();
     if (epoch.ibl_routine) {
       // IBL prelude: push the miss stub (right after it), probe the table.
-      constexpr uint32_t kPreludeSize = 10;  // push imm32 + jmp rel32
       emit_return_fallback(w, *c);
-      w.push_imm(epoch.exec_at(c->fallback + lead + kPreludeSize + lead));
-      w.jmp(epoch.exec_at(epoch.ibl_routine));
+      arch::emit_ibl_prelude(w, epoch.exec_at(c->fallback + lead + arch::kIblPreludeSize + lead),
+                             epoch.exec_at(epoch.ibl_routine));
     }
     uint32_t gate_entry = base + w.size();
     emit_return_fallback(w, *c);
     c->miss_stub = base + w.size();
-    w.call(f.gate_indirect);
-    w.u32(epoch.id_of(c));
+    arch::emit_direct_stub(w, f.gate_indirect, epoch.id_of(c));
     if (w.overflowed()) return false;
     // An empty chain goes to the gate, not the IBL: the IBL often holds the
     // first target already (a return site, a function entered before), and
@@ -609,7 +555,7 @@ BuildResult emit_instrumented(Epoch &epoch, uint64_t pc, bool routine_start, uin
         epoch.arena.used() + 4096 > epoch.arena.size() ||
         start + reserve + kBlockSlack > epoch.code_size)
       return BuildResult::kCacheFull;
-    x86::CodeWriter w(epoch.write_at(start), epoch.exec_at(start), epoch.code_size - start - reserve);
+    CodeWriter w(epoch.write_at(start), epoch.exec_at(start), epoch.code_size - start - reserve);
     Emitter em(epoch, ctx, w, b);
     Instrumenter placer(&epoch, &w);
     place_movable_requests(ctx, placer);
@@ -707,7 +653,7 @@ bool decode_block(uint64_t pc) {
       // Whatever the site holds now (a NOP, a call, the int3 of a patch
       // in flight), the copy holds a NOP and a test of the live byte.
       if (!reachable_from_cache(at) ||
-          g_engine.decoder.decode(at, kFentryNop, sizeof(kFentryNop), &ki.insn) != x86::DecodeStatus::kOk) {
+          g_engine.decoder.decode(at, arch::kFentryNop, arch::kFentryNopSize, &ki.insn) != x86::DecodeStatus::kOk) {
         ctx.early = EarlyEnd::kNative;
         break;
       }

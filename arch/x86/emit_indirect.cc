@@ -12,9 +12,10 @@ constexpr uint8_t kLeaRcx[] = {0x48, 0x8d, 0x89};                   // lea rcx, 
 constexpr uint8_t kCmpRspSlotImm32[] = {0x48, 0x81, 0x3c, 0x24};  // cmp qword [rsp], imm32
 constexpr uint8_t kJe8 = 0x74, kJrcxz = 0xe3;
 
-// The rel8 at `skip_at` hops to the writer's position.
-void land_rel8(CodeWriter &w, uint32_t skip_at) {
-  if (!w.overflowed()) *w.write_ptr(skip_at) = static_cast<uint8_t>(w.size() - (skip_at + 1));
+// The rel8 at `skip_at` hops over a link's few bytes to the writer's
+// position (nothing to land when the link did not fit).
+void land_hop(CodeWriter &w, uint32_t skip_at) {
+  if (!w.overflowed()) land_rel8(w, skip_at);
 }
 
 // A return site's own first link: `opcode operand32; jcc hit; jmp next`,
@@ -33,7 +34,7 @@ void emit_inline_link(CodeWriter &w, const uint8_t *opcode, uint32_t opcode_len,
   w.byte(0);
   int32_t tail = w.jmp_patchable(w.here());  // to the stubs, then the next link
   f->tail = static_cast<uint32_t>(tail < 0 ? 0 : tail);
-  land_rel8(w, skip_at);
+  land_hop(w, skip_at);
   f->hit = w.size();
   for (uint32_t i = 0; i < hit_room; i++) w.byte(0xcc);
 }
@@ -56,7 +57,7 @@ int32_t emit_chain_compare(CodeWriter &w, uint64_t pc, uint64_t fallback) {
   w.u32(static_cast<uint32_t>(pc));
   // The next append re-points this jmp while other CPUs may run it.
   int32_t next_field = w.jmp_patchable(fallback);
-  land_rel8(w, skip_at);
+  land_hop(w, skip_at);
   return next_field;
 }
 
@@ -67,7 +68,7 @@ int32_t emit_return_compare(CodeWriter &w, uint64_t pc, uint64_t previous, uint6
   uint32_t skip_at = w.size();
   w.byte(0);
   int32_t next_field = w.jmp_patchable(fallback);
-  land_rel8(w, skip_at);
+  land_hop(w, skip_at);
   return next_field;
 }
 
@@ -78,7 +79,7 @@ int32_t emit_abi_return_compare(CodeWriter &w, uint64_t pc, uint64_t fallback) {
   uint32_t skip_at = w.size();
   w.byte(0);
   int32_t next_field = w.jmp_patchable(fallback);
-  land_rel8(w, skip_at);
+  land_hop(w, skip_at);
   return next_field;
 }
 

@@ -6,7 +6,7 @@
 #include "core/departures.h"
 #include "core/engine_state.h"
 #include "core/indirect_chain.h"
-#include "core/instrumentation.h"
+#include "arch/instrumentation.h"
 #include "core/linker.h"
 #include "core/trace.h"
 

@@ -3,7 +3,7 @@
 // direct exits and indirect misses, flush and reclaim of the code cache,
 // original-pc map, stats.  The hosts' gates call these with the engine lock
 // free.
-#include "arch/x86/code_writer.h"
+#include "arch/arch.h"
 #include "core/build_context.h"
 #include "core/decode_cache.h"
 #include "core/departures.h"

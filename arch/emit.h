@@ -43,6 +43,12 @@ inline bool absolute_addressable(uint64_t addr) { return x86::fits_simm32(addr);
 // A direct exit's dispatcher stub: `call gate; .long id` (the exit's).
 constexpr uint32_t kStubSize = 9;
 
+// A jump to `target`; `patchable` when it is re-pointed later while other
+// CPUs may run it (a link's jump to a translation that may be retired).
+// Its field, or -1 when out of reach or out of room.
+int32_t emit_jump(CodeWriter &w, uint64_t target, bool patchable);
+// Fills the `n` bytes at `write` that nothing jumps to with traps.
+void fill_unreachable(uint8_t *write, uint32_t n);
 // Writes the stub that hands exit `id` to the direct gate.
 void emit_direct_stub(CodeWriter &w, uint64_t gate, uint32_t id);
 // A jump to `target` wherever it is (a far jump out of rel32 reach: the

@@ -43,7 +43,7 @@ bool emit_return_hit(CodeWriter &w, const ChainSite *site, uint64_t pc, uint64_t
   if (translation) {
     arch::emit_drop_return_slot(w);
     // Re-pointed if the translation is retired (unlink_incoming).
-    *jump_field = w.jmp_patchable(translation);
+    *jump_field = arch::emit_jump(w, translation, true);
     return *jump_field >= 0;
   }
   // The original return: the stack top is pc, and the return-stack
@@ -115,7 +115,7 @@ bool chain_append(Epoch &epoch, ChainSite *site, uint64_t pc, Block *target, uin
   int32_t next_field = arch::emit_chain_compare(w, pc, epoch.exec_at(site->fallback));
   arch::emit_chain_hit_restore(w);
   // A translation's jump is re-pointed if it is retired (unlink_incoming).
-  int32_t jump_field = target ? w.jmp_patchable(target->exec) : w.jmp(dest);
+  int32_t jump_field = target ? arch::emit_jump(w, target->exec, true) : arch::emit_jump(w, dest, false);
   if (jump_field < 0 || !publish_link(epoch, site, start, w, next_field)) return false;
   note_incoming(target, ref, start + static_cast<uint32_t>(jump_field));
   return true;

@@ -28,7 +28,7 @@ static uint64_t emit_forwarder(Epoch &e, const Block *b) {
   x->forwards = 1;
   x->field_offset = start + static_cast<uint32_t>(field);
   x->stub_offset = static_cast<uint32_t>(stub - e.code_exec);
-  for (uint32_t pad = e.code_used; pad < start; pad++) *e.write_at(pad) = 0xcc;
+  arch::fill_unreachable(e.write_at(e.code_used), start - e.code_used);
   e.code_used = start + w.size();
   kjit_os_code_written(e.exec_at(start), w.size());
   return e.exec_at(start);

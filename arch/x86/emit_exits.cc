@@ -9,6 +9,12 @@ void emit_direct_stub(CodeWriter &w, uint64_t gate, uint32_t id) {
   w.u32(id);
 }
 
+int32_t emit_jump(CodeWriter &w, uint64_t target, bool patchable) {
+  return patchable ? w.jmp_patchable(target) : w.jmp(target);
+}
+
+void fill_unreachable(uint8_t *write, uint32_t n) { __builtin_memset(write, 0xcc, n); }  // int3
+
 void emit_jump_anywhere(CodeWriter &w, uint64_t target) {
   if (w.jmp(target) < 0 && !w.overflowed()) w.jmp_far(target);
 }

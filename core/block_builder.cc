@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "core/block_builder.h"
 
+#include "arch/instrumentation.h"
 #include "core/code_reader.h"
 #include "core/decode_cache.h"
 #include "core/departures.h"
 #include "core/engine_state.h"
 #include "core/indirect_chain.h"
-#include "arch/instrumentation.h"
 #include "core/linker.h"
 #include "core/trace.h"
 

@@ -3,6 +3,7 @@
 // control transfer, lets the plugins instrument the block, computes
 // liveness, places and emits the instrumentation, copies the body with
 // RIP-relative operands rewritten, and ends the block with exit stubs.
+// It decides what each instruction becomes; arch/emit.h writes the bytes.
 // Which blocks follow one another in a trace is core/trace.h's choice.
 #pragma once
 #include "arch/arch.h"

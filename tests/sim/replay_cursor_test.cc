@@ -12,26 +12,12 @@
 #include <vector>
 
 #include "replay.h"
+#include "sample_captures.h"
 #include "replay_cursor.h"
 #include "test_code.h"
 
 namespace kjit::sim {
 namespace {
-
-const std::string kDir = KJIT_CAPTURE_DIR;
-
-std::vector<std::string> captures() {
-  std::vector<std::string> out;
-  if (DIR *d = opendir(kDir.c_str())) {
-    while (dirent *e = readdir(d)) {
-      std::string n = e->d_name;
-      if (n.size() > 8 && n.substr(n.size() - 8) == ".kjitcap") out.push_back(kDir + "/" + n);
-    }
-    closedir(d);
-  }
-  std::sort(out.begin(), out.end());
-  return out;
-}
 
 struct State {
   Regs regs;

@@ -13,25 +13,11 @@
 #include "capture_file.h"
 #include "capture_builder.h"
 #include "replay.h"
+#include "sample_captures.h"
 #include "replay_log.h"
 
 namespace kjit::sim {
 namespace {
-
-const std::string kDir = KJIT_CAPTURE_DIR;
-
-std::vector<std::string> captures() {
-  std::vector<std::string> out;
-  if (DIR *d = opendir(kDir.c_str())) {
-    while (dirent *e = readdir(d)) {
-      std::string n = e->d_name;
-      if (n.size() > 8 && n.substr(n.size() - 8) == ".kjitcap") out.push_back(kDir + "/" + n);
-    }
-    closedir(d);
-  }
-  std::sort(out.begin(), out.end());
-  return out;
-}
 
 std::vector<uint8_t> slurp(const std::string &p) {
   std::ifstream f(p, std::ios::binary);

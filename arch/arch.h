@@ -7,14 +7,16 @@
 // writes x86 encodings through Zydis, and only files under arch/x86/ include
 // <Zydis/...> (cmake/check-arch-includes.sh fails the build otherwise).
 // The core names the project's own x86 vocabulary, which carries no Zydis
-// type: the instruction record (arch/x86/insn.h), the decoder that fills it
-// (arch/x86/decoder.h) and the hand-written emitters (arch/x86/code_writer.h);
-// anything that needs an instruction's operands, an encoder request or a
-// mnemonic is a function declared here.  Tests and fuzz targets may include
+// type: the instruction record (arch/x86/insn.h) and the decoder that fills
+// it (arch/x86/decoder.h), both through this header: no core/ file includes
+// one of arch/x86/ (cmake/check-core-arch.sh).  Anything that needs an
+// instruction's operands, an encoder request or a mnemonic is a function
+// declared here; the code the core asks to be written, arch/emit.h's.  Tests and fuzz targets may include
 // Zydis as an independent oracle for the x86 code; no host, tool or plugin
 // does: kjit-report disassembles through arch/x86/disasm/, and code that
 // compares Insn::mnemonic (a Zydis id) names it through arch/x86/mnemonic.h.
 #pragma once
+#include "arch/emit.h"
 #include "arch/x86/calling_convention.h"
 #include "arch/x86/decoder.h"
 #include "arch/x86/insn.h"

@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "core/block_builder.h"
 
-#include "arch/x86/code_writer.h"
+#include "arch/instrumentation.h"
 #include "core/code_reader.h"
 #include "core/decode_cache.h"
 #include "core/departures.h"
 #include "core/engine_state.h"
 #include "core/indirect_chain.h"
-#include "core/instrumentation.h"
 #include "core/linker.h"
+#include "core/trace.h"
 
 namespace kjit {
 
@@ -16,19 +16,13 @@ constinit BuildContext g_build{};
 
 namespace {
 
-// The 5-byte NOP ftrace writes at a disabled fentry site (x86_nops[5]).
-constexpr uint8_t kFentryNop[5] = {0x0f, 0x1f, 0x44, 0x00, 0x00};
-
 // Where a function's fentry site can be: a block's first instruction, or
 // the one after a first ENDBR (endbr64, or the 4-byte NOP the kernel
 // writes over a sealed one).  Only those are asked about (the host's
 // lookup is not free).
 bool at_function_entry(const BuildContext &ctx) {
   if (ctx.n == 0) return true;
-  if (ctx.n != 1 || ctx.insns[0].insn.length != 4) return false;
-  static constexpr uint8_t kEndbr64[4] = {0xf3, 0x0f, 0x1e, 0xfa}, kSealed[4] = {0x0f, 0x1f, 0x40, 0x00};
-  const uint8_t *p = ctx.insns[0].insn.bytes;
-  return __builtin_memcmp(p, kEndbr64, 4) == 0 || __builtin_memcmp(p, kSealed, 4) == 0;
+  return ctx.n == 1 && arch::is_entry_marker(ctx.insns[0].insn);
 }
 
 
@@ -46,9 +40,7 @@ constexpr uint32_t kBlockSlack = 64;
 // RIP-relative operands must reach their target from anywhere in the cache.
 bool reachable_from_cache(uint64_t target) {
   const Epoch &e = g_engine.epoch();
-  int64_t lo = static_cast<int64_t>(target - e.code_exec);
-  int64_t hi = static_cast<int64_t>(target - (e.code_exec + e.code_size));
-  return x86::fits_i32(lo) && x86::fits_i32(hi);
+  return arch::pc_relative_reaches(e.code_exec, target) && arch::pc_relative_reaches(e.code_exec + e.code_size, target);
 }
 
 // Whether a decoded instruction ends the block before itself and sends
@@ -136,44 +128,19 @@ void place_movable_requests(BuildContext &ctx, Instrumenter &ins) {
   }
 }
 
-// User accesses per block whose faults continue in the cache (at more, a
-// fault continues at the original fixup, natively).
-constexpr uint32_t kMaxExtableFixups = 4;
-
-// A block's direct exits: a live fentry site's hooked side, the
-// terminator's two, the fixups'.
-constexpr uint32_t kMaxExits = 3 + kMaxExtableFixups;
-
-struct ExitPlan {
-  Exit *exits[kMaxExits];  // in emission order; a tail exit is the terminator's, last
-  uint32_t nexits;
-  ChainSite *chain;
-  // The block's code ends in an unconditional jump to a block not laid out
-  // yet (exits[nexits - 1]), at writer offsets [tail_at, tail_end): a trace
-  // may put that block there instead (build_block).
-  Exit *tail;
-  uint32_t tail_at, tail_end;
-  uint8_t tail_always;       // every run of the block ends in the tail
-  uint64_t call_return;      // the tail is a call that pushed this return address
-  uint8_t predicted;         // the block ends in a predicted return
-  uint8_t predicted_return;  // ... and its tail goes where it returns to
-  uint8_t unchecked;         // ... with no compare (Emitter::predicted_return)
-  uint8_t tail_not_taken;    // the tail is a conditional branch's not-taken side
-};
-
 // Bytes emit_stubs writes for `plan`.
 uint32_t stub_bytes(const Epoch &epoch, const ExitPlan &plan) {
-  uint32_t n = plan.nexits * kStubSize;
+  uint32_t n = plan.nexits * arch::kStubSize;
   if (plan.chain) {
     uint32_t lead = return_fallback_size(*plan.chain);
-    n += (epoch.ibl_routine ? lead + 10 : 0) + lead + kStubSize;
+    n += (epoch.ibl_routine ? lead + arch::kIblPreludeSize : 0) + lead + arch::kStubSize;
   }
   return n;
 }
 
 class Emitter {
  public:
-  Emitter(Epoch &epoch, BuildContext &ctx, x86::CodeWriter &w, Block *b)
+  Emitter(Epoch &epoch, BuildContext &ctx, CodeWriter &w, Block *b)
       : epoch_(epoch), ctx_(ctx), w_(w), b_(b), ins_(&epoch, &w) {}
 
   bool emit_body();
@@ -195,7 +162,6 @@ class Emitter {
       if (ctx_.reqs[r].insn_index == index && ctx_.reqs[r].where == where) return true;
     return false;
   }
-  bool copy_insn(const x86::Insn &in);
   void map_range(uint32_t offset, uint32_t length, uint64_t pc) {
     b_->pcmap[b_->npcmap++] = {offset, static_cast<uint16_t>(length), 0,
                                static_cast<uint32_t>(pc - ctx_.pc)};
@@ -203,7 +169,7 @@ class Emitter {
   // A call's push of the original return address is the call's own write.
   void push_return_address(const x86::Insn &in) {
     uint32_t at = w_.size();
-    w_.push_imm(in.pc + in.length);
+    arch::emit_push_imm(w_, in.pc + in.length);
     map_range(at, w_.size() - at, in.pc);
   }
   Exit *new_exit(uint64_t target, bool is_call);
@@ -234,27 +200,13 @@ class Emitter {
 
   Epoch &epoch_;
   BuildContext &ctx_;
-  x86::CodeWriter &w_;
+  CodeWriter &w_;
   Block *b_;
   Instrumenter ins_;
   // ctx_.mirrors[0 .. nmirrors_): the copied user accesses so far
   uint32_t nmirrors_ = 0;
   uint32_t nfixups_ = 0;  // of them with a fixup_pc
 };
-
-bool Emitter::copy_insn(const x86::Insn &in) {
-  uint32_t at = w_.size();
-  w_.bytes(in.bytes, in.length);
-  if (in.rip_disp_offset && !w_.overflowed()) {
-    // The displacement is relative to the end of the instruction, which
-    // now sits in the cache.
-    int64_t disp = static_cast<int64_t>(in.target - (w_.here()));
-    if (!x86::fits_i32(disp)) return false;
-    int32_t d = static_cast<int32_t>(disp);
-    __builtin_memcpy(w_.write_ptr(at + in.rip_disp_offset), &d, 4);
-  }
-  return true;
-}
 
 Exit *Emitter::new_exit(uint64_t target, bool is_call) {
   Exit *e = epoch_.arena.alloc_array<Exit>(1);
@@ -271,18 +223,17 @@ void Emitter::exit_jump(uint64_t target, bool is_call, int cond) {
   if (!e) {
     // Out of arena: leave to native code (still correct).
     emit_departure_count(w_, target, KJIT_DEPART_CACHE_FULL, true);
-    if (w_.jmp(target) < 0 && !w_.overflowed()) w_.jmp_far(target);
+    arch::emit_jump_anywhere(w_, target);
     return;
   }
   // Linking re-points this jump while other CPUs may run the block.
-  int32_t field = cond >= 0 ? w_.jcc_patchable(static_cast<uint8_t>(cond), w_.here())
-                            : w_.jmp_patchable(w_.here());
+  int32_t field = arch::emit_exit_jump(w_, cond);
   e->field_offset = b_->code_offset + static_cast<uint32_t>(field < 0 ? 0 : field);
 }
 
 void Emitter::exit_native(uint64_t target, kjit_departure why) {
   emit_departure_count(w_, target, why, true);
-  if (w_.jmp(target) < 0 && !w_.overflowed()) w_.jmp_far(target);
+  arch::emit_jump_anywhere(w_, target);
 }
 
 void Emitter::indirect_site(const x86::Insn &in, bool as_return) {
@@ -300,33 +251,15 @@ void Emitter::indirect_site(const x86::Insn &in, bool as_return) {
   if (site->is_return) {
     emit_return_site(w_, b_->code_offset, site);
   } else {
-    int32_t field = w_.jmp_patchable(w_.here());  // re-pointed by chain_append
+    int32_t field = arch::emit_exit_jump(w_, -1);  // re-pointed by chain_append
     site->tail_field = b_->code_offset + static_cast<uint32_t>(field < 0 ? 0 : field);
   }
   plan.chain = site;
 }
 
-// The return slot of a trace's callee holds the address the trace's call
-// pushed, unless something wrote it since.  In a compiled C function (one
-// with an fentry site, kjit_os_c_abi_return) only a hook run at its entry
-// writes it (a kretprobe, rethook or function-graph return trampoline, a
-// BPF trampoline): the compiler's own code never does.  And a translation
-// with a known return address never runs one: it was entered at the copy of
-// the function's start, where a live fentry site (its target is not text to
-// the OS, ftrace's own trampolines included) or a probe's int3 ends the
-// block and runs natively from there on (decode_block: kHooked, kNative),
-// and a site enabled later is not in the copy.  So such a return is the
-// slot's pop and the caller's continuation, with nothing to compare.  Other
-// code (assembly that switches stacks, a retpoline thunk) keeps the compare.
-// The slot is popped into rcx (1 byte), which by the SysV ABI no caller of
-// a C function reads after it returns (as at an ABI return site).
-bool return_slot_untouched(const x86::Insn &in) {
-  return g_engine.opt.abi_returns && kjit_os_c_abi_return(in.pc);
-}
-
 void Emitter::predicted_return(const x86::Insn &in, uint64_t to) {
   if (!g_engine.is_stop(to) && return_slot_untouched(in)) {
-    w_.pop_reg(KJIT_REG_RCX);
+    arch::emit_pop_return_slot(w_);
     tail_jump(to, false);
     if (plan.tail) plan.tail->call_return = 0;  // back in the caller's frame
     plan.predicted = 1;
@@ -342,15 +275,13 @@ void Emitter::predicted_return(const x86::Insn &in, uint64_t to) {
                                                               !(at.regs & (1u << KJIT_REG_RCX)));
   indirect_site(in);
   if (rel8 < 0 || w_.overflowed() || out_of_arena) return;
-  uint32_t hop = w_.size() - static_cast<uint32_t>(rel8 + 1);
-  if (hop > 127) {
+  if (!arch::land_rel8(w_, static_cast<uint32_t>(rel8))) {
     // Cannot happen (a return site is under 64 bytes); if it did, the
     // build would fail as on a full arena rather than jump astray.
     out_of_arena = true;
     return;
   }
-  *w_.write_ptr(static_cast<uint32_t>(rel8)) = static_cast<uint8_t>(hop);
-  w_.lea_rsp(8);
+  arch::emit_drop_return_slot(w_);
   tail_jump(to, false, /*always=*/false);  // after the compare
   if (plan.tail) plan.tail->call_return = 0;  // back in the caller's frame
   plan.predicted = 1;
@@ -361,38 +292,21 @@ bool Emitter::fentry_check(const x86::Insn &in, const LiveSet &live) {
   // Flags are dead at a compiled function's entry; saved where the
   // analysis says otherwise (assembly).
   const bool save_flags = (live.flags & x86::kAllArithFlags) != 0;
-  if (save_flags) w_.pushfq();
-  // cmpb $0x0f, site(%rip)
-  const uint32_t cmp_at = w_.size();
-  static constexpr uint8_t kCmpRip[2] = {0x80, 0x3d};
-  w_.bytes(kCmpRip, sizeof(kCmpRip));
-  w_.u32(0);
-  w_.byte(kFentryNop[0]);
-  if (w_.overflowed()) return true;  // the build fails on the overflow
-  const int64_t disp = static_cast<int64_t>(in.pc - w_.here());
-  if (!x86::fits_i32(disp)) return false;
-  const int32_t d = static_cast<int32_t>(disp);
-  __builtin_memcpy(w_.write_ptr(cmp_at + 2), &d, 4);
-  // je .Lgo_on (rel8, patched below)
-  static constexpr uint8_t kJe8[2] = {0x74, 0x00};
-  w_.bytes(kJe8, sizeof(kJe8));
-  const uint32_t rel8_at = w_.size() - 1;
-  if (save_flags) w_.popfq();
+  const int32_t rel8_at = arch::emit_fentry_check(w_, in.pc, save_flags);
+  if (rel8_at == -1) return true;  // the build fails on the overflow
+  if (rel8_at < 0) return false;
   // Hooked: to the site, natively.  Counted from its first run on
   // (Exit::native_why), so a check that never fires costs no departure site.
   if (Exit *e = new_exit(in.pc, false)) {
     e->native_why = static_cast<uint8_t>(KJIT_DEPART_HOOKED + 1);
-    int32_t field = w_.jmp_patchable(w_.here());
+    int32_t field = arch::emit_exit_jump(w_, -1);
     e->field_offset = b_->code_offset + static_cast<uint32_t>(field < 0 ? 0 : field);
   } else {
     exit_native(in.pc, KJIT_DEPART_HOOKED);
   }
   if (w_.overflowed()) return true;
-  const uint32_t hop = w_.size() - (rel8_at + 1);
-  if (hop > 127) return false;  // an exit is a few dozen bytes
-  *w_.write_ptr(rel8_at) = static_cast<uint8_t>(hop);
-  if (save_flags) w_.popfq();
-  return true;
+  // An exit is a few dozen bytes: a rel8 reaches past it.
+  return arch::emit_fentry_check_end(w_, static_cast<uint32_t>(rel8_at), save_flags);
 }
 
 bool Emitter::emit_body() {
@@ -413,7 +327,7 @@ bool Emitter::emit_body() {
     }
     uint64_t copy_at = w_.here();
     map_range(w_.size(), in.length, in.pc);
-    if (!copy_insn(in)) return false;
+    if (!arch::emit_copy(w_, in)) return false;
     if (ctx_.insns[i].is_extable_site && !w_.overflowed()) {
       // A fault there goes on at the fixup's translation (emit_fixups), or
       // at the original fixup when the host cannot say where that is.
@@ -448,10 +362,10 @@ bool Emitter::emit_terminator() {
         // so it stays last.  Taken-edge code goes in between, hopped over
         // by the inverted condition.
         if (taken_instr) {
-          const int32_t skip = w_.jcc(static_cast<uint8_t>(in.jcc_cond ^ 1), w_.here());
+          const int32_t skip = arch::emit_branch_unless(w_, in.jcc_cond);
           requests_at(ki.index, KJIT_IPOINT_TAKEN, out);
           exit_jump(in.target, false);
-          if (skip >= 0) w_.patch_rel32(static_cast<uint32_t>(skip), w_.here());
+          arch::land_jump(w_, skip);
         } else {
           exit_jump(in.target, false, in.jcc_cond);
         }
@@ -465,19 +379,15 @@ bool Emitter::emit_terminator() {
       // a far jmp when the arena is full) has its final size: at most 14
       // bytes, always within rel8.
       int32_t local = -1;  // rel32 that must reach the taken-edge code
-      w_.bytes(in.bytes, static_cast<uint32_t>(in.length - 1));
-      w_.byte(2);
-      w_.byte(0xeb);
-      uint32_t skip_at = w_.size();
-      w_.byte(0);
-      if (taken_instr) local = w_.jmp(w_.here());
+      const uint32_t skip_at = arch::emit_short_branch_hop(w_, in);
+      if (taken_instr) local = arch::emit_jump_placeholder(w_);
       else exit_jump(in.target, false);
-      if (!w_.overflowed()) *w_.write_ptr(skip_at) = static_cast<uint8_t>(w_.size() - (skip_at + 1));
+      if (!w_.overflowed()) arch::land_rel8(w_, skip_at);
       requests_at(ki.index, KJIT_IPOINT_NOT_TAKEN, out);
       if (taken_instr) exit_jump(fall, false);
       else tail_jump(fall, false, /*always=*/false);
       if (taken_instr) {
-        if (local >= 0) w_.patch_rel32(static_cast<uint32_t>(local), w_.here());
+        arch::land_jump(w_, local);
         requests_at(ki.index, KJIT_IPOINT_TAKEN, out);
         exit_jump(in.target, false);
       }
@@ -491,7 +401,7 @@ bool Emitter::emit_terminator() {
         // return it would have made, translated.  The leaf sees its
         // arguments in registers and one more return address below the
         // caller's; registers, flags and memory after it are the same.
-        if (w_.call(in.target) < 0) {
+        if (!arch::emit_call(w_, in.target)) {
           exit_native(in.target, KJIT_DEPART_NATIVE_CALL);
           break;
         }
@@ -506,7 +416,7 @@ bool Emitter::emit_terminator() {
       if (!kjit_os_may_translate(in.target) && !g_engine.is_stop(in.target) &&
           kjit_os_callable_natively(in.target)) {
         // A leaf the OS lets us call as is: it returns into the cache.
-        if (w_.call(in.target) < 0) exit_native(in.pc, KJIT_DEPART_NATIVE_CALL);
+        if (!arch::emit_call(w_, in.target)) exit_native(in.pc, KJIT_DEPART_NATIVE_CALL);
         g_engine.stats.native_calls++;
         tail_jump(fall, false);
         break;
@@ -516,7 +426,7 @@ bool Emitter::emit_terminator() {
       if (in.target == g_engine.facts.schedule_funnel && g_engine.facts.gate_sched) {
         // The host follows the task through the sleep, or counts that it
         // does not.
-        if (w_.jmp(g_engine.facts.gate_sched) < 0 && !w_.overflowed()) w_.jmp_far(g_engine.facts.gate_sched);
+        arch::emit_jump_anywhere(w_, g_engine.facts.gate_sched);
       } else if (!kjit_os_may_translate(in.target) || g_engine.is_stop(in.target)) {
         exit_native(in.target, KJIT_DEPART_NATIVE_CALL);
       } else {
@@ -531,16 +441,12 @@ bool Emitter::emit_terminator() {
       break;
     case KJIT_CF_JMP_INDIRECT:
     case KJIT_CF_CALL_INDIRECT: {
-      uint32_t pushed = 8;
+      uint32_t pushed = 0;
       if (in.cf == KJIT_CF_CALL_INDIRECT) {
         push_return_address(in);
         pushed += 8;
       }
-      w_.push_reg(KJIT_REG_RCX);
-      if (in.indirect_reg == KJIT_REG_RSP)
-        w_.lea_reg_reg_disp(KJIT_REG_RCX, KJIT_REG_RSP, static_cast<int32_t>(pushed));
-      else if (in.indirect_reg != KJIT_REG_RCX)
-        w_.mov_reg_reg(KJIT_REG_RCX, in.indirect_reg);
+      arch::emit_indirect_target(w_, in.indirect_reg, pushed);
       indirect_site(in);
       break;
     }
@@ -577,18 +483,21 @@ bool Emitter::emit_fixups() {
 // Points the rel32 at code-region offset `field` at `target`; the code is
 // not published yet.
 void set_rel32(Epoch &epoch, uint32_t field, uint64_t target) {
-  x86::patch_rel32_at(epoch.write_at(field), epoch.exec_at(field), target);
+  arch::patch_jump(epoch.write_at(field), epoch.exec_at(field), target);
 }
 
-// Dispatcher stubs of one block, `call gate; .long id`, written by `w` at
-// code-region offset `base` (after the trace the block is part of).
-bool emit_stubs(Epoch &epoch, x86::CodeWriter &w, uint32_t base, const ExitPlan &plan) {
+}  // namespace
+
+bool return_slot_untouched(const x86::Insn &in) {
+  return g_engine.opt.abi_returns && kjit_os_c_abi_return(in.pc);
+}
+
+bool emit_stubs(Epoch &epoch, CodeWriter &w, uint32_t base, const ExitPlan &plan) {
   const kjit_os_kernel_facts &f = g_engine.facts;
   for (uint32_t i = 0; i < plan.nexits; i++) {
     Exit *e = plan.exits[i];
     uint64_t stub = w.here();
-    w.call(f.gate_direct);
-    w.u32(epoch.id_of(e));
+    arch::emit_direct_stub(w, f.gate_direct, epoch.id_of(e));
     if (w.overflowed()) return false;
     set_rel32(epoch, e->field_offset, stub);
     e->stub_offset = static_cast<uint32_t>(stub - epoch.code_exec);
@@ -601,16 +510,14 @@ bool emit_stubs(Epoch &epoch, x86::CodeWriter &w, uint32_t base, const ExitPlan 
     c->fallback = base + w.size();
     if (epoch.ibl_routine) {
       // IBL prelude: push the miss stub (right after it), probe the table.
-      constexpr uint32_t kPreludeSize = 10;  // push imm32 + jmp rel32
       emit_return_fallback(w, *c);
-      w.push_imm(epoch.exec_at(c->fallback + lead + kPreludeSize + lead));
-      w.jmp(epoch.exec_at(epoch.ibl_routine));
+      arch::emit_ibl_prelude(w, epoch.exec_at(c->fallback + lead + arch::kIblPreludeSize + lead),
+                             epoch.exec_at(epoch.ibl_routine));
     }
     uint32_t gate_entry = base + w.size();
     emit_return_fallback(w, *c);
     c->miss_stub = base + w.size();
-    w.call(f.gate_indirect);
-    w.u32(epoch.id_of(c));
+    arch::emit_direct_stub(w, f.gate_indirect, epoch.id_of(c));
     if (w.overflowed()) return false;
     // An empty chain goes to the gate, not the IBL: the IBL often holds the
     // first target already (a return site, a function entered before), and
@@ -623,106 +530,7 @@ bool emit_stubs(Epoch &epoch, x86::CodeWriter &w, uint32_t base, const ExitPlan 
   return true;
 }
 
-// One block of a trace, emitted but not published.
-struct TraceMember {
-  Block *block;
-  TableSlot *slot;
-  ExitPlan plan;
-  uint32_t end;        // code-region offset after its code (stubs excluded)
-  uint32_t stub_bytes;
-  // Calls the trace followed and has not returned from before this block,
-  // and the frame it runs in (0: the first block's).  A block at depth > 0
-  // is the trace's own copy, not published: only the trace's path reaches
-  // it, so a return it ends with goes where the trace's call said.
-  uint32_t depth, frame;
-  bool leaves_only_at_end;  // no user access whose fault continues elsewhere
-};
-
-// The blocks laid out by one build_block, in code order; their stubs come
-// after the last one.  Used under the engine lock (too big for a kernel
-// stack, like g_build).
-struct Trace {
-  TraceMember members[kMaxTraceBlocks];
-  uint32_t n;
-  uint32_t stub_bytes;   // the members' stubs together
-  uint32_t frames;       // frames opened so far
-  // At depth d > 0: the return address the call entering it pushed, and
-  // the frame; frame_at[0] = 0.
-  uint64_t return_at[kMaxTraceBlocks + 1];
-  uint32_t frame_at[kMaxTraceBlocks + 1];
-};
-constinit Trace g_trace{};
-
-// The block after a trace's last one, if it may be laid out there: its
-// address, depth and frame.
-struct Follower {
-  uint64_t pc;
-  uint32_t depth, frame;
-  uint64_t call_return;  // the call into it pushed this, or 0
-};
-
-// Whether a block that runs with the decoded one (kjit_block_runs_with_
-// previous, kjit_block_runs_unless_previous_taken) may follow it in a
-// trace, the decoded block at `depth`: no user access whose fault would
-// continue elsewhere, and an end that goes on to the one target a trace
-// would lay out as a copy (at depth > 0), always or when its branch is not
-// taken.  The trace may still end there (its length, a follower it cannot
-// build).
-bool may_lead_run(const BuildContext &ctx, uint32_t depth) {
-  for (uint32_t i = 0; i < ctx.n; i++)
-    if (ctx.insns[i].is_extable_site) return false;
-  if (ctx.early == EarlyEnd::kContinue) return depth > 0;
-  if (!ctx.has_terminator()) return false;
-  const x86::Insn &in = ctx.insns[ctx.n - 1].insn;
-  switch (in.cf) {
-    case KJIT_CF_CALL:
-    case KJIT_CF_FENTRY:
-      if (g_engine.is_stop(in.target) || in.target == g_engine.facts.schedule_funnel) return false;
-      if (kjit_os_may_translate(in.target)) return true;        // into the callee's copy
-      return depth > 0 && kjit_os_callable_natively(in.target);  // a leaf called as is
-    case KJIT_CF_JMP:
-      return depth > 0;
-    case KJIT_CF_JCC: {  // into the copy of its not-taken side
-      const uint64_t fall = in.pc + in.length;
-      return depth > 0 && in.jcc_kind == x86::JccKind::kPlain && !g_engine.is_stop(fall) &&
-             kjit_os_may_translate(fall);
-    }
-    case KJIT_CF_RET:  // without a compare, into the caller's copy
-      return depth > 1 && ctx.predicted_return && !g_engine.is_stop(ctx.predicted_return) &&
-             return_slot_untouched(in);
-    default:
-      return false;
-  }
-}
-
-BuildResult emit_instrumented(Epoch &epoch, uint64_t pc, bool routine_start, uint32_t start, uint32_t pending,
-                              uint32_t reserve, TraceMember *m);
-
-// Decodes, instruments and emits the block at `pc` at code-region offset
-// `start`, after `pending` unpublished blocks whose stubs need `reserve`
-// bytes, leaving room for those and its own.  `follower`: the
-// block would be laid out after t's last member; one with user accesses is
-// not (its exception-table mirrors must stay in address order even when
-// the layout is given up).  `depth`: its depth in the trace; `link`: how
-// the member before it reaches it.
-BuildResult emit_block(Epoch &epoch, uint64_t pc, bool routine_start, uint32_t start, uint32_t pending,
-                       uint32_t reserve, bool follower, uint64_t predicted_return, uint32_t depth,
-                       RunLink link, TraceMember *m) {
-  BuildContext &ctx = g_build;
-  if (!decode_block(pc)) return ctx.early == EarlyEnd::kHooked ? BuildResult::kHooked : BuildResult::kDeclined;
-  if (follower)
-    for (uint32_t i = 0; i < ctx.n; i++)
-      if (ctx.insns[i].is_extable_site) return BuildResult::kDeclined;
-  ctx.routine_start = routine_start;
-  ctx.predicted_return = predicted_return;
-  ctx.run_link = link;
-  ctx.may_lead_run = may_lead_run(ctx, depth);
-  ctx.cache_half = epoch.index;
-  run_plugins(ctx);
-  BuildResult r = emit_instrumented(epoch, pc, routine_start, start, pending, reserve, m);
-  if (r != BuildResult::kBuilt) drop_for_plugins(ctx);
-  return r;
-}
+namespace {
 
 // emit_block once the plugins have seen the block.
 BuildResult emit_instrumented(Epoch &epoch, uint64_t pc, bool routine_start, uint32_t start, uint32_t pending,
@@ -747,7 +555,7 @@ BuildResult emit_instrumented(Epoch &epoch, uint64_t pc, bool routine_start, uin
         epoch.arena.used() + 4096 > epoch.arena.size() ||
         start + reserve + kBlockSlack > epoch.code_size)
       return BuildResult::kCacheFull;
-    x86::CodeWriter w(epoch.write_at(start), epoch.exec_at(start), epoch.code_size - start - reserve);
+    CodeWriter w(epoch.write_at(start), epoch.exec_at(start), epoch.code_size - start - reserve);
     Emitter em(epoch, ctx, w, b);
     Instrumenter placer(&epoch, &w);
     place_movable_requests(ctx, placer);
@@ -788,79 +596,26 @@ BuildResult emit_instrumented(Epoch &epoch, uint64_t pc, bool routine_start, uin
   return BuildResult::kDeclined;
 }
 
-// Whether the block at the end of `t` may be followed by its tail's target
-// instead of the jump there, and where that block would be: a translated
-// target not in the same frame of the trace already (no loop unrolled)
-// and, back in the first block's frame, not built yet (built once).  A
-// call's target is the trace's own copy even where the function is built:
-// its return then knows where it goes.
-bool may_follow(const Epoch &epoch, const Trace &t, Follower *f) {
-  const TraceMember &last = t.members[t.n - 1];
-  const ExitPlan &p = last.plan;
-  if (!p.tail || t.n >= kMaxTraceBlocks || t.n >= g_engine.opt.max_trace_blocks) return false;
-  *f = {p.tail->target_pc, last.depth, last.frame, 0};
-  if (g_engine.is_stop(f->pc) || !kjit_os_may_translate(f->pc)) return false;
-  if (p.call_return) {
-    f->depth++;
-    f->frame = t.frames + 1;
-    f->call_return = p.call_return;
-  } else if (p.predicted_return) {
-    f->depth--;
-    f->frame = t.frame_at[f->depth];
-  }
-  for (uint32_t i = 0; i < t.n; i++)
-    if (t.members[i].block->orig_pc == f->pc && t.members[i].frame == f->frame) return false;
-  return f->depth > 0 || !epoch.table.find(f->pc);
-}
-
-// Links the trace's blocks: its own exits whose targets exist, then every
-// exit that was waiting for one of its blocks.  The trace's own copies
-// (depth > 0) are not in the table.  `sources`: what its build read.
-void publish(Epoch &epoch, const Trace &t, TraceSources &sources) {
-  Block *head = t.members[0].block;
-  // An exit to code that may not be translated now is linked to it natively
-  // below: that depends on the target (a module becoming live there).
-  for (uint32_t k = 0; k < t.n; k++)
-    for (uint32_t i = 0; i < t.members[k].plan.nexits; i++)
-      if (!kjit_os_may_translate(t.members[k].plan.exits[i]->target_pc))
-        sources.add(t.members[k].plan.exits[i]->target_pc, t.members[k].plan.exits[i]->target_pc + 1);
-  head->trace_index = epoch.nblocks;
-  head->trace_blocks = static_cast<uint8_t>(t.n);
-  for (uint32_t i = 0; i < sources.n; i++) epoch.sources.add(sources.r[i].lo, sources.r[i].hi, head);
-  for (uint32_t k = 0; k < t.n; k++) {
-    t.members[k].block->trace = head;
-    epoch.blocks[epoch.nblocks++] = t.members[k].block;
-    if (t.members[k].depth == 0) t.members[k].slot->block = t.members[k].block;
-    if (t.members[k].plan.predicted) g_engine.stats.predicted_returns++;
-    if (t.members[k].plan.unchecked) g_engine.stats.unchecked_returns++;
-  }
-  for (uint32_t k = 0; k < t.n; k++) {
-    const ExitPlan &plan = t.members[k].plan;
-    for (uint32_t i = 0; i < plan.nexits; i++) {
-      Exit *e = plan.exits[i];
-      if (e->native_why) continue;  // linked when first taken (kjit_engine_direct_exit)
-      if (!kjit_os_may_translate(e->target_pc) || g_engine.is_stop(e->target_pc)) {
-        link_exit_native(epoch, e, departure_for_native_target(e->target_pc));
-        continue;
-      }
-      // An exit that knows its function's return address (a call the
-      // trace did not follow, any exit of a callee's copy) stays on its
-      // stub: the dispatcher links it to a copy made for that address.
-      if (e->call_return) continue;
-      TableSlot *ts = epoch.table.slot(e->target_pc);
-      if (!ts) continue;  // stays on its stub: the dispatcher serves it
-      if (ts->block) {
-        link_exit(epoch, e, ts->block);
-      } else {
-        e->next_waiting = ts->waiting;
-        ts->waiting = e;
-      }
-    }
-    if (t.members[k].depth == 0) link_waiting(epoch, t.members[k].slot, t.members[k].block);
-  }
-}
-
 }  // namespace
+
+BuildResult emit_block(Epoch &epoch, uint64_t pc, bool routine_start, uint32_t start, uint32_t pending,
+                       uint32_t reserve, bool follower, uint64_t predicted_return, uint32_t depth,
+                       RunLink link, TraceMember *m) {
+  BuildContext &ctx = g_build;
+  if (!decode_block(pc)) return ctx.early == EarlyEnd::kHooked ? BuildResult::kHooked : BuildResult::kDeclined;
+  if (follower)
+    for (uint32_t i = 0; i < ctx.n; i++)
+      if (ctx.insns[i].is_extable_site) return BuildResult::kDeclined;
+  ctx.routine_start = routine_start;
+  ctx.predicted_return = predicted_return;
+  ctx.run_link = link;
+  ctx.may_lead_run = may_lead_run(ctx, depth);
+  ctx.cache_half = epoch.index;
+  run_plugins(ctx);
+  BuildResult r = emit_instrumented(epoch, pc, routine_start, start, pending, reserve, m);
+  if (r != BuildResult::kBuilt) drop_for_plugins(ctx);
+  return r;
+}
 
 bool decode_block(uint64_t pc) {
   BuildContext &ctx = g_build;
@@ -898,7 +653,7 @@ bool decode_block(uint64_t pc) {
       // Whatever the site holds now (a NOP, a call, the int3 of a patch
       // in flight), the copy holds a NOP and a test of the live byte.
       if (!reachable_from_cache(at) ||
-          g_engine.decoder.decode(at, kFentryNop, sizeof(kFentryNop), &ki.insn) != x86::DecodeStatus::kOk) {
+          g_engine.decoder.decode(at, arch::kFentryNop, arch::kFentryNopSize, &ki.insn) != x86::DecodeStatus::kOk) {
         ctx.early = EarlyEnd::kNative;
         break;
       }
@@ -930,111 +685,6 @@ bool decode_block(uint64_t pc) {
   }
   ctx.next_pc = at;
   return ctx.n > 0;
-}
-
-namespace {
-
-// What the trace being built read (source_deps.h), collected while it lives.
-constinit TraceSources g_build_sources{};
-class CollectSources {
- public:
-  CollectSources() : outer_(g_trace_sources) {
-    g_build_sources.clear();
-    g_trace_sources = &g_build_sources;
-  }
-  ~CollectSources() { g_trace_sources = outer_; }
-  CollectSources(const CollectSources &) = delete;
-  CollectSources &operator=(const CollectSources &) = delete;
-
- private:
-  TraceSources *outer_;
-};
-
-// build_block and build_call_copy: the trace from `pc`, at depth 1 with
-// `call_return` pushed when that is not 0.
-BuildResult build_trace(Epoch &epoch, uint64_t pc, bool routine_start, uint64_t call_return, Block **out) {
-  CollectSources collect;
-  Trace &t = g_trace;
-  t.n = 0;
-  t.stub_bytes = 0;
-  t.frames = call_return ? 1 : 0;
-  t.frame_at[0] = 0;
-  t.frame_at[1] = 1;
-  t.return_at[1] = call_return;
-  uint32_t start = epoch.code_used;
-  BuildResult r =
-      emit_block(epoch, pc, routine_start, start, 0, 0, false, call_return, call_return ? 1 : 0, RunLink::kNone,
-                 &t.members[0]);
-  if (r != BuildResult::kBuilt) return r;
-  t.members[0].depth = t.members[0].frame = call_return ? 1 : 0;
-  t.n = 1;
-  t.stub_bytes = t.members[0].stub_bytes;
-  // Lay the tail's target where the tail jump was, while that succeeds.
-  Follower f;
-  while (may_follow(epoch, t, &f)) {
-    TraceMember &prev = t.members[t.n - 1];
-    uint32_t tail_at = prev.block->code_offset + prev.plan.tail_at;
-    uint32_t tail_len = prev.plan.tail_end - prev.plan.tail_at;
-    uint8_t tail_code[24];
-    if (tail_len > sizeof(tail_code)) break;
-    __builtin_memcpy(tail_code, epoch.write_at(tail_at), tail_len);
-    TraceMember next;
-    // Without the tail's stub, not needed if this works.
-    uint64_t predicted = f.depth == 0 ? 0 : f.call_return ? f.call_return : t.return_at[f.depth];
-    // A copy (in no table) is entered only from prev's end, which reaches
-    // it always, or when prev's branch is not taken.
-    RunLink link = RunLink::kNone;
-    if (f.depth > 0 && prev.leaves_only_at_end)
-      link = prev.plan.tail_always      ? RunLink::kAlways
-             : prev.plan.tail_not_taken ? RunLink::kUnlessTaken
-                                        : RunLink::kNone;
-    if (emit_block(epoch, f.pc, prev.plan.tail->is_call, tail_at, t.n, t.stub_bytes - kStubSize, true,
-                   predicted, f.depth, link, &next) != BuildResult::kBuilt) {
-      __builtin_memcpy(epoch.write_at(tail_at), tail_code, tail_len);
-      break;
-    }
-    next.depth = f.depth;
-    next.frame = f.frame;
-    if (f.call_return) {
-      t.frames = f.frame;
-      t.return_at[f.depth] = f.call_return;
-      t.frame_at[f.depth] = f.frame;
-    }
-    prev.plan.nexits--;  // the tail exit, last (ExitPlan::tail)
-    prev.plan.tail = nullptr;
-    prev.stub_bytes -= kStubSize;
-    prev.block->code_size = prev.plan.tail_at;
-    prev.end = tail_at;
-    t.members[t.n++] = next;
-    t.stub_bytes += next.stub_bytes - kStubSize;
-    g_engine.stats.trace_fallthroughs++;
-  }
-  uint32_t stubs_at = t.members[t.n - 1].end;
-  x86::CodeWriter w(epoch.write_at(stubs_at), epoch.exec_at(stubs_at), epoch.code_size - stubs_at);
-  for (uint32_t k = 0; k < t.n; k++)
-    if (!emit_stubs(epoch, w, stubs_at, t.members[k].plan)) return BuildResult::kCacheFull;
-  epoch.code_used = stubs_at + w.size();
-  kjit_os_code_written(epoch.exec_at(start), epoch.code_used - start);
-  publish(epoch, t, g_build_sources);
-  *out = t.members[0].block;
-  return BuildResult::kBuilt;
-}
-
-}  // namespace
-
-BuildResult build_block(Epoch &epoch, uint64_t pc, bool routine_start, Block **out) {
-  return build_trace(epoch, pc, routine_start, 0, out);
-}
-
-BuildResult build_call_copy(Epoch &epoch, uint64_t pc, bool routine_start, uint64_t call_return, Block **out) {
-  TableSlot *slot = epoch.copies.slot(Epoch::copy_key(pc, call_return));
-  if (!slot) return BuildResult::kCacheFull;
-  BuildResult r = build_trace(epoch, pc, routine_start, call_return, out);
-  if (r != BuildResult::kBuilt) return r;
-  (*out)->copy_return = call_return;
-  if (!slot->block) slot->block = *out;
-  g_engine.stats.call_copies++;
-  return r;
 }
 
 }  // namespace kjit

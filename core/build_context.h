@@ -3,7 +3,7 @@
 // plugin's requests, liveness.  One instance, used under the engine lock
 // (far too big for a kernel stack).
 #pragma once
-#include "arch/x86/insn.h"
+#include "arch/arch.h"
 #include "core/liveness.h"
 #include "kjit/plugin.h"
 

@@ -7,7 +7,7 @@
 // it decoded, the builder decodes each instruction about four times, and
 // Zydis is most of a build's cost.
 #pragma once
-#include "arch/x86/decoder.h"
+#include "arch/arch.h"
 
 namespace kjit {
 

@@ -93,27 +93,19 @@ kjit_departure departure_for_native_target(uint64_t target) {
   return g_engine.is_stop(target) ? KJIT_DEPART_COMPLETED : KJIT_DEPART_NATIVE_CALL;
 }
 
-void emit_departure_count(x86::CodeWriter &w, uint64_t target, kjit_departure why, bool keep_flags,
+void emit_departure_count(CodeWriter &w, uint64_t target, kjit_departure why, bool keep_flags,
                           bool kernel_gs) {
   if (!g_engine.departures) return;
   int32_t site = site_for(target, why);
   uint64_t gs = 0;
   uint64_t *own = kernel_gs && why == KJIT_DEPART_COMPLETED ? completion_cell(site) : nullptr;
-  if (own && percpu_gs_address(reinterpret_cast<uint64_t>(own), &gs) && x86::fits_simm32(gs)) {
-    if (keep_flags) w.pushfq();
-    static const uint8_t kIncGsAbs32[] = {0x65, 0x48, 0xff, 0x04, 0x25};  // incq gs:[disp32]
-    w.bytes(kIncGsAbs32, sizeof(kIncGsAbs32));
-    w.u32(static_cast<uint32_t>(gs));
-    if (keep_flags) w.popfq();
+  if (own && percpu_gs_address(reinterpret_cast<uint64_t>(own), &gs) && arch::absolute_addressable(gs)) {
+    arch::emit_count_increment(w, gs, true, keep_flags);
     return;
   }
   uint64_t cell = exec_of(site >= 0 ? &g_engine.departure_sites[site].count : &g_engine.departures->count[why]);
-  if (!x86::fits_simm32(cell)) return;
-  if (keep_flags) w.pushfq();
-  static const uint8_t kLockIncAbs32[] = {0xf0, 0x48, 0xff, 0x04, 0x25};  // lock incq [disp32]
-  w.bytes(kLockIncAbs32, sizeof(kLockIncAbs32));
-  w.u32(static_cast<uint32_t>(cell));
-  if (keep_flags) w.popfq();
+  if (!arch::absolute_addressable(cell)) return;
+  arch::emit_count_increment(w, cell, false, keep_flags);
 }
 
 void count_departure(uint64_t target, kjit_departure why) {
@@ -137,9 +129,9 @@ uint64_t native_exit_trampoline(Epoch &epoch, uint64_t target, kjit_departure wh
   }
   if (epoch.nnative_exits >= epoch.max_native_exits) return target;
   uint32_t start = epoch.code_used;
-  x86::CodeWriter w(epoch.write_at(start), epoch.exec_at(start), epoch.code_size - start);
+  CodeWriter w(epoch.write_at(start), epoch.exec_at(start), epoch.code_size - start);
   emit_departure_count(w, target, why, keep_flags);
-  if (w.jmp(target) < 0 && !w.overflowed()) w.jmp_far(target);
+  arch::emit_jump_anywhere(w, target);
   if (w.overflowed()) return target;
   epoch.code_used += w.size();
   kjit_os_code_written(epoch.exec_at(start), w.size());

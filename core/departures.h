@@ -18,7 +18,7 @@
 // the table cannot hold; completions at the busiest stop addresses count in
 // per-CPU cells.
 #pragma once
-#include "arch/x86/code_writer.h"
+#include "arch/arch.h"
 #include "core/epoch.h"
 #include "kjit/engine.h"
 
@@ -40,7 +40,7 @@ kjit_departure departure_for_native_target(uint64_t target);
 // per-CPU cell instead, for the first kCompletionCells stop addresses,
 // where the per-CPU window is disp32-addressable.  Under the engine lock
 // (it may add a site).
-void emit_departure_count(x86::CodeWriter &w, uint64_t target, kjit_departure why, bool keep_flags,
+void emit_departure_count(CodeWriter &w, uint64_t target, kjit_departure why, bool keep_flags,
                           bool kernel_gs = false);
 
 // The dispatcher hands a task to native `target` for `why` (engine lock held).

@@ -3,8 +3,7 @@
 // direct exits and indirect misses, flush and reclaim of the code cache,
 // original-pc map, stats.  The hosts' gates call these with the engine lock
 // free.
-#include "arch/x86/code_writer.h"
-#include "core/block_builder.h"
+#include "arch/arch.h"
 #include "core/build_context.h"
 #include "core/decode_cache.h"
 #include "core/departures.h"
@@ -12,6 +11,7 @@
 #include "core/ibl.h"
 #include "core/indirect_chain.h"
 #include "core/linker.h"
+#include "core/trace.h"
 #include "core/retire.h"
 #include "core/liveness.h"
 

@@ -3,7 +3,7 @@
 // initialisation only: the core has no global constructors.  The code cache
 // is `epochs`: two halves, one active, the other free or retired (epoch.h).
 #pragma once
-#include "arch/x86/decoder.h"
+#include "arch/arch.h"
 #include "core/address_set.h"
 #include "core/epoch.h"
 #include "kjit/engine.h"

@@ -66,7 +66,7 @@
 // the IBL or the miss stub, which take the target in rcx and the program's
 // rcx at [rsp] as at every other site, after loading it into rcx.
 #pragma once
-#include "arch/x86/code_writer.h"
+#include "arch/arch.h"
 #include "core/epoch.h"
 #include "kjit/engine.h"
 
@@ -78,7 +78,7 @@ namespace kjit {
 // reloaded and rcx moved into the slot (`pop qword [rsp]`).  An ABI return
 // site's rcx is dead: it just loads the address.  0 bytes for other sites.
 uint32_t return_fallback_size(const ChainSite &site);
-void emit_return_fallback(x86::CodeWriter &w, const ChainSite &site);
+void emit_return_fallback(CodeWriter &w, const ChainSite &site);
 
 // A return whose target a trace knows: `pc`, the return address that the
 // trace's own call pushed, where the return's block is reachable only along
@@ -98,12 +98,12 @@ void emit_return_fallback(x86::CodeWriter &w, const ChainSite &site);
 // dead at pc, where such a trampoline returns to.  Writes the compare and
 // returns the offset of its rel8 toward the hit, or -1 when pc reads both
 // or cannot be encoded (nothing written).
-int32_t emit_predicted_return(x86::CodeWriter &w, uint64_t pc, bool flags_dead, bool rcx_dead);
+int32_t emit_predicted_return(CodeWriter &w, uint64_t pc, bool flags_dead, bool rcx_dead);
 
 // Emits a return site with `w`, which writes at code-region offset `at`:
 // sets the site's tail_field (its jmp toward the fallback, which the caller
 // points at the stubs it emits), inline_compare and inline_hit.
-void emit_return_site(x86::CodeWriter &w, uint32_t at, ChainSite *site);
+void emit_return_site(CodeWriter &w, uint32_t at, ChainSite *site);
 
 // Appends a link for target `pc` whose hit jumps to `target`'s translation
 // (noted in its incoming links), or when `target` is null to `dest`: `pc`

@@ -1,14 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "core/linker.h"
 
-#include "arch/x86/code_writer.h"
 #include "core/departures.h"
 #include "core/engine_state.h"
 
 namespace kjit {
 
 static bool patch(Epoch &epoch, uint32_t field, uint64_t target) {
-  if (!x86::patch_rel32_live(epoch.write_at(field), epoch.exec_at(field), target)) return false;
+  if (!arch::patch_jump_live(epoch.write_at(field), epoch.exec_at(field), target)) return false;
   kjit_os_code_written(epoch.exec_at(field), 4);
   return true;
 }

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "core/liveness.h"
 
-#include "arch/x86/calling_convention.h"
+#include "arch/arch.h"
 #include "core/code_reader.h"
 #include "core/decode_cache.h"
 #include "core/engine_state.h"

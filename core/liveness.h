@@ -3,7 +3,7 @@
 // Conservative (everything live) at indirect transfers and wherever the
 // engine cannot see the code.
 #pragma once
-#include "arch/x86/decoder.h"
+#include "arch/arch.h"
 
 namespace kjit {
 

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "core/retire.h"
 
-#include "arch/x86/code_writer.h"
 #include "core/block_builder.h"
 #include "core/engine_state.h"
 #include "core/ibl.h"
@@ -13,25 +12,23 @@ namespace kjit {
 // dispatcher links to b's next translation (kjit_engine_direct_exit).  What
 // led to b now leads here.  0 when the epoch has no room.
 static uint64_t emit_forwarder(Epoch &e, const Block *b) {
-  constexpr uint32_t kForwarderBytes = 3 + 5 + kStubSize;
+  constexpr uint32_t kForwarderBytes = 3 + 5 + arch::kStubSize;
   Exit *x = e.arena.alloc_array<Exit>(1);
   // The jmp's rel32 on a 4-byte boundary, its opcode first: no padding
   // prefix, so the forwarder is found from the exit (Exit::forwards).
   const uint32_t start = ((e.code_used + 1 + 3) & ~3u) - 1;
   if (!x || start + kForwarderBytes > e.code_size) return 0;
-  x86::CodeWriter w(e.write_at(start), e.exec_at(start), e.code_size - start);
-  const int32_t field = w.jmp(w.here());
-  const uint64_t stub = w.here();
-  w.call(g_engine.facts.gate_direct);
-  w.u32(e.id_of(x));
-  if (field != 1 || w.overflowed() || !w.patch_rel32(static_cast<uint32_t>(field), stub)) return 0;
+  CodeWriter w(e.write_at(start), e.exec_at(start), e.code_size - start);
+  uint64_t stub = 0;
+  const int32_t field = arch::emit_forwarder(w, g_engine.facts.gate_direct, e.id_of(x), &stub);
+  if (field < 0) return 0;
   x->target_pc = b->orig_pc;
   x->is_call = b->routine_start;
   x->call_return = b->copy_return;  // a copy's forwarder leads to a new copy
   x->forwards = 1;
   x->field_offset = start + static_cast<uint32_t>(field);
   x->stub_offset = static_cast<uint32_t>(stub - e.code_exec);
-  for (uint32_t pad = e.code_used; pad < start; pad++) *e.write_at(pad) = 0xcc;
+  arch::fill_unreachable(e.write_at(e.code_used), start - e.code_used);
   e.code_used = start + w.size();
   kjit_os_code_written(e.exec_at(start), w.size());
   return e.exec_at(start);

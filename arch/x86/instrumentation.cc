@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-#include "core/instrumentation.h"
+#include "arch/instrumentation.h"
 
 #include "arch/arch.h"
 #include "core/engine_state.h"

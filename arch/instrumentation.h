@@ -1,9 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 // Emits an inserted call at one point of a block: inlined and specialised
 // when the routine allows it, otherwise an outlined call with the live
-// caller-saved registers and flags preserved.
+// caller-saved registers and flags preserved.  The core asks for a call
+// and its cost; the saves, the argument registers and the call follow the
+// instruction set's calling convention, so each ISA implements this class
+// (arch/x86/instrumentation.cc), as DynamoRIO keeps its clean calls in
+// core/arch/x86/mangle.c.
 #pragma once
-#include "arch/x86/code_writer.h"
+#include "arch/emit.h"
 #include "core/build_context.h"
 #include "core/epoch.h"
 
@@ -18,7 +22,7 @@ struct SaveCost {
 
 class Instrumenter {
  public:
-  Instrumenter(Epoch *epoch, x86::CodeWriter *w) : epoch_(epoch), w_(w) {}
+  Instrumenter(Epoch *epoch, CodeWriter *w) : epoch_(epoch), w_(w) {}
   SaveCost cost(const CallRequest &req, const x86::Insn &insn, LiveSet live);
   void emit(const CallRequest &req, const x86::Insn &insn, LiveSet live);
 
@@ -40,7 +44,7 @@ class Instrumenter {
   void emit_outlined(const CallRequest &req, const InlineArgs &args, const uint8_t *src_reg,
                      LiveSet live);
   Epoch *epoch_;
-  x86::CodeWriter *w_;
+  CodeWriter *w_;
   const x86::Insn *insn_ = nullptr;  // the instruction being instrumented
 };
 

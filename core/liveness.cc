@@ -40,6 +40,20 @@ static LiveSet live_before_callee(const x86::Insn &call, LiveSet callee_and_retu
   return callee_and_return_site;
 }
 
+// What an indirect call leaves live before it: its callee is unknown, so
+// every register (its arguments, the thunk's target register).  But out of
+// a compiled C function (kjit_os_c_abi_return) not the arithmetic flags:
+// GCC passes nothing in them and clobbers them at every call and every
+// x86 inline asm, so no function it calls through a pointer can depend on
+// what they hold (kernel/x86's paravirt and retpoline call sites are such
+// asm).  DF stays live: the ABI has it clear on entry.
+static LiveSet live_before_indirect_callee(const x86::Insn &call) {
+  LiveSet live = LiveSet::all();
+  if (call.cf == KJIT_CF_CALL_INDIRECT && g_engine.opt.abi_returns && kjit_os_c_abi_return(call.pc))
+    live.flags = static_cast<uint8_t>(x86::kAllFlags & ~x86::kAllArithFlags);
+  return live;
+}
+
 LiveSet live_before(const x86::Insn &insn, LiveSet after) {
   LiveSet in;
   in.regs = static_cast<uint16_t>((after.regs & ~insn.regs_written) | insn.regs_read | kRspBit);
@@ -115,9 +129,11 @@ static LiveSet compute_live_in(const x86::Decoder &decoder, uint64_t pc, uint32_
   // the callee's first instructions read of them is what is live before the
   // call (a return site followed by `mov ; call f`, f testing something
   // first, has dead flags); and a compiled C callee reads neither r10 nor
-  // r11 (live_before_callee).
+  // r11 (live_before_callee).  An indirect call out of C code leaves the
+  // arithmetic flags dead (live_before_indirect_callee).
   LiveSet live = LiveSet::all();
   if (reached_transfer && seq[n - 1].cf == KJIT_CF_RET) live = live_after_return(seq[n - 1]);
+  if (reached_transfer && seq[n - 1].cf == KJIT_CF_CALL_INDIRECT) live = live_before_indirect_callee(seq[n - 1]);
   if (reached_transfer && seq[n - 1].cf == KJIT_CF_CALL) {
     if (depth < kCallDepth) live.flags = compute_live_in(decoder, seq[n - 1].target, depth + 1).flags;
     live = live_before_callee(seq[n - 1], live);
@@ -141,6 +157,8 @@ LiveSet live_out_of_terminator(const x86::Decoder &decoder, const x86::Insn &las
       return live_before_callee(last, live_in_at(decoder, last.target) | live_in_at(decoder, next_pc));
     case KJIT_CF_RET:
       return live_after_return(last);
+    case KJIT_CF_CALL_INDIRECT:
+      return live_before_indirect_callee(last);
     default:
       return LiveSet::all();
   }

@@ -187,4 +187,35 @@ TEST(Liveness, RegistersACCalleeNeitherReadsNorKeepsAreDeadBeforeTheCall) {
             kjit::x86::kDeadBeforeCCall);
 }
 
+// Before an indirect call out of a compiled C function the arithmetic flags
+// are dead: the callee, whatever it is, cannot read them from compiled code.
+// Out of assembly, or with the option off, everything is live.
+TEST(Liveness, AnIndirectCallOutOfCLeavesTheArithmeticFlagsDead) {
+  AbiReturnsOn abi;
+  // kPc: mov rax, [rdi] ; call rax (C)     kPc+0x10: the same (assembly)
+  std::vector<uint8_t> code(0x20, 0xcc);
+  const uint8_t body[] = {0x48, 0x8b, 0x07, 0xff, 0xd0};
+  memcpy(&code[0], body, sizeof(body));
+  memcpy(&code[0x10], body, sizeof(body));
+  test_shim_add_code(kPc, code);
+  test_shim_add_c_function(kPc, kPc + 0x10);
+  const kjit::LiveSet c = kjit::live_in_at(decoder(), kPc);
+  EXPECT_EQ(c.flags & kjit::x86::kAllArithFlags, 0);
+  EXPECT_TRUE(c.flags & kjit::x86::kFlagDF);
+  EXPECT_EQ(c.regs | (1u << KJIT_REG_RAX), kjit::x86::kAllGprs);  // rax is loaded first
+  EXPECT_EQ(kjit::live_in_at(decoder(), kPc + 0x10).flags, kjit::x86::kAllFlags);
+  // The call as a block's terminator.
+  kjit::x86::Insn call;
+  kjit::x86::Decoder d = decoder();
+  ASSERT_EQ(d.decode(kPc + 3, &body[3], 2, &call), kjit::x86::DecodeStatus::kOk);
+  ASSERT_EQ(call.cf, KJIT_CF_CALL_INDIRECT);
+  const kjit::LiveSet out = kjit::live_out_of_terminator(d, call, false, kPc + 5);
+  EXPECT_EQ(out.flags & kjit::x86::kAllArithFlags, 0);
+  EXPECT_EQ(out.regs, kjit::x86::kAllGprs);
+  kjit::g_engine.opt.abi_returns = 0;
+  kjit::forget_liveness();
+  EXPECT_EQ(kjit::live_out_of_terminator(d, call, false, kPc + 5).flags, kjit::x86::kAllFlags);
+  EXPECT_EQ(kjit::live_in_at(decoder(), kPc).flags, kjit::x86::kAllFlags);
+}
+
 }  // namespace

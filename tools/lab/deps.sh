@@ -18,6 +18,9 @@ pkgs=(
   shellcheck
   libdw-dev libelf-dev lcov chromium man-db groff-base gdb
   debhelper dh-dkms dkms debootstrap lintian
+  # the KCOV anchor kernel's build (kcov-kernel.sh): Kconfig's parser, BTF,
+  # the ephemeral module-signing key
+  flex bison bc dwarves libssl-dev openssl
 )
 
 # The other flavours' and kernel lines' headers, the default one's too when
@@ -25,7 +28,8 @@ pkgs=(
 # (tests/guest/flavours.sh, tests/guest/kernel-lines.sh).
 # Debian 13's headers need its gcc-14: they go into the lab's trixie chroot
 # (tools/lab/trixie-chroot.sh, run by os/linux/build.sh), not onto this host.
-on_host() { case "$1" in *+deb13-*) return 1 ;; esac; }
+# A "+kcov" ABI has no headers package: its build tree is its headers (kcov-kernel.sh).
+on_host() { case "$1" in *+deb13-*|*+kcov) return 1 ;; esac; }
 while read -r f; do [ -z "$f" ] || [ "$f" = "$ABI" ] || ! on_host "$f" || pkgs+=("linux-headers-$f"); done \
   < <(echo "$kjit_default_abi"; cat "$here/../kernel-flavours" "$here/../kernel-lines")
 

@@ -21,6 +21,15 @@ if [ -s "$OUT/vmlinux" ] && [ -s "$OUT/vmlinuz" ] && [ -s "$OUT/config" ] \
   echo "$OUT"; exit 0
 fi
 
+# A "+kcov" ABI is no Debian package: kcov-kernel.sh builds it (hours) and
+# leaves it where this script leaves an image.  A fetch never starts that.
+case "$ABI" in
+  *+kcov) echo "fetch-kernel: $OUT holds no $ABI: that kernel is built, not fetched, by" \
+               "tools/lab/kcov-kernel.sh, into its own lab cache (KJIT_BUILD, default build-$ABI/lab)," \
+               "which every lab script then needs as KJIT_BUILD" >&2
+          exit 1 ;;
+esac
+
 pkg="linux-image-$ABI"
 deb="$(find "$OUT" -maxdepth 1 -name "${pkg}_*.deb" | head -n1)"
 if [ -z "$deb" ] && [[ "$ABI" == *+deb13-* ]]; then

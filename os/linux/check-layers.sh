@@ -26,7 +26,10 @@ set -euo pipefail
 # Top to bottom.  One line per layer.
 LAYERS=(
   "control module"                       # ioctl decoding; init and exit
-  "config capture capture_log"           # what the ioctls drive (capture/)
+  "config capture"                       # what the ioctls drive
+  "capture_regs"                         # the capture's register records (capture/)
+  "capture_log"                          # its recorder: the owner task, the events
+  "capture_buf"                          # its event and code buffers
   "dispatch_gates entry_trampoline direct_yield"  # translated code's way out, the direct entry (asm), BPF's hand-over
   "entry_attach sched_resume textwatch crash_report kernel_quirks kernel_probe exports"  # attach/detach and the ftrace ops, sleeps, text changes, oops reports, kernel bugs named at load, plugin API
   "entry_decide exit_gates"              # the entry decision (both paths), the gates' C side

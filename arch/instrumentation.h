@@ -40,6 +40,11 @@ class Instrumenter {
   uint32_t save(SavedState st);
   void restore(SavedState st);
   void emit_call(const CallRequest &req, const x86::Insn &insn, LiveSet live);
+  // Where translated code calls the request's routine, 0: nowhere.
+  uint64_t routine_target(const CallRequest &req) const;
+  void call_routine(uint64_t target);
+  // kjit_insert_context_call's (arch/x86/context_call.cc).
+  void emit_context_call(const CallRequest &req, const x86::Insn &insn);
   void emit_guard_compare(const kjit_arg &guard);
   void emit_outlined(const CallRequest &req, const InlineArgs &args, const uint8_t *src_reg,
                      LiveSet live);

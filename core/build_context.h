@@ -31,6 +31,7 @@ struct CallRequest {
   uint32_t insn_index;
   uint8_t where;        // kjit_ipoint
   uint8_t movable;      // block-level request: may be placed anywhere in the block
+  uint8_t context;      // kjit_insert_context_call: routine(&mcontext), no args
   void *routine;
   uint32_t nargs;
   kjit_arg args[KJIT_MAX_ARGS];

@@ -156,7 +156,7 @@ uint32_t kjit_block_cache_half(const kjit_block *b) { return b->ctx->cache_half;
 namespace {
 
 int insert_request(kjit_insn *insn, enum kjit_ipoint where, void *routine, uint32_t nargs,
-                   const kjit_arg *args, kjit_arg guard) {
+                   const kjit_arg *args, kjit_arg guard, bool context = false) {
   if (!insn || !routine || nargs > KJIT_MAX_ARGS || (nargs && !args)) return kEINVAL;
   BuildContext &ctx = *insn->ctx;
   if (insn->index >= ctx.n || &ctx.insns[insn->index] != insn) return kEINVAL;
@@ -179,7 +179,8 @@ int insert_request(kjit_insn *insn, enum kjit_ipoint where, void *routine, uint3
   // A block-level request may be placed anywhere in the block where less
   // state is live (every instruction of a dynamic block runs if one does).
   // Requests reading flags or registers are bound to their point.
-  r.movable = ctx.in_block_callback && where == KJIT_IPOINT_BEFORE;
+  r.movable = ctx.in_block_callback && where == KJIT_IPOINT_BEFORE && !context;
+  r.context = context;
   for (uint32_t i = 0; i < nargs; i++)
     if (args[i].kind == KJIT_ARG_KIND_REG || args[i].kind == KJIT_ARG_KIND_FLAGS ||
         args[i].kind == KJIT_ARG_KIND_INSN_PC || args[i].kind == KJIT_ARG_KIND_BRANCH_TARGET ||
@@ -197,6 +198,10 @@ int insert_request(kjit_insn *insn, enum kjit_ipoint where, void *routine, uint3
 int kjit_insert_call_argv(kjit_insn *insn, enum kjit_ipoint where, void *routine, uint32_t nargs,
                           const kjit_arg *args) {
   return insert_request(insn, where, routine, nargs, args, kjit_arg{});
+}
+
+int kjit_insert_context_call(kjit_insn *insn, enum kjit_ipoint where, kjit_context_routine routine) {
+  return insert_request(insn, where, reinterpret_cast<void *>(routine), 0, nullptr, kjit_arg{}, true);
 }
 
 int kjit_insert_call_if(kjit_insn *insn, enum kjit_ipoint where, kjit_arg guard, void *routine,

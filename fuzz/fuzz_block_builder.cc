@@ -227,6 +227,7 @@ void kjit_os_symbolize(uint64_t addr, char *out, uint64_t out_len) {
 // address (nothing here executes translated code).  Non-zero also tells the
 // engine that plugin routines live in another address space.
 uint64_t kjit_os_host_call_gate(uint64_t fn) { return kHostCallGate; }
+uint64_t kjit_os_host_context_gate(uint64_t fn) { return kHostCallGate; }
 
 }  // extern "C"
 

@@ -97,6 +97,7 @@ const InlinedCode *Instrumenter::specialise(const CallRequest &req, const x86::I
 }
 
 SaveCost Instrumenter::cost(const CallRequest &req, const x86::Insn &insn, LiveSet live) {
+  if (req.context) return {1, 16};  // everything, live or not
   const InlinedCode *code = specialise(req, insn);
   if (!code) return {1, popcount16(kCallerSaved & live.regs)};
   uint16_t clobber = code->clobbered_regs | code->needs_arg_regs;
@@ -174,10 +175,30 @@ void Instrumenter::add_percpu_base(uint8_t reg) {
   w_->bytes(insn, sizeof(insn));
 }
 
+// The routine itself where plugins share the translated code's address
+// space (the kernel), else the host's gate that calls it (0: none left).
+uint64_t Instrumenter::routine_target(const CallRequest &req) const {
+  const uint64_t fn = reinterpret_cast<uint64_t>(req.routine);
+  if (g_engine.routines_in_same_space()) return fn;
+  return req.context ? kjit_os_host_context_gate(fn) : kjit_os_host_call_gate(fn);
+}
+
+// Reach is checked first: a failed rel32 call leaves its `e8` behind, a
+// call to the next instruction that would push a stray return address.
+void Instrumenter::call_routine(uint64_t target) {
+  if (x86::fits_i32(static_cast<int64_t>(target - (w_->here() + 5)))) {
+    w_->call(target);
+    return;
+  }
+  // Out of rel32 reach: call through an inline slot (no register needed).
+  static const uint8_t kCallSlot[] = {0xff, 0x15, 0x02, 0, 0, 0, 0xeb, 0x08};
+  w_->bytes(kCallSlot, sizeof(kCallSlot));
+  w_->u64(target);
+}
+
 void Instrumenter::emit_outlined(const CallRequest &req, const InlineArgs &args,
                                  const uint8_t *src_reg, LiveSet live) {
-  uint64_t target = reinterpret_cast<uint64_t>(req.routine);
-  if (!g_engine.routines_in_same_space()) target = kjit_os_host_call_gate(target);
+  const uint64_t target = routine_target(req);
   bool percpu_ok = true;
   for (uint32_t i = 0; i < args.nargs; i++)
     if (args.is_percpu[i] && (!g_engine.mem.percpu_self || !x86::fits_simm32(g_engine.mem.percpu_self)))
@@ -213,12 +234,7 @@ void Instrumenter::emit_outlined(const CallRequest &req, const InlineArgs &args,
     // saved above whenever they are live.
     if (args.is_percpu[i]) add_percpu_base(reg);
   }
-  if (w_->call(target) < 0 && !w_->overflowed()) {
-    // Out of rel32 reach: call through an inline slot (no register needed).
-    static const uint8_t kCallSlot[] = {0xff, 0x15, 0x02, 0, 0, 0, 0xeb, 0x08};
-    w_->bytes(kCallSlot, sizeof(kCallSlot));
-    w_->u64(target);
-  }
+  call_routine(target);
   if (pin_cpu) w_->popfq();  // interrupts as they were
   restore(st);
   g_engine.stats.outlined_calls++;
@@ -273,6 +289,10 @@ void Instrumenter::emit(const CallRequest &req, const x86::Insn &insn, LiveSet l
 }
 
 void Instrumenter::emit_call(const CallRequest &req, const x86::Insn &insn, LiveSet live) {
+  if (req.context) {
+    emit_context_call(req, insn);
+    return;
+  }
   insn_ = &insn;
   InlineArgs args;
   uint8_t src[KJIT_MAX_ARGS];

@@ -196,6 +196,10 @@ void kjit_os_symbolize(uint64_t addr, char *out, uint64_t out_len);
  * a gate that calls host function `fn` (0 in the kernel, where the engine
  * calls `fn` directly because plugins are kernel code). */
 uint64_t kjit_os_host_call_gate(uint64_t fn);
+/* The same for a context call (kjit_insert_context_call): the gate hands
+ * `fn` the host's copy of the struct kjit_mcontext rdi points to in the
+ * emulated memory.  0 in the kernel. */
+uint64_t kjit_os_host_context_gate(uint64_t fn);
 
 #ifdef __cplusplus
 }

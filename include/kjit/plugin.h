@@ -265,6 +265,31 @@ int kjit_insert_call_argv(struct kjit_insn *insn, enum kjit_ipoint where, void *
 int kjit_insert_call_if(struct kjit_insn *insn, enum kjit_ipoint where, struct kjit_arg guard,
                         void *routine, uint32_t nargs, ...);
 
+/* The program's registers at an inserted call's point, which a context call
+ * is handed whole (DynamoRIO's dr_mcontext_t): every GPR as the original
+ * code has it there (rsp too: the original stack pointer, not the save
+ * area's), rflags, and rip, the original address the code goes on at with
+ * this state: the instruction's before it, the next one's after it and on a
+ * branch's not-taken edge, the branch target on its taken edge.  A register
+ * that is dead at the point holds what the translated code has in it: an
+ * inlined routine before the call may have used it as scratch. */
+struct kjit_mcontext {
+  uint64_t gpr[16];           /* KJIT_REG_* order                           */
+  uint64_t rflags;
+  uint64_t rip;
+};
+typedef void (*kjit_context_routine)(const struct kjit_mcontext *mc);
+/* Inserts a call to `routine(mc)`, for a routine that needs more of the
+ * state than six arguments carry (a recorder taking every register).  The
+ * context is the call's own register save area on the stack, valid during
+ * the call only; the routine must not write it.  Every register and the
+ * flags are saved and restored whatever is live, so a context call costs
+ * some 35 pushes and pops: an argument call is cheaper wherever six
+ * registers are enough.  Never inlined; at a point, calls run in the order
+ * they were inserted, context calls or not.  Returns as kjit_insert_call. */
+int kjit_insert_context_call(struct kjit_insn *insn, enum kjit_ipoint where,
+                             kjit_context_routine routine);
+
 /* Plugin data that translated code may touch: counters, tables.  Zeroed.
  * Returns NULL when the data window is exhausted.  One copy shared by every
  * CPU: increments from two CPUs at once can be lost (the inlined add has

@@ -43,8 +43,10 @@ zout="$B/zydis-kernel"
 mod="$B/module"
 mkdir -p "$mod"
 # Sources removed from this directory must not linger in the copy.
-rm -f "$mod"/*.c "$mod"/*.h
+rm -f "$mod"/*.c "$mod"/*.h "$mod"/capture/*.c "$mod"/capture/*.h
 cp "$here"/Kbuild "$here"/Makefile "$here"/*.c "$here"/*.h "$here"/*.S "$mod"/
+mkdir -p "$mod/capture"
+cp "$here"/capture/*.c "$here"/capture/*.h "$mod/capture/"
 # What the kernel requires and which API shapes its headers have.
 "${kbuild[@]}" "$here/conftest.sh" "$KDIR" "$mod/kjit_compat_generated.h"
 mkdir -p "$mod/examples"

@@ -7,7 +7,9 @@
 #    defines (nm -u / nm --defined-only, only kjit's own objects, listed in
 #    MODULE_DIR/kjit.mod; the six examples/*.o count as one node "examples");
 #  - includes: an edge A -> B when A.c, A.h or A.S includes "B.h" (a header
-#    counts as the file of the same name that implements it; include/kjit's
+#    counts as the file of the same name beside it that implements it; a
+#    file is named without its folder, capture/capture_log.c is capture_log;
+#    include/kjit's
 #    engine.h and plugin.h are the engine's, kjit_examples.h the examples';
 #    other headers are interfaces with no file behind them: os_shim.h,
 #    types.h, the uapi and capture-format headers).
@@ -24,7 +26,10 @@ set -euo pipefail
 # Top to bottom.  One line per layer.
 LAYERS=(
   "control module"                       # ioctl decoding; init and exit
-  "config capture capture_log"           # what the ioctls drive
+  "config capture"                       # what the ioctls drive
+  "capture_regs"                         # the capture's register records (capture/)
+  "capture_log"                          # its recorder: the owner task, the events
+  "capture_buf"                          # its event and code buffers
   "dispatch_gates entry_trampoline direct_yield"  # translated code's way out, the direct entry (asm), BPF's hand-over
   "entry_attach sched_resume textwatch crash_report kernel_quirks kernel_probe exports"  # attach/detach and the ftrace ops, sleeps, text changes, oops reports, kernel bugs named at load, plugin API
   "entry_decide exit_gates"              # the entry decision (both paths), the gates' C side
@@ -90,25 +95,32 @@ for o in $objs; do
 done >> "$edges"
 
 # Include edges (sources, not the Kbuild copy).
-header_node() {   # included path -> node, or nothing for an interface header
+header_node() {   # included path, the including file's folder -> node, or nothing for an interface header
   case "$1" in
     kjit/engine.h|kjit/plugin.h) echo kjit_engine ;;
     kjit_examples.h) echo examples ;;
     kjit/*|uapi/*) ;;
-    *.h) local b; b=$(basename "$1" .h)
-         if [ -f "$here/$b.c" ] || [ -f "$here/$b.S" ]; then echo "$b"; fi ;;
+    *.h) local h
+         # as the compiler looks: beside the includer, then in os/linux (-I)
+         for h in "$2/${1%.h}" "$here/${1%.h}"; do
+           [ -f "$h.h" ] || continue
+           if [ -f "$h.c" ] || [ -f "$h.S" ]; then basename "$h"; fi
+           break
+         done ;;
   esac
 }
-for f in "$here"/*.c "$here"/*.h "$here"/*.S; do
+# The module's sources: os/linux and its folders but conftest/ (probes of
+# the kernel's headers, not part of kjit.ko).
+while read -r f; do
   b=$(basename "$f"); n="${b%.*}"
   [ -n "${rank[$n]:-}" ] || [ "${b##*.}" = h ] || { echo "check-layers: $b has no layer (add it to LAYERS in $0)" >&2; exit 1; }
   # a header with no implementing file of its name is an interface
   [ "${b##*.}" = h ] && [ -z "${rank[$n]:-}" ] && continue
   while read -r inc; do
-    t=$(header_node "$inc")
+    t=$(header_node "$inc" "$(dirname "$f")")
     [ -n "$t" ] && [ "$t" != "$n" ] && echo "$n $t"
   done < <(sed -n 's/^#include "\(.*\)".*/\1/p' "$f")
-done >> "$edges"
+done < <(find "$here" -path "$here/conftest" -prune -o -type f \( -name '*.c' -o -name '*.h' -o -name '*.S' \) -print | sort) >> "$edges"
 
 for n in "${ENTRY_PATH[@]}"; do
   for f in "$here/$n".[chS]; do

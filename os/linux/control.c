@@ -14,7 +14,7 @@
 #include <linux/slab.h>
 #include "control.h"
 #include "builtin_tools.h"
-#include "capture.h"
+#include "capture/capture.h"
 #include "config.h"
 #include "engine_host.h"
 #include "entry_attach.h"

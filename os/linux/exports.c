@@ -55,6 +55,7 @@ EXPORT_SYMBOL_GPL(kjit_block_cache_half);
 EXPORT_SYMBOL_GPL(kjit_insert_call);
 EXPORT_SYMBOL_GPL(kjit_insert_call_argv);
 EXPORT_SYMBOL_GPL(kjit_insert_call_if);
+EXPORT_SYMBOL_GPL(kjit_insert_context_call);
 EXPORT_SYMBOL_GPL(kjit_alloc);
 EXPORT_SYMBOL_GPL(kjit_alloc_percpu);
 EXPORT_SYMBOL_GPL(kjit_percpu_sum_u64);

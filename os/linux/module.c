@@ -10,7 +10,7 @@
 #include <linux/module.h>
 #include "builtin_tools.h"
 #include "cache_mem.h"
-#include "capture.h"
+#include "capture/capture.h"
 #include "config.h"
 #include "kcov.h"
 #include "control.h"

@@ -639,3 +639,8 @@ uint64_t kjit_os_host_call_gate(uint64_t fn)
 {
 	return 0;
 }
+
+uint64_t kjit_os_host_context_gate(uint64_t fn)
+{
+	return 0;
+}

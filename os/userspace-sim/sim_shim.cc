@@ -13,7 +13,13 @@ namespace {
 
 struct ShimState {
   ShimConfig cfg;
-  std::vector<uint64_t> host_fns;  // host-call gate i calls host_fns[i]
+  // Host-call gate i calls host_fns[i].fn: with the argument registers, or
+  // (context) with the host's copy of the kjit_mcontext rdi points to.
+  struct HostFn {
+    uint64_t fn;
+    bool context;
+  };
+  std::vector<HostFn> host_fns;
   std::vector<std::string> log;
   bool quiet = false;
   std::mutex mutex;
@@ -45,6 +51,21 @@ uint64_t to_host(uint64_t v) {
   return v;
 }
 
+// A context call's routine reads the save area on the emulated stack: it
+// gets a host copy.  The module's routines read the save area itself, and
+// the registers are restored from it, so one that wrote its context would
+// change the program's registers there and not here: that fails the run.
+void serve_context_gate(Emulator &emu, uint64_t pc, uint64_t fn) {
+  kjit_mcontext mc, before;
+  if (!emu.read(emu.gpr(KJIT_REG_RDI), &mc, sizeof mc)) {
+    emu.fail(pc, "context call: its context is not in emulated memory");
+    return;
+  }
+  before = mc;
+  reinterpret_cast<kjit_context_routine>(fn)(&mc);
+  if (memcmp(&mc, &before, sizeof mc) != 0) emu.fail(pc, "context call: the routine wrote its context");
+}
+
 void serve_host_gate(Emulator &emu, uint64_t pc) {
   ShimState &s = state();
   const uint64_t off = pc - host_gate_base();
@@ -55,15 +76,30 @@ void serve_host_gate(Emulator &emu, uint64_t pc) {
     return;
   }
   emu.mark_protocol_write(emu.gpr(KJIT_REG_RSP));  // the call into the gate
+  const ShimState::HostFn &host = s.host_fns[off / kHostGateStride];
+  if (host.context) {
+    serve_context_gate(emu, pc, host.fn);
+    return;
+  }
   using HostFn = uint64_t (*)(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t);
   // The SysV argument registers; extra arguments are harmless to a callee
   // that takes fewer.
-  auto fn = reinterpret_cast<HostFn>(s.host_fns[off / kHostGateStride]);
+  auto fn = reinterpret_cast<HostFn>(host.fn);
   const uint64_t ret = fn(to_host(emu.gpr(KJIT_REG_RDI)), to_host(emu.gpr(KJIT_REG_RSI)),
                           to_host(emu.gpr(KJIT_REG_RDX)), to_host(emu.gpr(KJIT_REG_RCX)),
                           to_host(emu.gpr(KJIT_REG_R8)), to_host(emu.gpr(KJIT_REG_R9)));
   emu.set_gpr(KJIT_REG_RAX, ret);
   // The gate byte is `ret`: the emulator now returns to the caller.
+}
+
+// One gate per function and kind.
+uint64_t host_gate_for(uint64_t fn, bool context) {
+  auto &s = state();
+  for (size_t i = 0; i < s.host_fns.size(); i++)
+    if (s.host_fns[i].fn == fn && s.host_fns[i].context == context) return host_gate_base() + i * kHostGateStride;
+  if (s.host_fns.size() >= host_gate_capacity()) return 0;
+  s.host_fns.push_back({fn, context});
+  return host_gate_base() + (s.host_fns.size() - 1) * kHostGateStride;
 }
 
 }  // namespace
@@ -248,13 +284,7 @@ void kjit_os_symbolize(uint64_t addr, char *out, uint64_t out_len) {
   out[n] = '\0';
 }
 
-uint64_t kjit_os_host_call_gate(uint64_t fn) {
-  auto &s = state();
-  for (size_t i = 0; i < s.host_fns.size(); i++)
-    if (s.host_fns[i] == fn) return kjit::sim::host_gate_base() + i * kjit::sim::kHostGateStride;
-  if (s.host_fns.size() >= kjit::sim::host_gate_capacity()) return 0;
-  s.host_fns.push_back(fn);
-  return kjit::sim::host_gate_base() + (s.host_fns.size() - 1) * kjit::sim::kHostGateStride;
-}
+uint64_t kjit_os_host_call_gate(uint64_t fn) { return kjit::sim::host_gate_for(fn, false); }
+uint64_t kjit_os_host_context_gate(uint64_t fn) { return kjit::sim::host_gate_for(fn, true); }
 
 }  // extern "C"

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 // The plugin API's instruction queries that a recorder needs (capture in
-// os/linux/capture.c): string instructions, non-deterministic instructions
-// and memory operands that are only hints, answered from the decoder.
+// os/linux/capture/capture.c): string instructions, non-deterministic
+// instructions and memory operands that are only hints, answered from the
+// decoder.
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -215,8 +216,9 @@ TEST(InsnQuery, LoadsNameTheRegisterHoldingWhatTheyRead) {
 }
 
 // A recorder logs the flags after a compare or read-modify-write of memory
-// another CPU or an interrupt can change (os/linux/capture.c): not after
-// one of the task's own stack, nor after one that leaves the flags alone.
+// another CPU or an interrupt can change (os/linux/capture/capture.c): not
+// after one of the task's own stack, nor after one that leaves the flags
+// alone.
 TEST(InsnQuery, StackOperandsAndArithmeticFlags) {
   struct Case {
     std::vector<uint8_t> bytes;

@@ -153,4 +153,5 @@ void kjit_os_symbolize(uint64_t, char *out, uint64_t len) {
 }
 // Same address space as the tests' routines, like the kernel.
 uint64_t kjit_os_host_call_gate(uint64_t) { return 0; }
+uint64_t kjit_os_host_context_gate(uint64_t) { return 0; }
 }

@@ -84,7 +84,7 @@ for f in dkms.conf Kbuild Makefile conftest.sh conftest/ftrace_direct_ops.c kjit
   [ -f "$src/$f" ] || missing="$missing $f"
 done
 # Every object Kbuild links has its source (or its prebuilt object) there.
-for o in $(sed -n 's/\\$//; /^kjit-y :=/,/^$/p' "$root/os/linux/Kbuild" | tr ' ' '\n' | grep -E '^[a-z_0-9]+\.o$'); do
+for o in $(sed -n 's/\\$//; /^kjit-y :=/,/^$/p' "$root/os/linux/Kbuild" | tr ' ' '\n' | grep -E '^[a-z_0-9/]+\.o$'); do
   b="${o%.o}"
   [ -f "$src/$b.c" ] || [ -f "$src/$b.S" ] || [ -f "$src/$b.o_shipped" ] || missing="$missing $b.{c,S}"
 done

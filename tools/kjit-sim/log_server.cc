@@ -50,7 +50,7 @@ std::string mnemonic_at(const Emulator &emu, uint64_t pc) {
 
 
 // How many READ records one execution of the instruction at `pc` makes
-// (os/linux/capture.c): two for cmps (both sources), none for a rep
+// (os/linux/capture/capture.c): two for cmps (both sources), none for a rep
 // string instruction with rcx = 0, else one.  The same instruction may run
 // again before any other read (a lock released twice in a row): each run
 // takes its own records, in order.

@@ -195,9 +195,10 @@ struct capa_recording {
 
 /* System calls that never return: no invocation of theirs can be complete,
  * and one being recorded holds the capture from the task's exit until it is
- * off its CPU for good (capture_log.c reaps it then).  A parent woken by
- * that exit runs first where the waker preempts the dying task (PREEMPT_RT),
- * and everything it then called went unrecorded.  Not attached here. */
+ * off its CPU for good (os/linux/capture/capture_log.c reaps it then).  A
+ * parent woken by that exit runs first where the waker preempts the dying
+ * task (PREEMPT_RT), and everything it then called went unrecorded.  Not
+ * attached here. */
 static const char *const capa_never_return[] = {"__x64_sys_exit", "__x64_sys_exit_group", NULL};
 
 /* Attaches every system call but those, arms one capture of all attached functions

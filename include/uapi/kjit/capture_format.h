@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /* The capture format, in one place for its three users: kjit.ko's capture
- * plugin (kernel C, os/linux/capture.c) writes the RECORDS below into its
+ * plugin (kernel C, os/linux/capture/) writes the RECORDS below into its
  * event and code buffers; kjitctl (user C, tools/kjitctl/capture_file.c)
  * reads them and writes capture FILES; the simulator (C++,
  * os/userspace-sim/capture_file.cc, tools/kjit-sim/replay_log.cc) reads and

@@ -317,7 +317,7 @@ struct kjit_ioc_version {
 #define KJIT_IOC_CHECK_MANY _IOW(KJIT_IOC_MAGIC, 13, struct kjit_ioc_attach_many)
 
 
-/* Capture (os/linux/capture.c): record invocations of an attached function
+/* Capture (os/linux/capture/): record invocations of an attached function
  * for deterministic replay in the simulator (kjitctl capture, docs/capture-
  * format.md).  START arms one capture (it replaces the previous one and its
  * buffers); READ copies the event and code buffers out; STOP disarms.

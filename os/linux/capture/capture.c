@@ -9,10 +9,10 @@
  *    code buffer, once per build;
  *  - at its first instruction a BLOCK event (pc, instructions);
  *  - at a target's entry block (the attached function + 5, after its
- *    fentry call) a call that decides whether this entry is recorded (the
- *    pid filter, one invocation at a time, targets already done), then
- *    three calls that take every GPR and rflags: the BEGIN event, the GS
- *    base (the per-CPU offset) and a copy of the task's stack above rsp;
+ *    fentry call) a context call (every GPR and rflags) that decides
+ *    whether this entry is recorded (the pid filter, one invocation at a
+ *    time, targets already done) and writes the BEGIN event, the GS base
+ *    (the per-CPU offset) and a copy of the task's stack above rsp;
  *  - for every instruction with an explicit memory read, a READ event with
  *    the address (segment base added) and the value, read with the nofault
  *    accessors (user addresses through copy_from_user_nofault): right after
@@ -29,7 +29,7 @@
  *    the invocation;
  *  - before a call into the scheduler funnel (__schedule), a note of the
  *    sleep, and at the first instruction of the block at its return address
- *    three calls that take every GPR and rflags: the RESUME event, where the
+ *    a context call (every GPR and rflags): the RESUME event, where the
  *    task continues in the cache after it woke (sched_resume.c), perhaps on
  *    another CPU.  The replay skips the funnel and loads these registers.
  *    A call the cache makes natively (__do_softirq: other work, never
@@ -42,9 +42,9 @@
  * decoder's answer (kjit_insn_string_op, kjit_insn_nondeterministic_reg,
  * kjit_insn_is_memory_hint).  Record layouts: include/uapi/kjit/capture_format.h.
  *
- * The recording itself (buffers, the owner task, the routines) is
- * capture_log.c; this file instruments blocks, and arms and stops captures
- * under cap_mutex. */
+ * The recording itself is capture_log.c (the owner task, the events),
+ * capture_regs.c (BEGIN and RESUME) and capture_buf.c (the buffers); this
+ * file instruments blocks, and arms and stops captures under cap_mutex. */
 #define pr_fmt(fmt) "kjit: " fmt
 
 #include <linux/kernel.h>
@@ -54,7 +54,9 @@
 #include <linux/mm.h>
 #include <linux/sort.h>
 #include "capture.h"
+#include "capture_buf.h"
 #include "capture_log.h"
+#include "capture_regs.h"
 #include "engine_host.h"
 #include "entry_attach.h"
 #include "shim.h"
@@ -75,8 +77,8 @@ static bool cap_skipped_call(u64 target)
 }
 
 /* Whether `pc` is the return address of a direct call the replay skips
- * (how __schedule and __do_softirq are called).  A false match costs three
- * calls that find no pending record. */
+ * (how __schedule and __do_softirq are called).  A false match costs a
+ * context call that finds no pending record. */
 static bool cap_after_skipped_call(u64 pc)
 {
 	u8 insn[5];
@@ -88,23 +90,6 @@ static bool cap_after_skipped_call(u64 pc)
 		return false;
 	memcpy(&rel, insn + 1, sizeof(rel));
 	return cap_skipped_call(pc + (s64)rel);
-}
-
-/* The RESUME event's three calls (every GPR, rflags, the pc). */
-static void cap_instrument_resume(struct kjit_insn *f)
-{
-	kjit_insert_call(f, KJIT_IPOINT_BEFORE, (void *)kjit_cap_resume_a, 6,
-			 KJIT_ARG_REG(KJIT_REG_RAX), KJIT_ARG_REG(KJIT_REG_RCX),
-			 KJIT_ARG_REG(KJIT_REG_RDX), KJIT_ARG_REG(KJIT_REG_RBX),
-			 KJIT_ARG_REG(KJIT_REG_RSP), KJIT_ARG_REG(KJIT_REG_RBP));
-	kjit_insert_call(f, KJIT_IPOINT_BEFORE, (void *)kjit_cap_resume_b, 6,
-			 KJIT_ARG_REG(KJIT_REG_RSI), KJIT_ARG_REG(KJIT_REG_RDI),
-			 KJIT_ARG_REG(KJIT_REG_R8), KJIT_ARG_REG(KJIT_REG_R9),
-			 KJIT_ARG_REG(KJIT_REG_R10), KJIT_ARG_REG(KJIT_REG_R11));
-	kjit_insert_call(f, KJIT_IPOINT_BEFORE, (void *)kjit_cap_resume_c, 6,
-			 KJIT_ARG_REG(KJIT_REG_R12), KJIT_ARG_REG(KJIT_REG_R13),
-			 KJIT_ARG_REG(KJIT_REG_R14), KJIT_ARG_REG(KJIT_REG_R15),
-			 KJIT_ARG_FLAGS(), KJIT_ARG_INSN_PC());
 }
 
 /* ---- instrumentation -------------------------------------------------- */
@@ -248,7 +233,7 @@ static void cap_on_block(struct kjit_block *block, void *arg)
 	for (i = 0; i < n; i++)
 		total += kjit_insn_length(kjit_block_insn(block, i));
 	/* The live bytes of the block, once per build. */
-	kjit_caplog_add_block_code(pc, total);
+	kjit_capbuf_add_block_code(pc, total);
 
 	last = kjit_block_insn(block, n - 1);
 	if (kjit_insn_is_call(last) && kjit_insn_cf_class(last) != KJIT_CF_FENTRY)
@@ -264,25 +249,9 @@ static void cap_on_block(struct kjit_block *block, void *arg)
 				 KJIT_ARG_INSN_PC(), KJIT_ARG_CONST(kjit_insn_branch_target(last)),
 				 KJIT_ARG_CONST(kjit_insn_pc(last) + kjit_insn_length(last)));
 	if (cap_after_skipped_call(pc))
-		cap_instrument_resume(kjit_block_insn(block, 0));
-	if (kjit_caplog_is_target(pc)) {
-		struct kjit_insn *f = kjit_block_insn(block, 0);
-
-		kjit_insert_call(f, KJIT_IPOINT_BEFORE, (void *)kjit_cap_entry_pick, 1,
-				 KJIT_ARG_INSN_PC());
-		kjit_insert_call(f, KJIT_IPOINT_BEFORE, (void *)kjit_cap_entry_a, 6,
-				 KJIT_ARG_REG(KJIT_REG_RAX), KJIT_ARG_REG(KJIT_REG_RCX),
-				 KJIT_ARG_REG(KJIT_REG_RDX), KJIT_ARG_REG(KJIT_REG_RBX),
-				 KJIT_ARG_REG(KJIT_REG_RSP), KJIT_ARG_REG(KJIT_REG_RBP));
-		kjit_insert_call(f, KJIT_IPOINT_BEFORE, (void *)kjit_cap_entry_b, 6,
-				 KJIT_ARG_REG(KJIT_REG_RSI), KJIT_ARG_REG(KJIT_REG_RDI),
-				 KJIT_ARG_REG(KJIT_REG_R8), KJIT_ARG_REG(KJIT_REG_R9),
-				 KJIT_ARG_REG(KJIT_REG_R10), KJIT_ARG_REG(KJIT_REG_R11));
-		kjit_insert_call(f, KJIT_IPOINT_BEFORE, (void *)kjit_cap_entry_c, 6,
-				 KJIT_ARG_REG(KJIT_REG_R12), KJIT_ARG_REG(KJIT_REG_R13),
-				 KJIT_ARG_REG(KJIT_REG_R14), KJIT_ARG_REG(KJIT_REG_R15),
-				 KJIT_ARG_FLAGS(), KJIT_ARG_INSN_PC());
-	}
+		kjit_insert_context_call(kjit_block_insn(block, 0), KJIT_IPOINT_BEFORE, kjit_cap_resumed);
+	if (kjit_caplog_is_target(pc))
+		kjit_insert_context_call(kjit_block_insn(block, 0), KJIT_IPOINT_BEFORE, kjit_cap_entry);
 	kjit_insert_call(kjit_block_insn(block, 0), KJIT_IPOINT_BEFORE, (void *)kjit_cap_block, 3,
 			 KJIT_ARG_INSN_PC(), KJIT_ARG_CONST(n), KJIT_ARG_CONST(flags));
 
@@ -319,18 +288,18 @@ static void cap_add_thunks(void)
 
 	kjit_shim_fill_facts(&f);
 	if (f.return_thunk)
-		kjit_caplog_add_code(f.return_thunk, 32);
+		kjit_capbuf_add_code(f.return_thunk, 32);
 	/* the mitigations' return thunks are longer (untraining sequences) */
 	for (i = 0; i < KJIT_RETURN_THUNKS; i++)
 		if (f.return_thunks[i])
-			kjit_caplog_add_code(f.return_thunks[i], 64);
+			kjit_capbuf_add_code(f.return_thunks[i], 64);
 	for (i = 0; i < KJIT_GPR_COUNT; i++) {
 		if (f.retpoline_thunk[i])
-			kjit_caplog_add_code(f.retpoline_thunk[i], 32);
+			kjit_capbuf_add_code(f.retpoline_thunk[i], 32);
 		if (f.its_thunk[i])
-			kjit_caplog_add_code(f.its_thunk[i], 32);
+			kjit_capbuf_add_code(f.its_thunk[i], 32);
 		if (f.call_thunk[i])
-			kjit_caplog_add_code(f.call_thunk[i], 32);
+			kjit_capbuf_add_code(f.call_thunk[i], 32);
 	}
 }
 

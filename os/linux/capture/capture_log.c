@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
-/* The capture's recorder: its event and code buffers, the state of the
- * capture, and the routines that translated code calls (capture.c inserts
- * the calls and says what each records).  Record layouts:
- * include/uapi/kjit/capture_format.h.
+/* The capture's recorder: the state of the capture (its targets, the task
+ * whose invocation is recorded) and the routines that translated code calls
+ * for the events of an invocation (capture.c inserts the calls and says
+ * what each records).  The register records that open an invocation and
+ * follow a skipped call are capture_regs.c's; the buffers capture_buf.c's.
+ * Record layouts: include/uapi/kjit/capture_format.h.
  *
  * One invocation is recorded at a time, by the task that owns it: the
  * routines return at once for every other task.  An owner that leaves the
@@ -15,37 +17,27 @@
  * those refused while another task's invocation was open (with what it
  * was), are counted per target and written as TARGET records at STOP.  The
  * event buffer is bounded: when a record does not fit, END(overflow) is
- * written in the space kept for it and the capture is done.  Records become visible to
- * READ only when complete (`used` is published after the bytes). */
+ * written in the space kept for it and the capture is done. */
 #define pr_fmt(fmt) "kjit: " fmt
 
 #include <linux/kernel.h>
 #include <linux/pid.h>
 #include <linux/sched.h>
 #include <linux/sched/task.h>
-#include <linux/sched/task_stack.h>
 #include <linux/rcupdate.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
-#include <linux/vmalloc.h>
 #include <linux/percpu.h>
 #include "capture_log.h"
+#include "capture_buf.h"
 #include "builtin_tools.h"
 #include "kjit/plugin.h"
 
-#define CAP_END_RESERVE 64
 /* A larger read ends the invocation: as OVERFLOW (the capture is done)
  * when one function is captured, as READ_TOO_LARGE with EACH_ATTACHED.  The
  * file format's limit; a fork's copy of the task_struct is ~10 KiB. */
 #define CAP_MAX_READ KJIT_CAPF_READ_MAX
 
-struct cap_buf {
-	u8 *p;
-	u64 cap;
-	u64 used;                /* published length */
-};
-
-static struct cap_buf ev, code;
 /* The targets' entry block pcs (fentry site + MCOUNT_INSN_SIZE), sorted;
  * read-only while armed, freed only after the plugin is removed.  With
  * EACH_ATTACHED each has a state byte (CAP_T_*), written by the owner at
@@ -53,7 +45,7 @@ static struct cap_buf ev, code;
 static u64 *cap_tpc;
 static u8 *cap_tstate;
 static u32 cap_ntargets, cap_ndone;
-/* Per target, by every task that enters it (kjit_cap_entry_pick). */
+/* Per target, by every task that enters it (kjit_caplog_claim). */
 struct cap_target_count {
 	atomic_t entries, busy;
 	int holder;               /* target index of the open invocation, -1 */
@@ -72,7 +64,6 @@ static bool cap_targets_written;  /* a second STOP writes none */
 static u32 cap_mode;            /* KJIT_CAPTURE_* */
 static u32 cap_pid, cap_count;
 static atomic_t cap_done_n;
-static u32 cap_flags;
 static int cap_state;           /* KJIT_CAP_STATE_* */
 static struct task_struct *cap_owner;
 /* The owner's task, referenced from its claim to its END: a dead owner's
@@ -85,44 +76,16 @@ static u64 cap_entry_sp;        /* rsp at the entry (points at the return addres
 static bool cap_slept;          /* the open invocation called the scheduler */
 static u32 cap_resumes;         /* RESUME records of the open invocation */
 
-/* The owner's sleep between its call into the funnel and its RESUME event,
- * and the registers the RESUME calls gather at the return address (one
+/* The owner's call the replay skips, from the call (kjit_cap_sleep,
+ * kjit_cap_native_call) to its RESUME record at the return address (one
  * invocation is recorded at a time, by its owner only). */
-struct cap_sleep_state {
-	u64 pc, target, ret;
-	u64 gpr[16];
+struct cap_skip_state {
+	struct kjit_caplog_skipped_call call;
 	bool pending;
 };
-static struct cap_sleep_state cap_sleeping;
-
-/* ---- buffers ---------------------------------------------------------- */
-
-static void *cap_reserve(struct cap_buf *b, u32 len, u32 type, bool end_record)
-{
-	struct kjit_cap_rec *r;
-	u64 room = b->cap - b->used;
-
-	len = ALIGN(len, 8);
-	if (!end_record && b == &ev && len + CAP_END_RESERVE > room)
-		return NULL;
-	if (len > room)
-		return NULL;
-	r = (struct kjit_cap_rec *)(b->p + b->used);
-	r->type = type;
-	r->len = len;
-	return r;
-}
-
-static void cap_commit(struct cap_buf *b, void *rec)
-{
-	struct kjit_cap_rec *r = rec;
-
-	smp_wmb();
-	WRITE_ONCE(b->used, b->used + r->len);
-}
+static struct cap_skip_state cap_skipping;
 
 static void cap_end(u32 reason);
-static struct kjit_cap_begin *cap_open;   /* BEGIN being filled (owner only) */
 static void cap_log_read(u64 pc, u64 addr, u64 ea, u32 size, u32 flags);
 static u64 cap_seg_base(u64 seg);
 
@@ -146,19 +109,13 @@ static void cap_flush_pending(void)
 	cap_log_read(r.pc, r.ea + cap_seg_base(r.seg), r.ea, r.size, r.seg);
 }
 
-/* Event space for the owner, or NULL after ending the capture (overflow). */
-static void *ev_reserve(u32 len, u32 type)
+void *kjit_caplog_reserve(u32 len, u32 type)
 {
-	void *r = cap_reserve(&ev, len, type, false);
+	void *r = kjit_capbuf_reserve_event(len, type, false);
 
 	if (!r)
 		cap_end(KJIT_CAP_END_OVERFLOW);
 	return r;
-}
-
-static u64 cap_icount(void)
-{
-	return kjit_tool_icount();
 }
 
 /* Whether the open invocation, ending for `reason`, can be replayed whole
@@ -166,7 +123,7 @@ static u64 cap_icount(void)
 static bool cap_complete(u32 reason)
 {
 	return reason == KJIT_CAP_END_RETURNED ||
-	       (reason == KJIT_CAP_END_SLEPT && cap_resumes && !cap_sleeping.pending);
+	       (reason == KJIT_CAP_END_SLEPT && cap_resumes && !cap_skipping.pending);
 }
 
 /* EACH_ATTACHED: the end of an invocation of target cap_cur.  True when
@@ -197,17 +154,16 @@ static void cap_end(u32 reason)
 	bool done;
 
 	cap_pending.set = false;   /* flushed by cap_ret; else the invocation is cut short */
-	cap_open = NULL;
 
-	e = cap_reserve(&ev, sizeof(*e), KJIT_CAP_END, true);
+	e = kjit_capbuf_reserve_event(sizeof(*e), KJIT_CAP_END, true);
 	if (e) {
 		e->reason = reason;
 		e->pad = 0;
-		e->icount = cap_icount();
-		cap_commit(&ev, e);
+		e->icount = kjit_tool_icount();
+		kjit_capbuf_commit_event(e);
 	}
 	if (reason == KJIT_CAP_END_OVERFLOW) {
-		cap_flags |= KJIT_CAP_F_OVERFLOW;
+		kjit_capbuf_set_flag(KJIT_CAP_F_OVERFLOW);
 		WRITE_ONCE(cap_state, KJIT_CAP_STATE_DONE);
 	}
 	done = atomic_inc_return(&cap_done_n) >= cap_count;
@@ -299,34 +255,30 @@ static bool cap_target_done(int t)
 	return (cap_mode & KJIT_CAPTURE_EACH_ATTACHED) && (READ_ONCE(cap_tstate[t]) & CAP_T_DONE);
 }
 
-/* The first of the entry block's four calls: whether this entry is
- * recorded.  It claims the capture for current and reserves the BEGIN that
- * the other three fill. */
-void kjit_cap_entry_pick(u64 pc)
+bool kjit_caplog_claim(u64 pc, u64 rsp)
 {
-	struct kjit_cap_begin *b;
 	int t;
 
 	if (READ_ONCE(cap_state) != KJIT_CAP_STATE_ARMED || !in_task() || !cap_pid_matches())
-		return;
+		return false;
 	if (READ_ONCE(cap_owner) == current) {
 		/* The previous invocation never returned through the cache. */
 		cap_end(KJIT_CAP_END_LEFT_CACHE);
 		if (READ_ONCE(cap_state) != KJIT_CAP_STATE_ARMED)
-			return;
+			return false;
 	} else {
 		cap_reap_dead_owner();
 	}
 	t = cap_target_index(pc);
 	if (t < 0 || cap_target_done(t))
-		return;
+		return false;
 	atomic_inc(&cap_tcount[t].entries);
 	if (cmpxchg(&cap_owner, NULL, current) != NULL) {
 		/* another task's invocation is being recorded */
 		atomic_inc(&cap_tcount[t].busy);
 		WRITE_ONCE(cap_tcount[t].holder, READ_ONCE(cap_cur));
 		WRITE_ONCE(cap_tcount[t].holder_pid, READ_ONCE(cap_owner_pid));
-		return;
+		return false;
 	}
 	get_task_struct(current);
 	cap_owner_ref = current;
@@ -336,88 +288,14 @@ void kjit_cap_entry_pick(u64 pc)
 		cap_owner_ref = NULL;
 		WRITE_ONCE(cap_owner, NULL);
 		put_task_struct(current);
-		return;
+		return false;
 	}
 	WRITE_ONCE(cap_cur, t);
-	b = ev_reserve(sizeof(*b), KJIT_CAP_BEGIN);
-	if (!b)
-		return;
-	memset((u8 *)b + sizeof(b->h), 0, sizeof(*b) - sizeof(b->h));
-	b->pid = task_pid_nr(current);
-	cap_open = b;
+	cap_entry_sp = rsp;
 	cap_slept = false;
 	cap_resumes = 0;
-	cap_sleeping.pending = false;
-}
-
-void kjit_cap_entry_a(u64 rax, u64 rcx, u64 rdx, u64 rbx, u64 rsp, u64 rbp)
-{
-	struct kjit_cap_begin *b = cap_open;
-
-	if (!is_owner() || !b)
-		return;
-	b->gpr[KJIT_REG_RAX] = rax;
-	b->gpr[KJIT_REG_RCX] = rcx;
-	b->gpr[KJIT_REG_RDX] = rdx;
-	b->gpr[KJIT_REG_RBX] = rbx;
-	b->gpr[KJIT_REG_RSP] = rsp;
-	b->gpr[KJIT_REG_RBP] = rbp;
-	cap_entry_sp = rsp;
-}
-
-void kjit_cap_entry_b(u64 rsi, u64 rdi, u64 r8, u64 r9, u64 r10, u64 r11)
-{
-	struct kjit_cap_begin *b = cap_open;
-
-	if (!is_owner() || !b)
-		return;
-	b->gpr[KJIT_REG_RSI] = rsi;
-	b->gpr[KJIT_REG_RDI] = rdi;
-	b->gpr[KJIT_REG_R8] = r8;
-	b->gpr[KJIT_REG_R9] = r9;
-	b->gpr[KJIT_REG_R10] = r10;
-	b->gpr[KJIT_REG_R11] = r11;
-}
-
-void kjit_cap_entry_c(u64 r12, u64 r13, u64 r14, u64 r15, u64 flags, u64 pc)
-{
-	struct kjit_cap_begin *b = cap_open;
-	struct kjit_cap_stack *s;
-	unsigned long base, top, from;
-	u32 n;
-
-	if (!is_owner() || !b)
-		return;
-	cap_open = NULL;
-	b->gpr[KJIT_REG_R12] = r12;
-	b->gpr[KJIT_REG_R13] = r13;
-	b->gpr[KJIT_REG_R14] = r14;
-	b->gpr[KJIT_REG_R15] = r15;
-	b->rflags = flags;
-	b->entry_pc = pc;
-	preempt_disable();
-	b->gs_base = this_cpu_read(this_cpu_off);
-	b->cpu = smp_processor_id();
-	preempt_enable();
-	b->icount = cap_icount();
-	cap_commit(&ev, b);
-
-	/* The stack above rsp: the return address, the caller's frames and
-	 * the syscall's pt_regs. */
-	base = (unsigned long)task_stack_page(current);
-	top = base + THREAD_SIZE;
-	from = (unsigned long)b->gpr[KJIT_REG_RSP];
-	if (from < base || from >= top)
-		from = top;        /* not on the task stack: no copy */
-	n = top - from;
-	s = ev_reserve(sizeof(*s) + n, KJIT_CAP_STACK);
-	if (!s)
-		return;
-	s->base = base;
-	s->size = THREAD_SIZE;
-	s->from = from;
-	memcpy(s + 1, (void *)from, n);
-	cap_commit(&ev, s);
+	cap_skipping.pending = false;
+	return true;
 }
 
 void kjit_cap_block(u64 pc, u64 ninsns, u64 flags)
@@ -427,13 +305,13 @@ void kjit_cap_block(u64 pc, u64 ninsns, u64 flags)
 	if (!is_owner())
 		return;
 	cap_flush_pending();
-	r = ev_reserve(sizeof(*r), KJIT_CAP_BLOCK);
+	r = kjit_caplog_reserve(sizeof(*r), KJIT_CAP_BLOCK);
 	if (!r)
 		return;
 	r->pc = pc;
 	r->ninsns = ninsns;
 	r->flags = flags;
-	cap_commit(&ev, r);
+	kjit_capbuf_commit_event(r);
 }
 
 /* `value`: what the instruction read, when known (kjit_cap_read_after), else
@@ -449,7 +327,7 @@ static void cap_log_read_value(u64 pc, u64 addr, u64 ea, u32 size, u32 flags, co
 							       : KJIT_CAP_END_OVERFLOW);
 		return;
 	}
-	r = ev_reserve(sizeof(*r) + size, KJIT_CAP_READ);
+	r = kjit_caplog_reserve(sizeof(*r) + size, KJIT_CAP_READ);
 	if (!r)
 		return;
 	r->pc = pc;
@@ -470,7 +348,7 @@ static void cap_log_read_value(u64 pc, u64 addr, u64 ea, u32 size, u32 flags, co
 		flags |= KJIT_CAP_RD_FAILED;
 	}
 	r->flags = flags;
-	cap_commit(&ev, r);
+	kjit_capbuf_commit_event(r);
 }
 
 static void cap_log_read(u64 pc, u64 addr, u64 ea, u32 size, u32 flags)
@@ -582,7 +460,7 @@ void kjit_cap_nondet(u64 pc, u64 dest, u64 rcx, u64 rdx, u64 rbx, u64 flags)
 	if (!is_owner())
 		return;
 	cap_flush_pending();
-	r = ev_reserve(sizeof(*r), KJIT_CAP_NONDET);
+	r = kjit_caplog_reserve(sizeof(*r), KJIT_CAP_NONDET);
 	if (!r)
 		return;
 	r->pc = pc;
@@ -593,7 +471,7 @@ void kjit_cap_nondet(u64 pc, u64 dest, u64 rcx, u64 rdx, u64 rbx, u64 flags)
 	r->rflags = flags;
 	r->dest_reg = 0;
 	r->len = 0;
-	cap_commit(&ev, r);
+	kjit_capbuf_commit_event(r);
 }
 
 /* The owner calls `target` at `pc`, outside the code cache, and continues
@@ -601,7 +479,10 @@ void kjit_cap_nondet(u64 pc, u64 dest, u64 rcx, u64 rdx, u64 rbx, u64 flags)
 static void cap_skip_call(u64 pc, u64 target, u64 ret)
 {
 	cap_flush_pending();
-	cap_sleeping = (struct cap_sleep_state){ .pc = pc, .target = target, .ret = ret, .pending = true };
+	cap_skipping = (struct cap_skip_state){
+		.call = { .pc = pc, .target = target, .ret = ret },
+		.pending = true,
+	};
 }
 
 /* A call into the scheduler funnel: the cache follows the task through the
@@ -621,64 +502,15 @@ void kjit_cap_native_call(u64 pc, u64 target, u64 ret)
 		cap_skip_call(pc, target, ret);
 }
 
-void kjit_cap_resume_a(u64 rax, u64 rcx, u64 rdx, u64 rbx, u64 rsp, u64 rbp)
+bool kjit_caplog_take_resume(u64 pc, struct kjit_caplog_skipped_call *call)
 {
-	u64 *g = cap_sleeping.gpr;
-
-	if (!is_owner() || !cap_sleeping.pending)
-		return;
-	g[KJIT_REG_RAX] = rax;
-	g[KJIT_REG_RCX] = rcx;
-	g[KJIT_REG_RDX] = rdx;
-	g[KJIT_REG_RBX] = rbx;
-	g[KJIT_REG_RSP] = rsp;
-	g[KJIT_REG_RBP] = rbp;
-}
-
-void kjit_cap_resume_b(u64 rsi, u64 rdi, u64 r8, u64 r9, u64 r10, u64 r11)
-{
-	u64 *g = cap_sleeping.gpr;
-
-	if (!is_owner() || !cap_sleeping.pending)
-		return;
-	g[KJIT_REG_RSI] = rsi;
-	g[KJIT_REG_RDI] = rdi;
-	g[KJIT_REG_R8] = r8;
-	g[KJIT_REG_R9] = r9;
-	g[KJIT_REG_R10] = r10;
-	g[KJIT_REG_R11] = r11;
-}
-
-/* The last of the three: the record is written whole, and only at the
- * sleep's own return address. */
-void kjit_cap_resume_c(u64 r12, u64 r13, u64 r14, u64 r15, u64 flags, u64 pc)
-{
-	struct cap_sleep_state *st = &cap_sleeping;
-	struct kjit_cap_resume *r;
-
-	if (!is_owner() || !st->pending || pc != st->ret)
-		return;
-	st->pending = false;
-	st->gpr[KJIT_REG_R12] = r12;
-	st->gpr[KJIT_REG_R13] = r13;
-	st->gpr[KJIT_REG_R14] = r14;
-	st->gpr[KJIT_REG_R15] = r15;
+	if (!is_owner() || !cap_skipping.pending || pc != cap_skipping.call.ret)
+		return false;
+	cap_skipping.pending = false;
+	*call = cap_skipping.call;
 	cap_flush_pending();
-	r = ev_reserve(sizeof(*r), KJIT_CAP_RESUME);
-	if (!r)
-		return;
-	r->pc = st->pc;
-	r->target = st->target;
-	r->ret = st->ret;
-	memcpy(r->gpr, st->gpr, sizeof(r->gpr));
-	r->rflags = flags;
-	preempt_disable();
-	r->gs_base = this_cpu_read(this_cpu_off);
-	r->cpu = smp_processor_id();
-	preempt_enable();
-	r->pad = 0;
-	cap_commit(&ev, r);
 	cap_resumes++;
+	return true;
 }
 
 void kjit_cap_ret(u64 pc, u64 rsp)
@@ -691,38 +523,6 @@ void kjit_cap_ret(u64 pc, u64 rsp)
 	cap_end(cap_slept ? KJIT_CAP_END_SLEPT : KJIT_CAP_END_RETURNED);
 }
 
-/* A CODE record: the live bytes at [pc, pc + len). */
-void kjit_caplog_add_code(u64 pc, u32 len)
-{
-	struct kjit_cap_code *c;
-
-	c = cap_reserve(&code, sizeof(*c) + len, KJIT_CAP_CODE, true);
-	if (!c)
-		return;
-	c->pc = pc;
-	c->len = len;
-	c->pad = 0;
-	if (copy_from_kernel_nofault(c + 1, (void *)(unsigned long)pc, len) == 0)
-		cap_commit(&code, c);
-}
-
-/* The bytes of a block being built (under the engine lock: one writer);
- * a full code buffer is remembered in the capture's flags. */
-void kjit_caplog_add_block_code(u64 pc, u32 len)
-{
-	struct kjit_cap_code *c = cap_reserve(&code, sizeof(*c) + len, KJIT_CAP_CODE, true);
-
-	if (!c) {
-		cap_flags |= KJIT_CAP_F_CODE_OVERFLOW;
-		return;
-	}
-	c->pc = pc;
-	c->len = len;
-	c->pad = 0;
-	if (copy_from_kernel_nofault(c + 1, (void *)(unsigned long)pc, len) == 0)
-		cap_commit(&code, c);
-}
-
 /* Whether `pc` is a target's entry block (any context: no lock). */
 bool kjit_caplog_is_target(u64 pc)
 {
@@ -731,10 +531,7 @@ bool kjit_caplog_is_target(u64 pc)
 
 void kjit_caplog_free(void)
 {
-	vfree(ev.p);
-	vfree(code.p);
-	memset(&ev, 0, sizeof(ev));
-	memset(&code, 0, sizeof(code));
+	kjit_capbuf_free();
 	kvfree(cap_tpc);
 	kvfree(cap_tstate);
 	kvfree(cap_tcount);
@@ -754,30 +551,24 @@ int kjit_caplog_prepare(u64 *targets, u32 n, u32 mode, u32 pid, u32 count, u32 e
 	kjit_caplog_free();
 	cap_tpc = targets;
 	cap_ntargets = n;
-	ev.p = vzalloc((u64)ev_kb << 10);
-	code.p = vzalloc((u64)code_kb << 10);
 	cap_tstate = kvzalloc(n, GFP_KERNEL);
 	cap_tcount = kvcalloc(n, sizeof(*cap_tcount), GFP_KERNEL);
-	if (!ev.p || !code.p || !cap_tstate || !cap_tcount || !n) {
+	if (kjit_capbuf_alloc(ev_kb, code_kb) || !cap_tstate || !cap_tcount || !n) {
 		kjit_caplog_free();
 		return -ENOMEM;
 	}
-	ev.cap = (u64)ev_kb << 10;
-	code.cap = (u64)code_kb << 10;
 	cap_mode = mode;
 	cap_pid = pid;
 	cap_count = count;
 	cap_ndone = 0;
 	cap_cur = -1;
 	atomic_set(&cap_done_n, 0);
-	cap_flags = 0;
 	for (i = 0; i < n; i++)
 		cap_tcount[i].holder = -1;
 	cap_owner = NULL;
 	cap_owner_ref = NULL;
 	cap_owner_pid = 0;
 	cap_targets_written = false;
-	cap_open = NULL;
 	return 0;
 }
 
@@ -799,7 +590,7 @@ static void cap_write_targets(void)
 	for (i = 0; i < cap_ntargets; i++) {
 		const struct cap_target_count *c = &cap_tcount[i];
 
-		r = cap_reserve(&ev, sizeof(*r), KJIT_CAP_TARGET, true);
+		r = kjit_capbuf_reserve_event(sizeof(*r), KJIT_CAP_TARGET, true);
 		if (!r)
 			return;
 		r->entry_pc = cap_tpc[i];
@@ -808,7 +599,7 @@ static void cap_write_targets(void)
 		r->holder_pc = c->holder >= 0 && (u32)c->holder < cap_ntargets ? cap_tpc[c->holder] : 0;
 		r->holder_pid = c->holder_pid;
 		r->pad = 0;
-		cap_commit(&ev, r);
+		kjit_capbuf_commit_event(r);
 	}
 }
 
@@ -825,19 +616,10 @@ void kjit_caplog_stopped(void)
 
 int kjit_caplog_read_out(struct kjit_ioc_capture_read *r, void __user *uarg)
 {
-	u64 evn = READ_ONCE(ev.used), con = READ_ONCE(code.used);
-
-	smp_rmb();
+	kjit_capbuf_snapshot(r);
 	r->state = READ_ONCE(cap_state);
 	r->ncaptured = atomic_read(&cap_done_n);
-	r->flags = cap_flags;
-	r->event_bytes = evn;
-	r->code_bytes = con;
-	if (r->buf_ptr && r->buf_len >= evn && evn &&
-	    copy_to_user(u64_to_user_ptr(r->buf_ptr), ev.p, evn))
-		return -EFAULT;
-	if (r->code_ptr && r->code_len >= con && con &&
-	    copy_to_user(u64_to_user_ptr(r->code_ptr), code.p, con))
+	if (kjit_capbuf_copy_out(r))
 		return -EFAULT;
 	if (copy_to_user(uarg, r, sizeof(*r)))
 		return -EFAULT;

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* capture_log.c: the capture's recorder (buffers, state, the routines
- * translated code calls).  Used by capture.c only. */
+/* capture_log.c: the capture's recorder (its state, the routines translated
+ * code calls for an invocation's events).  Used by capture.c, and by
+ * capture_regs.c for the records that take every register. */
 #ifndef KJIT_CAPTURE_LOG_H
 #define KJIT_CAPTURE_LOG_H
 
@@ -8,10 +9,6 @@
 #include "uapi/kjit/ioctl.h"
 
 /* Routines called from translated code (see capture.c). */
-void kjit_cap_entry_pick(u64 pc);
-void kjit_cap_entry_a(u64 rax, u64 rcx, u64 rdx, u64 rbx, u64 rsp, u64 rbp);
-void kjit_cap_entry_b(u64 rsi, u64 rdi, u64 r8, u64 r9, u64 r10, u64 r11);
-void kjit_cap_entry_c(u64 r12, u64 r13, u64 r14, u64 r15, u64 flags, u64 pc);
 void kjit_cap_block(u64 pc, u64 ninsns, u64 flags);
 void kjit_cap_read(u64 pc, u64 ea, u64 size, u64 seg);
 void kjit_cap_load_before(u64 pc, u64 ea, u64 size, u64 seg);
@@ -28,9 +25,23 @@ void kjit_cap_bit_load_before(u64 pc, u64 ea, u64 size, u64 seg, u64 bit);
 void kjit_cap_bit_read(u64 pc, u64 ea, u64 size, u64 seg, u64 bit);
 void kjit_cap_sleep(u64 pc, u64 target, u64 ret);
 void kjit_cap_native_call(u64 pc, u64 target, u64 ret);
-void kjit_cap_resume_a(u64 rax, u64 rcx, u64 rdx, u64 rbx, u64 rsp, u64 rbp);
-void kjit_cap_resume_b(u64 rsi, u64 rdi, u64 r8, u64 r9, u64 r10, u64 r11);
-void kjit_cap_resume_c(u64 r12, u64 r13, u64 r14, u64 r15, u64 flags, u64 pc);
+
+/* For the register records (capture_regs.c), from the owner's routines. */
+/* At a target's entry block `pc`, with the stack pointer `rsp`: whether
+ * this entry is recorded.  True when current now owns the capture and
+ * opens an invocation, whose BEGIN comes next. */
+bool kjit_caplog_claim(u64 pc, u64 rsp);
+/* Event space for the owner, or NULL after ending the capture (overflow). */
+void *kjit_caplog_reserve(u32 len, u32 type);
+/* A call the owner made outside the cache (kjit_cap_sleep,
+ * kjit_cap_native_call): its pc, its target and its return address. */
+struct kjit_caplog_skipped_call {
+	u64 pc, target, ret;
+};
+/* True, once, when the owner goes on at `pc` after such a call (pc is its
+ * return address), with the call in *call; the pending read is logged
+ * first. */
+bool kjit_caplog_take_resume(u64 pc, struct kjit_caplog_skipped_call *call);
 
 /* Control (capture.c, under its mutex). */
 int kjit_caplog_prepare(u64 *targets, u32 n, u32 mode, u32 pid, u32 count, u32 ev_kb,
@@ -40,7 +51,5 @@ void kjit_caplog_stopped(void);
 void kjit_caplog_free(void);
 int kjit_caplog_read_out(struct kjit_ioc_capture_read *r, void __user *uarg);
 bool kjit_caplog_is_target(u64 pc);
-void kjit_caplog_add_code(u64 pc, u32 len);
-void kjit_caplog_add_block_code(u64 pc, u32 len);
 
 #endif

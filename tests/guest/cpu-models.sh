@@ -18,9 +18,8 @@
 # Env: KJIT_CPU_MODELS (default EPYC-Rome; the by-hand matrix:
 #   "EPYC-Rome Cascadelake-Server-v4"), KJIT_MODELS_PHASES, KJIT_MODELS_SUITE=0
 #   (the smoke run only).
-set -euo pipefail
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-B="$(cd "${1:-$root/build}" && pwd)"
+# shellcheck source=tests/guest/host-preamble.sh
+. "$(dirname "${BASH_SOURCE[0]}")/host-preamble.sh"
 # shellcheck source=tests/guest/suite-boot.sh
 . "$root/tests/guest/suite-boot.sh"
 models="${KJIT_CPU_MODELS:-EPYC-Rome}"

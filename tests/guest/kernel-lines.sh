@@ -14,9 +14,8 @@
 # Usage: tests/guest/kernel-lines.sh BUILD_DIR
 # Env: KJIT_LINES (default tools/kernel-lines), KJIT_LINES_PHASES,
 #   KJIT_LINES_MODES (default: the kernel's first preemption mode).
-set -euo pipefail
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-B="$(cd "${1:-$root/build}" && pwd)"
+# shellcheck source=tests/guest/host-preamble.sh
+. "$(dirname "${BASH_SOURCE[0]}")/host-preamble.sh"
 lines="${KJIT_LINES:-$(cat "$root/tools/kernel-lines")}"
 phases="${KJIT_LINES_PHASES:-all}"
 # shellcheck source=tests/guest/flavour-lab.sh

@@ -17,7 +17,8 @@
 #   KJIT_ATTACH_MODES ("voluntary full"), KJIT_ATTACH_ITERS (1 workload
 #   iteration a run), KJIT_ATTACH_TIMEOUT (seconds a boot),
 #   FULL=1: every attachable function (the by-hand run, not in CI; one
-#   boot, voluntary preemption unless KJIT_ATTACH_MODES says otherwise,
+#   boot, in the kernel's first preemption mode (tools/lab/preempt-modes.sh
+#   --first: voluntary, or rt) unless KJIT_ATTACH_MODES says otherwise,
 #   KJIT_ATTACH_BATCH 5000, a 4 h timeout).
 # shellcheck source=tests/guest/host-preamble.sh
 . "$(dirname "${BASH_SOURCE[0]}")/host-preamble.sh"
@@ -25,9 +26,9 @@ host_kjit attach-all
 
 seed="${KJIT_ATTACH_SEED:-$(date +%s)}"
 if [ "${FULL:-0}" = 1 ]; then
-  n=0 batch="${KJIT_ATTACH_BATCH:-5000}" modes="${KJIT_ATTACH_MODES:-voluntary}" tmo=14400 mem=2048
+  n=0 batch="${KJIT_ATTACH_BATCH:-5000}" modes="${KJIT_ATTACH_MODES:-$("$root/tools/lab/preempt-modes.sh" --first)}" tmo=14400 mem=2048
 else
-  n="${KJIT_ATTACH_N:-3000}" batch="${KJIT_ATTACH_BATCH:-1000}" modes="${KJIT_ATTACH_MODES:-$("$root/tools/lab/preempt-modes.sh" | tr '\n' ' ')}" tmo=1200 mem=1024
+  n="${KJIT_ATTACH_N:-3000}" batch="${KJIT_ATTACH_BATCH:-1000}" modes="${KJIT_ATTACH_MODES:-$("$root/tools/lab/preempt-modes.sh")}" tmo=1200 mem=1024
 fi
 echo "attach-all: seed $seed (KJIT_ATTACH_SEED=$seed repeats the choice), $([ "$n" = 0 ] && echo "every attachable function" || echo "$n functions"), $batch a request"
 # What kjit calls while it runs, and what ftrace may let it attach; and the

@@ -54,9 +54,7 @@ for model in $models; do
     echo "cpu-models: FAIL: $model: smoke run" >&2; tail -n 30 "$d/smoke.log" >&2; fail=1
   fi
   [ "${KJIT_MODELS_SUITE:-1}" = 1 ] || continue
-  # The whole list, then its first line (head would SIGPIPE the writer).
-  mode="$("$root/tools/lab/preempt-modes.sh")"
-  mode="${mode%%$'\n'*}"
+  mode="$("$root/tools/lab/preempt-modes.sh" --first)"
   if suite_boot cpu-models "$model" "$d/suite.log" env KJIT_GUEST_CPU="$model" KJIT_SUITE_MODES="$mode" \
        KJIT_SUITE_PHASES="$phases" KJIT_SUITE_QUICK=1 KJIT_SUITE_SHARE_PREFIX="cpu-$model-" \
        "$root/tests/guest/run-suite.sh" "$B" &&

@@ -11,7 +11,7 @@
 #   Boots the kernel (tools/lab/abi.sh) with 2 vCPUs under single-threaded
 #   TCG (text is patched while both vCPUs run, see tools/lab/run-guest.sh
 #   --tcg-single), twice where it chooses its preemption at boot
-#   (preempt=voluntary and preempt=full), once on PREEMPT_RT.
+#   (voluntary, its default, and preempt=full), once on PREEMPT_RT.
 # Env: KJIT_NEIGHBOURS_MODES ("voluntary full", or "rt": tools/lab/preempt-modes.sh),
 #   KJIT_NEIGHBOURS_TOOLS ("ftrace graph kprobe kretprobe sched livepatch bpf switching"),
 #   KJIT_NEIGHBOURS_ORDERS ("before after": the tool on before kjit translates,
@@ -22,8 +22,7 @@
 # shellcheck source=tools/lab/abi.sh
 . "$root/tools/lab/abi.sh"
 KDIR="${KDIR:-/usr/src/linux-headers-$ABI}"
-default_modes="$("$root/tools/lab/preempt-modes.sh" | paste -sd' ')"
-MODES="${KJIT_NEIGHBOURS_MODES:-$default_modes}"
+MODES="${KJIT_NEIGHBOURS_MODES:-$("$root/tools/lab/preempt-modes.sh")}"
 host_kjit neighbours "${KJIT_NEIGHBOURS_KO:-}"
 
 # the suite's livepatch module and the kretprobe on __schedule, built alone
@@ -47,9 +46,7 @@ for mode in $MODES; do
   share_program "$share" bpf_count
   share_script "$share" "$root/tests/guest/neighbours-guest.sh" \
     N="${KJIT_NEIGHBOURS_N:-50}" NLP=10 ROUNDS="$ROUNDS" ORDERS="$ORDERS" TOOLS="$TOOLS"
-  # voluntary boots as the kernels that offer it default to, without preempt=
-  append=""
-  [ "$mode" = voluntary ] || append="$("$root/tools/lab/preempt-modes.sh" --append "$mode")"
+  append="$("$root/tools/lab/preempt-modes.sh" --append "$mode")"
   echo "neighbours: booting ($mode preemption)"
   start=$SECONDS rc=0
   "$root/tools/lab/run-guest.sh" --share "$share" --script "$share/run.sh" --smp 2 --mem 1024 \

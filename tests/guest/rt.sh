@@ -15,7 +15,7 @@ f="${KJIT_RT_KERNEL:-$(grep -- '-rt-amd64$' "$root/tools/kernel-flavours" | head
 . "$root/tests/guest/flavour-lab.sh"
 flavour_lab rt "$B" "$f" || exit $?
 d="$flavour_dir"
-grep -qx 'CONFIG_PREEMPT_RT=y' "$d/lab/kernel/config" || { echo "rt: $f is not a PREEMPT_RT kernel" >&2; exit 2; }
+[ "$("$root/tools/lab/preempt-modes.sh" --first)" = rt ] || { echo "rt: $f is not a PREEMPT_RT kernel" >&2; exit 2; }
 flavour_module rt "$f" || exit 1
 # shellcheck source=tools/lab/abi.sh
 . "$root/tools/lab/abi.sh"

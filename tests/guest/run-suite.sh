@@ -7,7 +7,7 @@
 #   (kjit.ko must exist: os/linux/build.sh BUILD_DIR), then boots the kernel
 #   (tools/lab/abi.sh) under TCG with 2 vCPUs running
 #   tests/guest/suite-guest.sh: twice where it chooses its preemption at
-#   boot (preempt=voluntary, the default, and preempt=full), once on
+#   boot (voluntary, the default, and preempt=full), once on
 #   PREEMPT_RT.  The verdict of each boot is tests/guest/verdict.sh's.
 # Env: KJIT_SUITE_MODES ("voluntary full", or "rt" on a PREEMPT_RT kernel;
 #   tools/lab/preempt-modes.sh),
@@ -32,8 +32,7 @@ KDIR="${KDIR:-/usr/src/linux-headers-$ABI}"
 # The kernel's preemption modes (tools/lab/preempt-modes.sh): both where it
 # chooses at boot (PREEMPT_DYNAMIC: cloud, generic); PREEMPT_RT has its own
 # model only, one boot ("rt"); "lazy" too where the kernel has it.
-default_modes="$("$root/tools/lab/preempt-modes.sh" | paste -sd' ')"
-MODES="${KJIT_SUITE_MODES:-$default_modes}"
+MODES="${KJIT_SUITE_MODES:-$("$root/tools/lab/preempt-modes.sh")}"
 # One boot may take the time of two: a kernel with one preemption model
 # (rt) runs every phase in it, and on single-threaded TCG its vCPUs spin
 # in native_queued_spin_lock_slowpath for holders TCG has not yet run, so
@@ -104,11 +103,8 @@ for mode in $MODES; do
   share_script "$share" "$root/tests/guest/suite-guest.sh" PHASES="$PHASES" \
     QUICK="${KJIT_SUITE_QUICK:-0}" ITERS="${KJIT_SUITE_ITERS:-1}" SCHED_RET="$SCHED_RET" RCU_REINIT="$RCU_REINIT"
   append="${KJIT_SUITE_APPEND:-}"
-  # voluntary boots as the kernels that offer it default to, without preempt=
-  if [ "$mode" != voluntary ]; then
-    mode_arg="$("$root/tools/lab/preempt-modes.sh" --append "$mode")"
-    [ -z "$mode_arg" ] || append="$append $mode_arg"
-  fi
+  mode_arg="$("$root/tools/lab/preempt-modes.sh" --append "$mode")"
+  [ -z "$mode_arg" ] || append="$append $mode_arg"
   echo "run-suite: booting ($mode preemption)"
   rc=0
   "$root/tools/lab/run-guest.sh" --share "$share" --script "$share/run.sh" --smp 2 --mem 1024 \

@@ -19,7 +19,7 @@
 #   orders below, separated by '|').
 # shellcheck source=tests/guest/host-preamble.sh
 . "$(dirname "${BASH_SOURCE[0]}")/host-preamble.sh"
-MODES="${KJIT_STRESS_MODES:-$("$root/tools/lab/preempt-modes.sh" | tr '\n' ' ')}"
+MODES="${KJIT_STRESS_MODES:-$("$root/tools/lab/preempt-modes.sh")}"
 host_kjit stress-reclaim
 # Stressor orders: the one that first oopsed, and two others.
 ORDERS="${KJIT_STRESS_ORDERS:-flock lockf clock fork timer futex|clock flock lockf|fork futex timer clock}"

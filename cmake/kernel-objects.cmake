@@ -13,7 +13,7 @@
 # Inputs from the top-level CMakeLists.txt: KJIT_ENGINE_SOURCES, KJIT_KERNEL_ABI.
 # Options: KJIT_KERNEL_OBJECTS (ON) builds it as part of ALL;
 #          KJIT_KERNEL_CXX (g++) is the compiler: the kernel is built by GCC, and
-#          the thunk flags below are GCC spellings.
+#          the thunk flags (os/linux/kernel-codegen.flags) are GCC spellings.
 
 option(KJIT_KERNEL_OBJECTS "Build the kernel-flag engine object (kjit_engine_kernel.o)" ON)
 set(KJIT_KERNEL_CXX "g++" CACHE STRING "C++ compiler for the kernel-flag engine build (GCC)")
@@ -23,18 +23,14 @@ if(KJIT_KERNEL_OBJECTS)
   set(KJIT_KERNEL_OBJ_DIR ${CMAKE_BINARY_DIR}/kernel-objs)
   file(MAKE_DIRECTORY ${KJIT_KERNEL_OBJ_DIR})
 
-  # The kernel's own code-generation flags (os/linux/build.sh checks the
-  # flavour's config for the thunks and IBT they assume), plus:
-  #  -mpreferred-stack-boundary=3: the kernel only keeps rsp 8-aligned;
-  #  -fcf-protection=branch: endbr64 at every function, as the kernel
-  #   compiles itself with CONFIG_X86_KERNEL_IBT (a NOP where IBT is off);
-  #  -fno-jump-tables: like the kernel under RETPOLINE (no thunked table jumps).
+  # The kernel's own code-generation flags, shared with Zydis's kernel
+  # object (os/linux/build-zydis.sh), then C++'s own.
+  set(KJIT_KERNEL_CODEGEN_FLAGS_FILE ${CMAKE_SOURCE_DIR}/os/linux/kernel-codegen.flags)
+  file(STRINGS ${KJIT_KERNEL_CODEGEN_FLAGS_FILE} KJIT_KERNEL_CODEGEN_FLAGS REGEX "^[^#]")
+  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${KJIT_KERNEL_CODEGEN_FLAGS_FILE})
   set(KJIT_KERNEL_CXX_FLAGS
-      -std=c++20 -ffreestanding -fno-exceptions -fno-rtti -fno-pic -mcmodel=kernel
-      -mno-red-zone -mno-sse -mno-mmx -mno-sse2 -nostdinc++ -fno-threadsafe-statics
-      -fno-asynchronous-unwind-tables -mindirect-branch=thunk-extern
-      -mfunction-return=thunk-extern -mindirect-branch-register -fno-stack-protector
-      -mpreferred-stack-boundary=3 -fcf-protection=branch -fno-jump-tables
+      -std=c++20 ${KJIT_KERNEL_CODEGEN_FLAGS}
+      -fno-exceptions -fno-rtti -nostdinc++ -fno-threadsafe-statics
       -O2 -g0 -Wall -Wno-unused-parameter
       -DKJIT_KERNEL=1 -DZYAN_NO_LIBC -DZYDIS_STATIC_BUILD -DZYCORE_STATIC_BUILD
       -DZYDIS_DISABLE_FORMATTER
@@ -48,7 +44,7 @@ if(KJIT_KERNEL_OBJECTS)
     add_custom_command(
       OUTPUT ${obj}
       COMMAND ${KJIT_KERNEL_CXX} ${KJIT_KERNEL_CXX_FLAGS} -MD -MF ${obj}.d -c ${src} -o ${obj}
-      DEPENDS ${src}
+      DEPENDS ${src} ${KJIT_KERNEL_CODEGEN_FLAGS_FILE}
       DEPFILE ${obj}.d
       COMMENT "Kernel-flag C++ ${rel}"
       VERBATIM)

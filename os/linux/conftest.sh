@@ -17,7 +17,7 @@ KDIR="$1"
 out="$2"
 kcfg="$KDIR/.config"
 [ -f "$kcfg" ] || { echo "conftest: $kcfg missing" >&2; exit 1; }
-# What the engine's code-generation flags (cmake/kernel-objects.cmake) and
+# What the engine's code-generation flags (kernel-codegen.flags) and
 # the entry path assume of the kernel: every indirect branch and return of
 # kjit's code goes through the kernel's thunks (the options were renamed
 # CONFIG_MITIGATION_* later: either name), ftrace with regs and direct

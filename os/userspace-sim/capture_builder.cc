@@ -52,7 +52,6 @@ CaptureBuilder &CaptureBuilder::set_rflags(uint64_t v) { cap_.regs.rflags = v; r
 CaptureBuilder &CaptureBuilder::set_gs_base(uint64_t v) { cap_.regs.gs_base = v; return *this; }
 CaptureBuilder &CaptureBuilder::set_fs_base(uint64_t v) { cap_.regs.fs_base = v; return *this; }
 CaptureBuilder &CaptureBuilder::set_entry(uint64_t pc) { cap_.entry_pc = pc; return *this; }
-CaptureBuilder &CaptureBuilder::set_sentinel(uint64_t addr) { cap_.sentinel = addr; return *this; }
 CaptureBuilder &CaptureBuilder::set_name(std::string name) { cap_.name = std::move(name); return *this; }
 
 CaptureBuilder &CaptureBuilder::add_raw_section(uint32_t type, std::vector<uint8_t> payload) {

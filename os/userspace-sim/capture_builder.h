@@ -35,7 +35,6 @@ class CaptureBuilder {
   CaptureBuilder &set_gs_base(uint64_t v);
   CaptureBuilder &set_fs_base(uint64_t v);
   CaptureBuilder &set_entry(uint64_t pc);
-  CaptureBuilder &set_sentinel(uint64_t addr);
   CaptureBuilder &set_name(std::string name);
   CaptureBuilder &add_raw_section(uint32_t type, std::vector<uint8_t> payload);
 

@@ -420,7 +420,6 @@ bool Emulator::emulate_popcnt(uint64_t pc, const uint8_t *b, uint32_t n) {
 
 void Emulator::on_write(uc_struct *, int, uint64_t addr, int size, int64_t value, void *p) {
   auto *self = static_cast<Emulator *>(p);
-  if (!self->record_writes_) return;
   uint64_t v = static_cast<uint64_t>(value);
   if (size < 8) v &= (uint64_t{1} << (8 * size)) - 1;
   self->writes_.push_back(MemWrite{self->last_pc_, addr, static_cast<uint32_t>(size), v, false,

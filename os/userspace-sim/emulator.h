@@ -173,11 +173,7 @@ class Emulator {
   // return site leaves the program's return address in the slot that other
   // sites write rcx into.
   void mark_engine_protocol_write(uint64_t addr);
-  // While false, stores are not recorded (host-side setup).
-  void set_record_writes(bool on) { record_writes_ = on; }
-
   uint64_t insns() const { return insns_; }
-  uint64_t last_pc() const { return last_pc_; }
 
  private:
   struct RangeHook {
@@ -200,7 +196,6 @@ class Emulator {
   std::vector<RangeHook> hooks_;
   std::vector<MemWrite> writes_;
   std::function<uint64_t(uint64_t)> write_pc_mapper_;
-  bool record_writes_ = true;
   uint64_t insns_ = 0;
   uint64_t budget_ = 0;
   uint64_t sentinel_ = 0;

@@ -111,8 +111,6 @@ void shim_configure(const ShimConfig &cfg) {
   s.fentry = cfg.symbols ? cfg.symbols->address_of("__fentry__") : 0;
 }
 
-void shim_set_emulator(Emulator *emu) { state().cfg.emulator = emu; }
-
 void shim_reset() {
   ShimState &s = state();
   s.cfg = ShimConfig{};

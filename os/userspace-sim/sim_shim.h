@@ -50,7 +50,6 @@ struct ShimConfig {
 // Installs the configuration (replacing any previous one; host-call gates
 // are forgotten).
 void shim_configure(const ShimConfig &cfg);
-void shim_set_emulator(Emulator *emu);
 void shim_reset();
 
 // Kernel facts from the symbol table (zeros if absent) plus the gate addresses.

@@ -17,24 +17,18 @@
 #   KJIT_ATTACH_MODES ("voluntary full"), KJIT_ATTACH_ITERS (1 workload
 #   iteration a run), KJIT_ATTACH_TIMEOUT (seconds a boot),
 #   FULL=1: every attachable function (the by-hand run, not in CI; one
-#   boot, voluntary preemption unless KJIT_ATTACH_MODES says otherwise,
+#   boot, in the kernel's first preemption mode (tools/lab/preempt-modes.sh
+#   --first: voluntary, or rt) unless KJIT_ATTACH_MODES says otherwise,
 #   KJIT_ATTACH_BATCH 5000, a 4 h timeout).
-set -euo pipefail
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-B="$(cd "${1:-$root/build}" && pwd)"
-ko="$B/module/kjit.ko"
-[ -f "$ko" ] || { echo "attach-all: $ko missing (os/linux/build.sh $B)" >&2; exit 2; }
-# shellcheck source=tests/guest/share.sh
-. "$root/tests/guest/share.sh"
-# shellcheck source=tests/guest/verdict.sh
-. "$root/tests/guest/verdict.sh"
-share_guest_bin "$B"
+# shellcheck source=tests/guest/host-preamble.sh
+. "$(dirname "${BASH_SOURCE[0]}")/host-preamble.sh"
+host_kjit attach-all
 
 seed="${KJIT_ATTACH_SEED:-$(date +%s)}"
 if [ "${FULL:-0}" = 1 ]; then
-  n=0 batch="${KJIT_ATTACH_BATCH:-5000}" modes="${KJIT_ATTACH_MODES:-voluntary}" tmo=14400 mem=2048
+  n=0 batch="${KJIT_ATTACH_BATCH:-5000}" modes="${KJIT_ATTACH_MODES:-$("$root/tools/lab/preempt-modes.sh" --first)}" tmo=14400 mem=2048
 else
-  n="${KJIT_ATTACH_N:-3000}" batch="${KJIT_ATTACH_BATCH:-1000}" modes="${KJIT_ATTACH_MODES:-$(KJIT_BUILD="${KJIT_BUILD:-$B/lab}" "$root/tools/lab/preempt-modes.sh" | tr '\n' ' ')}" tmo=1200 mem=1024
+  n="${KJIT_ATTACH_N:-3000}" batch="${KJIT_ATTACH_BATCH:-1000}" modes="${KJIT_ATTACH_MODES:-$("$root/tools/lab/preempt-modes.sh")}" tmo=1200 mem=1024
 fi
 echo "attach-all: seed $seed (KJIT_ATTACH_SEED=$seed repeats the choice), $([ "$n" = 0 ] && echo "every attachable function" || echo "$n functions"), $batch a request"
 # What kjit calls while it runs, and what ftrace may let it attach; and the
@@ -67,7 +61,7 @@ for mode in $modes; do
   share_program "$share" workload
   share_script "$share" "$root/tests/guest/attach-all-guest.sh" \
     SEED="$seed" NRANDOM="$n" BATCH="$batch" ITERS="${KJIT_ATTACH_ITERS:-1}" OWN="${own[*]}" MUST="${must[*]}"
-  append="$(KJIT_BUILD="${KJIT_BUILD:-$B/lab}" "$root/tools/lab/preempt-modes.sh" --append "$mode")"
+  append="$("$root/tools/lab/preempt-modes.sh" --append "$mode")"
   echo "attach-all: booting ($mode preemption)"
   rc=0
   "$root/tools/lab/run-guest.sh" --share "$share" --script "$share/run.sh" --smp 2 --mem "$mem" \

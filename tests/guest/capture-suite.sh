@@ -41,24 +41,17 @@
 # are named), when an entry ran natively while a full code cache was
 # reclaimed (what it called went unrecorded, so the recorded set would
 # depend on timing), kjitctl failed, or broad_workload reported a failing call.
-set -euo pipefail
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-B="$(cd "${1:-$root/build}" && pwd)"
+# shellcheck source=tests/guest/host-preamble.sh
+. "$(dirname "${BASH_SOURCE[0]}")/host-preamble.sh"
 SYSCALLS="${KJIT_CAPTURE_SYSCALLS:-getppid getpid getuid umask newuname read write pipe2 openat close newfstat lseek dup fcntl ioctl brk mprotect munmap kill rt_sigaction rt_sigprocmask socket getsockname sendto recvfrom poll epoll_create1 clock_gettime clock_getres gettimeofday timerfd_create timerfd_settime getitimer times sysinfo getrusage getcwd read_wait=read nanosleep clock_nanosleep futex_wait=futex futex_wake=futex getrandom statx}"
 ALL_WORKLOADS="${KJIT_CAPTURE_ALL-suite=./capture_workload+all broad=./broad_workload}"
 ALL_NAMES="${KJIT_CAPTURE_ALL_NAMES-$root/tests/data/capture-all-syscalls.txt}"
 read -r -a syscalls <<< "$SYSCALLS"
 MIN="${KJIT_CAPTURE_MIN:-${#syscalls[@]}}"
-ko="$B/module/kjit.ko"
 sim="$B/tools/kjit-sim/kjit-sim"
-[ -f "$ko" ] || { echo "capture-suite: $ko missing (os/linux/build.sh $B)" >&2; exit 2; }
+host_kjit capture-suite
 [ -x "$sim" ] || { echo "capture-suite: $sim missing (cmake --build $B --target kjit-sim)" >&2; exit 2; }
 
-# shellcheck source=tests/guest/share.sh
-. "$root/tests/guest/share.sh"
-# shellcheck source=tests/guest/verdict.sh
-. "$root/tests/guest/verdict.sh"
-share_guest_bin "$B"
 share="$B/guest-capture"
 share_new "$share"
 mkdir -p "$share/caps"
@@ -110,7 +103,7 @@ if [ -n "${KJIT_CAPTURE_KEEP:-}" ]; then
 fi
 # A capture names where the kernel image ran: its entry minus the KASLR
 # offset is in the vmlinux's function (past its ftrace call).
-dbg="$(KJIT_BUILD="$B/lab" "$root/tools/lab/fetch-debug.sh")"
+dbg="$("$root/tools/lab/fetch-debug.sh")"
 if [ -f "$share/caps/getppid.kjitcap" ]; then
   want=$(nm "$dbg/vmlinux-dbg" | awk '$3 == "__x64_sys_getppid" {a = $1} END {print a}')
   got=$("$sim" info "$share/caps/getppid.kjitcap" 2>&1 | sed -n 's/^kaslr: .*entry in the vmlinux: 0x\([0-9a-f]*\)$/\1/p')

@@ -18,9 +18,8 @@
 # Env: KJIT_CPU_MODELS (default EPYC-Rome; the by-hand matrix:
 #   "EPYC-Rome Cascadelake-Server-v4"), KJIT_MODELS_PHASES, KJIT_MODELS_SUITE=0
 #   (the smoke run only).
-set -euo pipefail
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-B="$(cd "${1:-$root/build}" && pwd)"
+# shellcheck source=tests/guest/host-preamble.sh
+. "$(dirname "${BASH_SOURCE[0]}")/host-preamble.sh"
 # shellcheck source=tests/guest/suite-boot.sh
 . "$root/tests/guest/suite-boot.sh"
 models="${KJIT_CPU_MODELS:-EPYC-Rome}"
@@ -55,9 +54,7 @@ for model in $models; do
     echo "cpu-models: FAIL: $model: smoke run" >&2; tail -n 30 "$d/smoke.log" >&2; fail=1
   fi
   [ "${KJIT_MODELS_SUITE:-1}" = 1 ] || continue
-  # The whole list, then its first line (head would SIGPIPE the writer).
-  mode="$("$root/tools/lab/preempt-modes.sh")"
-  mode="${mode%%$'\n'*}"
+  mode="$("$root/tools/lab/preempt-modes.sh" --first)"
   if suite_boot cpu-models "$model" "$d/suite.log" env KJIT_GUEST_CPU="$model" KJIT_SUITE_MODES="$mode" \
        KJIT_SUITE_PHASES="$phases" KJIT_SUITE_QUICK=1 KJIT_SUITE_SHARE_PREFIX="cpu-$model-" \
        "$root/tests/guest/run-suite.sh" "$B" &&

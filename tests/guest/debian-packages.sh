@@ -32,17 +32,11 @@
 #   tools/lab/fetch-debug.sh.  Prints the time of each phase.
 #   Env: KJIT_DEBIAN_TIMEOUT (seconds per boot, default 1500), KJIT_GUEST_CPU
 #   (QEMU CPU model, default max: tools/lab/run-guest.sh --cpu).
-set -euo pipefail
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-B="$(cd "${1:-$root/build}" && pwd)"
+# shellcheck source=tests/guest/host-preamble.sh
+. "$(dirname "${BASH_SOURCE[0]}")/host-preamble.sh"
 prepare_only=0; [ "${2:-}" != --prepare ] || prepare_only=1
-export KJIT_BUILD="${KJIT_BUILD:-$B/lab}"
 # shellcheck source=tools/lab/abi.sh
 . "$root/tools/lab/abi.sh"
-# shellcheck source=tests/guest/share.sh
-. "$root/tests/guest/share.sh"
-# shellcheck source=tests/guest/verdict.sh
-. "$root/tests/guest/verdict.sh"
 # shellcheck source=tools/lab/qemu-lock.sh
 . "$root/tools/lab/qemu-lock.sh"
 verdict_begin debian_packages

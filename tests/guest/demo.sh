@@ -7,15 +7,10 @@
 # with the kernel's debug vmlinux: branch table, coverage HTML page.
 # Usage: tests/guest/demo.sh BUILD_DIR   (kjit.ko from os/linux/build.sh)
 # The guest side is tests/guest/demo-guest.sh.
-set -euo pipefail
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-B="$(cd "${1:-$root/build}" && pwd)"
-ko="$B/module/kjit.ko"
-[ -f "$ko" ] || { echo "demo: $ko missing (os/linux/build.sh $B)" >&2; exit 2; }
+# shellcheck source=tests/guest/host-preamble.sh
+. "$(dirname "${BASH_SOURCE[0]}")/host-preamble.sh"
+host_kjit demo
 "$root/plugins/linux/build.sh" "$B" > "$B/plugins-linux.log" 2>&1 || { cat "$B/plugins-linux.log" >&2; exit 1; }
-# shellcheck source=tests/guest/share.sh
-. "$root/tests/guest/share.sh"
-share_guest_bin "$B"
 share="$B/guest-demo"
 share_new "$share"
 share_kjit "$share" "$ko" "$root"
@@ -30,7 +25,7 @@ echo "\$ kjit-sim replay uname.kjitcap"
 "$B/tools/kjit-sim/kjit-sim" replay "$share/uname.kjitcap"
 echo
 echo "### 6, continued: the recording reported here, with the kernel's debug vmlinux"
-dbg="$(KJIT_BUILD="$B/lab" "$root/tools/lab/fetch-debug.sh")"
+dbg="$("$root/tools/lab/fetch-debug.sh")"
 cmake --build "$B" --target kjit-report > /dev/null
 K="$B/guest-bin/kjitctl"
 echo "\$ kjitctl report -i demo.data --vmlinux vmlinux-dbg | head -12"

@@ -13,16 +13,9 @@
 #   dynamic per-CPU window; bbcount's per-block counters are locked adds in
 #   the first two and per-CPU in the third, where bb_max counters fit),
 #   KJIT_EXACT_KO (the module to test; default BUILD_DIR/module/kjit.ko).
-set -euo pipefail
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-B="$(cd "${1:-$root/build}" && pwd)"
-ko="${KJIT_EXACT_KO:-$B/module/kjit.ko}"
-[ -f "$ko" ] || { echo "exact-smp: $ko missing (os/linux/build.sh $B)" >&2; exit 2; }
-# shellcheck source=tests/guest/share.sh
-. "$root/tests/guest/share.sh"
-# shellcheck source=tests/guest/verdict.sh
-. "$root/tests/guest/verdict.sh"
-share_guest_bin "$B"
+# shellcheck source=tests/guest/host-preamble.sh
+. "$(dirname "${BASH_SOURCE[0]}")/host-preamble.sh"
+host_kjit exact-smp "${KJIT_EXACT_KO:-}"
 
 share="$B/guest-exact-smp"
 share_new "$share"

@@ -4,16 +4,9 @@
 # `kjitctl record -a`, --tid, --comm, --cpu, --cgroup and their combination,
 # and `kjitctl top` (intervals, sorted rates, a filter, Ctrl-C detaching).
 # Usage: tests/guest/filters.sh [BUILD_DIR]
-set -euo pipefail
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-B="$(cd "${1:-$root/build}" && pwd)"
-ko="$B/module/kjit.ko"
-[ -f "$ko" ] || { echo "filters: $ko missing (os/linux/build.sh $B)" >&2; exit 2; }
-# shellcheck source=tests/guest/share.sh
-. "$root/tests/guest/share.sh"
-# shellcheck source=tests/guest/verdict.sh
-. "$root/tests/guest/verdict.sh"
-share_guest_bin "$B"
+# shellcheck source=tests/guest/host-preamble.sh
+. "$(dirname "${BASH_SOURCE[0]}")/host-preamble.sh"
+host_kjit filters
 share="$B/guest-filters"
 verdict_begin filters
 rc=0

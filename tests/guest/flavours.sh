@@ -12,9 +12,8 @@
 # Usage: tests/guest/flavours.sh BUILD_DIR
 # Env: KJIT_FLAVOURS (default: tools/kernel-version's and
 #   tools/kernel-flavours', without the ABI this build is for).
-set -euo pipefail
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-B="$(cd "${1:-$root/build}" && pwd)"
+# shellcheck source=tests/guest/host-preamble.sh
+. "$(dirname "${BASH_SOURCE[0]}")/host-preamble.sh"
 # shellcheck source=tools/lab/abi.sh
 . "$root/tools/lab/abi.sh"
 flavours="${KJIT_FLAVOURS:-$({ echo "$kjit_default_abi"; cat "$root/tools/kernel-flavours"; } | grep -vxF "$ABI" || true)}"

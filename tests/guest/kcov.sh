@@ -9,21 +9,13 @@
 # canonical addresses.  Each boot reports the checks of checks/kcov.list.
 # Usage: tests/guest/kcov.sh BUILD_DIR
 # Env: KJIT_KCOV_MODES (tools/lab/preempt-modes.sh: "voluntary full", "rt").
-set -euo pipefail
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-B="$(cd "${1:-$root/build}" && pwd)"
-ko="$B/module/kjit.ko"
-[ -f "$ko" ] || { echo "kcov: $ko missing (os/linux/build.sh $B)" >&2; exit 2; }
-# shellcheck source=tests/guest/share.sh
-. "$root/tests/guest/share.sh"
-# shellcheck source=tests/guest/verdict.sh
-. "$root/tests/guest/verdict.sh"
-share_guest_bin "$B"
-dbg="$(KJIT_BUILD="$B/lab" "$root/tools/lab/fetch-debug.sh")"
+# shellcheck source=tests/guest/host-preamble.sh
+. "$(dirname "${BASH_SOURCE[0]}")/host-preamble.sh"
+host_kjit kcov
+dbg="$("$root/tools/lab/fetch-debug.sh")"
 vmlinux="$dbg/vmlinux-dbg"
 link_text=0x$(nm "$vmlinux" | awk '$3 == "_text" {a = $1} END {print a}')
 verdict_begin kcov
-lab="${KJIT_BUILD:-$B/lab}"
 # kcov_boot MODE: one boot, judged, its checks the ones of checks/kcov.list
 kcov_boot() {
   local mode="$1" share="$B/guest-kcov-$1" rc=0 append
@@ -32,7 +24,7 @@ kcov_boot() {
   share_program "$share" kcov_client
   share_program "$share" record_workload
   share_script "$share" "$root/tests/guest/kcov-guest.sh" LINK_TEXT="$link_text"
-  append="$(KJIT_BUILD="$lab" "$root/tools/lab/preempt-modes.sh" --append "$mode")"
+  append="$("$root/tools/lab/preempt-modes.sh" --append "$mode")"
   "$root/tools/lab/run-guest.sh" --share "$share" --script "$share/run.sh" --smp 2 --tcg-single --timeout 600 \
     ${append:+--append "$append"} || rc=$?
   VERDICT_LIST_CHECKS=1 verdict_boot "$share" "$rc" KCOV-GUEST-DONE "$mode"
@@ -41,7 +33,7 @@ kcov_boot() {
 # text_of SHARE: the boot's _text (kaslr.txt: "_text link-time-_text")
 text_of() { local t _l; if [ -f "$1/kaslr.txt" ] && read -r t _l < "$1/kaslr.txt"; then echo "0x$t"; fi; }
 shares=() modes=()
-for mode in ${KJIT_KCOV_MODES:-$(KJIT_BUILD="$lab" "$root/tools/lab/preempt-modes.sh")}; do
+for mode in ${KJIT_KCOV_MODES:-$("$root/tools/lab/preempt-modes.sh")}; do
   kcov_boot "$mode"
   shares+=("$B/guest-kcov-$mode") modes+=("$mode")
 done

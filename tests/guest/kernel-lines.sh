@@ -14,9 +14,8 @@
 # Usage: tests/guest/kernel-lines.sh BUILD_DIR
 # Env: KJIT_LINES (default tools/kernel-lines), KJIT_LINES_PHASES,
 #   KJIT_LINES_MODES (default: the kernel's first preemption mode).
-set -euo pipefail
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-B="$(cd "${1:-$root/build}" && pwd)"
+# shellcheck source=tests/guest/host-preamble.sh
+. "$(dirname "${BASH_SOURCE[0]}")/host-preamble.sh"
 lines="${KJIT_LINES:-$(cat "$root/tools/kernel-lines")}"
 phases="${KJIT_LINES_PHASES:-all}"
 # shellcheck source=tests/guest/flavour-lab.sh
@@ -47,11 +46,7 @@ for k in $lines; do
   flavour_sweep kernel-lines "$k" || fail=1
   flavour_module kernel-lines "$k" || { fail=1; continue; }
   flavour_smoke kernel-lines "$k" && ibt_layout_seen "$d" || fail=1
-  # The whole list, then its first line: under pipefail, head closing the
-  # pipe after one line kills preempt-modes.sh at its next write (SIGPIPE),
-  # which set -e turned into a silent exit now and then.
-  modes="${KJIT_LINES_MODES:-$("$root/tools/lab/preempt-modes.sh")}"
-  modes="${modes%%$'\n'*}"
+  modes="${KJIT_LINES_MODES:-$("$root/tools/lab/preempt-modes.sh" --first)}"
   if suite_boot kernel-lines "$k" "$d/suite.log" env KJIT_HOST_BUILD="$B" KJIT_SUITE_MODES="$modes" \
        KJIT_SUITE_PHASES="$phases" KJIT_SUITE_QUICK=1 "$root/tests/guest/run-suite.sh" "$d"; then
     echo "kernel-lines: $k: PASS"

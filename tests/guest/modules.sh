@@ -16,9 +16,8 @@
 # Usage: tests/guest/modules.sh BUILD_DIR
 # Env: KJIT_MODULES_KERNEL (the flavour, default the generic one of
 #   tools/kernel-flavours).
-set -euo pipefail
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-B="$(cd "${1:-$root/build}" && pwd)"
+# shellcheck source=tests/guest/host-preamble.sh
+. "$(dirname "${BASH_SOURCE[0]}")/host-preamble.sh"
 f="${KJIT_MODULES_KERNEL:-$(grep -E -- '^[0-9.]+-[0-9]+-amd64$' "$root/tools/kernel-flavours" | head -n1)}"
 report="$B/guest-bin/kjit-report"
 [ -x "$report" ] || { echo "modules: $report missing (cmake target kjit-report)" >&2; exit 2; }
@@ -31,10 +30,6 @@ dbg="$(KJIT_DEBUG_MODULES=ext4 KJIT_DEBUG_SOURCE=0 "$root/tools/lab/fetch-debug.
   || { tail -n 20 "$d/fetch-debug.log" >&2; echo "modules: FAIL: fetching the $f debug files" >&2; exit 1; }
 flavour_module modules "$f" || exit 1
 
-# shellcheck source=tests/guest/share.sh
-. "$root/tests/guest/share.sh"
-# shellcheck source=tests/guest/verdict.sh
-. "$root/tests/guest/verdict.sh"
 share_guest_bin "$B"
 share="$d/guest-modules"
 share_new "$share"

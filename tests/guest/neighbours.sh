@@ -11,28 +11,19 @@
 #   Boots the kernel (tools/lab/abi.sh) with 2 vCPUs under single-threaded
 #   TCG (text is patched while both vCPUs run, see tools/lab/run-guest.sh
 #   --tcg-single), twice where it chooses its preemption at boot
-#   (preempt=voluntary and preempt=full), once on PREEMPT_RT.
+#   (voluntary, its default, and preempt=full), once on PREEMPT_RT.
 # Env: KJIT_NEIGHBOURS_MODES ("voluntary full", or "rt": tools/lab/preempt-modes.sh),
 #   KJIT_NEIGHBOURS_TOOLS ("ftrace graph kprobe kretprobe sched livepatch bpf switching"),
 #   KJIT_NEIGHBOURS_ORDERS ("before after": the tool on before kjit translates,
 #   after it did), KJIT_NEIGHBOURS_N (50 calls per count), KJIT_NEIGHBOURS_ROUNDS (2),
 #   KJIT_NEIGHBOURS_KO (the module to test; default BUILD_DIR/module/kjit.ko).
-set -euo pipefail
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-B="$(cd "${1:-$root/build}" && pwd)"
+# shellcheck source=tests/guest/host-preamble.sh
+. "$(dirname "${BASH_SOURCE[0]}")/host-preamble.sh"
 # shellcheck source=tools/lab/abi.sh
 . "$root/tools/lab/abi.sh"
 KDIR="${KDIR:-/usr/src/linux-headers-$ABI}"
-lab="${KJIT_BUILD:-$root/build/lab}"
-default_modes="$(KJIT_BUILD="$lab" "$root/tools/lab/preempt-modes.sh" | paste -sd' ')"
-MODES="${KJIT_NEIGHBOURS_MODES:-$default_modes}"
-ko="${KJIT_NEIGHBOURS_KO:-$B/module/kjit.ko}"
-[ -f "$ko" ] || { echo "neighbours: $ko missing (os/linux/build.sh $B)" >&2; exit 2; }
-# shellcheck source=tests/guest/share.sh
-. "$root/tests/guest/share.sh"
-# shellcheck source=tests/guest/verdict.sh
-. "$root/tests/guest/verdict.sh"
-share_guest_bin "$B"
+MODES="${KJIT_NEIGHBOURS_MODES:-$("$root/tools/lab/preempt-modes.sh")}"
+host_kjit neighbours "${KJIT_NEIGHBOURS_KO:-}"
 
 # the suite's livepatch module and the kretprobe on __schedule, built alone
 lp="$B/neighbours-modules"; mkdir -p "$lp"
@@ -55,9 +46,7 @@ for mode in $MODES; do
   share_program "$share" bpf_count
   share_script "$share" "$root/tests/guest/neighbours-guest.sh" \
     N="${KJIT_NEIGHBOURS_N:-50}" NLP=10 ROUNDS="$ROUNDS" ORDERS="$ORDERS" TOOLS="$TOOLS"
-  # voluntary boots as the kernels that offer it default to, without preempt=
-  append=""
-  [ "$mode" = voluntary ] || append="$(KJIT_BUILD="$lab" "$root/tools/lab/preempt-modes.sh" --append "$mode")"
+  append="$("$root/tools/lab/preempt-modes.sh" --append "$mode")"
   echo "neighbours: booting ($mode preemption)"
   start=$SECONDS rc=0
   "$root/tools/lab/run-guest.sh" --share "$share" --script "$share/run.sh" --smp 2 --mem 1024 \

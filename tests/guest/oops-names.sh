@@ -12,19 +12,12 @@
 # BUILD_DIR/guest-oops-names/console.log (tests/syzkaller/report-titles.sh
 # runs syzkaller's own parser on it).
 # Usage: tests/guest/oops-names.sh [BUILD_DIR]
-set -euo pipefail
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-B="$(cd "${1:-$root/build}" && pwd)"
+# shellcheck source=tests/guest/host-preamble.sh
+. "$(dirname "${BASH_SOURCE[0]}")/host-preamble.sh"
 # shellcheck source=tools/lab/abi.sh
 . "$root/tools/lab/abi.sh"
 KDIR="${KDIR:-/usr/src/linux-headers-$ABI}"
-ko="$B/module/kjit.ko"
-[ -f "$ko" ] || { echo "oops-names: $ko missing (os/linux/build.sh $B)" >&2; exit 2; }
-# shellcheck source=tests/guest/share.sh
-. "$root/tests/guest/share.sh"
-# shellcheck source=tests/guest/verdict.sh
-. "$root/tests/guest/verdict.sh"
-share_guest_bin "$B"
+host_kjit oops-names
 
 hz="$B/oops-names-module"; mkdir -p "$hz"
 cp "$root/tests/guest/hazard/kjit_hazard.c" "$hz/"

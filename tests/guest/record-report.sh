@@ -12,7 +12,7 @@ S="$(cd "$2" && pwd)"
 R="$S/report"
 rm -rf "$R"; mkdir -p "$R"
 K="$B/guest-bin/kjitctl"
-dbg="$(KJIT_BUILD="$B/lab" "$root/tools/lab/fetch-debug.sh")" || { echo "CHECK fetch_debug FAIL"; exit 1; }
+dbg="$("$root/tools/lab/fetch-debug.sh")" || { echo "CHECK fetch_debug FAIL"; exit 1; }
 V="$dbg/vmlinux-dbg" SRC="$dbg/linux-source"
 fail=0
 pass() { echo "CHECK $1 PASS ${2:-}"; }

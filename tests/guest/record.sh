@@ -9,16 +9,9 @@
 #   Needs BUILD_DIR/module/kjit.ko; fetches the debug vmlinux and the kernel
 #   source once (tools/lab/fetch-debug.sh, cached under BUILD_DIR/lab/debug).
 # Env: KJIT_RECORD_REUSE=1 skips the boot and re-checks the last share.
-set -euo pipefail
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-B="$(cd "${1:-$root/build}" && pwd)"
-ko="$B/module/kjit.ko"
-[ -f "$ko" ] || { echo "record: $ko missing (os/linux/build.sh $B)" >&2; exit 2; }
-# shellcheck source=tests/guest/share.sh
-. "$root/tests/guest/share.sh"
-# shellcheck source=tests/guest/verdict.sh
-. "$root/tests/guest/verdict.sh"
-share_guest_bin "$B"
+# shellcheck source=tests/guest/host-preamble.sh
+. "$(dirname "${BASH_SOURCE[0]}")/host-preamble.sh"
+host_kjit record
 cmake --build "$B" --target kjit-report >/dev/null
 share="$B/guest-record"
 verdict_begin record

@@ -8,15 +8,14 @@
 # (the NVMe completion handler translated in its irq thread).
 # Usage: tests/guest/rt.sh BUILD_DIR
 # Env: KJIT_RT_KERNEL (default the rt flavour of tools/kernel-flavours).
-set -euo pipefail
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-B="$(cd "${1:-$root/build}" && pwd)"
+# shellcheck source=tests/guest/host-preamble.sh
+. "$(dirname "${BASH_SOURCE[0]}")/host-preamble.sh"
 f="${KJIT_RT_KERNEL:-$(grep -- '-rt-amd64$' "$root/tools/kernel-flavours" | head -n1)}"
 # shellcheck source=tests/guest/flavour-lab.sh
 . "$root/tests/guest/flavour-lab.sh"
 flavour_lab rt "$B" "$f" || exit $?
 d="$flavour_dir"
-grep -qx 'CONFIG_PREEMPT_RT=y' "$d/lab/kernel/config" || { echo "rt: $f is not a PREEMPT_RT kernel" >&2; exit 2; }
+[ "$("$root/tools/lab/preempt-modes.sh" --first)" = rt ] || { echo "rt: $f is not a PREEMPT_RT kernel" >&2; exit 2; }
 flavour_module rt "$f" || exit 1
 # shellcheck source=tools/lab/abi.sh
 . "$root/tools/lab/abi.sh"
@@ -25,10 +24,6 @@ cp "$root/tests/guest/rtlock/kjit_rtlock.c" "$m/"
 echo 'obj-m := kjit_rtlock.o' > "$m/Kbuild"
 make -C "/usr/src/linux-headers-$f" M="$m" -j2 modules > "$m/build.log" 2>&1 || { cat "$m/build.log" >&2; exit 1; }
 
-# shellcheck source=tests/guest/share.sh
-. "$root/tests/guest/share.sh"
-# shellcheck source=tests/guest/verdict.sh
-. "$root/tests/guest/verdict.sh"
 share_guest_bin "$B"
 share="$d/guest-rt"
 share_new "$share"

@@ -7,7 +7,7 @@
 #   (kjit.ko must exist: os/linux/build.sh BUILD_DIR), then boots the kernel
 #   (tools/lab/abi.sh) under TCG with 2 vCPUs running
 #   tests/guest/suite-guest.sh: twice where it chooses its preemption at
-#   boot (preempt=voluntary, the default, and preempt=full), once on
+#   boot (voluntary, the default, and preempt=full), once on
 #   PREEMPT_RT.  The verdict of each boot is tests/guest/verdict.sh's.
 # Env: KJIT_SUITE_MODES ("voluntary full", or "rt" on a PREEMPT_RT kernel;
 #   tools/lab/preempt-modes.sh),
@@ -24,18 +24,15 @@
 #   multi-threaded TCG can keep executing a stale int3 from such a patch,
 #   see tools/lab/run-guest.sh --tcg-single), KJIT_SUITE_SHARE_PREFIX (the
 #   share is BUILD_DIR/guest-suite-PREFIXMODE: runs beside guest.suite's).
-set -euo pipefail
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-B="$(cd "${1:-$root/build}" && pwd)"
+# shellcheck source=tests/guest/host-preamble.sh
+. "$(dirname "${BASH_SOURCE[0]}")/host-preamble.sh"
 # shellcheck source=tools/lab/abi.sh
 . "$root/tools/lab/abi.sh"
 KDIR="${KDIR:-/usr/src/linux-headers-$ABI}"
 # The kernel's preemption modes (tools/lab/preempt-modes.sh): both where it
 # chooses at boot (PREEMPT_DYNAMIC: cloud, generic); PREEMPT_RT has its own
 # model only, one boot ("rt"); "lazy" too where the kernel has it.
-lab="${KJIT_BUILD:-$root/build/lab}"
-default_modes="$(KJIT_BUILD="$lab" "$root/tools/lab/preempt-modes.sh" | paste -sd' ')"
-MODES="${KJIT_SUITE_MODES:-$default_modes}"
+MODES="${KJIT_SUITE_MODES:-$("$root/tools/lab/preempt-modes.sh")}"
 # One boot may take the time of two: a kernel with one preemption model
 # (rt) runs every phase in it, and on single-threaded TCG its vCPUs spin
 # in native_queued_spin_lock_slowpath for holders TCG has not yet run, so
@@ -47,13 +44,7 @@ for p in $PHASES; do
   [ "$p" = all ] || [ -f "$root/tests/guest/suite/$p.sh" ] || {
     echo "run-suite: no phase $p; the phases: $(for f in "$root"/tests/guest/suite/*.sh; do basename "$f" .sh; done | tr '\n' ' ')" >&2; exit 2; }
 done
-ko="$B/module/kjit.ko"
-[ -f "$ko" ] || { echo "run-suite: $ko missing (os/linux/build.sh $B)" >&2; exit 2; }
-# shellcheck source=tests/guest/share.sh
-. "$root/tests/guest/share.sh"
-# shellcheck source=tests/guest/verdict.sh
-. "$root/tests/guest/verdict.sh"
-share_guest_bin "$B"
+host_kjit run-suite
 
 # A run with a share prefix builds its modules apart: it may run beside
 # guest.suite on the same BUILD_DIR (tests/guest/cpu-models.sh).
@@ -68,7 +59,7 @@ cp "$root"/tests/guest/hazard/{kjit_hazard.c,kjit_livepatch.c,kjit_direct_peer.c
 # Where schedule() goes on after __schedule returns, as kjitctl names that
 # block ("schedule+0x5a"): the guest checks that blocking calls count it.
 sched_ret() {
-  local syms="$root/tests/data/kallsyms-$ABI.txt.xz" vmlinux="${KJIT_BUILD:-$root/build/lab}/kernel/vmlinux" s f c
+  local syms="$root/tests/data/kallsyms-$ABI.txt.xz" vmlinux="$KJIT_BUILD/kernel/vmlinux" s f c
   s=$(xzcat "$syms" | awk '$3=="schedule"{print $1; exit}')
   f=$(xzcat "$syms" | awk '$3=="__schedule"{print $1; exit}')
   [ -n "$s" ] && [ -n "$f" ] && [ -f "$vmlinux" ] || return 1
@@ -80,7 +71,7 @@ sched_ret() {
 SCHED_RET=$(sched_ret) || { echo "run-suite: cannot find schedule's call to __schedule in vmlinux" >&2; exit 1; }
 # Whether the kernel has the bug kjit names at load (os/linux/kernel_quirks.c),
 # read from its vmlinux.
-RCU_REINIT=$(KJIT_BUILD="$lab" "$root/tools/lab/rcu-reinit.sh") || exit 1
+RCU_REINIT=$("$root/tools/lab/rcu-reinit.sh") || exit 1
 
 tcg=(--tcg-single)
 [ "${KJIT_SUITE_MTTCG:-0}" != 1 ] || tcg=()
@@ -112,11 +103,8 @@ for mode in $MODES; do
   share_script "$share" "$root/tests/guest/suite-guest.sh" PHASES="$PHASES" \
     QUICK="${KJIT_SUITE_QUICK:-0}" ITERS="${KJIT_SUITE_ITERS:-1}" SCHED_RET="$SCHED_RET" RCU_REINIT="$RCU_REINIT"
   append="${KJIT_SUITE_APPEND:-}"
-  # voluntary boots as the kernels that offer it default to, without preempt=
-  if [ "$mode" != voluntary ]; then
-    mode_arg="$(KJIT_BUILD="$lab" "$root/tools/lab/preempt-modes.sh" --append "$mode")"
-    [ -z "$mode_arg" ] || append="$append $mode_arg"
-  fi
+  mode_arg="$("$root/tools/lab/preempt-modes.sh" --append "$mode")"
+  [ -z "$mode_arg" ] || append="$append $mode_arg"
   echo "run-suite: booting ($mode preemption)"
   rc=0
   "$root/tools/lab/run-guest.sh" --share "$share" --script "$share/run.sh" --smp 2 --mem 1024 \

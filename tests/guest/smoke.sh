@@ -19,23 +19,16 @@
 # (syscall results, -EFAULT for a bad pointer, -ENOENT), blocks_built or
 # dispatcher_exits is 0, or tests/guest/verdict.sh fails the boot (kernel
 # log, taint).
-set -euo pipefail
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-B="$(cd "${1:-$root/build}" && pwd)"
+# shellcheck source=tests/guest/host-preamble.sh
+. "$(dirname "${BASH_SOURCE[0]}")/host-preamble.sh"
 ITERS="${KJIT_SMOKE_ITERS:-200}"
 FUNCS="${KJIT_SMOKE_FUNCS:-__x64_sys_getppid __x64_sys_openat}"
 APPEND="${KJIT_SMOKE_APPEND:-}"
 if [ "${KJIT_SMOKE_WIDE:-0}" = 1 ]; then
   FUNCS="$FUNCS __x64_sys_read __x64_sys_write __x64_sys_newfstat __x64_sys_close __x64_sys_newuname __x64_sys_pipe2"
 fi
-ko="${KJIT_SMOKE_KO:-$B/module/kjit.ko}"
-[ -f "$ko" ] || { echo "smoke: $ko missing (os/linux/build.sh $B)" >&2; exit 2; }
+host_kjit smoke "${KJIT_SMOKE_KO:-}"
 
-# shellcheck source=tests/guest/share.sh
-. "$root/tests/guest/share.sh"
-# shellcheck source=tests/guest/verdict.sh
-. "$root/tests/guest/verdict.sh"
-share_guest_bin "$B"
 share="${KJIT_SMOKE_SHARE:-$B/guest-smoke${KJIT_SMOKE_WIDE:+-wide}}"
 share_new "$share"
 share_kjit "$share" "$ko" "$root"

@@ -6,23 +6,16 @@
 # stressor that fails under kjit but passed natively in the same boot.
 # Usage: tests/guest/soak.sh BUILD_DIR [MINUTES_PER_MODE]   (default 30)
 # Env: KJIT_SOAK_MODES (tools/lab/preempt-modes.sh: "voluntary full", "rt"), KJIT_SOAK_SECS (2).
-set -euo pipefail
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-B="$(cd "${1:-$root/build}" && pwd)"
+# shellcheck source=tests/guest/host-preamble.sh
+. "$(dirname "${BASH_SOURCE[0]}")/host-preamble.sh"
 MIN="${2:-30}"
-ko="$B/module/kjit.ko"
-[ -f "$ko" ] || { echo "soak: $ko missing" >&2; exit 2; }
-# shellcheck source=tests/guest/share.sh
-. "$root/tests/guest/share.sh"
-# shellcheck source=tests/guest/verdict.sh
-. "$root/tests/guest/verdict.sh"
-share_guest_bin "$B"
+host_kjit soak
 # stress-ng classes os, filesystem, pipe, memory and scheduler, a few
 # stressors of each that run in the lab's busybox guest.
 STRESSORS="fork clone get kill prctl sigsegv dentry dir open rename fstat link lockf flock \
 pipe pipeherd fifo malloc mmap brk memfd yield switch futex nanosleep clock timer"
 verdict_begin soak
-for mode in ${KJIT_SOAK_MODES:-$(KJIT_BUILD="${KJIT_BUILD:-$B/lab}" "$root/tools/lab/preempt-modes.sh")}; do
+for mode in ${KJIT_SOAK_MODES:-$("$root/tools/lab/preempt-modes.sh")}; do
   share="$B/guest-soak-$mode"
   share_new "$share"
   share_kjit "$share" "$ko" "$root"
@@ -32,7 +25,7 @@ for mode in ${KJIT_SOAK_MODES:-$(KJIT_BUILD="${KJIT_BUILD:-$B/lab}" "$root/tools
     TOOLS="icount bbcount calltrace lock_contention" CACHES="64 256 1024 4096"
   echo "soak: $mode preemption, $MIN minutes"
   rc=0
-  append="$(KJIT_BUILD="${KJIT_BUILD:-$B/lab}" "$root/tools/lab/preempt-modes.sh" --append "$mode")"
+  append="$("$root/tools/lab/preempt-modes.sh" --append "$mode")"
   "$root/tools/lab/run-guest.sh" --share "$share" --script "$share/run.sh" --smp 2 --mem 1024 \
      --timeout $((MIN * 60 + 1200)) ${append:+--append "$append"} || rc=$?
   # no checks.txt: soak.txt holds the runs, judged below

@@ -17,17 +17,10 @@
 # Env: KJIT_STRESS_MODES (tools/lab/preempt-modes.sh: "voluntary full", "rt"), KJIT_STRESS_SECS (8),
 #   KJIT_STRESS_CACHE_KB (256), KJIT_STRESS_TOOL (bbcount), KJIT_STRESS_ORDERS (the stressor
 #   orders below, separated by '|').
-set -euo pipefail
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-B="$(cd "${1:-$root/build}" && pwd)"
-MODES="${KJIT_STRESS_MODES:-$(KJIT_BUILD="${KJIT_BUILD:-$B/lab}" "$root/tools/lab/preempt-modes.sh" | tr '\n' ' ')}"
-ko="$B/module/kjit.ko"
-[ -f "$ko" ] || { echo "stress-reclaim: $ko missing (os/linux/build.sh $B)" >&2; exit 2; }
-# shellcheck source=tests/guest/share.sh
-. "$root/tests/guest/share.sh"
-# shellcheck source=tests/guest/verdict.sh
-. "$root/tests/guest/verdict.sh"
-share_guest_bin "$B"
+# shellcheck source=tests/guest/host-preamble.sh
+. "$(dirname "${BASH_SOURCE[0]}")/host-preamble.sh"
+MODES="${KJIT_STRESS_MODES:-$("$root/tools/lab/preempt-modes.sh")}"
+host_kjit stress-reclaim
 # Stressor orders: the one that first oopsed, and two others.
 ORDERS="${KJIT_STRESS_ORDERS:-flock lockf clock fork timer futex|clock flock lockf|fork futex timer clock}"
 
@@ -42,7 +35,7 @@ for mode in $MODES; do
     ORDERS="$ORDERS" SECS="${KJIT_STRESS_SECS:-8}"
   echo "stress-reclaim: booting ($mode preemption, multi-threaded TCG)"
   rc=0
-  append="$(KJIT_BUILD="${KJIT_BUILD:-$B/lab}" "$root/tools/lab/preempt-modes.sh" --append "$mode")"
+  append="$("$root/tools/lab/preempt-modes.sh" --append "$mode")"
   "$root/tools/lab/run-guest.sh" --share "$share" --script "$share/run.sh" --smp 2 --mem 1024 \
      --timeout 900 ${append:+--append "$append"} || rc=$?
   verdict_boot "$share" "$rc" STRESS-GUEST-DONE "$mode"

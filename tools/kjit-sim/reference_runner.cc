@@ -77,12 +77,6 @@ bool InsnClassifier::classify(const Emulator &emu, uint64_t pc, InsnClass *out) 
   return n > 0 && classify(pc, buf, n, out);
 }
 
-std::string disassemble_at(const Emulator &emu, uint64_t pc) {
-  InsnClassifier c;
-  InsnClass k;
-  return c.classify(emu, pc, &k) ? k.text : "?";
-}
-
 ReferenceCounts repeated(const ReferenceCounts &c, uint32_t times) {
   ReferenceCounts r = c;
   r.instructions *= times;

@@ -87,9 +87,6 @@ class InsnClassifier {
   std::map<uint64_t, InsnClass> cache_;
 };
 
-// Disassembles one instruction at `pc` in the emulator ("?" if it cannot).
-std::string disassemble_at(const Emulator &emu, uint64_t pc);
-
 // Pushes the sentinel as return address and runs capture.entry_pc to the
 // sentinel in a fresh emulator.
 ReferenceResult run_reference(const Capture &cap, const ReferenceOptions &opt = {});

@@ -96,8 +96,6 @@ class ReplayCursor {
   uint64_t original_pc(uint64_t pc) const { return exec_->original_pc(pc); }
   bool is_engine_address(uint64_t addr) const { return exec_->is_engine_address(addr); }
   bool translated() const { return opt_.translated; }
-  // The capture with the pages the replay maps (replay_memory.h).
-  const Capture &mapped_capture() const { return aug_; }
   const SymbolTable &symbols() const { return syms_; }
   // Every range the whole invocation touched, in order (from open()).
   const std::vector<Touch> &touches() const { return touches_; }

@@ -38,7 +38,6 @@ class DebugImages {
   DebugImages(const Recording &rec, const DebugInfo *vmlinux, int64_t slide, DebugSearch search);
   // Whether lines can come from anywhere: the vmlinux's DWARF or a module's.
   bool has_lines() const;
-  bool has_vmlinux() const { return vmlinux_ != nullptr; }
   // A vmlinux, or the debug file of a module the recording has code of.
   bool any() const;
   bool line_at(uint64_t addr, LineRow &out) const;

@@ -18,6 +18,17 @@ void land_hop(CodeWriter &w, uint32_t skip_at) {
   if (!w.overflowed()) land_rel8(w, skip_at);
 }
 
+// `op8 hit` over a padded jmp to `fallback` that later appends re-point:
+// the hit is the short branch taken.  Returns the jmp's rel32 field.
+int32_t hop_over_fallback(CodeWriter &w, uint8_t op8, uint64_t fallback) {
+  w.byte(op8);
+  uint32_t skip_at = w.size();
+  w.byte(0);
+  int32_t next_field = w.jmp_patchable(fallback);
+  land_hop(w, skip_at);
+  return next_field;
+}
+
 // A return site's own first link: `opcode operand32; jcc hit; jmp next`,
 // then the room for its hit.  The operand (0 until the first target,
 // matching no kernel address) is stored while other CPUs may run the site:
@@ -64,23 +75,13 @@ int32_t emit_chain_compare(CodeWriter &w, uint64_t pc, uint64_t fallback) {
 int32_t emit_return_compare(CodeWriter &w, uint64_t pc, uint64_t previous, uint64_t fallback) {
   w.bytes(kLeaRcx, sizeof(kLeaRcx));
   w.u32(static_cast<uint32_t>(previous - pc));
-  w.byte(kJrcxz);  // hit: over the (padded) jmp
-  uint32_t skip_at = w.size();
-  w.byte(0);
-  int32_t next_field = w.jmp_patchable(fallback);
-  land_hop(w, skip_at);
-  return next_field;
+  return hop_over_fallback(w, kJrcxz, fallback);
 }
 
 int32_t emit_abi_return_compare(CodeWriter &w, uint64_t pc, uint64_t fallback) {
   w.bytes(kCmpRspSlotImm32, sizeof(kCmpRspSlotImm32));
   w.u32(static_cast<uint32_t>(pc));
-  w.byte(kJe8);  // hit: over the (padded) jmp
-  uint32_t skip_at = w.size();
-  w.byte(0);
-  int32_t next_field = w.jmp_patchable(fallback);
-  land_hop(w, skip_at);
-  return next_field;
+  return hop_over_fallback(w, kJe8, fallback);
 }
 
 void emit_chain_hit_restore(CodeWriter &w) { w.pop_reg(KJIT_REG_RCX); }
